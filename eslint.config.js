@@ -1,0 +1,33 @@
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["dist/**", "node_modules/**", "bench/.work/**", "test-results/**", "playwright-report/**", ".test-results/**"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: {
+      globals: {
+        process: "readonly", console: "readonly", Buffer: "readonly", setTimeout: "readonly", clearTimeout: "readonly",
+        setInterval: "readonly", clearInterval: "readonly", setImmediate: "readonly", URL: "readonly", TextDecoder: "readonly",
+        TextEncoder: "readonly", AbortController: "readonly", queueMicrotask: "readonly", structuredClone: "readonly",
+      },
+    },
+    rules: {
+      "@typescript-eslint/no-explicit-any": "error",
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
+      "@typescript-eslint/consistent-type-imports": "error",
+      "no-control-regex": "off",
+      eqeqeq: ["error", "smart"],
+      "prefer-const": "error",
+    },
+  },
+  {
+    // Code the browser also runs must not reach for Node built-ins.
+    files: ["web/**/*.{ts,tsx}", "shared/session/**/*.ts", "shared/browser.ts"],
+    ignores: ["**/*.node.ts", "**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [{ group: ["node:*", "fs", "path", "os", "child_process", "zlib", "crypto"], message: "browser-safe module: no Node built-ins" }] }],
+    },
+  },
+);

@@ -1,0 +1,8 @@
+/**
+ * The browser-safe part of shared/: what the web app imports (session file parsing, path
+ * rules, archive entry validation, diffs). Type-checked without Node types
+ * (web/tsconfig.json), so a Node import here fails the build.
+ */
+export * from "./errors.js";
+export * from "./filesystem/paths.js";
+export * from "./filesystem/glob.js";

@@ -1,0 +1,2 @@
+// Public API of the host backend (re-exported by shared/filesystem/index.ts).
+export {};

@@ -1,0 +1,9 @@
+// Public API of shared/filesystem: the protocol, path rules, glob semantics and the backends.
+export * from "./protocol.js";
+export * from "./limits.js";
+export * from "./paths.js";
+export * from "./glob.js";
+export type * from "./driver.js";
+export * from "./memory/index.js";
+export * from "./host/index.js";
+export * from "./podman/index.js";

@@ -1,0 +1,2 @@
+// Public API of the podman backend (re-exported by shared/filesystem/index.ts).
+export {};

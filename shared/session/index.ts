@@ -1,0 +1,2 @@
+// Public API of shared/session (re-exported by shared/index.ts).
+export {};
