@@ -1,2 +1,2 @@
 // Public API of shared/snapshots (re-exported by shared/index.ts).
-export {};
+export * from "./types.js";
