@@ -159,23 +159,26 @@ export function resolveWorkspacePath(input: unknown, options: ResolveOptions = {
     if (DRIVE_OR_UNC.test(segment)) {
       throw new InvalidArgumentError(`Invalid path (drive letter): ${displayPath(input)}`, { path: input, reason: "drive" });
     }
+    segments.push(segment);
+  }
+  const resolved = segments.join("/");
+  if (options.forCreate) {
+    // The protocol's own limits first: their messages are the ones callers match on.
+    validatePath(resolved, options.limits);
+    if (!options.allowGitMetadata && segments.some((s) => s.toLowerCase() === ".git")) {
+      throw new PermissionDeniedError(input, `Refusing to write git metadata path: ${displayPath(input)}`, { reason: "git-metadata" });
+    }
+  }
+  for (const segment of segments) {
     if (utf8Length(segment) > OS_MAX_SEGMENT_BYTES) {
       throw new InvalidArgumentError(`Path segment longer than ${OS_MAX_SEGMENT_BYTES} bytes: ${displayPath(input)}`, {
         path: input,
         reason: "segment-too-long",
       });
     }
-    segments.push(segment);
   }
-  const resolved = segments.join("/");
   if (utf8Length(resolved) > OS_MAX_PATH_BYTES) {
     throw new InvalidArgumentError(`Path longer than ${OS_MAX_PATH_BYTES} bytes`, { path: input, reason: "path-too-long" });
-  }
-  if (options.forCreate) {
-    validatePath(resolved, options.limits);
-    if (!options.allowGitMetadata && segments.some((s) => s.toLowerCase() === ".git")) {
-      throw new PermissionDeniedError(input, `Refusing to write git metadata path: ${displayPath(input)}`, { reason: "git-metadata" });
-    }
   }
   return resolved;
 }
