@@ -1,0 +1,170 @@
+/**
+ * Snapshot cost of the in-memory backend's copy-on-write tree against the naive approach
+ * (copy a Map of every path per snapshot), measured in the same run.
+ *
+ * Workload per size (1k, 10k, 100k files in directories of at most 100 entries): take 100
+ * snapshots with 10 overwrites of existing files after each, keeping every snapshot.
+ * Reported: median time of one snapshot, total workload time, retained heap growth with
+ * all snapshots held, and the time to diff the first snapshot against the last.
+ *
+ * Run: node --expose-gc --import tsx bench/memory-snapshots.bench.ts
+ */
+import { performance } from "node:perf_hooks";
+import { MemoryDriver } from "../shared/filesystem/memory/memory-driver.js";
+import { MemorySnapshots } from "../shared/filesystem/memory/memory-snapshots.js";
+
+const SIZES = [1_000, 10_000, 100_000];
+const SNAPSHOTS = 100;
+const EDITS_PER_SNAPSHOT = 10;
+const REPEATS = 3;
+const overwrite = { mode: "overwrite", createParents: true } as const;
+
+const collectGarbage = (globalThis as { gc?: () => void }).gc;
+if (collectGarbage === undefined) {
+  console.error("Run with node --expose-gc so heap growth can be measured.");
+  process.exit(1);
+}
+
+/** Balanced layout: g<k>/d<j>/f<i>.txt, at most 100 entries per directory. */
+function filePath(i: number): string {
+  const dir = Math.floor(i / 100);
+  return `g${Math.floor(dir / 100)}/d${dir % 100}/f${i % 100}.txt`;
+}
+
+/** Deterministic edit targets, the same for both approaches. */
+function* editTargets(files: number): Generator<number> {
+  let state = 0x2545f491;
+  for (;;) {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    yield (state >>> 0) % files;
+  }
+}
+
+function content(i: number, version: number): Uint8Array {
+  return new TextEncoder().encode(`file ${i} version ${version}\n`);
+}
+
+function heapBytes(): number {
+  collectGarbage?.();
+  collectGarbage?.();
+  const usage = process.memoryUsage();
+  return usage.heapUsed + usage.arrayBuffers;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}
+
+interface Result {
+  snapshotMs: number;
+  workloadMs: number;
+  heapBytes: number;
+  diffMs: number;
+  check: number;
+}
+
+async function runCow(files: number): Promise<Result> {
+  const driver = new MemoryDriver();
+  for (let i = 0; i < files; i++) await driver.writeFile(filePath(i), content(i, 0), overwrite);
+  const snapshots = new MemorySnapshots(driver);
+  const targets = editTargets(files);
+  const before = heapBytes();
+  const snapshotTimes: number[] = [];
+  const taken = [];
+  const start = performance.now();
+  for (let s = 1; s <= SNAPSHOTS; s++) {
+    const t0 = performance.now();
+    taken.push(snapshots.take(`s${s}`));
+    snapshotTimes.push(performance.now() - t0);
+    for (let e = 0; e < EDITS_PER_SNAPSHOT; e++) {
+      const i = targets.next().value as number;
+      await driver.writeFile(filePath(i), content(i, s), overwrite);
+    }
+  }
+  const workloadMs = performance.now() - start;
+  const heap = heapBytes() - before;
+  const d0 = performance.now();
+  const diff = snapshots.diff(taken[0]!, taken[taken.length - 1]!);
+  const diffMs = performance.now() - d0;
+  return { snapshotMs: median(snapshotTimes), workloadMs, heapBytes: heap, diffMs, check: diff.modified.length };
+}
+
+interface NaiveFile {
+  readonly data: Uint8Array;
+  readonly mode: number;
+  readonly mtimeMs: number;
+}
+
+/** The peer: the current state is a Map of every path; a snapshot copies it. */
+async function runNaive(files: number): Promise<Result> {
+  let current = new Map<string, NaiveFile>();
+  for (let i = 0; i < files; i++) current.set(filePath(i), { data: content(i, 0), mode: 0o644, mtimeMs: Date.now() });
+  const targets = editTargets(files);
+  const before = heapBytes();
+  const snapshotTimes: number[] = [];
+  const taken: Map<string, NaiveFile>[] = [];
+  const start = performance.now();
+  for (let s = 1; s <= SNAPSHOTS; s++) {
+    const t0 = performance.now();
+    taken.push(current);
+    current = new Map(current);
+    snapshotTimes.push(performance.now() - t0);
+    for (let e = 0; e < EDITS_PER_SNAPSHOT; e++) {
+      const i = targets.next().value as number;
+      current.set(filePath(i), { data: content(i, s), mode: 0o644, mtimeMs: Date.now() });
+    }
+  }
+  const workloadMs = performance.now() - start;
+  const heap = heapBytes() - before;
+  const d0 = performance.now();
+  const base = taken[0]!;
+  const target = taken[taken.length - 1]!;
+  let modified = 0;
+  for (const [path, file] of base) {
+    const other = target.get(path);
+    if (other !== undefined && other !== file) modified++;
+  }
+  const diffMs = performance.now() - d0;
+  return { snapshotMs: median(snapshotTimes), workloadMs, heapBytes: heap, diffMs, check: modified };
+}
+
+async function measure(run: (files: number) => Promise<Result>, files: number): Promise<Result> {
+  const results: Result[] = [];
+  for (let r = 0; r < REPEATS; r++) results.push(await run(files));
+  const pick = (key: keyof Result): number => median(results.map((result) => result[key]));
+  return { snapshotMs: pick("snapshotMs"), workloadMs: pick("workloadMs"), heapBytes: pick("heapBytes"), diffMs: pick("diffMs"), check: pick("check") };
+}
+
+const fmtMs = (ms: number): string => (ms < 1 ? `${(ms * 1000).toFixed(1)} µs` : `${ms.toFixed(2)} ms`);
+const fmtMb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(2)} MB`;
+
+async function main(): Promise<void> {
+  console.log(`memory snapshots: ${SNAPSHOTS} snapshots × ${EDITS_PER_SNAPSHOT} edits, median of ${REPEATS} runs (node ${process.version})`);
+  console.log("files    approach  one snapshot  workload     heap growth  diff first→last");
+  const cow: Result[] = [];
+  for (const files of SIZES) {
+    const mine = await measure(runCow, files);
+    const peer = await measure(runNaive, files);
+    if (mine.check !== peer.check) throw new Error(`diff mismatch at ${files}: ${mine.check} vs ${peer.check}`);
+    cow.push(mine);
+    for (const [name, r] of [["cow", mine], ["naive", peer]] as const) {
+      console.log(
+        `${String(files).padEnd(8)} ${name.padEnd(9)} ${fmtMs(r.snapshotMs).padEnd(13)} ${fmtMs(r.workloadMs).padEnd(12)} ${fmtMb(r.heapBytes).padEnd(12)} ${fmtMs(r.diffMs)}`,
+    );
+    }
+    console.log(
+      `${String(files).padEnd(8)} naive/cow: workload ${(peer.workloadMs / mine.workloadMs).toFixed(1)}×, heap ${(peer.heapBytes / mine.heapBytes).toFixed(1)}×, diff ${(peer.diffMs / mine.diffMs).toFixed(1)}×`,
+    );
+  }
+  const small = cow[0]!;
+  const large = cow[cow.length - 1]!;
+  console.log(
+    `cow cost 100k/1k: workload ${(large.workloadMs / small.workloadMs).toFixed(2)}×, heap ${(large.heapBytes / small.heapBytes).toFixed(2)}×, ` +
+      `snapshot ${(large.snapshotMs / small.snapshotMs).toFixed(2)}× (target ≤ 2×)`,
+  );
+}
+
+await main();
