@@ -8,8 +8,8 @@
  * turns on V8's linear-time fallback for excessive backtracking, so most pathological
  * patterns finish quickly instead of timing out.
  *
- * Semantics (documented in docs/filesystem.md): JavaScript RegExp syntax, tried with the `u`
- * flag first and without it if that does not compile; a leading inline-flag group such as
+ * Semantics (documented in docs/filesystem.md): JavaScript RegExp syntax, without the `u` flag
+ * unless the pattern uses `\p{…}`/`\u{…}`; a leading inline-flag group such as
  * `(?i)` is accepted; matching is per line (lines split at "\n", a trailing "\r" removed);
  * only the first match of a line is reported; files that are not valid UTF-8 or contain a
  * NUL byte are skipped.
@@ -43,12 +43,15 @@ export function compileGrepPattern(pattern: unknown, options: { ignoreCase?: boo
       if (flag === "x") throw new InvalidArgumentError("Invalid regex: verbose mode (?x) is not supported", { pattern });
     }
   }
-  for (const candidate of [`${flags}u`, flags]) {
+  // Without `u` by default: V8's linear-time fallback (which defuses most catastrophic
+  // patterns) does not support it. Patterns that need Unicode escapes get it.
+  const candidates = /\\[pPu]\{/.test(source) ? [`${flags}u`] : [flags, `${flags}u`];
+  for (const candidate of candidates) {
     try {
       new RegExp(source, candidate);
       return { source, flags: candidate };
     } catch (error) {
-      if (candidate === flags) {
+      if (candidate === candidates[candidates.length - 1]) {
         const reason = error instanceof Error ? error.message.replace(/^Invalid regular expression: /, "") : String(error);
         throw new InvalidArgumentError(`Invalid regex: ${reason}`, { pattern, reason: "syntax" });
       }
@@ -100,12 +103,11 @@ parentPort.on("message", (request) => {
       let start = 0;
       let lineNumber = 0;
       while (start < text.length) {
-        let end = text.indexOf("
-", start);
+        let end = text.indexOf("\n", start);
         if (end === -1) end = text.length;
         lineNumber++;
         let line = text.slice(start, end);
-        if (line.endsWith("")) line = line.slice(0, -1);
+        if (line.endsWith("\r")) line = line.slice(0, -1);
         const match = regex.exec(line);
         if (match !== null) {
           matches.push({ path: file.path, lineNumber, lineContent: line, matchStart: match.index, matchEnd: match.index + match[0].length });
