@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "bench/.work/**", "test-results/**", "playwright-report/**", ".test-results/**"] },
+  { ignores: ["dist/**", "node_modules/**", "fixtures/security/**", "fixtures/wink/**", "bench/.work/**", "test-results/**", "playwright-report/**", ".test-results/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -297,7 +297,9 @@ export class DriverFilesystem implements Filesystem {
     const fileFilter = options.glob ? compileGlob(options.glob) : null;
     const base = this.resolve(options.path ?? ".");
     if (maxMatches === 0) return [];
-    const matcher = new GrepMatcher(compiled, this.limits.grepTimeoutMs, options.signal);
+    const budget = options.timeoutMs ?? this.limits.grepTimeoutMs;
+    if (!(budget > 0)) throw new InvalidArgumentError(`timeoutMs must be positive, got ${String(budget)}`, { timeoutMs: budget });
+    const matcher = new GrepMatcher(compiled, budget, options.signal);
     const matches: GrepMatch[] = [];
     try {
       let batch: GrepFile[] = [];

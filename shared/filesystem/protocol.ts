@@ -135,6 +135,8 @@ export interface GrepOptions {
   ignoreCase?: boolean;
   /** Abort the search. */
   signal?: AbortSignal;
+  /** Wall-clock budget for this call (default `limits.grepTimeoutMs`). */
+  timeoutMs?: number;
 }
 
 /** Result of exporting or importing a `.fs.zip` archive. */

@@ -1,0 +1,47 @@
+import { defineTool } from "./run-tool.js";
+import { fail, ok } from "./types.js";
+
+export interface EditFileValue {
+  readonly path: string;
+  readonly replacements: number;
+  readonly bytesWritten: number;
+}
+
+function countOccurrences(text: string, needle: string): number {
+  let count = 0;
+  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) count++;
+  return count;
+}
+
+/** `edit_file`: replace an exact, unique `old_string` (or every occurrence with `replace_all`). */
+export const editFileTool = defineTool<{ file_path: string; old_string: string; new_string: string; replace_all: boolean }, EditFileValue>({
+  name: "edit_file",
+  description: "Replace an exact piece of text in a file. old_string must occur exactly once unless replace_all is true.",
+  mutates: true,
+  parameters: {
+    type: "object",
+    properties: {
+      file_path: { type: "string", description: "File to edit, relative to the workspace root.", minLength: 1 },
+      old_string: { type: "string", description: "Exact text to replace (must be non-empty).", minLength: 1 },
+      new_string: { type: "string", description: "Replacement text." },
+      replace_all: { type: "boolean", description: "Replace every occurrence instead of requiring exactly one.", default: false },
+    },
+    required: ["file_path", "old_string", "new_string"],
+    additionalProperties: false,
+  },
+  async run({ file_path, old_string, new_string, replace_all }, fs) {
+    if (old_string === new_string) return fail("old_string and new_string are identical: nothing to change.");
+    const current = await fs.read(file_path, { limit: -1 });
+    const count = countOccurrences(current.content, old_string);
+    if (count === 0) {
+      return fail(`old_string was not found in ${current.path}. Read the file again and copy the exact text, including whitespace.`);
+    }
+    if (count > 1 && !replace_all) {
+      return fail(`old_string occurs ${count} times in ${current.path}. Include more surrounding text to make it unique, or pass replace_all: true.`);
+    }
+    const updated = replace_all ? current.content.split(old_string).join(new_string) : current.content.replace(old_string, () => new_string);
+    const result = await fs.write(current.path, updated, { mode: "overwrite" });
+    const noun = count === 1 ? "occurrence" : "occurrences";
+    return ok(`Replaced ${count} ${noun} in ${result.path}.`, { path: result.path, replacements: count, bytesWritten: result.bytesWritten });
+  },
+});

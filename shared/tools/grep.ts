@@ -1,0 +1,37 @@
+import type { GrepMatch } from "../filesystem/protocol.js";
+import { defineTool } from "./run-tool.js";
+import { ok } from "./types.js";
+
+/** Budget of one grep call: an agent waits for it, and a pathological pattern must not stall a run. */
+export const GREP_TOOL_TIMEOUT_MS = 1_500;
+const MAX_MATCHES = 200;
+
+/** `grep`: lines matching a regular expression, with file and line number. */
+export const grepTool = defineTool<{ pattern: string; path: string; glob: string | undefined }, GrepMatch[]>({
+  name: "grep",
+  description: "Search file contents with a regular expression (JavaScript syntax); returns matching lines with file and line number.",
+  mutates: false,
+  parameters: {
+    type: "object",
+    properties: {
+      pattern: { type: "string", description: "Regular expression to search for (a leading (?i) makes it case-insensitive)." },
+      path: { type: "string", description: "Directory to search (default: the root).", default: "." },
+      glob: { type: "string", description: "Only search files matching this glob, relative to path (e.g. \"**/*.ts\")." },
+    },
+    required: ["pattern"],
+    additionalProperties: false,
+  },
+  async run({ pattern, path, glob }, fs, context) {
+    const matches = await fs.grep(pattern, {
+      path,
+      glob: glob ?? null,
+      maxMatches: MAX_MATCHES + 1,
+      timeoutMs: GREP_TOOL_TIMEOUT_MS,
+      ...(context.signal ? { signal: context.signal } : {}),
+    });
+    if (matches.length === 0) return ok(`No matches for pattern ${JSON.stringify(pattern)}.`, []);
+    const shown = matches.slice(0, MAX_MATCHES);
+    const more = matches.length > MAX_MATCHES ? ` (showing the first ${MAX_MATCHES}; narrow the path or pattern)` : "";
+    return ok(`Found ${shown.length} matches for pattern ${JSON.stringify(pattern)}${more}.`, shown);
+  },
+});

@@ -1,0 +1,42 @@
+import type { EntryKind } from "../filesystem/protocol.js";
+import { defineTool } from "./run-tool.js";
+import { fail, ok } from "./types.js";
+
+export interface LsEntry {
+  readonly name: string;
+  readonly path: string;
+  readonly kind: EntryKind;
+  readonly sizeBytes: number | null;
+}
+
+/** Entries listed before the output says how many more there are. */
+const MAX_LISTED = 1_000;
+
+/** `ls`: the entries of a directory, directories first, with file sizes. */
+export const lsTool = defineTool<{ path: string }, LsEntry[]>({
+  name: "ls",
+  description: "List the files and directories in a workspace directory (default: the root).",
+  mutates: false,
+  parameters: {
+    type: "object",
+    properties: { path: { type: "string", description: "Directory to list, relative to the workspace root.", default: "." } },
+    required: [],
+    additionalProperties: false,
+  },
+  async run({ path }, fs) {
+    const stat = await fs.stat(path);
+    if (!stat.isDirectory) return fail(`${stat.path} is a file, not a directory. Use read_file to read it.`);
+    const entries = await fs.list(path);
+    const listed = entries.slice(0, MAX_LISTED);
+    const value: LsEntry[] = [];
+    for (const entry of listed) {
+      const sizeBytes = entry.isFile ? (await fs.stat(entry.path)).sizeBytes : null;
+      value.push({ name: entry.name, path: entry.path, kind: entry.kind, sizeBytes });
+    }
+    value.sort((a, b) => Number(b.kind === "directory") - Number(a.kind === "directory"));
+    const where = stat.path === "" ? "the workspace root" : stat.path;
+    if (entries.length === 0) return ok(`${where} is empty.`, value);
+    const more = entries.length > listed.length ? ` (showing ${listed.length})` : "";
+    return ok(`Listed ${entries.length} entries in ${where}${more}.`, value);
+  },
+});

@@ -1,0 +1,49 @@
+import { DEFAULT_READ_LIMIT } from "../filesystem/limits.js";
+import { defineTool } from "./run-tool.js";
+import { ok } from "./types.js";
+
+export interface ReadFileValue {
+  readonly path: string;
+  /** The requested lines, each prefixed with its 1-based number ("  12 | text"). */
+  readonly content: string;
+  readonly offset: number;
+  readonly limit: number;
+  readonly totalLines: number;
+  readonly truncated: boolean;
+}
+
+/** `read_file`: a window of lines with line numbers, paginated like the original (≤ 2,000 lines). */
+export const readFileTool = defineTool<{ file_path: string; offset: number; limit: number }, ReadFileValue>({
+  name: "read_file",
+  description: "Read a text file from the workspace, a window of lines at a time, with line numbers.",
+  mutates: false,
+  parameters: {
+    type: "object",
+    properties: {
+      file_path: { type: "string", description: "File to read, relative to the workspace root.", minLength: 1 },
+      offset: { type: "integer", description: "0-based line to start at.", minimum: 0, default: 0 },
+      limit: { type: "integer", description: "Number of lines to return (1-2000).", minimum: 1, maximum: DEFAULT_READ_LIMIT, default: DEFAULT_READ_LIMIT },
+    },
+    required: ["file_path"],
+    additionalProperties: false,
+  },
+  async run({ file_path, offset, limit }, fs) {
+    const result = await fs.read(file_path, { offset, limit });
+    const width = String(Math.max(result.offset + result.limit, 1)).length;
+    const lines = result.content === "" ? [] : result.content.replace(/\n$/, "").split("\n");
+    const numbered = lines.map((line, i) => `${String(result.offset + i + 1).padStart(Math.max(width, 4))} | ${line.replace(/\r$/, "")}`).join("\n");
+    const value: ReadFileValue = {
+      path: result.path,
+      content: numbered,
+      offset: result.offset,
+      limit: result.limit,
+      totalLines: result.totalLines,
+      truncated: result.truncated,
+    };
+    if (result.limit === 0) {
+      return ok(`File ${result.path} has ${result.totalLines} lines; nothing at offset ${result.offset}.`, value);
+    }
+    const more = result.truncated ? ` Call again with offset ${result.offset + result.limit} for more.` : "";
+    return ok(`Read file ${result.path} (lines ${result.offset + 1}-${result.offset + result.limit} of ${result.totalLines}).${more}`, value);
+  },
+});
