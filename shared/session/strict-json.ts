@@ -1,0 +1,143 @@
+/**
+ * Strict JSON for HTTP responses: valid RFC 8259 text for any value a session file holds,
+ * without ever throwing.
+ *
+ * - `bigint` → its exact digits (a JSON number; the client decides how to read it).
+ * - `NaN`, `Infinity`, `-Infinity` → `{"__float__": "NaN" | "Infinity" | "-Infinity"}`.
+ * - Lone surrogates → `\udXXX` escapes (valid JSON text; nothing is replaced by U+FFFD).
+ * - Nesting beyond `maxDepth` → `{"__truncated__": "max-depth"}`; a cycle →
+ *   `{"__truncated__": "cycle"}`.
+ * - `undefined`, functions and symbols follow JSON.stringify: dropped from objects, `null`
+ *   in arrays. Objects with `toJSON()` are serialised through it.
+ */
+import { DEFAULT_MAX_JSON_DEPTH } from "./python-json-parse.js";
+
+/** Key of the marker object standing for a non-finite float in strict JSON. */
+export const FLOAT_MARKER_KEY = "__float__";
+/** Key of the marker object standing for a value cut off by depth or a cycle. */
+export const TRUNCATED_MARKER_KEY = "__truncated__";
+
+export interface StrictJsonOptions {
+  /** Containers nested deeper than this are replaced by a truncation marker (default 1000). */
+  maxDepth?: number;
+}
+
+/** Serialises `value` as strict JSON text (see the module comment for the mapping). */
+export function toStrictJson(value: unknown, options: StrictJsonOptions = {}): string {
+  const maxDepth = options.maxDepth ?? DEFAULT_MAX_JSON_DEPTH;
+  // Most values need no mapping: check cheaply, then let the native serialiser do the work.
+  if (isNativeSafe(value, 0, maxDepth, new Set())) return JSON.stringify(value) ?? "null";
+  const parts: string[] = [];
+  new StrictWriter(parts, maxDepth).write(value, 0);
+  return parts.join("");
+}
+
+/** A float marker object for a non-finite number (what the web app renders as NaN/∞). */
+export function floatMarker(value: number): { [FLOAT_MARKER_KEY]: "NaN" | "Infinity" | "-Infinity" } {
+  return { [FLOAT_MARKER_KEY]: Number.isNaN(value) ? "NaN" : value > 0 ? "Infinity" : "-Infinity" };
+}
+
+function isNativeSafe(value: unknown, depth: number, maxDepth: number, ancestors: Set<object>): boolean {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(value);
+    case "object": {
+      if (value === null) return true;
+      if (depth >= maxDepth || ancestors.has(value)) return false;
+      if (typeof (value as { toJSON?: unknown }).toJSON === "function") return false;
+      ancestors.add(value);
+      let safe = true;
+      if (Array.isArray(value)) {
+        for (const element of value) if (!(safe = isNativeSafe(element, depth + 1, maxDepth, ancestors))) break;
+      } else {
+        for (const key of Object.keys(value)) {
+          const member = (value as Record<string, unknown>)[key];
+          if (!(safe = isNativeSafe(member, depth + 1, maxDepth, ancestors))) break;
+        }
+      }
+      ancestors.delete(value);
+      return safe;
+    }
+    default:
+      return false;
+  }
+}
+
+class StrictWriter {
+  private readonly ancestors = new Set<object>();
+
+  constructor(
+    private readonly parts: string[],
+    private readonly maxDepth: number,
+  ) {}
+
+  /** Writes one value; returns false when it has no JSON form (undefined, function, symbol). */
+  write(value: unknown, depth: number): boolean {
+    switch (typeof value) {
+      case "string":
+        this.parts.push(JSON.stringify(value));
+        return true;
+      case "boolean":
+        this.parts.push(value ? "true" : "false");
+        return true;
+      case "number":
+        this.parts.push(Number.isFinite(value) ? JSON.stringify(value) : JSON.stringify(floatMarker(value)));
+        return true;
+      case "bigint":
+        this.parts.push(value.toString());
+        return true;
+      case "object":
+        if (value === null) {
+          this.parts.push("null");
+          return true;
+        }
+        return this.writeObject(value, depth);
+      default:
+        return false;
+    }
+  }
+
+  private writeObject(value: object, depth: number): boolean {
+    const withToJson = value as { toJSON?: unknown };
+    if (typeof withToJson.toJSON === "function") {
+      let replacement: unknown;
+      try {
+        replacement = (withToJson.toJSON as () => unknown).call(value);
+      } catch {
+        replacement = null; // a throwing toJSON must not break the response
+      }
+      if (replacement !== value) return this.write(replacement, depth);
+    }
+    if (depth >= this.maxDepth) return this.writeMarker("max-depth");
+    if (this.ancestors.has(value)) return this.writeMarker("cycle");
+    this.ancestors.add(value);
+    if (Array.isArray(value)) {
+      this.parts.push("[");
+      value.forEach((element: unknown, index) => {
+        if (index > 0) this.parts.push(",");
+        if (!this.write(element, depth + 1)) this.parts.push("null");
+      });
+      this.parts.push("]");
+    } else {
+      this.parts.push("{");
+      let first = true;
+      for (const key of Object.keys(value)) {
+        const mark = this.parts.length;
+        this.parts.push(first ? "" : ",", JSON.stringify(key), ":");
+        if (this.write((value as Record<string, unknown>)[key], depth + 1)) first = false;
+        else this.parts.length = mark; // JSON.stringify drops members without a JSON form
+      }
+      this.parts.push("}");
+    }
+    this.ancestors.delete(value);
+    return true;
+  }
+
+  private writeMarker(reason: "max-depth" | "cycle"): boolean {
+    this.parts.push(JSON.stringify({ [TRUNCATED_MARKER_KEY]: reason }));
+    return true;
+  }
+}
