@@ -2,21 +2,27 @@
  * Snapshot cost of the in-memory backend's copy-on-write tree against the naive approach
  * (copy a Map of every path per snapshot), measured in the same run.
  *
- * Workload per size (1k, 10k, 100k files in directories of at most 100 entries): take 100
+ * Workload per size (1k, 10k, 100k files in directories of at most 100 entries, and 100k
+ * files in a single directory for the copy-on-write tree): take 100
  * snapshots with 10 overwrites of existing files after each, keeping every snapshot.
  * Reported: median time of one snapshot, total workload time, retained heap growth with
- * all snapshots held, and the time to diff the first snapshot against the last.
+ * all snapshots held, and the time to diff the first snapshot against the last (median of
+ * 7 calls; the naive diff compares entries by identity only, so it is a lower bound).
+ * Each figure is the median of several runs (the copy-on-write runs take milliseconds,
+ * so they are repeated more often than the naive ones).
  *
  * Run: node --expose-gc --import tsx bench/memory-snapshots.bench.ts
  */
 import { performance } from "node:perf_hooks";
 import { MemoryDriver } from "../shared/filesystem/memory/memory-driver.js";
 import { MemorySnapshots } from "../shared/filesystem/memory/memory-snapshots.js";
+import type { FilesystemSnapshot } from "../shared/snapshots/types.js";
 
 const SIZES = [1_000, 10_000, 100_000];
 const SNAPSHOTS = 100;
 const EDITS_PER_SNAPSHOT = 10;
-const REPEATS = 3;
+const COW_REPEATS = 11;
+const NAIVE_REPEATS = 3;
 const overwrite = { mode: "overwrite", createParents: true } as const;
 
 const collectGarbage = (globalThis as { gc?: () => void }).gc;
@@ -26,7 +32,7 @@ if (collectGarbage === undefined) {
 }
 
 /** Balanced layout: g<k>/d<j>/f<i>.txt, at most 100 entries per directory. */
-function filePath(i: number): string {
+function balancedPath(i: number): string {
   const dir = Math.floor(i / 100);
   return `g${Math.floor(dir / 100)}/d${dir % 100}/f${i % 100}.txt`;
 }
@@ -58,6 +64,17 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] as number;
 }
 
+/** Median of a few timed calls: a single call right after a forced GC runs cold. */
+function timeMedian(action: () => void, calls = 7): number {
+  const times: number[] = [];
+  for (let i = 0; i < calls; i++) {
+    const t0 = performance.now();
+    action();
+    times.push(performance.now() - t0);
+  }
+  return median(times);
+}
+
 interface Result {
   snapshotMs: number;
   workloadMs: number;
@@ -66,6 +83,13 @@ interface Result {
   check: number;
 }
 
+/** Every file in one directory: the worst case for copying a directory on write. */
+function flatPath(i: number): string {
+  return `flat/f${i}.txt`;
+}
+
+let filePath = balancedPath;
+
 async function runCow(files: number): Promise<Result> {
   const driver = new MemoryDriver();
   for (let i = 0; i < files; i++) await driver.writeFile(filePath(i), content(i, 0), overwrite);
@@ -73,7 +97,7 @@ async function runCow(files: number): Promise<Result> {
   const targets = editTargets(files);
   const before = heapBytes();
   const snapshotTimes: number[] = [];
-  const taken = [];
+  const taken: FilesystemSnapshot[] = [];
   const start = performance.now();
   for (let s = 1; s <= SNAPSHOTS; s++) {
     const t0 = performance.now();
@@ -86,10 +110,11 @@ async function runCow(files: number): Promise<Result> {
   }
   const workloadMs = performance.now() - start;
   const heap = heapBytes() - before;
-  const d0 = performance.now();
-  const diff = snapshots.diff(taken[0]!, taken[taken.length - 1]!);
-  const diffMs = performance.now() - d0;
-  return { snapshotMs: median(snapshotTimes), workloadMs, heapBytes: heap, diffMs, check: diff.modified.length };
+  let modified = 0;
+  const diffMs = timeMedian(() => {
+    modified = snapshots.diff(taken[0]!, taken[taken.length - 1]!).modified.length;
+  });
+  return { snapshotMs: median(snapshotTimes), workloadMs, heapBytes: heap, diffMs, check: modified };
 }
 
 interface NaiveFile {
@@ -119,21 +144,22 @@ async function runNaive(files: number): Promise<Result> {
   }
   const workloadMs = performance.now() - start;
   const heap = heapBytes() - before;
-  const d0 = performance.now();
   const base = taken[0]!;
   const target = taken[taken.length - 1]!;
   let modified = 0;
-  for (const [path, file] of base) {
-    const other = target.get(path);
-    if (other !== undefined && other !== file) modified++;
-  }
-  const diffMs = performance.now() - d0;
+  const diffMs = timeMedian(() => {
+    modified = 0;
+    for (const [path, file] of base) {
+      const other = target.get(path);
+      if (other !== undefined && other !== file) modified++;
+    }
+  });
   return { snapshotMs: median(snapshotTimes), workloadMs, heapBytes: heap, diffMs, check: modified };
 }
 
-async function measure(run: (files: number) => Promise<Result>, files: number): Promise<Result> {
+async function measure(run: (files: number) => Promise<Result>, files: number, repeats: number): Promise<Result> {
   const results: Result[] = [];
-  for (let r = 0; r < REPEATS; r++) results.push(await run(files));
+  for (let r = 0; r < repeats; r++) results.push(await run(files));
   const pick = (key: keyof Result): number => median(results.map((result) => result[key]));
   return { snapshotMs: pick("snapshotMs"), workloadMs: pick("workloadMs"), heapBytes: pick("heapBytes"), diffMs: pick("diffMs"), check: pick("check") };
 }
@@ -142,12 +168,19 @@ const fmtMs = (ms: number): string => (ms < 1 ? `${(ms * 1000).toFixed(1)} µs` 
 const fmtMb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(2)} MB`;
 
 async function main(): Promise<void> {
-  console.log(`memory snapshots: ${SNAPSHOTS} snapshots × ${EDITS_PER_SNAPSHOT} edits, median of ${REPEATS} runs (node ${process.version})`);
+  console.log(
+    `memory snapshots: ${SNAPSHOTS} snapshots × ${EDITS_PER_SNAPSHOT} edits, median of ${COW_REPEATS} (cow) / ${NAIVE_REPEATS} (naive) runs (node ${process.version})`,
+  );
   console.log("files    approach  one snapshot  workload     heap growth  diff first→last");
+  // Warm the JIT on both code paths so the first (smallest) size is not measured cold.
+  for (let r = 0; r < 3; r++) {
+    await runCow(SIZES[0] as number);
+    await runNaive(SIZES[0] as number);
+  }
   const cow: Result[] = [];
   for (const files of SIZES) {
-    const mine = await measure(runCow, files);
-    const peer = await measure(runNaive, files);
+    const mine = await measure(runCow, files, COW_REPEATS);
+    const peer = await measure(runNaive, files, NAIVE_REPEATS);
     if (mine.check !== peer.check) throw new Error(`diff mismatch at ${files}: ${mine.check} vs ${peer.check}`);
     cow.push(mine);
     for (const [name, r] of [["cow", mine], ["naive", peer]] as const) {
@@ -159,6 +192,13 @@ async function main(): Promise<void> {
       `${String(files).padEnd(8)} naive/cow: workload ${(peer.workloadMs / mine.workloadMs).toFixed(1)}×, heap ${(peer.heapBytes / mine.heapBytes).toFixed(1)}×, diff ${(peer.diffMs / mine.diffMs).toFixed(1)}×`,
     );
   }
+  filePath = flatPath;
+  const flat = await measure(runCow, SIZES[SIZES.length - 1] as number, COW_REPEATS);
+  filePath = balancedPath;
+  console.log(
+    `${String(SIZES[SIZES.length - 1])} in one directory: cow snapshot ${fmtMs(flat.snapshotMs)}, workload ${fmtMs(flat.workloadMs)}, ` +
+      `heap growth ${fmtMb(flat.heapBytes)}, diff ${fmtMs(flat.diffMs)}`,
+  );
   const small = cow[0]!;
   const large = cow[cow.length - 1]!;
   console.log(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { FilesystemError, StorageIOError } from "../../errors.js";
-import type { WalkEntry } from "../driver.js";
+import type { FileSink, WalkEntry } from "../driver.js";
 import { MemoryDriver } from "./memory-driver.js";
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
@@ -291,12 +291,15 @@ describe("MemoryDriver.replaceTree", () => {
 
   it("a transaction cannot be used after it finished", async () => {
     const driver = new MemoryDriver();
-    let leaked: { write(chunk: Uint8Array): Promise<void> } | null = null;
+    const sinks: FileSink[] = [];
     await driver.replaceTree(async (tx) => {
-      leaked = await tx.createFile("f");
-      await (leaked as { close(): Promise<void> }).close();
+      const sink = await tx.createFile("f");
+      sinks.push(sink);
+      await sink.close();
     });
-    await expectCode((leaked as unknown as { write(chunk: Uint8Array): Promise<void> }).write(bytes("late")), "EIO", "f");
+    const [leaked] = sinks;
+    expect(leaked).toBeDefined();
+    await expectCode((leaked as FileSink).write(bytes("late")), "EIO", "f");
     expect((await driver.readFile("f")).byteLength).toBe(0);
   });
 });

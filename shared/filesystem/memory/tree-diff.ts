@@ -1,7 +1,7 @@
 /**
- * Diff of two versions of the copy-on-write tree. Subtrees that are the same object in
- * both versions are unchanged by construction and are counted, not visited, so the cost
- * follows the changes (and the width of the directories on their paths), not the file count.
+ * Diff of two versions of the copy-on-write tree. Subtrees (and trie nodes inside a
+ * directory) that are the same object in both versions are unchanged by construction and
+ * are counted, not visited, so the cost follows the changes, not the file count.
  */
 import type { FilesystemDiff } from "../../snapshots/types.js";
 import { comparePaths } from "../paths.js";
@@ -54,15 +54,20 @@ function compareNodes(base: FrozenNode, target: FrozenNode, path: string, acc: D
 }
 
 function compareDirectories(base: FrozenDirectory, target: FrozenDirectory, prefix: string, acc: DiffAccumulator): void {
-  for (const [name, baseChild] of base.children) {
-    const targetChild = target.children.get(name);
+  // Entries both versions share are skipped by the trie; their files are unchanged.
+  let unchangedHere = base.fileCount;
+  base.children.forEachDifference(target.children, (name, baseChild, targetChild) => {
     const path = joinPath(prefix, name);
-    if (targetChild === undefined) collectFiles(baseChild, path, acc.deleted);
-    else compareNodes(baseChild, targetChild, path, acc);
-  }
-  for (const [name, targetChild] of target.children) {
-    if (!base.children.has(name)) collectFiles(targetChild, joinPath(prefix, name), acc.added);
-  }
+    if (baseChild !== undefined) unchangedHere -= filesIn(baseChild);
+    if (baseChild === undefined) {
+      if (targetChild !== undefined) collectFiles(targetChild, path, acc.added);
+    } else if (targetChild === undefined) {
+      collectFiles(baseChild, path, acc.deleted);
+    } else {
+      compareNodes(baseChild, targetChild, path, acc);
+    }
+  });
+  acc.unchanged += unchangedHere;
 }
 
 /** Files added, modified and deleted going from `base` to `target`, each list sorted by path. */

@@ -5,10 +5,13 @@
  * driver may mutate a directory in place only while the directory's token is the driver's
  * current token; `freeze` (a snapshot) replaces the current token, so everything reachable
  * at that moment becomes immutable and later writes copy just the directories on the
- * changed path. Files are immutable records whose bytes are shared by every version that
+ * changed path (and inside each directory only the trie nodes of `name-map.ts` on the
+ * changed name's path). Files are immutable records whose bytes are shared by every version that
  * contains them. Directories keep the number and total size of the files below them, so
  * a snapshot's counts are read off its root in O(1).
  */
+
+import { NameMap, type ReadonlyNameMap } from "./name-map.js";
 
 export const DEFAULT_FILE_MODE = 0o644;
 export const DEFAULT_DIRECTORY_MODE = 0o755;
@@ -31,7 +34,7 @@ export interface MemoryDirectory {
   readonly kind: "directory";
   /** The version allowed to mutate this node in place. */
   owner: OwnerToken;
-  readonly children: Map<string, MemoryNode>;
+  readonly children: NameMap<MemoryNode>;
   mode: number;
   mtimeMs: number;
   readonly birthtimeMs: number;
@@ -46,7 +49,7 @@ export type MemoryNode = MemoryFile | MemoryDirectory;
 /** A directory as seen through a frozen version: nothing may change it any more. */
 export interface FrozenDirectory {
   readonly kind: "directory";
-  readonly children: ReadonlyMap<string, FrozenNode>;
+  readonly children: ReadonlyNameMap<FrozenNode>;
   readonly mode: number;
   readonly mtimeMs: number;
   readonly birthtimeMs: number;
@@ -64,7 +67,7 @@ export function createDirectory(owner: OwnerToken, nowMs: number, mode: number =
   return {
     kind: "directory",
     owner,
-    children: new Map(),
+    children: NameMap.empty(owner),
     mode: mode & PERMISSION_BITS,
     mtimeMs: nowMs,
     birthtimeMs: nowMs,
@@ -80,7 +83,16 @@ export function createFile(data: Uint8Array, mode: number, mtimeMs: number, birt
 /** `dir` itself when `owner` may mutate it, else a shallow copy owned by `owner`. */
 export function ownDirectory(dir: MemoryDirectory, owner: OwnerToken): MemoryDirectory {
   if (dir.owner === owner) return dir;
-  return { ...dir, owner, children: new Map(dir.children) };
+  return {
+    kind: "directory",
+    owner,
+    children: dir.children.fork(owner),
+    mode: dir.mode,
+    mtimeMs: dir.mtimeMs,
+    birthtimeMs: dir.birthtimeMs,
+    fileCount: dir.fileCount,
+    totalBytes: dir.totalBytes,
+  };
 }
 
 /** Files a node stands for: 1 for a file, the count below a directory. */
