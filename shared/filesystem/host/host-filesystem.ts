@@ -1,0 +1,47 @@
+/**
+ * `HostFilesystem`: the `Filesystem` protocol over a host directory. All protocol behaviour
+ * comes from `DriverFilesystem`; confinement, atomic writes and crash recovery come from
+ * `HostDriver`. Snapshot strategies extend this class and reach the driver through
+ * `hostDriver`.
+ */
+import { hasErrorCode } from "../../errors.js";
+import { DriverFilesystem, type FilesystemOptions } from "../driver-filesystem.js";
+import { HostDriver } from "./host-driver.js";
+
+export interface HostFilesystemOptions extends FilesystemOptions {
+  /** The workspace directory (must exist). `fs.root` is this string, unchanged. */
+  readonly root: string;
+  /** Where crash-recovery journals (and, on the same filesystem, staging) live. Default: `defaultTreeApplyStateDir()`. */
+  readonly stateDir?: string;
+  /** fsync every write and tree replacement (default true). */
+  readonly durable?: boolean;
+}
+
+/** A workspace on the host: every path stays inside `root`, symlinks are never followed. */
+export class HostFilesystem extends DriverFilesystem {
+  constructor(options: HostFilesystemOptions) {
+    super(
+      new HostDriver({
+        root: options.root,
+        ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }),
+        ...(options.durable === undefined ? {} : { durable: options.durable }),
+      }),
+      options,
+    );
+  }
+
+  /** The confined host driver (for snapshot strategies and tree changes on this root). */
+  protected get hostDriver(): HostDriver {
+    return this.driver as HostDriver;
+  }
+
+  /** False for anything the sandbox cannot reach: escapes, and paths through symlinks. */
+  override async exists(path: string): Promise<boolean> {
+    try {
+      return await super.exists(path);
+    } catch (error) {
+      if (hasErrorCode(error, "EACCES") || hasErrorCode(error, "ELOOP") || hasErrorCode(error, "EINVAL")) return false;
+      throw error;
+    }
+  }
+}
