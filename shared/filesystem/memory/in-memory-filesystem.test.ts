@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { SnapshotIncompatibleError, SnapshotNotFoundError, SnapshotRestoreError, WinkError } from "../../errors.js";
 import type { FilesystemDiff, FilesystemSnapshot } from "../../snapshots/types.js";
 import { InMemoryFilesystem } from "./in-memory-filesystem.js";
+import { type Observed, observe } from "./memory-test-support.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -162,31 +163,6 @@ describe("InMemoryFilesystem snapshots (conformance 3.13)", () => {
 
 // ---------------------------------------------------------------------------------------
 // Property: random operations with snapshots taken at random points.
-
-type FileState = { readonly base64: string; readonly mode: number | null };
-/** What a caller can observe: every file with its bytes and mode, and every directory. */
-interface Observed {
-  readonly files: ReadonlyMap<string, FileState>;
-  readonly directories: readonly string[];
-}
-
-async function observe(fs: InMemoryFilesystem): Promise<Observed> {
-  const files = new Map<string, FileState>();
-  const directories: string[] = [];
-  const pending = ["."];
-  for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) {
-    for (const entry of await fs.list(dir)) {
-      if (entry.isDirectory) {
-        directories.push(entry.path);
-        pending.push(entry.path);
-      } else {
-        const content = (await fs.readBytes(entry.path)).content;
-        files.set(entry.path, { base64: Buffer.from(content).toString("base64"), mode: (await fs.stat(entry.path)).mode });
-      }
-    }
-  }
-  return { files: new Map([...files].sort(([a], [b]) => (a < b ? -1 : 1))), directories: directories.sort() };
-}
 
 function naiveDiff(base: Observed, target: Observed): FilesystemDiff {
   const added: string[] = [];
