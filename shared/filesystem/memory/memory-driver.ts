@@ -1,8 +1,9 @@
 /**
  * `FilesystemDriver` over the persistent copy-on-write tree of `tree.ts`.
  *
- * Every method runs synchronously inside its promise, so no other call interleaves with it.
- * Bytes are copied on the way in and out: the stored arrays are shared between versions
+ * Every method but `walk` and `replaceTree` runs synchronously inside its promise, so no
+ * other call interleaves with it; `walk` iterates a frozen version and `replaceTree` builds
+ * its tree off to the side, so writes meanwhile cannot tear either. Bytes are copied on the way in and out: the stored arrays are shared between versions
  * and must never be reachable by callers.
  */
 import {
