@@ -1,2 +1,13 @@
 // Public API of shared/snapshots (re-exported by shared/index.ts).
 export * from "./types.js";
+export {
+  ArchiveSnapshotManager,
+  checkSnapshotId,
+  defaultArchiveSnapshotDir,
+  exportArchiveAtomically,
+  type SnapshotInfo,
+} from "./archive-snapshot-manager.js";
+export { HostSnapshots, type HostSnapshotOptions } from "./host/host-snapshots.js";
+export { HOST_SNAPSHOT_STRATEGIES, type HostSnapshotStrategyName } from "./host/strategy.js";
+export { detectHostSnapshotStrategy, supportsReflink } from "./host/detect-strategy.js";
+export { isGitAvailable, FORCED_ATTRIBUTES } from "./host/git-process.js";

@@ -1,0 +1,145 @@
+/**
+ * Archive-level snapshots of any backend (the spec's `FilesystemSnapshot` manager): each
+ * snapshot is a `.fs.zip` written by the filesystem's own `exportArchive`, and a rollback
+ * is its `importArchive` (validated first, all-or-nothing). Works the same for memory,
+ * host and Podman filesystems, and an archive restores into any of them.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+import { InvalidArgumentError, SnapshotCreationError, SnapshotNotFoundError, SnapshotRestoreError, WinkError } from "../errors.js";
+import type { ArchiveSummary, ExportArchiveOptions, Filesystem } from "../filesystem/protocol.js";
+
+/** Metadata of one archive snapshot. */
+export interface SnapshotInfo {
+  readonly snapshotId: string;
+  /** Absolute path of the `.fs.zip`. */
+  readonly archivePath: string;
+  readonly fileCount: number;
+  /** Sum of the files' sizes (as in the archive manifest's `total_bytes`). */
+  readonly totalBytes: number;
+  /** Size of the archive file itself. */
+  readonly archiveBytes: number;
+  /** ISO-8601 with offset. */
+  readonly createdAt: string;
+}
+
+/** Default directory of archive snapshots: `<tmp>/wink-fs-snapshots`. */
+export function defaultArchiveSnapshotDir(): string {
+  return path.join(tmpdir(), "wink-fs-snapshots");
+}
+
+/** A snapshot id becomes a file name: keep it one harmless path segment. */
+export function checkSnapshotId(snapshotId: string): void {
+  if (typeof snapshotId !== "string" || snapshotId === "" || snapshotId === "." || snapshotId === ".." || snapshotId.length > 200 || /[/\\\u0000-\u001f\u007f]/.test(snapshotId)) {
+    throw new InvalidArgumentError(`Invalid snapshot id ${JSON.stringify(snapshotId)}: use 1–200 characters without slashes or control characters`, { snapshotId });
+  }
+}
+
+/** Export to a temporary name beside `archivePath`, then rename: a reader never sees half an archive. */
+export async function exportArchiveAtomically(filesystem: Filesystem, archivePath: string, options: ExportArchiveOptions = {}): Promise<ArchiveSummary> {
+  mkdirSync(path.dirname(archivePath), { recursive: true });
+  const temp = path.join(path.dirname(archivePath), `.${path.basename(archivePath)}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`);
+  try {
+    const summary = await filesystem.exportArchive(temp, options);
+    renameSync(temp, archivePath);
+    return { ...summary, archivePath };
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+}
+
+/** A SnapshotRestoreError around `error`, keeping its code (e.g. E_ARCHIVE_CHECKSUM) in `data.causeCode`. */
+export function restoreFailure(error: unknown, name: string, data: Record<string, unknown>): SnapshotRestoreError {
+  const reason = error instanceof Error ? error.message : String(error);
+  const causeCode = error instanceof WinkError ? error.code : undefined;
+  return new SnapshotRestoreError(`Failed to restore snapshot ${name}: ${reason}`, { ...data, ...(causeCode === undefined ? {} : { causeCode }) }, { cause: error });
+}
+
+export class ArchiveSnapshotManager {
+  readonly filesystem: Filesystem;
+  readonly snapshotDir: string;
+  private readonly snapshots = new Map<string, SnapshotInfo>();
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(filesystem: Filesystem, snapshotDir: string = defaultArchiveSnapshotDir()) {
+    this.filesystem = filesystem;
+    this.snapshotDir = path.resolve(snapshotDir);
+  }
+
+  private serial<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(task, task);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Archive the current state as `<snapshotDir>/<snapshotId>.fs.zip` (an existing id is replaced). */
+  snapshot(snapshotId: string): Promise<SnapshotInfo> {
+    checkSnapshotId(snapshotId);
+    return this.serial(async () => {
+      const archivePath = path.join(this.snapshotDir, `${snapshotId}.fs.zip`);
+      let summary: ArchiveSummary;
+      try {
+        summary = await exportArchiveAtomically(this.filesystem, archivePath, { manifestExtra: { snapshot_id: snapshotId } });
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new SnapshotCreationError(`Failed to create snapshot ${snapshotId}: ${reason}`, { snapshotId, archivePath }, { cause: error });
+      }
+      const info: SnapshotInfo = {
+        snapshotId,
+        archivePath,
+        fileCount: summary.fileCount,
+        totalBytes: summary.totalBytes,
+        archiveBytes: statSync(archivePath).size,
+        createdAt: new Date().toISOString(),
+      };
+      this.snapshots.set(snapshotId, info);
+      return info;
+    });
+  }
+
+  /** Replace the filesystem's state with snapshot `snapshotId`; returns the number of files restored. */
+  rollback(snapshotId: string): Promise<number> {
+    return this.serial(async () => {
+      const info = this.snapshots.get(snapshotId);
+      if (info === undefined) throw new SnapshotNotFoundError(snapshotId);
+      return this.importFrom(info.archivePath, snapshotId);
+    });
+  }
+
+  /** Replace the filesystem's state with any `.fs.zip` (e.g. one saved next to a session file). */
+  restore(archivePath: string): Promise<number> {
+    return this.serial(() => this.importFrom(path.resolve(archivePath), null));
+  }
+
+  private async importFrom(archivePath: string, snapshotId: string | null): Promise<number> {
+    try {
+      return (await this.filesystem.importArchive(archivePath)).fileCount;
+    } catch (error) {
+      throw restoreFailure(error, snapshotId ?? archivePath, { archivePath, ...(snapshotId === null ? {} : { snapshotId }) });
+    }
+  }
+
+  get(snapshotId: string): SnapshotInfo | null {
+    return this.snapshots.get(snapshotId) ?? null;
+  }
+
+  /** All snapshots, oldest first. */
+  list(): SnapshotInfo[] {
+    return [...this.snapshots.values()].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
+  }
+
+  /** Forget a snapshot and delete its archive; false when there was none. */
+  delete(snapshotId: string): Promise<boolean> {
+    return this.serial(async () => {
+      const info = this.snapshots.get(snapshotId);
+      if (info === undefined) return false;
+      this.snapshots.delete(snapshotId);
+      rmSync(info.archivePath, { force: true });
+      return true;
+    });
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * The contract between the host snapshot facade and its storage strategies.
+ */
+import type { Filesystem } from "../../filesystem/protocol.js";
+import type { TreeApplyOptions } from "../../filesystem/host/tree-apply.js";
+import type { FilesystemDiff, FilesystemSnapshot } from "../types.js";
+
+export type HostSnapshotStrategyName = "git" | "reflink" | "copy" | "archive";
+
+export const HOST_SNAPSHOT_STRATEGIES: readonly HostSnapshotStrategyName[] = ["git", "reflink", "copy", "archive"];
+
+/** The part of a snapshot record the facade decides; a strategy adds the storage fields. */
+export interface SnapshotDraft {
+  readonly snapshotId: string;
+  readonly createdAt: string;
+  readonly parentId: string | null;
+  readonly tag: string | null;
+}
+
+export interface StrategyContext {
+  /** Absolute workspace root. */
+  readonly root: string;
+  /** Options for the crash-safe applier (state directory, durability) — the same the host backend uses. */
+  readonly treeApply: TreeApplyOptions;
+  /** The filesystem itself (the archive strategy exports and imports through it). */
+  readonly filesystem: Filesystem | null;
+}
+
+export interface HostSnapshotStrategy {
+  readonly name: HostSnapshotStrategyName;
+  /** Capture the workspace as it is now. */
+  capture(draft: SnapshotDraft): Promise<FilesystemSnapshot>;
+  /** Make the workspace exactly the snapshot's state, all-or-nothing. */
+  restore(snapshot: FilesystemSnapshot): Promise<void>;
+  /** Compare two snapshots of this strategy, or one with the current workspace. */
+  diff(base: FilesystemSnapshot, target: FilesystemSnapshot | null): Promise<FilesystemDiff>;
+  /** Free what keeps one snapshot alive (ref, directory, archive). Idempotent. */
+  release(snapshot: FilesystemSnapshot): Promise<void>;
+  /** Remove all storage. Idempotent. */
+  cleanup(): Promise<void>;
+  /** Records of the snapshots the storage still holds, oldest first. */
+  list(): Promise<FilesystemSnapshot[]>;
+}

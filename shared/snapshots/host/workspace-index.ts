@@ -1,0 +1,89 @@
+/**
+ * The snapshot strategies' stat cache: for one workspace root, the leaves of one stored
+ * state (a git commit, a snapshot directory) with the stat fingerprint each file had when
+ * its content id was computed. A file whose lstat still matches — and was not modified
+ * too close to the scan that recorded it ("racy", as git calls it) — is not read again,
+ * which keeps incremental snapshots and restores O(changes) in I/O.
+ *
+ * Persisted as JSON next to the snapshot storage, replaced atomically; a missing or
+ * unreadable index only costs a full re-read.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+
+import { sameStat, type LeafKind, type LeafStat } from "./workspace-scan.js";
+
+/**
+ * A file modified this close to (or after) the start of the scan that recorded it may be
+ * modified again within the same timestamp tick, so its stat proves nothing. Kernel file
+ * timestamps come from a coarse clock (a few ms behind wall time); 100 ms is ample.
+ */
+export const RACY_MARGIN_MS = 100;
+
+export interface IndexEntry extends LeafStat {
+  /** Content id (git blob id, or content hash for directory strategies). */
+  readonly oid: string;
+}
+
+export interface WorkspaceIndex {
+  /** What the entries mirror: a commit id, a snapshot directory name… */
+  readonly ref: string;
+  readonly scanStartedAtMs: number;
+  readonly entries: Map<string, IndexEntry>;
+}
+
+const FORMAT_VERSION = 1;
+
+/** True when the cached entry still describes the file with stat `current`. */
+export function isTrustworthy(entry: IndexEntry, current: LeafStat, scanStartedAtMs: number): boolean {
+  if (!sameStat(entry, current)) return false;
+  return Math.max(entry.mtimeMs, entry.ctimeMs) < scanStartedAtMs - RACY_MARGIN_MS;
+}
+
+type PackedEntry = [string, 0 | 1, number, number, number, number, number, string];
+
+/** Read an index file; null when missing, unreadable, for another root or another format. */
+export function loadWorkspaceIndex(file: string, rootPath: string): WorkspaceIndex | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, "utf8"));
+  } catch {
+    return null;
+  }
+  if (typeof parsed !== "object" || parsed === null) return null;
+  const data = parsed as { version?: unknown; root?: unknown; ref?: unknown; scanStartedAtMs?: unknown; entries?: unknown };
+  if (data.version !== FORMAT_VERSION || data.root !== rootPath || typeof data.ref !== "string" || typeof data.scanStartedAtMs !== "number" || !Array.isArray(data.entries)) {
+    return null;
+  }
+  const entries = new Map<string, IndexEntry>();
+  for (const item of data.entries as unknown[]) {
+    if (!Array.isArray(item) || item.length !== 8) return null;
+    const [p, kind, perm, size, mtimeMs, ctimeMs, ino, oid] = item as PackedEntry;
+    if (typeof p !== "string" || typeof oid !== "string") return null;
+    const leafKind: LeafKind = kind === 1 ? "symlink" : "file";
+    entries.set(p, { kind: leafKind, perm, size, mtimeMs, ctimeMs, ino, oid });
+  }
+  return { ref: data.ref, scanStartedAtMs: data.scanStartedAtMs, entries };
+}
+
+/** Write an index file atomically (temp file + rename in the same directory). */
+export function saveWorkspaceIndex(file: string, rootPath: string, index: WorkspaceIndex): void {
+  const packed: PackedEntry[] = [];
+  for (const [p, e] of index.entries) packed.push([p, e.kind === "symlink" ? 1 : 0, e.perm, e.size, e.mtimeMs, e.ctimeMs, e.ino, e.oid]);
+  const body = JSON.stringify({ version: FORMAT_VERSION, root: rootPath, ref: index.ref, scanStartedAtMs: index.scanStartedAtMs, entries: packed });
+  mkdirSync(path.dirname(file), { recursive: true });
+  const temp = `${file}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
+  try {
+    writeFileSync(temp, body);
+    renameSync(temp, file);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+}
+
+/** Remove an index file (it no longer matches anything). */
+export function dropWorkspaceIndex(file: string): void {
+  rmSync(file, { force: true });
+}
