@@ -146,6 +146,7 @@ async function rootInfo(root: string, options: TreeApplyOptions): Promise<RootIn
   try {
     real = await fs.promises.realpath(root);
   } catch (error) {
+    if (errnoCode(error) === "ENOENT") throw new FileNotFoundError("", `Root directory does not exist: ${root}`, { root });
     throw mapFsError(error, "", `resolve the root ${root} to`);
   }
   const stats = await fs.promises.stat(real);
