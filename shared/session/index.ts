@@ -1,2 +1,5 @@
-// Public API of shared/session (re-exported by shared/index.ts).
-export {};
+// Public API of shared/session (re-exported by shared/index.ts): the browser-safe readers
+// and writers plus the Node-only file reader and dumpers.
+export * from "./browser.js";
+export * from "./session-file.node.js";
+export * from "./dump-session.node.js";

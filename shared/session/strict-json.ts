@@ -28,7 +28,7 @@ export function toStrictJson(value: unknown, options: StrictJsonOptions = {}): s
   // Most values need no mapping: check cheaply, then let the native serialiser do the work.
   if (isNativeSafe(value, 0, maxDepth, new Set())) return JSON.stringify(value) ?? "null";
   const parts: string[] = [];
-  new StrictWriter(parts, maxDepth).write(value, 0);
+  if (!new StrictWriter(parts, maxDepth).write(value, 0)) return "null";
   return parts.join("");
 }
 

@@ -1,0 +1,226 @@
+/**
+ * Reading session files from disk without holding more than one line in memory.
+ *
+ * Lines longer than `maxLineBytes` are reported as too long while they stream past (their
+ * bytes are never buffered), so a 512 MiB line costs a read, not a 512 MiB string, and the
+ * next line still loads. `scanSessionFile` builds an index (line offsets + envelope
+ * summaries) so a server can answer metadata at once and parse a line only when asked.
+ */
+import { isUtf8 } from "node:buffer";
+import type { FileHandle } from "node:fs/promises";
+import { open } from "node:fs/promises";
+import { SessionLoadError } from "../errors.js";
+import type { EnvelopeScanOptions, EnvelopeSummary } from "./envelope-scan.js";
+import { scanEnvelope } from "./envelope-scan.js";
+import { DEFAULT_MAX_LINE_BYTES, decodeLineBody, lineBody, lineFromBytes, tooLongLine } from "./line-text.js";
+import type { JsonLinesContents, SessionFileContents, SessionReadOptions } from "./session-text.js";
+import { JsonLinesCollector, snapshotsOf } from "./session-text.js";
+import type { SessionLineError, SnapshotLineResult } from "./snapshot-line.js";
+import { parseSnapshotLine } from "./snapshot-line.js";
+
+const CHUNK_BYTES = 1024 * 1024;
+
+/** Where a line sits in its file. */
+export interface LineLocation {
+  readonly lineNumber: number;
+  /** Offset of the line's first byte (BOM and CR included) in the file. */
+  readonly byteOffset: number;
+  /** Length in bytes without the `\n`. */
+  readonly byteLength: number;
+}
+
+/** One physical line; `bytes` (the caller may keep them) is null when the line was longer than the cap. */
+export interface PhysicalLine extends LineLocation {
+  readonly bytes: Uint8Array | null;
+}
+
+/** An indexed snapshot line: where it is and what its envelope says. */
+export interface SessionIndexEntry extends EnvelopeSummary, LineLocation {}
+
+export interface SessionFileIndex {
+  readonly path: string;
+  readonly sizeBytes: number;
+  readonly mtimeMs: number;
+  /** Physical lines, blank ones included. */
+  readonly lineCount: number;
+  readonly entries: SessionIndexEntry[];
+  readonly errors: SessionLineError[];
+}
+
+export type SessionScanOptions = SessionReadOptions & EnvelopeScanOptions;
+
+/**
+ * Streams the physical lines of a file (1-based numbers; the last line may lack `\n`).
+ * Throws {@link SessionLoadError} when the file cannot be opened or read.
+ */
+export async function* readPhysicalLines(path: string, options: { maxLineBytes?: number } = {}): AsyncGenerator<PhysicalLine> {
+  const handle = await openSessionFile(path);
+  try {
+    yield* linesOf(handle, path, options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Reads a JSONL file at the JSON layer: every non-blank line must be a JSON object. */
+export async function readJsonLinesFile(path: string, options: SessionReadOptions = {}): Promise<JsonLinesContents> {
+  const collector = new JsonLinesCollector(options);
+  const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  let lineCount = 0;
+  for await (const line of readPhysicalLines(path, { maxLineBytes })) {
+    lineCount = line.lineNumber;
+    collector.add(line.bytes === null ? tooLongLine(line.lineNumber, line.byteLength, maxLineBytes) : lineFromBytes(line.bytes, line.lineNumber));
+  }
+  return collector.contents(lineCount);
+}
+
+/**
+ * Reads a whole session file, one snapshot per line, streaming. Bad lines are reported with
+ * their line number and never hide the good ones.
+ */
+export async function readSessionFile(path: string, options: SessionReadOptions = {}): Promise<SessionFileContents> {
+  return snapshotsOf(await readJsonLinesFile(path, options));
+}
+
+/**
+ * Indexes a session file: each line's offset and envelope summary (session id, tags,
+ * slices with item counts), read without parsing items. Parse a line later with
+ * {@link readSnapshotAt}.
+ */
+export async function scanSessionFile(path: string, options: SessionScanOptions = {}): Promise<SessionFileIndex> {
+  const handle = await openSessionFile(path);
+  try {
+    const stats = await handle.stat();
+    const entries: SessionIndexEntry[] = [];
+    const errors: SessionLineError[] = [];
+    let lineCount = 0;
+    const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    for await (const line of linesOf(handle, path, maxLineBytes)) {
+      lineCount = line.lineNumber;
+      if (line.bytes === null) {
+        errors.push(tooLongError(line, maxLineBytes));
+        continue;
+      }
+      const body = lineBody(line.bytes, line.lineNumber);
+      if (body === null) continue;
+      if (!isUtf8(body)) {
+        const decoded = decodeLineBody(body, line.lineNumber);
+        if (decoded.kind === "error") errors.push(decoded.error);
+        continue;
+      }
+      const scanned = scanEnvelope(body, line.lineNumber, options);
+      const location = { lineNumber: line.lineNumber, byteOffset: line.byteOffset, byteLength: line.byteLength };
+      if (scanned.ok) entries.push({ ...scanned.summary, ...location });
+      else errors.push(scanned.error);
+    }
+    return { path, sizeBytes: stats.size, mtimeMs: stats.mtimeMs, lineCount, entries, errors };
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Reads and parses the one line at `location` (from {@link scanSessionFile}). A file that
+ * changed since it was indexed gives an error line, not a wrong snapshot of another line.
+ */
+export async function readSnapshotAt(path: string, location: LineLocation, options: SessionReadOptions = {}): Promise<SnapshotLineResult> {
+  const handle = await openSessionFile(path);
+  try {
+    const bytes = Buffer.allocUnsafe(location.byteLength);
+    const { bytesRead } = await readFully(handle, path, bytes, location.byteOffset);
+    const next = Buffer.alloc(1);
+    const after = await readFully(handle, path, next, location.byteOffset + location.byteLength);
+    const endsLine = after.bytesRead === 0 || next[0] === 0x0a;
+    if (bytesRead !== location.byteLength || !endsLine || bytes.includes(0x0a)) {
+      const reason = "The file changed since it was indexed; scan it again";
+      return { ok: false, error: { lineNumber: location.lineNumber, kind: "stale", reason } };
+    }
+    const line = lineFromBytes(bytes, location.lineNumber);
+    if (line.kind === "error") return { ok: false, error: line.error };
+    if (line.kind === "blank") {
+      return { ok: false, error: { lineNumber: location.lineNumber, kind: "json", reason: "The line is blank" } };
+    }
+    return parseSnapshotLine(line.text, location.lineNumber, options);
+  } finally {
+    await handle.close();
+  }
+}
+
+function tooLongError(line: PhysicalLine, maxLineBytes: number): SessionLineError {
+  const text = tooLongLine(line.lineNumber, line.byteLength, maxLineBytes);
+  if (text.kind !== "error") throw new SessionLoadError("unreachable: tooLongLine returned no error");
+  return text.error;
+}
+
+async function* linesOf(handle: FileHandle, path: string, maxLineBytes: number): AsyncGenerator<PhysicalLine> {
+  let lineNumber = 1;
+  let lineStart = 0;
+  let parts: Uint8Array[] = [];
+  let lineBytes = 0;
+  let overflow = false;
+  let position = 0;
+  let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  for (;;) {
+    const { bytesRead } = await readFully(handle, path, chunk, position);
+    if (bytesRead === 0) break;
+    const view = chunk.subarray(0, bytesRead);
+    let at = 0;
+    while (at < bytesRead) {
+      const newline = view.indexOf(0x0a, at);
+      const end = newline === -1 ? bytesRead : newline;
+      if (!overflow && lineBytes + (end - at) > maxLineBytes) {
+        overflow = true;
+        parts = []; // drop what was buffered: the line is reported, not kept
+      }
+      if (!overflow && end > at) parts.push(view.subarray(at, end));
+      lineBytes += end - at;
+      if (newline === -1) break;
+      yield { lineNumber, byteOffset: lineStart, byteLength: lineBytes, bytes: overflow ? null : copyParts(parts, lineBytes) };
+      lineNumber++;
+      lineStart = position + newline + 1;
+      parts = [];
+      lineBytes = 0;
+      overflow = false;
+      at = newline + 1;
+    }
+    position += bytesRead;
+    // Yielded lines are copies, so the chunk can be reused unless the unfinished line still
+    // points into it. Skipping an over-long line therefore runs in one chunk of memory.
+    if (parts.length > 0) chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  }
+  if (lineBytes > 0) {
+    yield { lineNumber, byteOffset: lineStart, byteLength: lineBytes, bytes: overflow ? null : copyParts(parts, lineBytes) };
+  }
+}
+
+function copyParts(parts: readonly Uint8Array[], length: number): Uint8Array {
+  return Buffer.concat(parts, length);
+}
+
+async function openSessionFile(path: string): Promise<FileHandle> {
+  try {
+    return await open(path, "r");
+  } catch (error) {
+    throw ioError(path, error);
+  }
+}
+
+async function readFully(handle: FileHandle, path: string, buffer: Uint8Array, position: number): Promise<{ bytesRead: number }> {
+  let filled = 0;
+  try {
+    while (filled < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, position + filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+  } catch (error) {
+    throw ioError(path, error);
+  }
+  return { bytesRead: filled };
+}
+
+function ioError(path: string, cause: unknown): SessionLoadError {
+  const code = typeof cause === "object" && cause !== null ? (cause as { code?: unknown }).code : undefined;
+  const detail = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : String((cause as Error)?.message ?? cause);
+  return new SessionLoadError(`Cannot read session file ${path}: ${detail}`, { path, ...(typeof code === "string" ? { errno: code } : {}) }, { cause });
+}
