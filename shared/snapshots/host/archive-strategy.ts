@@ -33,6 +33,8 @@ function message(error: unknown): string {
 
 export class ArchiveSnapshotStrategy implements HostSnapshotStrategy {
   readonly name = "archive" as const;
+  /** Export/import report their own progress; no per-file stats here. */
+  readonly lastStats = null;
   private readonly context: StrategyContext;
   private dir: string | null;
 

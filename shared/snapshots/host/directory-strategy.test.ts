@@ -20,7 +20,7 @@ hostSnapshotContract({
   storageOf: (snapshots) => snapshots.snapshotDir,
   refPattern: /^[0-9a-f-]{36}$/,
   unknown: unknown("copy"),
-  flags: { symlinks: true, gitMetadata: true },
+  flags: { symlinks: true, gitMetadata: true, exoticNames: true, directoryModes: true, touchesOnlyChanges: true, diffSeesModes: true },
 });
 
 const area = ReflinkArea.create();
@@ -34,5 +34,5 @@ hostSnapshotContract({
   storageOf: (snapshots) => snapshots.snapshotDir,
   refPattern: /^[0-9a-f-]{36}$/,
   unknown: unknown("reflink"),
-  flags: { symlinks: true, gitMetadata: true },
+  flags: { symlinks: true, gitMetadata: true, exoticNames: true, directoryModes: true, touchesOnlyChanges: true, diffSeesModes: true },
 });

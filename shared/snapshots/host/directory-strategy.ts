@@ -41,8 +41,8 @@ import { compareBytePaths, joinBytePath, toBytePath, toFsPath } from "./byte-pat
 import { supportsReflink } from "./detect-strategy.js";
 import { finishDiff } from "./leaf-diff.js";
 import { LeafChangedError, LeafReader, PROC_FD_WORKS } from "./leaf-reader.js";
-import { applyRestorePlan, indexAfterRestore, planRestore, stagedName, type TargetLeaf } from "./restore-plan.js";
-import type { HostSnapshotStrategy, SnapshotDraft, StrategyContext } from "./strategy.js";
+import { applyRestorePlan, indexAfterRestore, planRestore, planSize, stagedName, type TargetLeaf } from "./restore-plan.js";
+import type { HostSnapshotStrategy, OperationStats, SnapshotDraft, StrategyContext } from "./strategy.js";
 import { isTrustworthy, loadWorkspaceIndex, saveWorkspaceIndex, type IndexEntry, type WorkspaceIndex } from "./workspace-index.js";
 import { leafStatOf, regularFileStat, scanWorkspace, type LeafKind, type LeafStat, type WorkspaceScan } from "./workspace-scan.js";
 
@@ -111,6 +111,7 @@ export class DirectorySnapshotStrategy implements HostSnapshotStrategy {
   private dir: string | null;
   private index: WorkspaceIndex | null = null;
   private indexLoaded = false;
+  lastStats: OperationStats | null = null;
 
   constructor(context: StrategyContext, options: DirectoryStrategyOptions) {
     this.context = context;
@@ -177,7 +178,8 @@ export class DirectorySnapshotStrategy implements HostSnapshotStrategy {
     const partial = path.join(dir, `.partial-${draft.snapshotId}`);
     const final = path.join(dir, draft.snapshotId);
     try {
-      const entries = this.copyTree(scan, path.join(partial, TREE));
+      const { entries, copied } = this.copyTree(scan, path.join(partial, TREE));
+      this.lastStats = { operation: "capture", leaves: scan.leaves.size, read: copied, changed: copied };
       let totalBytes = 0;
       for (const entry of entries.values()) totalBytes += entry.size;
       const record: FilesystemSnapshot = {
@@ -204,7 +206,7 @@ export class DirectorySnapshotStrategy implements HostSnapshotStrategy {
   }
 
   /** Copy the scanned workspace into `treeDir`; returns the leaves with the stat each copy was made from. */
-  private copyTree(scan: WorkspaceScan, treeDir: string): Map<string, IndexEntry> {
+  private copyTree(scan: WorkspaceScan, treeDir: string): { entries: Map<string, IndexEntry>; copied: number } {
     const treeBytes = toBytePath(treeDir);
     mkdirSync(treeDir, { recursive: true, mode: 0o700 });
     const dirs = [...scan.dirs.keys()].sort(compareBytePaths);
@@ -214,6 +216,7 @@ export class DirectorySnapshotStrategy implements HostSnapshotStrategy {
     const realRoot = new LeafReader(this.rootBytes);
     const cloneFlag = this.name === "reflink" ? constants.COPYFILE_FICLONE_FORCE : constants.COPYFILE_FICLONE;
     const entries = new Map<string, IndexEntry>();
+    let copied = 0;
     for (const [p, stat] of scan.leaves) {
       const target = toFsPath(joinBytePath(treeBytes, p));
       const source = joinBytePath(this.rootBytes, p);
@@ -234,6 +237,7 @@ export class DirectorySnapshotStrategy implements HostSnapshotStrategy {
           }
         }
         entries.set(p, { ...copyLeaf(realRoot, p, target, cloneFlag), oid: "" });
+        copied += 1;
       } catch (error) {
         const code = (error as { code?: unknown }).code;
         if (code === "ENOENT") continue; // vanished since the scan
@@ -242,7 +246,7 @@ export class DirectorySnapshotStrategy implements HostSnapshotStrategy {
     }
     // Permission bits last (a read-only directory could not have been filled), deepest first.
     for (const d of dirs.reverse()) chmodSync(toFsPath(joinBytePath(treeBytes, d)), scan.dirs.get(d) ?? 0o755);
-    return entries;
+    return { entries, copied };
   }
 
   /** The snapshot's manifest and stored tree (byte path). */
@@ -264,9 +268,10 @@ export class DirectorySnapshotStrategy implements HostSnapshotStrategy {
       const targetLeaves = new Map<string, TargetLeaf>();
       for (const [p, leaf] of manifest.leaves) targetLeaves.set(p, { kind: leaf.kind, perm: leaf.perm, oid: "=" });
       const currentLeaves = new Map<string, IndexEntry>();
+      let read = 0;
       for (const [p, stat] of scan.leaves) {
         const stored = manifest.leaves.get(p);
-        const same = stored !== undefined && this.sameContent(reader, p, stat, treeBytes, stored);
+        const same = stored !== undefined && this.sameContent(reader, p, stat, treeBytes, stored, () => (read += 1));
         currentLeaves.set(p, { ...stat, oid: same ? "=" : "≠" });
       }
       const plan = planRestore({ leaves: currentLeaves, dirs: scan.dirs, others: scan.others }, { leaves: targetLeaves, dirs: manifest.dirs });
@@ -289,6 +294,7 @@ export class DirectorySnapshotStrategy implements HostSnapshotStrategy {
         },
         this.context.treeApply,
       );
+      this.lastStats = { operation: "restore", leaves: scan.leaves.size, read, changed: planSize(plan) };
       if (path.dirname(storage) === this.dir) {
         const entries = indexAfterRestore(this.rootBytes, targetLeaves, currentLeaves, plan.puts, () => "");
         this.setIndex({ ref: manifest.record.snapshotId, scanStartedAtMs: scan.startedAtMs, entries });
@@ -300,9 +306,10 @@ export class DirectorySnapshotStrategy implements HostSnapshotStrategy {
   }
 
   /** Size, then mtime, then bytes: is the workspace leaf the stored one? */
-  private sameContent(reader: LeafReader, relative: string, stat: LeafStat, treeBytes: string, stored: StoredLeaf): boolean {
+  private sameContent(reader: LeafReader, relative: string, stat: LeafStat, treeBytes: string, stored: StoredLeaf, onRead: () => void): boolean {
     if (stat.kind !== stored.kind || stat.size !== stored.size) return false;
     if (stat.kind === "file" && sameByStat(stat, stored)) return true;
+    onRead();
     try {
       return reader.hash(relative, stat.kind).oid === hashStored(treeBytes, relative, stored.kind);
     } catch {

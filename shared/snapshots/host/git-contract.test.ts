@@ -8,5 +8,5 @@ hostSnapshotContract({
   storageOf: (snapshots) => snapshots.gitDir,
   refPattern: /^[0-9a-f]{40}$/,
   unknown: (existing) => ({ ...existing, commitRef: "0".repeat(40) }),
-  flags: { symlinks: true, gitMetadata: true },
+  flags: { symlinks: true, gitMetadata: true, exoticNames: true, directoryModes: true, touchesOnlyChanges: true, diffSeesModes: true },
 });

@@ -34,8 +34,8 @@ import {
 import { diffLeaves } from "./leaf-diff.js";
 import { identifyLeaves } from "./leaf-identity.js";
 import { LeafReader } from "./leaf-reader.js";
-import { applyRestorePlan, indexAfterRestore, planRestore, stagedName, withAncestors, type TargetLeaf, type TargetState } from "./restore-plan.js";
-import type { HostSnapshotStrategy, SnapshotDraft, StrategyContext } from "./strategy.js";
+import { applyRestorePlan, indexAfterRestore, planRestore, planSize, stagedName, withAncestors, type TargetLeaf, type TargetState } from "./restore-plan.js";
+import type { HostSnapshotStrategy, OperationStats, SnapshotDraft, StrategyContext } from "./strategy.js";
 import { loadWorkspaceIndex, saveWorkspaceIndex, type IndexEntry, type WorkspaceIndex } from "./workspace-index.js";
 import { scanWorkspace, ScanError, type WorkspaceScan } from "./workspace-scan.js";
 
@@ -80,6 +80,7 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
   private index: WorkspaceIndex | null = null;
   private indexLoaded = false;
   private snapshotsSinceCompact = 0;
+  lastStats: OperationStats | null = null;
 
   constructor(context: StrategyContext, options: GitStrategyOptions = {}) {
     this.context = context;
@@ -169,6 +170,7 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
     const writer = FastImportWriter.start(repo.git);
     let commit: string;
     let entries: Map<string, IndexEntry>;
+    let changed = 0;
     try {
       // Deletions first: a path that turned from file into directory (or back) is then free.
       const deleted = new Set<string>();
@@ -188,10 +190,12 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
         parent: base?.ref ?? null,
       });
       for (const p of deleted) await writer.delete(p);
+      changed += deleted.size;
       const identified = await identifyLeaves(scan, base, reader, async (p, hashed) => {
         const mode = gitModeOf(hashed.stat.kind, hashed.stat.perm);
         const previous = baseEntries.get(p);
         if (previous !== undefined && previous.oid === hashed.oid && gitModeOf(previous.kind, previous.perm) === mode) return;
+        changed += 1;
         if (hashed.data !== null) await writer.modify(p, mode, hashed.data);
         else await writer.modifyStreamed(p, mode, hashed.stat.size, (sink) => reader.stream(p, hashed, sink));
       });
@@ -200,6 +204,7 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
         if (!entries.has(p) && baseEntries.has(p) && !deleted.has(p)) await writer.delete(p); // vanished while hashing
       }
       commit = await writer.finish();
+      this.lastStats = { operation: "capture", leaves: scan.leaves.size, read: identified.hashedCount, changed };
     } catch (error) {
       await writer.abort();
       repo.removeCrashReports();
@@ -268,6 +273,7 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
       const current = await identifyLeaves(scan, index, new LeafReader(this.rootBytes));
       const plan = planRestore({ leaves: current.entries, dirs: scan.dirs, others: scan.others }, target);
       await applyRestorePlan(this.context.root, plan, (staging) => stageBlobs(repo, staging, plan.puts, target), this.context.treeApply);
+      this.lastStats = { operation: "restore", leaves: scan.leaves.size, read: current.hashedCount, changed: planSize(plan) };
 
       // The workspace now mirrors `commit`.
       if (ours) {

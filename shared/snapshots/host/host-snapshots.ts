@@ -21,7 +21,7 @@ import { ArchiveSnapshotStrategy } from "./archive-strategy.js";
 import { detectHostSnapshotStrategy } from "./detect-strategy.js";
 import { DirectorySnapshotStrategy } from "./directory-strategy.js";
 import { GitSnapshotStrategy } from "./git-strategy.js";
-import type { HostSnapshotStrategy, HostSnapshotStrategyName, StrategyContext } from "./strategy.js";
+import type { HostSnapshotStrategy, HostSnapshotStrategyName, OperationStats, StrategyContext } from "./strategy.js";
 
 export interface HostSnapshotOptions {
   /** Storage strategy; "auto" (default): git when it runs, else reflink when the filesystem clones, else copy. */
@@ -66,6 +66,11 @@ export class HostSnapshots {
   get snapshotDir(): string | null {
     if (this.active instanceof DirectorySnapshotStrategy || this.active instanceof ArchiveSnapshotStrategy) return this.active.snapshotDir;
     return null;
+  }
+
+  /** What the last capture or restore did (files read, paths changed), when the strategy reports it. */
+  get lastStats(): OperationStats | null {
+    return this.active?.lastStats ?? null;
   }
 
   /** Id of the snapshot last taken or restored. */

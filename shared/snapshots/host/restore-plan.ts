@@ -83,8 +83,12 @@ export function planRestore(current: CurrentState, target: TargetState): Restore
   return { deletes, mkdirs, puts, chmods };
 }
 
+export function planSize(plan: RestorePlan): number {
+  return plan.deletes.length + plan.mkdirs.length + plan.puts.length + plan.chmods.length;
+}
+
 export function isEmptyPlan(plan: RestorePlan): boolean {
-  return plan.deletes.length === 0 && plan.mkdirs.length === 0 && plan.puts.length === 0 && plan.chmods.length === 0;
+  return planSize(plan) === 0;
 }
 
 /** The applier takes UTF-8 paths; a name that is not valid UTF-8 cannot be expressed yet. */

@@ -26,8 +26,21 @@ export interface StrategyContext {
   readonly filesystem: Filesystem | null;
 }
 
+/** What the last capture or restore did (for benchmarks, tests and logs). */
+export interface OperationStats {
+  readonly operation: "capture" | "restore";
+  /** Files and symlinks found in the workspace. */
+  readonly leaves: number;
+  /** Files whose content had to be read (the rest were known from the stat cache). */
+  readonly read: number;
+  /** Paths written, deleted or re-moded in the workspace (restore) or the snapshot storage (capture). */
+  readonly changed: number;
+}
+
 export interface HostSnapshotStrategy {
   readonly name: HostSnapshotStrategyName;
+  /** Stats of the last capture/restore, when the strategy keeps them. */
+  readonly lastStats: OperationStats | null;
   /** Capture the workspace as it is now. */
   capture(draft: SnapshotDraft): Promise<FilesystemSnapshot>;
   /** Make the workspace exactly the snapshot's state, all-or-nothing. */
