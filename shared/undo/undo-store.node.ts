@@ -1,0 +1,723 @@
+/**
+ * The per-tool-call undo store (Gemini-style /restore): pre-images of the paths a tool call
+ * changes, keyed by `(sessionId, scopeId)` — canonically the ACP toolCallId — so one call can
+ * be rolled back without touching other work, and a whole turn can be rolled back and redone.
+ *
+ * Storage lives outside the workspace (default: a fresh temp directory):
+ *   <stateDir>/snapshots/<session_id>/<snapshot_id>/manifest.json
+ *   <stateDir>/snapshots/<session_id>/bodies/<sha256>
+ * Every file is written crash-safely (temp + rename) and bodies before the manifest that
+ * names them, so a crash never leaves a manifest pointing at a half-written body. Bodies are
+ * shared by the session's snapshots and counted once towards the per-session byte cap
+ * (default 1 GiB); past it the oldest snapshots are evicted.
+ *
+ * Restores, rollbacks and redos go straight to the workspace (never through a capturing
+ * wrapper) and are all-or-nothing: the touched paths are captured first and put back if any
+ * step fails. One store instance owns a state directory; calls for one session are serialised.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdir, mkdtemp, readdir, readFile, realpath, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { InvalidArgumentError, SnapshotNotFoundError, SnapshotRestoreError, WinkError } from "../errors.js";
+import type { Filesystem } from "../filesystem/protocol.js";
+import { BodyStore, TEMP_PREFIX, writeFileAtomic } from "./body-store.node.js";
+import type { PathState, UndoManifest, UndoSnapshotKind } from "./manifest.js";
+import { UNDO_BODIES_DIR, UNDO_MANIFEST_NAME, UNDO_SNAPSHOTS_DIR, compareManifests, parseUndoManifest, serializeUndoManifest } from "./manifest.js";
+import type { PathImage } from "./path-images.js";
+import { applyImages, applyImagesAtomically, currentImagesFor, highestMissing, isCovered, normalizeFor, shallowImage, statOrNull, subtreeImages } from "./path-images.js";
+
+/** Default per-session byte cap: 1 GiB. */
+export const DEFAULT_SESSION_BYTE_CAP = 1024 ** 3;
+
+export interface UndoStoreOptions {
+  /** The workspace whose paths are captured and restored. */
+  readonly workspace: Filesystem;
+  /** Where snapshots live (must be outside a host workspace). Default: a new `wink-undo-*` temp directory. */
+  readonly stateDir?: string;
+  /** Bytes (bodies + manifests) a session may hold before its oldest snapshots are evicted. */
+  readonly sessionByteCap?: number;
+  /** fsync files and directories (default false: a process crash is already safe; this also covers power loss). */
+  readonly durable?: boolean;
+  /** Record each path's post-image when a snapshot is closed (default true), so viewers can show diffs. */
+  readonly recordPostImages?: boolean;
+  readonly clock?: () => Date;
+}
+
+/** What a mutating call is about to do. */
+export type MutationIntent =
+  | { readonly kind: "write"; readonly path: string }
+  | { readonly kind: "mkdir"; readonly path: string }
+  | { readonly kind: "delete"; readonly path: string }
+  | { readonly kind: "replace-all" };
+
+export interface UndoSnapshotInfo {
+  readonly snapshotId: string;
+  readonly sessionId: string;
+  readonly scopeId: string;
+  readonly kind: UndoSnapshotKind;
+  readonly turnId: string | null;
+  readonly capturedAt: string;
+  /** Still capturing pre-images of further mutating calls. */
+  readonly open: boolean;
+  readonly closedAt: string | null;
+  /** When the snapshot was restored; null while its call's changes are in effect. */
+  readonly restoredAt: string | null;
+  /** Captured paths, sorted. */
+  readonly paths: readonly string[];
+}
+
+export interface RestoreResult {
+  readonly snapshotId: string;
+  readonly scopeId: string;
+  /** Workspace paths written back or removed, sorted. */
+  readonly restoredPaths: readonly string[];
+}
+
+export interface TurnRestoreResult {
+  /** Turns rolled back (latest first) or redone. */
+  readonly turnIds: readonly string[];
+  /** Tool calls whose changes were undone (rollback) or put back (redo). */
+  readonly toolCallIds: readonly string[];
+  readonly restoredPaths: readonly string[];
+}
+
+export interface RegisterOptions {
+  /** Capture these paths now (whole subtrees for directories) and close the snapshot to auto-capture. */
+  readonly paths?: readonly string[];
+  /** The turn it belongs to (default: the session's current turn). */
+  readonly turnId?: string | null;
+}
+
+/** Pre-images staged for a call: their bodies are stored and referenced. */
+interface StagedEntry {
+  readonly path: string;
+  readonly state: PathState;
+}
+
+interface EntryRecord {
+  before: PathState;
+  after?: PathState;
+}
+
+class SnapshotRecord {
+  readonly entries = new Map<string, EntryRecord>();
+  manifestBytes = 0;
+  open: boolean;
+  closedAt: string | null = null;
+  restoredAt: string | null = null;
+  undoneScopeIds: string[] | undefined;
+
+  constructor(
+    readonly snapshotId: string,
+    readonly scopeId: string,
+    readonly kind: UndoSnapshotKind,
+    readonly turnId: string | null,
+    readonly capturedAt: string,
+    readonly sequence: number,
+    open: boolean,
+  ) {
+    this.open = open;
+  }
+
+  paths(): string[] {
+    return [...this.entries.keys()].sort();
+  }
+
+  toManifest(sessionId: string, workspaceRoot: string): UndoManifest {
+    return {
+      snapshotId: this.snapshotId,
+      sessionId,
+      scopeId: this.scopeId,
+      kind: this.kind,
+      turnId: this.turnId,
+      capturedAt: this.capturedAt,
+      sequence: this.sequence,
+      workspaceRoot,
+      open: this.open,
+      closedAt: this.closedAt,
+      restoredAt: this.restoredAt,
+      entries: this.paths().map((path) => {
+        const entry = this.entries.get(path) as EntryRecord;
+        return entry.after === undefined ? { path, before: entry.before } : { path, before: entry.before, after: entry.after };
+      }),
+      ...(this.undoneScopeIds === undefined ? {} : { undoneScopeIds: this.undoneScopeIds }),
+    };
+  }
+}
+
+class SessionState {
+  /** Snapshots in registration order. */
+  readonly records = new Map<string, SnapshotRecord>();
+  /** The tool-call snapshot of each scope. */
+  readonly byScope = new Map<string, SnapshotRecord>();
+  /** Scopes whose snapshot was evicted by the byte cap: not captured again. */
+  readonly evicted = new Set<string>();
+  readonly refs = new Map<string, { size: number; count: number }>();
+  bodyBytes = 0;
+  manifestBytes = 0;
+  nextSequence = 0;
+  currentTurn: string | null = null;
+  cap: number;
+  queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    readonly sessionId: string,
+    readonly dir: string,
+    readonly bodies: BodyStore,
+    cap: number,
+  ) {
+    this.cap = cap;
+  }
+
+  get totalBytes(): number {
+    return this.bodyBytes + this.manifestBytes;
+  }
+}
+
+const SESSION_ID = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,199}$/;
+
+function checkSessionId(sessionId: unknown): asserts sessionId is string {
+  if (typeof sessionId !== "string" || !SESSION_ID.test(sessionId)) {
+    throw new InvalidArgumentError(`Invalid session id ${JSON.stringify(sessionId)}: use 1–200 letters, digits, "_", "-" or "." (it names a directory)`, { sessionId: String(sessionId) });
+  }
+}
+
+function checkScopeId(scopeId: unknown): asserts scopeId is string {
+  if (typeof scopeId !== "string" || scopeId === "" || scopeId.length > 1024) {
+    throw new InvalidArgumentError(`Invalid scope id ${JSON.stringify(scopeId)}: a non-empty string of at most 1024 characters`, { scopeId: String(scopeId) });
+  }
+}
+
+function restoreError(error: unknown, message: string, data: Record<string, unknown>): WinkError {
+  if (error instanceof SnapshotRestoreError) return error;
+  const reason = error instanceof Error ? error.message : String(error);
+  const causeCode = error instanceof WinkError ? { causeCode: error.code } : {};
+  return new SnapshotRestoreError(`${message}: ${reason}; the workspace was left as it was`, { ...data, ...causeCode }, { cause: error });
+}
+
+/** The per-tool-call undo store. Create it with `UndoStore.create()`. */
+export class UndoStore {
+  readonly workspace: Filesystem;
+  readonly stateDir: string;
+  readonly defaultByteCap: number;
+  private readonly durable: boolean;
+  private readonly recordPostImages: boolean;
+  private readonly clock: () => Date;
+  private readonly sessions = new Map<string, Promise<SessionState>>();
+  private readonly caps = new Map<string, number>();
+  /** Manifests that could not be read when a session was loaded (left on disk untouched). */
+  readonly problems: { path: string; message: string }[] = [];
+
+  private constructor(options: UndoStoreOptions, stateDir: string) {
+    this.workspace = options.workspace;
+    this.stateDir = stateDir;
+    this.defaultByteCap = options.sessionByteCap ?? DEFAULT_SESSION_BYTE_CAP;
+    this.durable = options.durable ?? false;
+    this.recordPostImages = options.recordPostImages ?? true;
+    this.clock = options.clock ?? (() => new Date());
+  }
+
+  /** A store for `workspace`; refuses a state directory inside a host workspace (it would capture itself). */
+  static async create(options: UndoStoreOptions): Promise<UndoStore> {
+    const cap = options.sessionByteCap ?? DEFAULT_SESSION_BYTE_CAP;
+    if (!Number.isSafeInteger(cap) || cap <= 0) throw new InvalidArgumentError(`sessionByteCap must be a positive integer, got ${String(cap)}`, { sessionByteCap: cap });
+    const stateDir = options.stateDir === undefined ? await mkdtemp(join(tmpdir(), "wink-undo-")) : resolve(options.stateDir);
+    await mkdir(stateDir, { recursive: true });
+    const root = options.workspace.root;
+    if (root !== "/") {
+      const [realState, realRoot] = await Promise.all([realpath(stateDir), realpath(root).catch(() => null)]);
+      if (realRoot !== null && (realState === realRoot || realState.startsWith(`${realRoot}/`))) {
+        throw new InvalidArgumentError(`The undo state directory ${stateDir} is inside the workspace ${root}: keep it outside, or it would capture itself`, { stateDir, root });
+      }
+    }
+    return new UndoStore(options, stateDir);
+  }
+
+  /** Directory of a session's snapshots. */
+  sessionDir(sessionId: string): string {
+    checkSessionId(sessionId);
+    return join(this.stateDir, UNDO_SNAPSHOTS_DIR, sessionId);
+  }
+
+  /** Override the byte cap of one session (applies immediately, evicting if needed). */
+  async configureSessionByteCap(sessionId: string, bytes: number): Promise<void> {
+    if (!Number.isSafeInteger(bytes) || bytes <= 0) throw new InvalidArgumentError(`Byte cap must be a positive integer, got ${String(bytes)}`, { bytes });
+    this.caps.set(sessionId, bytes);
+    await this.locked(sessionId, async (session) => {
+      session.cap = bytes;
+      await this.enforceCap(session, null);
+    });
+  }
+
+  /** Bytes a session holds on disk (distinct bodies plus manifests). */
+  async sessionBytes(sessionId: string): Promise<number> {
+    return (await this.session(sessionId)).totalBytes;
+  }
+
+  // ------------------------------------------------------------------ sessions and locking
+
+  private session(sessionId: string): Promise<SessionState> {
+    checkSessionId(sessionId);
+    let loading = this.sessions.get(sessionId);
+    if (loading === undefined) {
+      loading = this.loadSession(sessionId);
+      this.sessions.set(sessionId, loading);
+      loading.catch(() => this.sessions.delete(sessionId));
+    }
+    return loading;
+  }
+
+  private async locked<T>(sessionId: string, task: (session: SessionState) => Promise<T>): Promise<T> {
+    const session = await this.session(sessionId);
+    const run = session.queue.then(
+      () => task(session),
+      () => task(session),
+    );
+    session.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async loadSession(sessionId: string): Promise<SessionState> {
+    const dir = this.sessionDir(sessionId);
+    const session = new SessionState(sessionId, dir, new BodyStore(join(dir, UNDO_BODIES_DIR), this.durable), this.caps.get(sessionId) ?? this.defaultByteCap);
+    let names: string[];
+    try {
+      names = await readdir(dir);
+    } catch {
+      return session;
+    }
+    const onDisk = await session.bodies.scan();
+    const records: SnapshotRecord[] = [];
+    for (const name of names) {
+      if (name === UNDO_BODIES_DIR || name.startsWith(TEMP_PREFIX)) continue;
+      const manifestPath = join(dir, name, UNDO_MANIFEST_NAME);
+      for (const leftover of await readdir(join(dir, name)).catch(() => [] as string[])) {
+        if (leftover.startsWith(TEMP_PREFIX)) await rm(join(dir, name, leftover), { force: true });
+      }
+      let text: string;
+      try {
+        text = await readFile(manifestPath, "utf8");
+      } catch {
+        // A crash between creating the directory and renaming its manifest in (or while removing it).
+        await rm(join(dir, name), { recursive: true, force: true });
+        continue;
+      }
+      try {
+        const manifest = parseUndoManifest(text, manifestPath);
+        if (manifest.sessionId !== sessionId || manifest.snapshotId !== name) throw new InvalidArgumentError(`manifest names session ${manifest.sessionId}, snapshot ${manifest.snapshotId}`);
+        const record = new SnapshotRecord(manifest.snapshotId, manifest.scopeId, manifest.kind, manifest.turnId, manifest.capturedAt, manifest.sequence, manifest.open);
+        record.closedAt = manifest.closedAt;
+        record.restoredAt = manifest.restoredAt;
+        record.undoneScopeIds = manifest.undoneScopeIds === undefined ? undefined : [...manifest.undoneScopeIds];
+        record.manifestBytes = Buffer.byteLength(text);
+        for (const entry of manifest.entries) record.entries.set(entry.path, entry.after === undefined ? { before: entry.before } : { before: entry.before, after: entry.after });
+        records.push(record);
+      } catch (error) {
+        this.problems.push({ path: manifestPath, message: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    records.sort(compareManifests);
+    for (const record of records) {
+      session.records.set(record.snapshotId, record);
+      if (record.kind === "tool_call") session.byScope.set(record.scopeId, record);
+      session.manifestBytes += record.manifestBytes;
+      session.nextSequence = Math.max(session.nextSequence, record.sequence + 1);
+      for (const state of statesOf(record)) if (state.kind === "file") this.ref(session, state.bodyHash, onDisk.get(state.bodyHash) ?? 0);
+    }
+    // Bodies no manifest names were stored for a call that failed or crashed: drop them.
+    for (const hash of onDisk.keys()) if (!session.refs.has(hash)) await session.bodies.remove(hash);
+    return session;
+  }
+
+  // ------------------------------------------------------------------ bodies and manifests
+
+  private ref(session: SessionState, hash: string, size: number): void {
+    const entry = session.refs.get(hash);
+    if (entry === undefined) {
+      session.refs.set(hash, { size, count: 1 });
+      session.bodyBytes += size;
+    } else {
+      entry.count += 1;
+    }
+  }
+
+  private async unref(session: SessionState, hash: string): Promise<void> {
+    const entry = session.refs.get(hash);
+    if (entry === undefined) return;
+    entry.count -= 1;
+    if (entry.count > 0) return;
+    session.refs.delete(hash);
+    session.bodyBytes -= entry.size;
+    await session.bodies.remove(hash);
+  }
+
+  /** Store the images' bodies (deduplicated) and reference them. */
+  private async stage(session: SessionState, images: readonly PathImage[]): Promise<StagedEntry[]> {
+    const staged: StagedEntry[] = [];
+    if (images.some((image) => image.state.kind === "file")) await mkdir(session.bodies.dir, { recursive: true });
+    for (const image of images) {
+      const { state } = image;
+      if (state.kind === "file") {
+        const body = await session.bodies.put(state.bytes);
+        this.ref(session, body.hash, body.size);
+        staged.push({ path: image.path, state: { kind: "file", bodyHash: body.hash, sizeBytes: body.size, mode: state.mode } });
+      } else {
+        staged.push({ path: image.path, state });
+      }
+    }
+    return staged;
+  }
+
+  private async unstage(session: SessionState, staged: readonly StagedEntry[]): Promise<void> {
+    for (const entry of staged) if (entry.state.kind === "file") await this.unref(session, entry.state.bodyHash);
+  }
+
+  private async writeManifest(session: SessionState, record: SnapshotRecord): Promise<void> {
+    const dir = join(session.dir, record.snapshotId);
+    await mkdir(dir, { recursive: true });
+    const text = serializeUndoManifest(record.toManifest(session.sessionId, this.workspace.root));
+    await writeFileAtomic(join(dir, UNDO_MANIFEST_NAME), text, this.durable, dir);
+    const bytes = Buffer.byteLength(text);
+    session.manifestBytes += bytes - record.manifestBytes;
+    record.manifestBytes = bytes;
+  }
+
+  private async removeRecord(session: SessionState, record: SnapshotRecord): Promise<void> {
+    // The manifest goes first: a crash in between leaves unreferenced bodies, which loading removes.
+    await rm(join(session.dir, record.snapshotId), { recursive: true, force: true });
+    session.records.delete(record.snapshotId);
+    if (session.byScope.get(record.scopeId) === record) session.byScope.delete(record.scopeId);
+    session.manifestBytes -= record.manifestBytes;
+    for (const state of statesOf(record)) if (state.kind === "file") await this.unref(session, state.bodyHash);
+  }
+
+  /** Evict the oldest snapshots (never `keep`) until the session fits its cap. */
+  private async enforceCap(session: SessionState, keep: SnapshotRecord | null): Promise<void> {
+    for (const record of [...session.records.values()]) {
+      if (session.totalBytes <= session.cap) return;
+      if (record === keep) continue;
+      if (record.kind === "tool_call") session.evicted.add(record.scopeId);
+      await this.removeRecord(session, record);
+    }
+  }
+
+  private async createRecord(session: SessionState, scopeId: string, kind: UndoSnapshotKind, turnId: string | null, open: boolean): Promise<SnapshotRecord> {
+    const record = new SnapshotRecord(randomUUID(), scopeId, kind, turnId, this.clock().toISOString(), session.nextSequence++, open);
+    session.records.set(record.snapshotId, record);
+    if (kind === "tool_call") {
+      session.byScope.set(scopeId, record);
+      session.evicted.delete(scopeId);
+      // New work starts a new history: what was rolled back can no longer be redone.
+      for (const other of [...session.records.values()]) if (other.kind === "redo") await this.removeRecord(session, other);
+    }
+    await this.writeManifest(session, record);
+    return record;
+  }
+
+  private merge(record: SnapshotRecord, staged: readonly StagedEntry[]): void {
+    for (const entry of staged) record.entries.set(entry.path, { before: entry.state });
+  }
+
+  private async loadImages(session: SessionState, record: SnapshotRecord, which: "before" | "after" = "before"): Promise<PathImage[]> {
+    const images: PathImage[] = [];
+    for (const path of record.paths()) {
+      const entry = record.entries.get(path) as EntryRecord;
+      const state = which === "before" ? entry.before : entry.after;
+      if (state === undefined) continue;
+      if (state.kind === "file") {
+        const bytes = await session.bodies.get(state.bodyHash, { path, snapshotId: record.snapshotId });
+        images.push({ path, state: { kind: "file", bytes, mode: state.mode } });
+      } else {
+        images.push({ path, state });
+      }
+    }
+    return images;
+  }
+
+  private info(session: SessionState, record: SnapshotRecord): UndoSnapshotInfo {
+    return {
+      snapshotId: record.snapshotId,
+      sessionId: session.sessionId,
+      scopeId: record.scopeId,
+      kind: record.kind,
+      turnId: record.turnId,
+      capturedAt: record.capturedAt,
+      open: record.open,
+      closedAt: record.closedAt,
+      restoredAt: record.restoredAt,
+      paths: record.paths(),
+    };
+  }
+
+  // ------------------------------------------------------------------ capture
+
+  /** Pre-images a mutation needs that the snapshot does not hold yet. */
+  private async imagesFor(record: SnapshotRecord, intent: MutationIntent): Promise<PathImage[]> {
+    const fs = this.workspace;
+    const covered = (path: string): boolean => isCovered(record.entries, path);
+    if (intent.kind === "replace-all") return covered("") ? [] : subtreeImages(fs, "", (path) => record.entries.has(path));
+    const path = normalizeFor(fs, intent.path);
+    if (path === null || path === "" || covered(path)) return [];
+    if (intent.kind === "delete") return subtreeImages(fs, path, covered);
+    const stat = await statOrNull(fs, path);
+    if (stat === null) return [{ path: await highestMissing(fs, path), state: { kind: "absent" } }];
+    // An existing directory (mkdir, or a write that will fail with EISDIR) is left as it is.
+    return intent.kind === "write" && stat.isFile ? [await shallowImage(fs, path)] : [];
+  }
+
+  /**
+   * Run `operation` (a mutation of the workspace) with the pre-images it needs captured first
+   * into the snapshot of `(sessionId, scopeId)`. Without an open snapshot for the scope the
+   * operation just runs — unless `autoRegister` opens one. A failed operation records nothing.
+   */
+  async captureAround<T>(sessionId: string, scopeId: string, intent: MutationIntent, operation: () => Promise<T>, options: { autoRegister?: boolean; turnId?: string | null } = {}): Promise<T> {
+    checkScopeId(scopeId);
+    return this.locked(sessionId, async (session) => {
+      let record = session.byScope.get(scopeId);
+      if (record === undefined && options.autoRegister === true && !session.evicted.has(scopeId)) {
+        record = await this.createRecord(session, scopeId, "tool_call", options.turnId ?? session.currentTurn, true);
+      }
+      if (record === undefined || !record.open) return operation();
+      const staged = await this.stage(session, await this.imagesFor(record, intent));
+      let result: T;
+      try {
+        result = await operation();
+      } catch (error) {
+        await this.unstage(session, staged);
+        throw error;
+      }
+      if (staged.length > 0) {
+        this.merge(record, staged);
+        await this.writeManifest(session, record);
+        await this.enforceCap(session, record);
+      }
+      return result;
+    });
+  }
+
+  /**
+   * Register the snapshot of `(sessionId, scopeId)`. With `paths`, their pre-images are
+   * captured now and the snapshot does not auto-capture; without, it is open: the next
+   * mutating calls of that scope (through a capturing filesystem) capture what they touch.
+   * Registering an existing scope adds the paths to its snapshot.
+   */
+  async register(sessionId: string, scopeId: string, options: RegisterOptions = {}): Promise<UndoSnapshotInfo> {
+    checkScopeId(scopeId);
+    const paths = options.paths?.map((path) => {
+      const normalized = normalizeFor(this.workspace, path);
+      if (normalized === null) throw new InvalidArgumentError(`Invalid path to capture: ${JSON.stringify(path)}`, { path: String(path) });
+      return normalized;
+    });
+    return this.locked(sessionId, async (session) => {
+      const record =
+        session.byScope.get(scopeId) ??
+        (await this.createRecord(session, scopeId, "tool_call", options.turnId === undefined ? session.currentTurn : options.turnId, paths === undefined));
+      for (const path of paths ?? []) {
+        if (isCovered(record.entries, path)) continue;
+        const exists = (await statOrNull(this.workspace, path)) !== null;
+        const images = exists ? await subtreeImages(this.workspace, path, (p) => isCovered(record.entries, p)) : [{ path: await highestMissing(this.workspace, path), state: { kind: "absent" as const } }];
+        this.merge(record, await this.stage(session, images));
+      }
+      if (paths !== undefined) await this.writeManifest(session, record);
+      await this.enforceCap(session, record);
+      return this.info(session, record);
+    });
+  }
+
+  /** Record post-images of a snapshot's paths and stop it capturing. Returns null when unknown. */
+  async close(sessionId: string, scopeId: string): Promise<UndoSnapshotInfo | null> {
+    return this.locked(sessionId, async (session) => {
+      const record = session.byScope.get(scopeId);
+      if (record === undefined) return null;
+      await this.closeRecord(session, record);
+      return this.info(session, record);
+    });
+  }
+
+  private async closeRecord(session: SessionState, record: SnapshotRecord): Promise<void> {
+    if (record.closedAt !== null) return;
+    if (this.recordPostImages) {
+      const images: PathImage[] = [];
+      for (const path of record.paths()) {
+        try {
+          images.push(await shallowImage(this.workspace, path));
+        } catch {
+          // A path that became a symlink has no post-image we can store; the pre-image still restores.
+        }
+      }
+      for (const entry of await this.stage(session, images)) (record.entries.get(entry.path) as EntryRecord).after = entry.state;
+    }
+    record.open = false;
+    record.closedAt = this.clock().toISOString();
+    await this.writeManifest(session, record);
+    await this.enforceCap(session, record);
+  }
+
+  // ------------------------------------------------------------------ restore
+
+  /** Write a tool call's pre-images back (and remove what it created). Returns the restored paths. */
+  async restore(sessionId: string, scopeId: string): Promise<RestoreResult> {
+    checkScopeId(scopeId);
+    return this.locked(sessionId, async (session) => {
+      const record = session.byScope.get(scopeId);
+      if (record === undefined) {
+        const evicted = session.evicted.has(scopeId);
+        throw new SnapshotNotFoundError(scopeId, `No undo snapshot for tool call ${scopeId} in session ${sessionId}${evicted ? " (evicted by the session byte cap)" : ""}`, { sessionId, scopeId, evicted });
+      }
+      await this.closeRecord(session, record);
+      try {
+        await applyImagesAtomically(this.workspace, await this.loadImages(session, record));
+      } catch (error) {
+        throw restoreError(error, `Cannot restore tool call ${scopeId}`, { sessionId, scopeId, snapshotId: record.snapshotId });
+      }
+      record.restoredAt = this.clock().toISOString();
+      await this.writeManifest(session, record);
+      return { snapshotId: record.snapshotId, scopeId, restoredPaths: record.paths() };
+    });
+  }
+
+  /** Snapshots of a session, by capture time. */
+  async list(sessionId: string): Promise<UndoSnapshotInfo[]> {
+    const session = await this.session(sessionId);
+    return [...session.records.values()].sort(compareManifests).map((record) => this.info(session, record));
+  }
+
+  /** The snapshot of a scope, or null. */
+  async get(sessionId: string, scopeId: string): Promise<UndoSnapshotInfo | null> {
+    const session = await this.session(sessionId);
+    const record = session.byScope.get(scopeId);
+    return record === undefined ? null : this.info(session, record);
+  }
+
+  /** Remove a scope's snapshot (manifest and unshared bodies). False when there was none. */
+  async drop(sessionId: string, scopeId: string): Promise<boolean> {
+    return this.locked(sessionId, async (session) => {
+      const record = session.byScope.get(scopeId);
+      if (record === undefined) return false;
+      await this.removeRecord(session, record);
+      return true;
+    });
+  }
+
+  /** Remove every snapshot of a session (e.g. on ACP `session/close`). */
+  async dropSession(sessionId: string): Promise<void> {
+    await this.locked(sessionId, async (session) => {
+      await rm(session.dir, { recursive: true, force: true });
+      this.sessions.delete(sessionId);
+    });
+  }
+
+  // ------------------------------------------------------------------ turns
+
+  /** Start a turn: snapshots registered from now on belong to it. Discards what could be redone. */
+  async beginTurn(sessionId: string, turnId: string = randomUUID()): Promise<string> {
+    checkScopeId(turnId);
+    return this.locked(sessionId, async (session) => {
+      session.currentTurn = turnId;
+      for (const record of [...session.records.values()]) if (record.kind === "redo") await this.removeRecord(session, record);
+      return turnId;
+    });
+  }
+
+  /** End the current turn (later snapshots belong to no turn until the next `beginTurn`). */
+  async endTurn(sessionId: string): Promise<void> {
+    await this.locked(sessionId, async (session) => {
+      session.currentTurn = null;
+    });
+  }
+
+  /** Turns whose tool calls are in effect, oldest first, each with those calls in order. */
+  private appliedTurns(session: SessionState): { turnId: string; records: SnapshotRecord[] }[] {
+    const turns = new Map<string, SnapshotRecord[]>();
+    for (const record of session.records.values()) {
+      if (record.kind !== "tool_call" || record.turnId === null || record.restoredAt !== null) continue;
+      const list = turns.get(record.turnId) ?? [];
+      list.push(record);
+      turns.set(record.turnId, list);
+    }
+    return [...turns].map(([turnId, records]) => ({ turnId, records }));
+  }
+
+  /**
+   * Roll back the latest turn still in effect — or, with `turnId`, every turn from the
+   * latest back to and including that one. Each turn's current state is captured first as
+   * a redo snapshot, then its tool calls' pre-images are restored, latest call first.
+   */
+  async rollback(sessionId: string, options: { turnId?: string } = {}): Promise<TurnRestoreResult> {
+    return this.locked(sessionId, async (session) => {
+      const turns = this.appliedTurns(session);
+      const from = options.turnId === undefined ? turns.length - 1 : turns.findIndex((turn) => turn.turnId === options.turnId);
+      if (turns.length === 0 || from < 0) {
+        const what = options.turnId === undefined ? "no turn with changes in effect" : `turn ${options.turnId} has no changes in effect`;
+        throw new SnapshotNotFoundError(options.turnId ?? sessionId, `Nothing to roll back in session ${sessionId}: ${what}`, { sessionId, ...(options.turnId === undefined ? {} : { turnId: options.turnId }) });
+      }
+      const redos: SnapshotRecord[] = [];
+      const undone: SnapshotRecord[] = [];
+      try {
+        for (const turn of turns.slice(from).reverse()) {
+          for (const record of turn.records) await this.closeRecord(session, record);
+          const paths = new Set(turn.records.flatMap((record) => record.paths()));
+          const redo = await this.createRecord(session, `redo:${turn.turnId}`, "redo", turn.turnId, false);
+          redos.push(redo);
+          this.merge(redo, await this.stage(session, await currentImagesFor(this.workspace, paths)));
+          redo.undoneScopeIds = turn.records.map((record) => record.scopeId);
+          redo.closedAt = redo.capturedAt;
+          await this.writeManifest(session, redo);
+          for (const record of [...turn.records].reverse()) {
+            await applyImages(this.workspace, await this.loadImages(session, record));
+            undone.push(record);
+          }
+        }
+      } catch (error) {
+        // Put every rolled-back turn back, latest redo image first, then forget the redo snapshots.
+        for (const redo of [...redos].reverse()) await applyImages(this.workspace, await this.loadImages(session, redo));
+        for (const redo of redos) await this.removeRecord(session, redo);
+        throw restoreError(error, `Cannot roll back session ${sessionId}`, { sessionId });
+      }
+      const now = this.clock().toISOString();
+      for (const record of undone) {
+        record.restoredAt = now;
+        await this.writeManifest(session, record);
+      }
+      session.currentTurn = null;
+      await this.enforceCap(session, redos[redos.length - 1] ?? null);
+      return {
+        turnIds: redos.map((redo) => redo.turnId as string),
+        toolCallIds: undone.map((record) => record.scopeId),
+        restoredPaths: [...new Set(redos.flatMap((redo) => redo.paths()))].sort(),
+      };
+    });
+  }
+
+  /** Re-apply the most recently rolled-back turn. */
+  async redo(sessionId: string): Promise<TurnRestoreResult> {
+    return this.locked(sessionId, async (session) => {
+      const redo = [...session.records.values()].filter((record) => record.kind === "redo").pop();
+      if (redo === undefined) throw new SnapshotNotFoundError(sessionId, `Nothing to redo in session ${sessionId}`, { sessionId });
+      try {
+        await applyImagesAtomically(this.workspace, await this.loadImages(session, redo));
+      } catch (error) {
+        throw restoreError(error, `Cannot redo turn ${redo.turnId ?? ""}`, { sessionId, turnId: redo.turnId, snapshotId: redo.snapshotId });
+      }
+      const scopes = redo.undoneScopeIds ?? [];
+      for (const scopeId of scopes) {
+        const record = session.byScope.get(scopeId);
+        if (record === undefined) continue;
+        record.restoredAt = null;
+        await this.writeManifest(session, record);
+      }
+      await this.removeRecord(session, redo);
+      return { turnIds: redo.turnId === null ? [] : [redo.turnId], toolCallIds: scopes, restoredPaths: redo.paths() };
+    });
+  }
+}
+
+function statesOf(record: SnapshotRecord): PathState[] {
+  const states: PathState[] = [];
+  for (const entry of record.entries.values()) {
+    states.push(entry.before);
+    if (entry.after !== undefined) states.push(entry.after);
+  }
+  return states;
+}
