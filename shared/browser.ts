@@ -7,3 +7,4 @@ export * from "./errors.js";
 export * from "./filesystem/paths.js";
 export * from "./filesystem/glob.js";
 export * from "./session/browser.js";
+export * from "./viewer/index.js";

@@ -13,3 +13,4 @@ export * from "./undo/index.js";
 export * from "./tools/index.js";
 export * from "./workspace/index.js";
 export * from "./session/index.js";
+export * from "./viewer/index.js";

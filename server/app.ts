@@ -1,0 +1,146 @@
+/**
+ * `buildApp(options)`: the wink-debug HTTP server for one directory of session files,
+ * assembled from encapsulated plugins. It never listens (the CLI does; tests `inject()`).
+ *
+ * Order matters: the host/origin checks and security headers wrap everything, JSON-only
+ * bodies and strict JSON serialisation apply to every route, then the API routes, then the
+ * web app with its history fallback.
+ */
+import { realpath, stat } from "node:fs/promises";
+import type { IncomingMessage } from "node:http";
+import path from "node:path";
+import type { Duplex } from "node:stream";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import Fastify from "fastify";
+import type { FastifyInstance } from "fastify";
+import { SessionLoadError } from "../shared/errors.js";
+import { ArchiveCache } from "./library/archive-cache.js";
+import type { ArchiveCacheOptions } from "./library/archive-cache.js";
+import { DirectoryWatcher } from "./library/directory-watcher.js";
+import { EventStream } from "./library/event-stream.js";
+import { SnapshotDirectory } from "./library/snapshot-directory.js";
+import { ViewerState } from "./library/viewer-state.js";
+import { packageRoot } from "./package-root.js";
+import { errorHandler } from "./plugins/error-handler.js";
+import { hostCheck, upgradeVerdict } from "./plugins/host-check.js";
+import { jsonBody } from "./plugins/json-body.js";
+import { securityHeaders } from "./plugins/security-headers.js";
+import { spaFallback } from "./plugins/spa-fallback.js";
+import { strictJson } from "./plugins/strict-json.js";
+import { diffRoutes } from "./routes/diffs.js";
+import { eventRoutes } from "./routes/events.js";
+import { filesystemRoutes } from "./routes/filesystem.js";
+import { legacyRoutes } from "./routes/legacy.js";
+import { searchRoutes } from "./routes/search.js";
+import { sessionRoutes } from "./routes/sessions.js";
+
+export interface AppOptions {
+  /** A directory of session files, or one session file (its directory is then served). */
+  path: string;
+  /** Include session files in subdirectories. */
+  recursive?: boolean;
+  /** The address the server will listen on (allowed as a Host header when not loopback). */
+  bindHost?: string;
+  /** Built web app (default `<package>/dist/web`). */
+  webDir?: string;
+  /** Watch the directory for changes (default true); `"poll"` polls (tests). */
+  watch?: boolean | "poll";
+  /** Index every file in the background after start-up (default true). */
+  indexInBackground?: boolean;
+  /** Called while files are indexed in the background. */
+  onIndexProgress?: (done: number, total: number, file: string) => void;
+  /** Pino logger settings (default: errors only). */
+  logger?: boolean | { level: string };
+  archiveCache?: ArchiveCacheOptions;
+  lineCacheBytes?: number;
+}
+
+export interface WinkApp {
+  readonly app: FastifyInstance;
+  readonly state: ViewerState;
+  readonly events: EventStream;
+  readonly watcher: DirectoryWatcher | null;
+}
+
+/**
+ * Opens the directory (listing only: nothing is parsed but the first line's envelope of the
+ * file to show first) and builds the app. Throws `SessionLoadError` when the path does not
+ * exist or holds no session file that loads.
+ */
+export async function buildApp(options: AppOptions): Promise<WinkApp> {
+  const given = path.resolve(options.path);
+  const stats = await stat(given).catch((error: unknown) => {
+    throw new SessionLoadError(`No such file or directory: ${given}`, { path: given }, { cause: error });
+  });
+  const isFile = stats.isFile();
+  if (!isFile && !stats.isDirectory()) throw new SessionLoadError(`Not a file or directory: ${given}`, { path: given });
+  const displayRoot = isFile ? path.dirname(given) : given;
+  const root = await realpath(displayRoot);
+
+  const directory = await SnapshotDirectory.open(root, { recursive: options.recursive ?? false, ...(options.lineCacheBytes === undefined ? {} : { lineCacheBytes: options.lineCacheBytes }) });
+  const archives = new ArchiveCache(options.archiveCache);
+  const state = new ViewerState(directory, archives, displayRoot);
+  try {
+    if (isFile) {
+      const relative = path.basename(given);
+      if (directory.get(relative) === undefined) throw new SessionLoadError(`Not a session file (.jsonl or .json): ${given}`, { path: given });
+      await state.initialize(relative);
+    } else {
+      await state.initialize();
+    }
+  } catch (error) {
+    await archives.close();
+    throw error instanceof SessionLoadError ? error : new SessionLoadError(error instanceof Error ? error.message : String(error), { path: given }, { cause: error });
+  }
+
+  const app = Fastify({
+    logger: options.logger ?? { level: "error" },
+    forceCloseConnections: true,
+    return503OnClosing: true,
+    bodyLimit: 64 * 1024,
+    routerOptions: { maxParamLength: 4096 },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const events = new EventStream();
+  const watcher = options.watch === false ? null : new DirectoryWatcher(directory, archives, (notice) => events.send("change", notice), { poll: options.watch === "poll" });
+
+  await app.register(errorHandler);
+  await app.register(hostCheck, { ...(options.bindHost === undefined ? {} : { bindHost: options.bindHost }) });
+  await app.register(securityHeaders);
+  await app.register(jsonBody);
+  await app.register(strictJson);
+  const onSelect = (selection: { record: { path: string }; entry: { lineNumber: number } }) =>
+    events.send("select", { file: selection.record.path, line_number: selection.entry.lineNumber });
+  await app.register(legacyRoutes, { state, onSelect });
+  await app.register(sessionRoutes, { state });
+  await app.register(filesystemRoutes, { state });
+  await app.register(diffRoutes, { state });
+  await app.register(searchRoutes, { state });
+  await app.register(eventRoutes, { state, events });
+  await app.register(spaFallback, { webDir: options.webDir ?? path.join(packageRoot(), "dist", "web") });
+
+  // WebSocket upgrades never reach Fastify's hooks: answer them here, with the same checks.
+  app.server.on("upgrade", (request: IncomingMessage, socket: Duplex) => {
+    const { status, detail } = upgradeVerdict(request.headers, options.bindHost === undefined ? {} : { bindHost: options.bindHost });
+    const body = JSON.stringify({ detail });
+    socket.end(`HTTP/1.1 ${status} ${status === 403 ? "Forbidden" : status === 400 ? "Bad Request" : "Not Found"}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  });
+
+  app.addHook("onReady", async () => {
+    watcher?.start();
+    if (options.indexInBackground !== false) {
+      void directory
+        .indexAll((done, total, record) => options.onIndexProgress?.(done, total, record.path))
+        .then(() => events.send("indexed", { files: directory.files().length }));
+    }
+  });
+  app.addHook("preClose", async () => {
+    events.close();
+    watcher?.close();
+  });
+  app.addHook("onClose", async () => {
+    await archives.close();
+  });
+
+  return { app, state, events, watcher };
+}

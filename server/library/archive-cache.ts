@@ -1,0 +1,131 @@
+/**
+ * Open archives, kept open between requests: opening reads the central directory only, and
+ * one file request then costs one positional read and one inflate. Bounded by the number of
+ * open archives, by their total entries (the memory their indexes take), and, for inflated
+ * file contents, by bytes. Archives that change on disk are opened again.
+ */
+import { stat } from "node:fs/promises";
+import type { ArchiveReader } from "../../shared/archive/index.js";
+import { openArchive } from "../../shared/archive/index.js";
+import type { FileIndexEntry, FileSource } from "../../shared/viewer/index.js";
+import { WeightedCache } from "./weighted-cache.js";
+
+export interface ArchiveCacheOptions {
+  /** Most archives open at once (default 16). */
+  maxOpen?: number;
+  /** Most central-directory entries held across open archives (default 400,000). */
+  maxEntries?: number;
+  /** Budget of cached file contents in bytes (default 32 MiB; files over 1 MiB are not cached). */
+  contentBytes?: number;
+}
+
+interface OpenArchive {
+  readonly reader: ArchiveReader;
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly source: FileSource;
+  checkedAt: number;
+}
+
+const RECHECK_MS = 1000;
+const CLOSE_DELAY_MS = 5000;
+const MAX_CACHED_FILE_BYTES = 1024 * 1024;
+
+export class ArchiveCache {
+  readonly #open: WeightedCache<string, OpenArchive>;
+  readonly #openCount: WeightedCache<string, true>;
+  readonly #opening = new Map<string, Promise<OpenArchive>>();
+  readonly #contents: WeightedCache<string, Uint8Array>;
+  #closed = false;
+  /** Every reader not closed yet (evicted ones close after a delay). */
+  readonly #readers = new Set<ArchiveReader>();
+
+  constructor(options: ArchiveCacheOptions = {}) {
+    // Two bounds on one set: entries (memory) and handles (file descriptors).
+    this.#open = new WeightedCache(options.maxEntries ?? 400_000, (key, value) => this.#evicted(key, value));
+    this.#openCount = new WeightedCache(options.maxOpen ?? 16, (key) => this.#open.delete(key));
+    this.#contents = new WeightedCache(options.contentBytes ?? 32 * 1024 * 1024);
+  }
+
+  /** The archive at `absolutePath` as a file source (opened on first use). */
+  async source(absolutePath: string, label: string): Promise<{ source: FileSource; reader: ArchiveReader }> {
+    const open = await this.#get(absolutePath, label);
+    return { source: open.source, reader: open.reader };
+  }
+
+  /** Forgets an archive (it changed or disappeared). */
+  invalidate(absolutePath: string): void {
+    this.#openCount.delete(absolutePath);
+    this.#open.delete(absolutePath);
+    this.#contents.deleteWhere((key) => key.startsWith(`${absolutePath}\n`));
+  }
+
+  /** Closes every archive. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.all([...this.#opening.values()].map((pending) => pending.catch(() => null)));
+    this.#openCount.clear();
+    this.#open.clear();
+    this.#contents.clear();
+    await Promise.all([...this.#readers].map((reader) => reader.close().catch(() => undefined)));
+    this.#readers.clear();
+  }
+
+  async #get(absolutePath: string, label: string): Promise<OpenArchive> {
+    const cached = this.#open.get(absolutePath);
+    if (cached !== undefined) {
+      if (Date.now() - cached.checkedAt < RECHECK_MS) return cached;
+      const stats = await stat(absolutePath).catch(() => null);
+      if (stats !== null && stats.size === cached.size && stats.mtimeMs === cached.mtimeMs) {
+        cached.checkedAt = Date.now();
+        return cached;
+      }
+      this.invalidate(absolutePath);
+    }
+    const running = this.#opening.get(absolutePath);
+    if (running !== undefined) return running;
+    const task = this.#openNow(absolutePath, label).finally(() => this.#opening.delete(absolutePath));
+    this.#opening.set(absolutePath, task);
+    return task;
+  }
+
+  async #openNow(absolutePath: string, label: string): Promise<OpenArchive> {
+    const before = await stat(absolutePath);
+    const reader = await openArchive(absolutePath);
+    this.#readers.add(reader);
+    if (this.#closed) {
+      await reader.close();
+      throw new Error("The server is shutting down");
+    }
+    const entries: FileIndexEntry[] = reader.files.map((file) => ({ path: file.path, size: file.size, fingerprint: file.crc32 }));
+    entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const contents = this.#contents;
+    const source: FileSource = {
+      kind: "archive",
+      label,
+      list: async () => entries,
+      read: async (path, maxBytes) => {
+        const key = `${absolutePath}\n${path}`;
+        const hit = contents.get(key);
+        if (hit !== undefined) return hit;
+        const bytes = await reader.readFile(path, { maxBytes });
+        if (bytes.length <= MAX_CACHED_FILE_BYTES) contents.set(key, bytes, bytes.length);
+        return bytes;
+      },
+    };
+    const open: OpenArchive = { reader, size: before.size, mtimeMs: before.mtimeMs, source, checkedAt: Date.now() };
+    this.#open.set(absolutePath, open, Math.max(1, reader.files.length));
+    this.#openCount.set(absolutePath, true, 1);
+    return open;
+  }
+
+  #evicted(absolutePath: string, value: OpenArchive): void {
+    this.#openCount.delete(absolutePath);
+    // Requests may still be reading from it: close a little later.
+    if (this.#closed) return; // close() closes every reader itself
+    setTimeout(() => {
+      this.#readers.delete(value.reader);
+      void value.reader.close().catch(() => undefined);
+    }, CLOSE_DELAY_MS).unref();
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * Server-sent events to browsers (`GET /api/events`): one long-lived response per tab,
+ * `change` events when the directory changes, `select` when the current snapshot changes,
+ * and a comment every 15 s so proxies and browsers keep the connection.
+ */
+import type { ServerResponse } from "node:http";
+import { toStrictJson } from "../../shared/session/index.js";
+import { SECURITY_HEADERS } from "../plugins/security-headers.js";
+
+const HEARTBEAT_MS = 15_000;
+
+export class EventStream {
+  readonly #clients = new Set<ServerResponse>();
+  #heartbeat: NodeJS.Timeout | null = null;
+
+  get clientCount(): number {
+    return this.#clients.size;
+  }
+
+  /** Takes over a response and keeps it open until the client goes or `close()` is called. */
+  attach(response: ServerResponse, hello: unknown): void {
+    response.writeHead(200, {
+      ...SECURITY_HEADERS,
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-store",
+      connection: "keep-alive",
+      "x-accel-buffering": "no",
+    });
+    response.write(`retry: 2000\n${frame("hello", hello)}`);
+    this.#clients.add(response);
+    response.on("close", () => this.#clients.delete(response));
+    if (this.#heartbeat === null) {
+      this.#heartbeat = setInterval(() => this.#write(": ping\n\n"), HEARTBEAT_MS);
+      this.#heartbeat.unref();
+    }
+  }
+
+  /** Sends one event to every client. */
+  send(event: string, data: unknown): void {
+    this.#write(frame(event, data));
+  }
+
+  /** Ends every stream (server shutdown). */
+  close(): void {
+    if (this.#heartbeat !== null) clearInterval(this.#heartbeat);
+    this.#heartbeat = null;
+    for (const client of this.#clients) client.end();
+    this.#clients.clear();
+  }
+
+  #write(text: string): void {
+    for (const client of this.#clients) if (!client.writableEnded) client.write(text);
+  }
+}
+
+function frame(event: string, data: unknown): string {
+  // toStrictJson escapes newlines inside strings, so the data is always one line.
+  return `event: ${event}\ndata: ${toStrictJson(data)}\n\n`;
+}

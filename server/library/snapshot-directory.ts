@@ -1,0 +1,207 @@
+/**
+ * The served directory: its session files, each indexed lazily (line offsets and envelope
+ * summaries, no items) and parsed line by line on demand through a memory-bounded cache.
+ *
+ * Only regular files found by walking the directory (symlinks never followed) are ever
+ * opened, and callers name files by their relative path in this listing, so nothing
+ * outside the directory can be read through it.
+ */
+import type { Dirent } from "node:fs";
+import { lstat, readdir } from "node:fs/promises";
+import path from "node:path";
+import type { SessionFileIndex, SessionSnapshot } from "../../shared/session/index.js";
+import { readSnapshotAt, scanSessionFile } from "../../shared/session/index.js";
+import { SessionLoadError } from "../../shared/errors.js";
+import { WeightedCache } from "./weighted-cache.js";
+
+/** One session file of the directory. */
+export interface SessionFileRecord {
+  /** Relative to the root, with `/` separators. */
+  readonly path: string;
+  readonly absolutePath: string;
+  readonly name: string;
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  index: SessionFileIndex | null;
+  /** Why the file could not be read at all, or null. */
+  error: string | null;
+}
+
+export interface SnapshotDirectoryOptions {
+  /** Include session files in subdirectories (default false). */
+  recursive?: boolean;
+  /** Budget of parsed lines kept in memory, in bytes of line text (default 96 MiB). */
+  lineCacheBytes?: number;
+}
+
+export interface DirectoryChanges {
+  readonly added: string[];
+  readonly changed: string[];
+  readonly removed: string[];
+}
+
+const SESSION_FILE = /\.jsonl?$/i;
+const MAX_DEPTH = 32;
+const SKIPPED_DIRECTORIES = new Set(["node_modules", ".git"]);
+
+export class SnapshotDirectory {
+  readonly root: string;
+  readonly recursive: boolean;
+  readonly #files = new Map<string, SessionFileRecord>();
+  readonly #indexing = new Map<string, Promise<SessionFileIndex>>();
+  readonly #lines: WeightedCache<string, SessionSnapshot>;
+
+  private constructor(root: string, options: SnapshotDirectoryOptions) {
+    this.root = root;
+    this.recursive = options.recursive ?? false;
+    this.#lines = new WeightedCache(options.lineCacheBytes ?? 96 * 1024 * 1024);
+  }
+
+  /** Opens a directory (resolved through symlinks once, here) and lists its session files. */
+  static async open(root: string, options: SnapshotDirectoryOptions = {}): Promise<SnapshotDirectory> {
+    const directory = new SnapshotDirectory(root, options);
+    await directory.refresh();
+    return directory;
+  }
+
+  /** Every session file, by relative path. */
+  files(): SessionFileRecord[] {
+    return [...this.#files.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  /** Files newest first by `max(ctime, mtime)` (WINK's `/api/snapshots` order). */
+  newestFirst(): SessionFileRecord[] {
+    return this.files().sort((a, b) => Math.max(b.ctimeMs, b.mtimeMs) - Math.max(a.ctimeMs, a.mtimeMs) || (a.path < b.path ? -1 : 1));
+  }
+
+  get(relativePath: string): SessionFileRecord | undefined {
+    return this.#files.get(relativePath);
+  }
+
+  /** Walks the directory again; changed files lose their index (they are indexed again on use). */
+  async refresh(): Promise<DirectoryChanges> {
+    const found = new Map<string, { absolutePath: string; size: number; mtimeMs: number; ctimeMs: number }>();
+    await this.#walk(this.root, "", 0, found);
+    const changes: DirectoryChanges = { added: [], changed: [], removed: [] };
+    for (const [relative, stats] of found) {
+      const record = this.#files.get(relative);
+      if (record === undefined) {
+        this.#files.set(relative, { path: relative, name: path.posix.basename(relative), index: null, error: null, ...stats });
+        changes.added.push(relative);
+      } else if (record.size !== stats.size || record.mtimeMs !== stats.mtimeMs) {
+        Object.assign(record, { size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, index: null, error: null });
+        this.#forget(relative);
+        changes.changed.push(relative);
+      }
+    }
+    for (const relative of [...this.#files.keys()]) {
+      if (found.has(relative)) continue;
+      this.#files.delete(relative);
+      this.#forget(relative);
+      changes.removed.push(relative);
+    }
+    return changes;
+  }
+
+  /** Re-reads one file's index now (POST /api/reload); the old index stays when reading fails. */
+  async reindex(record: SessionFileRecord): Promise<SessionFileIndex> {
+    const index = await scanSessionFile(record.absolutePath);
+    this.#forget(record.path);
+    Object.assign(record, { index, error: null, size: index.sizeBytes, mtimeMs: index.mtimeMs });
+    return index;
+  }
+
+  /** The file's index, reading it first if needed (concurrent callers share one read). */
+  async ensureIndexed(record: SessionFileRecord): Promise<SessionFileIndex> {
+    if (record.index !== null) return record.index;
+    const running = this.#indexing.get(record.path);
+    if (running !== undefined) return running;
+    const task = scanSessionFile(record.absolutePath)
+      .then((index) => {
+        if (this.#files.get(record.path) === record) {
+          record.index = index;
+          record.error = null;
+        }
+        return index;
+      })
+      .catch((error: unknown) => {
+        record.error = error instanceof Error ? error.message : String(error);
+        throw error;
+      })
+      .finally(() => this.#indexing.delete(record.path));
+    this.#indexing.set(record.path, task);
+    return task;
+  }
+
+  /** Indexes every file not indexed yet, one at a time (so memory holds one file's line at most). */
+  async indexAll(onProgress?: (done: number, total: number, file: SessionFileRecord) => void): Promise<void> {
+    const pending = this.files().filter((record) => record.index === null && record.error === null);
+    let done = 0;
+    for (const record of pending) {
+      await this.ensureIndexed(record).catch(() => undefined);
+      done += 1;
+      onProgress?.(done, pending.length, record);
+    }
+  }
+
+  /** True while some file has no index and no error yet. */
+  isIndexing(): boolean {
+    return [...this.#files.values()].some((record) => record.index === null && record.error === null);
+  }
+
+  /** One line parsed in full (cached). Throws SessionLoadError when the line does not load. */
+  async readSnapshot(record: SessionFileRecord, lineNumber: number): Promise<SessionSnapshot> {
+    const key = `${record.path}\n${lineNumber}`;
+    const cached = this.#lines.get(key);
+    if (cached !== undefined) return cached;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const index = await this.ensureIndexed(record);
+      const location = index.entries.find((entry) => entry.lineNumber === lineNumber);
+      if (location === undefined) throw new SessionLoadError(`Unknown line_number: ${lineNumber}`, { path: record.path, lineNumber });
+      const result = await readSnapshotAt(record.absolutePath, location);
+      if (result.ok) {
+        this.#lines.set(key, result.snapshot, location.byteLength);
+        return result.snapshot;
+      }
+      if (result.error.kind !== "stale") {
+        throw new SessionLoadError(`Line ${lineNumber} of ${record.path} does not load: ${result.error.reason}`, { path: record.path, lineNumber });
+      }
+      // The file changed under us: index it again and retry once.
+      record.index = null;
+      this.#forget(record.path);
+    }
+    throw new SessionLoadError(`${record.path} keeps changing; try again`, { path: record.path });
+  }
+
+  #forget(relative: string): void {
+    this.#lines.deleteWhere((key) => key.startsWith(`${relative}\n`));
+  }
+
+  async #walk(absolute: string, relative: string, depth: number, found: Map<string, { absolutePath: string; size: number; mtimeMs: number; ctimeMs: number }>): Promise<void> {
+    let entries: Dirent[];
+    try {
+      entries = await readdir(absolute, { withFileTypes: true });
+    } catch {
+      return; // an unreadable subdirectory hides only itself
+    }
+    for (const entry of entries) {
+      const childAbsolute = path.join(absolute, entry.name);
+      const childRelative = relative === "" ? entry.name : `${relative}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (this.recursive && depth < MAX_DEPTH && !entry.name.startsWith(".") && !SKIPPED_DIRECTORIES.has(entry.name)) {
+          await this.#walk(childAbsolute, childRelative, depth + 1, found);
+        }
+        continue;
+      }
+      // Regular files only: a symlink could point outside the served directory.
+      if (!entry.isFile() || !SESSION_FILE.test(entry.name)) continue;
+      try {
+        const stats = await lstat(childAbsolute);
+        if (stats.isFile()) found.set(childRelative, { absolutePath: childAbsolute, size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs });
+      } catch {
+        // vanished or unreadable between readdir and lstat: skipped, like WINK's listing
+      }
+    }
+  }
+}

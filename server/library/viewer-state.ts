@@ -1,0 +1,201 @@
+/**
+ * Which snapshot a request is about. Every route takes an explicit selector in its query
+ * (`file`, `line`, `session`), so tabs and deep links never depend on shared state; without
+ * one, the server's "current" snapshot (WINK's `/api/select` and `/api/switch`) is used.
+ */
+import path from "node:path";
+import type { SessionFileIndex, SessionIndexEntry, SessionSnapshot } from "../../shared/session/index.js";
+import { SessionLoadError } from "../../shared/errors.js";
+import type { IndexedSnapshotLine } from "../../shared/viewer/index.js";
+import { ServerError, notFound } from "../errors.js";
+import type { ArchiveCache } from "./archive-cache.js";
+import type { SessionFileRecord, SnapshotDirectory } from "./snapshot-directory.js";
+import type { ResolvedWorkspace } from "./workspace-source.js";
+import { resolveWorkspace } from "./workspace-source.js";
+
+/** The snapshot selector of a request. */
+export interface SnapshotSelector {
+  /** Session file, relative to the served directory. */
+  file?: string | undefined;
+  /** 1-based physical line number. */
+  line?: number | undefined;
+  /** Session id (the first line with this id, in file order). */
+  session?: string | undefined;
+}
+
+/** A resolved snapshot line. */
+export interface Selection {
+  readonly record: SessionFileRecord;
+  readonly index: SessionFileIndex;
+  readonly entry: SessionIndexEntry;
+}
+
+/** What the summary-level views need from an index entry. */
+export function indexedLine(entry: SessionIndexEntry): IndexedSnapshotLine {
+  return { lineNumber: entry.lineNumber, summary: entry };
+}
+
+export class ViewerState {
+  #current: { file: string; line: number; sessionId: string } | null = null;
+
+  constructor(
+    readonly directory: SnapshotDirectory,
+    readonly archives: ArchiveCache,
+    /** The root as the user gave it (switch accepts paths under it as well as under the real root). */
+    readonly displayRoot: string = directory.root,
+  ) {}
+
+  /** The current file and line, or null before anything loaded. */
+  get current(): { file: string; line: number } | null {
+    return this.#current === null ? null : { file: this.#current.file, line: this.#current.line };
+  }
+
+  /** Makes the newest loadable file (or `preferred`) current. Throws when no file loads. */
+  async initialize(preferred?: string): Promise<Selection> {
+    const candidates = preferred === undefined ? this.directory.newestFirst() : [this.directory.get(preferred)].filter((r): r is SessionFileRecord => r !== undefined);
+    if (candidates.length === 0) {
+      throw new SessionLoadError(preferred === undefined ? `No snapshots found under ${this.displayRoot}` : `Not a session file: ${preferred}`, { path: preferred ?? this.displayRoot });
+    }
+    let lastError: unknown = null;
+    for (const record of candidates) {
+      try {
+        const selection = await this.#firstLine(record);
+        this.#setCurrent(selection);
+        return selection;
+      } catch (error) {
+        lastError = error;
+      }
+    }
+    throw lastError instanceof Error ? lastError : new SessionLoadError(`No loadable snapshot under ${this.displayRoot}`);
+  }
+
+  /** Resolves a request's selector (falling back to the current snapshot). */
+  async resolve(selector: SnapshotSelector = {}): Promise<Selection> {
+    const file = selector.file ?? this.#current?.file;
+    if (file === undefined) throw notFound("No session file is selected");
+    const record = this.directory.get(file);
+    if (record === undefined) throw notFound(`Unknown session file: ${file}`);
+    const index = await this.directory.ensureIndexed(record);
+    if (selector.line !== undefined) {
+      const entry = index.entries.find((candidate) => candidate.lineNumber === selector.line);
+      if (entry === undefined) throw notFound(`Unknown line_number: ${selector.line}`);
+      return { record, index, entry };
+    }
+    if (selector.session !== undefined) {
+      const entry = index.entries.find((candidate) => candidate.sessionId === selector.session);
+      if (entry === undefined) throw notFound(`Unknown session_id: ${selector.session}`);
+      return { record, index, entry };
+    }
+    const current = this.#current;
+    if (current !== null && current.file === file) {
+      const entry =
+        index.entries.find((candidate) => candidate.lineNumber === current.line && candidate.sessionId === current.sessionId) ??
+        index.entries.find((candidate) => candidate.sessionId === current.sessionId) ??
+        index.entries[0];
+      if (entry !== undefined) return { record, index, entry };
+    }
+    return this.#firstLine(record);
+  }
+
+  /** The selected line parsed in full. */
+  async snapshot(selection: Selection): Promise<SessionSnapshot> {
+    return this.directory.readSnapshot(selection.record, selection.entry.lineNumber);
+  }
+
+  /** The selected line's workspace. */
+  async workspace(selection: Selection): Promise<ResolvedWorkspace> {
+    return resolveWorkspace(selection.record.absolutePath, selection.entry, () => this.snapshot(selection), this.archives);
+  }
+
+  /** WINK's `/api/select`: another line of the current file, by session id (wins) or line number. */
+  async select(sessionId: string | undefined, lineNumber: number | undefined): Promise<Selection> {
+    const current = await this.resolve();
+    const entries = current.index.entries;
+    const entry = sessionId !== undefined ? entries.find((candidate) => candidate.sessionId === sessionId) : entries.find((candidate) => candidate.lineNumber === lineNumber);
+    if (entry === undefined) {
+      throw new ServerError("WD_ERR_BAD_REQUEST", sessionId !== undefined ? `Unknown session_id: ${sessionId}` : `Unknown line_number: ${lineNumber}`);
+    }
+    const selection = { record: current.record, index: current.index, entry };
+    this.#setCurrent(selection);
+    return selection;
+  }
+
+  /**
+   * WINK's `/api/switch`: another file (or the newest file of a directory) under the served
+   * directory, then optionally a line of it. The current state is unchanged on failure.
+   */
+  async switchTo(input: string, sessionId?: string, lineNumber?: number): Promise<Selection> {
+    const relative = this.relativeToRoot(input);
+    if (relative === null) throw new ServerError("WD_ERR_OUTSIDE_ROOT", `Snapshot must live under ${this.displayRoot}`);
+    let record = this.directory.get(relative);
+    if (record === undefined) {
+      await this.directory.refresh();
+      record = this.directory.get(relative);
+    }
+    if (record === undefined) {
+      const prefix = relative === "" ? "" : `${relative}/`;
+      record = this.directory.newestFirst().find((candidate) => candidate.path.startsWith(prefix));
+    }
+    if (record === undefined) throw new ServerError("WD_ERR_NOT_LOADABLE", `No snapshot file at ${input}`);
+    const index = await this.directory.ensureIndexed(record);
+    let entry = index.entries[0];
+    if (sessionId !== undefined || lineNumber !== undefined) {
+      entry = sessionId !== undefined ? index.entries.find((c) => c.sessionId === sessionId) : index.entries.find((c) => c.lineNumber === lineNumber);
+      if (entry === undefined) throw new ServerError("WD_ERR_BAD_REQUEST", sessionId !== undefined ? `Unknown session_id: ${sessionId}` : `Unknown line_number: ${lineNumber}`);
+    }
+    if (entry === undefined) throw new ServerError("WD_ERR_NOT_LOADABLE", `${record.path} contained no loadable snapshot line`);
+    const selection = { record, index, entry };
+    this.#setCurrent(selection);
+    return selection;
+  }
+
+  /**
+   * WINK's `/api/reload`: reads the current file again; keeps the selected session when it
+   * still exists, else the first line. On failure the previous state stays served.
+   */
+  async reload(): Promise<Selection> {
+    const current = await this.resolve();
+    const previous = current.record.index;
+    let index: SessionFileIndex;
+    try {
+      index = await this.directory.reindex(current.record);
+    } catch (error) {
+      throw new ServerError("WD_ERR_NOT_LOADABLE", `Reload failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const entry = index.entries.find((c) => c.sessionId === current.entry.sessionId) ?? index.entries[0];
+    if (entry === undefined) {
+      current.record.index = previous; // keep serving what loaded before
+      const reason = index.errors[0] === undefined ? "it contains no snapshot line" : `line ${index.errors[0].lineNumber}: ${index.errors[0].reason}`;
+      throw new ServerError("WD_ERR_NOT_LOADABLE", `Reload failed: ${current.record.path} does not load (${reason})`);
+    }
+    const selection = { record: current.record, index, entry };
+    this.#setCurrent(selection);
+    return selection;
+  }
+
+  /** `input` (absolute, or relative to the root) as a path relative to the root, or null when outside. */
+  relativeToRoot(input: string): string | null {
+    if (input.includes("\0")) return null;
+    for (const root of new Set([this.directory.root, this.displayRoot])) {
+      const resolved = path.resolve(root, input);
+      const relative = path.relative(root, resolved);
+      if (relative === "") return "";
+      if (relative !== ".." && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative)) return relative.split(path.sep).join("/");
+    }
+    return null;
+  }
+
+  async #firstLine(record: SessionFileRecord): Promise<Selection> {
+    const index = await this.directory.ensureIndexed(record);
+    const entry = index.entries[0];
+    if (entry === undefined) {
+      const reason = index.errors[0] === undefined ? "contained no entries" : `line ${index.errors[0].lineNumber}: ${index.errors[0].reason}`;
+      throw new ServerError("WD_ERR_NOT_LOADABLE", `${record.path} has no loadable snapshot line (${reason})`);
+    }
+    return { record, index, entry };
+  }
+
+  #setCurrent(selection: Selection): void {
+    this.#current = { file: selection.record.path, line: selection.entry.lineNumber, sessionId: selection.entry.sessionId };
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * The web app: hashed assets from `dist/web` with a year of caching, `index.html` with
+ * `no-cache`, and the same `index.html` for any other page URL (deep links such as
+ * `/sessions/abc/files/src/main.py`). Before the web app is built, a small placeholder page
+ * stands in for it. Unknown `/api/` routes and non-HTML requests get JSON 404s.
+ */
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import fastifyStatic from "@fastify/static";
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import fp from "fastify-plugin";
+
+export interface SpaOptions {
+  /** Directory of the built web app (`dist/web`); may not exist. */
+  webDir: string;
+}
+
+const IMMUTABLE = "public, max-age=31536000, immutable";
+
+/** Shown at `/` when `dist/web` has not been built. No script, so the CSP has nothing to allow. */
+export const PLACEHOLDER_PAGE = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>wink-debug</title><meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 3rem auto; line-height: 1.5">
+<h1>wink-debug</h1>
+<p>The server is running, but the web app has not been built yet (<code>npm run build</code> builds it into <code>dist/web</code>).</p>
+<p>The JSON API answers meanwhile: <a href="/api/files">/api/files</a>, <a href="/api/meta">/api/meta</a>, <a href="/api/filesystem/tree">/api/filesystem/tree</a>.</p>
+</body>
+</html>
+`;
+
+function wantsPage(request: FastifyRequest): boolean {
+  const pathname = request.url.split("?")[0] ?? "";
+  if (request.method !== "GET" && request.method !== "HEAD") return false;
+  if (pathname === "/api" || pathname.startsWith("/api/")) return false;
+  return (request.headers.accept ?? "").includes("text/html");
+}
+
+const plugin: FastifyPluginAsync<SpaOptions> = async (app, options) => {
+  const indexPath = path.join(options.webDir, "index.html");
+  const built = existsSync(indexPath);
+  let indexHtml: string | null = null;
+  const sendIndex = async (reply: FastifyReply): Promise<FastifyReply> => {
+    indexHtml ??= built ? await readFile(indexPath, "utf8") : PLACEHOLDER_PAGE;
+    return reply.code(200).header("cache-control", "no-cache").type("text/html; charset=utf-8").send(indexHtml);
+  };
+
+  if (built) {
+    await app.register(fastifyStatic, {
+      root: options.webDir,
+      prefix: "/",
+      index: false,
+      dotfiles: "deny",
+      cacheControl: false,
+      setHeaders: (response, filePath) => {
+        const relative = path.relative(options.webDir, filePath).split(path.sep).join("/");
+        response.header("cache-control", relative.startsWith("assets/") ? IMMUTABLE : "no-cache");
+      },
+    });
+  }
+
+  app.get("/", async (_request, reply) => sendIndex(reply));
+  app.get("/index.html", async (_request, reply) => sendIndex(reply));
+
+  app.setNotFoundHandler(async (request, reply) => {
+    if (wantsPage(request)) return sendIndex(reply);
+    const pathname = (request.url.split("?")[0] ?? "").slice(0, 300);
+    return reply.code(404).type("application/json; charset=utf-8").send(JSON.stringify({ detail: `Not found: ${request.method} ${pathname}` }));
+  });
+};
+
+export const spaFallback = fp(plugin, { name: "wink-spa-fallback", fastify: "5.x" });

@@ -1,0 +1,62 @@
+/**
+ * Comparing any two snapshots (of one session or across files): `/api/diff` (changed
+ * files from sizes and CRCs, slice changes), `/api/diff/file` (one file's hunks, computed on
+ * demand), `/api/diff/slice` (one slice item by item).
+ */
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { diffFileLists, diffSlice, diffSliceSummaries, diffSourceFile } from "../../shared/viewer/index.js";
+import type { SnapshotRefView } from "../../shared/viewer/index.js";
+import { badRequest } from "../errors.js";
+import { gitDiffHunks } from "../library/git-diff.js";
+import type { Selection, ViewerState } from "../library/viewer-state.js";
+import { errorResponses } from "../schemas/common.js";
+import { DiffQuery, FileDiff, FileDiffQuery, SliceDiff, SliceDiffQuery, SnapshotDiff } from "../schemas/diffs.js";
+import { sideSelector, workspacePath } from "./request-helpers.js";
+
+export interface DiffRoutesOptions {
+  state: ViewerState;
+}
+
+/** The session's line before `selection` in the same file (by line number), or null. */
+export function previousLineOf(selection: Selection): Selection | null {
+  const earlier = selection.index.entries.filter((entry) => entry.sessionId === selection.entry.sessionId && entry.lineNumber < selection.entry.lineNumber);
+  const entry = earlier[earlier.length - 1];
+  return entry === undefined ? null : { record: selection.record, index: selection.index, entry };
+}
+
+function refOf(selection: Selection): SnapshotRefView {
+  return { file: selection.record.path, line_number: selection.entry.lineNumber, session_id: selection.entry.sessionId, created_at: selection.entry.createdAt };
+}
+
+export const diffRoutes: FastifyPluginAsyncTypebox<DiffRoutesOptions> = async (app, { state }) => {
+  const sides = async (query: Record<string, unknown>): Promise<{ base: Selection; target: Selection }> => {
+    const target = await state.resolve(sideSelector(query, "target") ?? {});
+    const baseSelector = sideSelector(query, "base");
+    const base = baseSelector === null ? previousLineOf(target) : await state.resolve(baseSelector);
+    if (base === null) {
+      throw badRequest(`Session ${target.entry.sessionId} has no earlier line in ${target.record.path} to compare with: give base_file and base_line`);
+    }
+    return { base, target };
+  };
+
+  app.get("/api/diff", { schema: { querystring: DiffQuery, response: { 200: SnapshotDiff, ...errorResponses } } }, async (request) => {
+    const { base, target } = await sides(request.query);
+    const [baseWorkspace, targetWorkspace, baseSnapshot, targetSnapshot] = await Promise.all([state.workspace(base), state.workspace(target), state.snapshot(base), state.snapshot(target)]);
+    const [baseEntries, targetEntries] = await Promise.all([baseWorkspace.source?.list() ?? [], targetWorkspace.source?.list() ?? []]);
+    const { diff: _diff, ...files } = diffFileLists({ kind: baseWorkspace.source?.kind ?? null, entries: baseEntries }, { kind: targetWorkspace.source?.kind ?? null, entries: targetEntries });
+    return { base: refOf(base), target: refOf(target), files, slices: diffSliceSummaries(baseSnapshot, targetSnapshot) };
+  });
+
+  app.get("/api/diff/file", { schema: { querystring: FileDiffQuery, response: { 200: FileDiff, ...errorResponses } } }, async (request) => {
+    const path = workspacePath(request.query.path);
+    const { base, target } = await sides(request.query);
+    const [baseWorkspace, targetWorkspace] = await Promise.all([state.workspace(base), state.workspace(target)]);
+    return diffSourceFile(baseWorkspace.source, targetWorkspace.source, path, { fallback: gitDiffHunks });
+  });
+
+  app.get("/api/diff/slice", { schema: { querystring: SliceDiffQuery, response: { 200: SliceDiff, ...errorResponses } } }, async (request) => {
+    const { base, target } = await sides(request.query);
+    const [baseSnapshot, targetSnapshot] = await Promise.all([state.snapshot(base), state.snapshot(target)]);
+    return diffSlice(baseSnapshot, targetSnapshot, request.query.slice_type);
+  });
+};

@@ -1,0 +1,110 @@
+/**
+ * A snapshot's workspace: `/api/filesystem/meta`, `/tree` (the seed's flat list),
+ * `/browse` (nested, with change badges), `/file` (content as JSON data) and `/download`
+ * (bytes as an attachment that no browser renders as a page of this origin).
+ */
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type { FastifyReply } from "fastify";
+import { ArchiveError } from "../../shared/errors.js";
+import { MAX_VIEW_BYTES, buildFileTree, diffFileLists, fileContent, flatFileTree } from "../../shared/viewer/index.js";
+import type { FileIndexEntry } from "../../shared/viewer/index.js";
+import { notFound } from "../errors.js";
+import type { Selection, ViewerState } from "../library/viewer-state.js";
+import { filesystemMeta } from "../library/workspace-source.js";
+import { DATA_CSP } from "../plugins/security-headers.js";
+import { errorResponses } from "../schemas/common.js";
+import { Browse, BrowseQuery, DownloadQuery, FileContent, FileQuery, FileTree, FileWildcardParams, FileWildcardQuery, FilesystemMeta } from "../schemas/filesystem.js";
+import { previousLineOf } from "./diffs.js";
+import { selectorOf, sideSelector, workspacePath } from "./request-helpers.js";
+
+export interface FilesystemRoutesOptions {
+  state: ViewerState;
+}
+
+/** Largest file the download route sends (it is read into memory first). */
+const MAX_DOWNLOAD_BYTES = 256 * 1024 * 1024;
+
+export const filesystemRoutes: FastifyPluginAsyncTypebox<FilesystemRoutesOptions> = async (app, { state }) => {
+  const sourceOf = async (selection: Selection) => (await state.workspace(selection)).source;
+
+  const sendFile = async (selection: Selection, rawPath: string, offset: number | undefined, limit: number | undefined) => {
+    const path = workspacePath(rawPath);
+    const source = await sourceOf(selection);
+    if (source === null) throw notFound(`No filesystem for line ${selection.entry.lineNumber} of ${selection.record.path}`);
+    let bytes: Uint8Array;
+    try {
+      bytes = await source.read(path, MAX_VIEW_BYTES);
+    } catch (error) {
+      if (error instanceof ArchiveError && error.code === "E_ARCHIVE_LIMIT") {
+        throw new ArchiveError("E_ARCHIVE_LIMIT", `${path} is larger than ${MAX_VIEW_BYTES} bytes: use /api/filesystem/download`, error.data);
+      }
+      throw error;
+    }
+    return fileContent(path, bytes, { offset: offset ?? 0, limit: limit ?? null });
+  };
+
+  app.get("/api/filesystem/meta", { schema: { querystring: FileWildcardQuery, response: { 200: FilesystemMeta, ...errorResponses } } }, async (request) => {
+    return filesystemMeta(await state.workspace(await state.resolve(selectorOf(request.query))));
+  });
+
+  app.get("/api/filesystem/tree", { schema: { querystring: FileWildcardQuery, response: { 200: FileTree, ...errorResponses } } }, async (request) => {
+    const source = await sourceOf(await state.resolve(selectorOf(request.query)));
+    return source === null ? [] : flatFileTree(await source.list());
+  });
+
+  app.get("/api/filesystem/browse", { schema: { querystring: BrowseQuery, response: { 200: Browse, ...errorResponses } } }, async (request) => {
+    const selection = await state.resolve(selectorOf(request.query));
+    const workspace = await state.workspace(selection);
+    const entries: readonly FileIndexEntry[] = workspace.source === null ? [] : await workspace.source.list();
+    const explicitBase = sideSelector(request.query, "base");
+    const baseSelection =
+      explicitBase !== null ? await state.resolve(explicitBase) : request.query.compare === "none" ? null : previousLineOf(selection);
+    if (baseSelection === null) {
+      return { source: workspace.source?.kind ?? null, archive: workspace.archive, base: null, root: buildFileTree(entries) };
+    }
+    const baseWorkspace = await state.workspace(baseSelection);
+    const baseEntries = baseWorkspace.source === null ? [] : await baseWorkspace.source.list();
+    const diff = diffFileLists({ kind: baseWorkspace.source?.kind ?? null, entries: baseEntries }, { kind: workspace.source?.kind ?? null, entries });
+    const deletedSizes = new Map(baseEntries.map((entry) => [entry.path, entry.size]));
+    return {
+      source: workspace.source?.kind ?? null,
+      archive: workspace.archive,
+      base: { file: baseSelection.record.path, line_number: baseSelection.entry.lineNumber },
+      root: buildFileTree(entries, diff.diff, deletedSizes),
+    };
+  });
+
+  app.get("/api/filesystem/file", { schema: { querystring: FileQuery, response: { 200: FileContent, ...errorResponses } } }, async (request) => {
+    const selection = await state.resolve(selectorOf(request.query));
+    return sendFile(selection, request.query.path, request.query.offset, request.query.limit);
+  });
+
+  // The archive reader's older form: the path in the URL.
+  app.get("/api/filesystem/file/*", { schema: { params: FileWildcardParams, querystring: FileWildcardQuery, response: { 200: FileContent, ...errorResponses } } }, async (request) => {
+    const selection = await state.resolve(selectorOf(request.query));
+    return sendFile(selection, request.params["*"], request.query.offset, request.query.limit);
+  });
+
+  const download = async (selection: Selection, rawPath: string, reply: FastifyReply) => {
+    const path = workspacePath(rawPath);
+    const source = await sourceOf(selection);
+    if (source === null) throw notFound(`No filesystem for line ${selection.entry.lineNumber} of ${selection.record.path}`);
+    const bytes = await source.read(path, MAX_DOWNLOAD_BYTES);
+    const name = path.slice(path.lastIndexOf("/") + 1);
+    const asciiName = name.replace(/[^\x20-\x7e]|["\\]/g, "_");
+    return reply
+      .header("content-type", "application/octet-stream")
+      .header("content-disposition", `attachment; filename="${asciiName}"; filename*=UTF-8''${encodeURIComponent(name)}`)
+      .header("content-security-policy", DATA_CSP)
+      .header("x-content-type-options", "nosniff")
+      .send(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  };
+
+  app.get("/api/filesystem/download", { schema: { querystring: DownloadQuery, response: errorResponses } }, async (request, reply) => {
+    return download(await state.resolve(selectorOf(request.query)), request.query.path, reply);
+  });
+
+  app.get("/api/filesystem/download/*", { schema: { params: FileWildcardParams, querystring: FileWildcardQuery, response: errorResponses } }, async (request, reply) => {
+    return download(await state.resolve(selectorOf(request.query)), request.params["*"], reply);
+  });
+};

@@ -1,0 +1,59 @@
+/**
+ * Session files with their session trees (`/api/files`) and a session's timeline
+ * (`/api/timeline`).
+ */
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import path from "node:path";
+import { buildTimeline, sessionFileView } from "../../shared/viewer/index.js";
+import type { SessionFileView } from "../../shared/viewer/index.js";
+import { notFound } from "../errors.js";
+import type { SessionFileRecord } from "../library/snapshot-directory.js";
+import type { ViewerState } from "../library/viewer-state.js";
+import { indexedLine } from "../library/viewer-state.js";
+import { errorResponses } from "../schemas/common.js";
+import { FileList, FilesQuery, Timeline, TimelineQuery } from "../schemas/sessions.js";
+import { isoTime, selectorOf } from "./request-helpers.js";
+
+export interface SessionRoutesOptions {
+  state: ViewerState;
+}
+
+function fileView(record: SessionFileRecord): SessionFileView {
+  const index = record.index;
+  return sessionFileView({
+    path: record.path,
+    name: record.name,
+    sizeBytes: record.size,
+    modifiedAt: isoTime(record.mtimeMs),
+    status: index !== null ? "ready" : record.error !== null ? "error" : "pending",
+    error: record.error,
+    lineCount: index?.lineCount ?? 0,
+    lines: (index?.entries ?? []).map(indexedLine),
+    errors: index?.errors ?? [],
+  });
+}
+
+export const sessionRoutes: FastifyPluginAsyncTypebox<SessionRoutesOptions> = async (app, { state }) => {
+  const { directory } = state;
+
+  app.get("/api/files", { schema: { querystring: FilesQuery, response: { 200: FileList, ...errorResponses } } }, async (request) => {
+    let records = directory.files();
+    if (request.query.file !== undefined) {
+      const record = directory.get(request.query.file);
+      if (record === undefined) throw notFound(`Unknown session file: ${request.query.file}`);
+      records = [record];
+    }
+    if (request.query.wait === "1" || request.query.file !== undefined) {
+      for (const record of records) await directory.ensureIndexed(record).catch(() => undefined);
+    } else if (directory.isIndexing()) {
+      void directory.indexAll();
+    }
+    return { root: path.basename(state.displayRoot), indexing: directory.isIndexing(), files: records.map(fileView) };
+  });
+
+  app.get("/api/timeline", { schema: { querystring: TimelineQuery, response: { 200: Timeline, ...errorResponses } } }, async (request) => {
+    const selection = await state.resolve(selectorOf(request.query));
+    const snapshot = await state.snapshot(selection);
+    return buildTimeline({ file: selection.record.path, snapshot, lines: selection.index.entries.map(indexedLine), lineErrors: selection.index.errors });
+  });
+};

@@ -1,0 +1,53 @@
+/**
+ * Response types of the API, inferred from the schemas, and a compile-time check that each
+ * equals the type the `shared/viewer` function behind the route returns: if either side
+ * changes alone, `tsc` fails here.
+ */
+import type { Static } from "typebox";
+import type * as Viewer from "../../shared/viewer/index.js";
+import type { Browse, FileContent, FileTree, FileTreeNode, FilesystemMeta } from "./filesystem.js";
+import type { Entries, SlicePage, SnapshotFiles, SnapshotMeta } from "./legacy.js";
+import type { FileList, SessionFile, SessionNode, Timeline } from "./sessions.js";
+import type { FileDiff, SliceDiff, SnapshotDiff } from "./diffs.js";
+import type { SearchResult } from "./search.js";
+import type { ErrorBody } from "./common.js";
+
+export type ErrorBodyResponse = Static<typeof ErrorBody>;
+export type SnapshotMetaResponse = Static<typeof SnapshotMeta>;
+export type EntriesResponse = Static<typeof Entries>;
+export type SlicePageResponse = Static<typeof SlicePage>;
+export type SnapshotFilesResponse = Static<typeof SnapshotFiles>;
+export type FileListResponse = Static<typeof FileList>;
+export type SessionFileResponse = Static<typeof SessionFile>;
+export type SessionNodeResponse = Static<typeof SessionNode>;
+export type TimelineResponse = Static<typeof Timeline>;
+export type FilesystemMetaResponse = Static<typeof FilesystemMeta>;
+export type FileTreeResponse = Static<typeof FileTree>;
+export type FileTreeNodeResponse = Static<typeof FileTreeNode>;
+export type BrowseResponse = Static<typeof Browse>;
+export type FileContentResponse = Static<typeof FileContent>;
+export type SnapshotDiffResponse = Static<typeof SnapshotDiff>;
+export type FileDiffResponse = Static<typeof FileDiff>;
+export type SliceDiffResponse = Static<typeof SliceDiff>;
+export type SearchResponse = Static<typeof SearchResult>;
+
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+type Assert<T extends true> = T;
+
+export type ContractChecks = [
+  Assert<Equal<SnapshotMetaResponse, Viewer.SnapshotMetaView>>,
+  Assert<Equal<EntriesResponse, Viewer.EntryView[]>>,
+  Assert<Equal<SlicePageResponse, Viewer.SlicePageView>>,
+  Assert<Equal<SnapshotFilesResponse, Viewer.SnapshotFileView[]>>,
+  Assert<Equal<FileListResponse, Viewer.FileListView>>,
+  Assert<Equal<SessionNodeResponse, Viewer.SessionNodeView>>,
+  Assert<Equal<TimelineResponse, Viewer.TimelineView>>,
+  Assert<Equal<FilesystemMetaResponse, Viewer.FilesystemMetaView>>,
+  Assert<Equal<FileTreeResponse, Viewer.FileTreeEntryView[]>>,
+  Assert<Equal<FileTreeNodeResponse, Viewer.FileTreeNodeView>>,
+  Assert<Equal<FileContentResponse, Viewer.FileContentView>>,
+  Assert<Equal<SnapshotDiffResponse, Viewer.SnapshotDiffView>>,
+  Assert<Equal<FileDiffResponse, Viewer.FileDiffView>>,
+  Assert<Equal<SliceDiffResponse, Viewer.SliceDiffView>>,
+  Assert<Equal<SearchResponse, Viewer.SearchView>>,
+];

@@ -1,0 +1,190 @@
+/**
+ * What changed between two snapshots (of one session or of any two): the workspace file
+ * list from sizes and fingerprints alone (nothing is read or inflated), the slices with
+ * item counts, and, on demand, one file's or one slice's text diff.
+ */
+import { diffFileIndexes } from "../archive/index-diff.js";
+import type { FileIndexEntry } from "../archive/index-diff.js";
+import { FileNotFoundError, hasErrorCode } from "../errors.js";
+import type { JsonObject } from "../session/json-value.js";
+import { ownValue } from "../session/json-value.js";
+import type { SessionSlice, SessionSnapshot } from "../session/snapshot-line.js";
+import { toStrictJson } from "../session/strict-json.js";
+import type { FilesystemDiff } from "../snapshots/types.js";
+import { decodeText } from "./file-content.js";
+import type { FileSource } from "./file-source.js";
+import { prettyJson } from "./json-text.js";
+import { diffText } from "./text-diff.js";
+import type { FileDiffView, FilesDiffView, FilesystemSourceKind, HunkView, SliceChangeStatus, SliceChangeView, SliceDiffView, SliceItemChangeView } from "./types.js";
+
+/** A file list and where it came from; `null` entries for a snapshot without a workspace. */
+export interface IndexedSource {
+  readonly kind: FilesystemSourceKind | null;
+  readonly entries: readonly FileIndexEntry[];
+}
+
+/** The changed files between two file lists, with sizes, sorted by status then path. */
+export function diffFileLists(base: IndexedSource, target: IndexedSource): FilesDiffView & { readonly diff: FilesystemDiff } {
+  const diff = diffFileIndexes(base.entries, target.entries);
+  const baseSizes = new Map(base.entries.map((entry) => [entry.path, entry.size]));
+  const targetSizes = new Map(target.entries.map((entry) => [entry.path, entry.size]));
+  return {
+    diff,
+    base_source: base.kind,
+    target_source: target.kind,
+    changes: [
+      ...diff.added.map((path) => ({ path, status: "added" as const, base_size: null, target_size: targetSizes.get(path) ?? 0 })),
+      ...diff.modified.map((path) => ({ path, status: "modified" as const, base_size: baseSizes.get(path) ?? 0, target_size: targetSizes.get(path) ?? 0 })),
+      ...diff.deleted.map((path) => ({ path, status: "deleted" as const, base_size: baseSizes.get(path) ?? 0, target_size: null })),
+    ],
+    added: diff.added.length,
+    modified: diff.modified.length,
+    deleted: diff.deleted.length,
+    unchanged_count: diff.unchangedCount,
+  };
+}
+
+export interface FileDiffOptions {
+  /** Largest file diffed as text, per side (default 8 MiB). */
+  maxBytes?: number;
+  /** jsdiff time budget (default 500 ms). */
+  timeoutMs?: number;
+  /** Called when jsdiff runs out of time (the server runs `git diff --no-index`). */
+  fallback?: (base: string, target: string) => Promise<HunkView[] | null>;
+}
+
+const DEFAULT_MAX_DIFF_BYTES = 8 * 1024 * 1024;
+
+/** One file's text diff between two sources (either may lack the file, or be absent). */
+export async function diffSourceFile(base: FileSource | null, target: FileSource | null, path: string, options: FileDiffOptions = {}): Promise<FileDiffView> {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_DIFF_BYTES;
+  const [baseEntry, targetEntry] = await Promise.all([findEntry(base, path), findEntry(target, path)]);
+  if (baseEntry === null && targetEntry === null) throw new FileNotFoundError(path, `Not in either snapshot: ${path}`);
+  const status = baseEntry === null ? "added" : targetEntry === null ? "deleted" : baseEntry.size === targetEntry.size && baseEntry.fingerprint === targetEntry.fingerprint ? "unchanged" : "modified";
+  const view: FileDiffView = { path, status, base_size: baseEntry?.size ?? null, target_size: targetEntry?.size ?? null, binary: false, engine: "none", hunks: [], note: null };
+  if (status === "unchanged") return view;
+  if ((baseEntry?.size ?? 0) > maxBytes || (targetEntry?.size ?? 0) > maxBytes) {
+    return { ...view, note: `File larger than ${maxBytes} bytes: no text diff` };
+  }
+  const [baseBytes, targetBytes] = await Promise.all([
+    baseEntry === null || base === null ? new Uint8Array() : base.read(path, maxBytes),
+    targetEntry === null || target === null ? new Uint8Array() : target.read(path, maxBytes),
+  ]);
+  const baseText = decodeText(baseBytes);
+  const targetText = decodeText(targetBytes);
+  if (baseText === null || targetText === null) return { ...view, binary: true, note: "Binary file: no text diff" };
+  const result = diffText(baseText, targetText, { timeoutMs: options.timeoutMs ?? 500 });
+  if (result.status === "ok") return { ...view, engine: "jsdiff", hunks: result.hunks };
+  const fallback = options.fallback === undefined ? null : await options.fallback(baseText, targetText);
+  if (fallback !== null) return { ...view, engine: "git", hunks: fallback };
+  return { ...view, note: "The change is too large to compute a line diff in time" };
+}
+
+async function findEntry(source: FileSource | null, path: string): Promise<FileIndexEntry | null> {
+  if (source === null) return null;
+  try {
+    return (await source.list()).find((entry) => entry.path === path) ?? null;
+  } catch (error) {
+    if (hasErrorCode(error, "ENOENT")) return null;
+    throw error;
+  }
+}
+
+/** Per slice type: added, removed, changed or unchanged, with item counts. */
+export function diffSliceSummaries(base: SessionSnapshot, target: SessionSnapshot): SliceChangeView[] {
+  const baseSlices = new Map(base.slices.map((slice) => [slice.sliceType, slice]));
+  const targetSlices = new Map(target.slices.map((slice) => [slice.sliceType, slice]));
+  const types = [...new Set([...baseSlices.keys(), ...targetSlices.keys()])].sort();
+  return types.map((type) => {
+    const before = baseSlices.get(type);
+    const after = targetSlices.get(type);
+    const items = compareItems(before, after);
+    const counts = { added: 0, removed: 0, changed: 0 };
+    for (const item of items) if (item.status !== "unchanged") counts[item.status] += 1;
+    const reference = (after ?? before) as SessionSlice;
+    return {
+      slice_type: type,
+      display_name: reference.displayName,
+      kind: reference.kind,
+      status: sliceStatus(before, after, counts),
+      base_count: before?.items.length ?? 0,
+      target_count: after?.items.length ?? 0,
+      ...counts,
+    };
+  });
+}
+
+export interface SliceDiffOptions {
+  /** Largest JSON text (per side) diffed line by line (default 4 MiB of characters). */
+  maxChars?: number;
+  timeoutMs?: number;
+}
+
+/** One slice compared item by item, plus the line diff of its indented JSON. */
+export function diffSlice(base: SessionSnapshot, target: SessionSnapshot, sliceType: string, options: SliceDiffOptions = {}): SliceDiffView {
+  const before = base.slices.find((slice) => slice.sliceType === sliceType);
+  const after = target.slices.find((slice) => slice.sliceType === sliceType);
+  if (before === undefined && after === undefined) throw new FileNotFoundError(sliceType, `Unknown slice type: ${sliceType}`);
+  const items = compareItems(before, after);
+  const counts = { added: 0, removed: 0, changed: 0 };
+  for (const item of items) if (item.status !== "unchanged") counts[item.status] += 1;
+  const reference = (after ?? before) as SessionSlice;
+  const view: SliceDiffView = {
+    slice_type: sliceType,
+    display_name: reference.displayName,
+    status: sliceStatus(before, after, counts),
+    base_count: before?.items.length ?? 0,
+    target_count: after?.items.length ?? 0,
+    items,
+    engine: "none",
+    hunks: [],
+    note: null,
+  };
+  if (view.status === "unchanged") return view;
+  const maxChars = options.maxChars ?? 4 * 1024 * 1024;
+  const baseText = before === undefined ? "" : `${prettyJson([...before.items])}\n`;
+  const targetText = after === undefined ? "" : `${prettyJson([...after.items])}\n`;
+  if (baseText.length > maxChars || targetText.length > maxChars) return { ...view, note: `Slice JSON longer than ${maxChars} characters: no text diff` };
+  const result = diffText(baseText, targetText, { timeoutMs: options.timeoutMs ?? 500 });
+  if (result.status === "timeout") return { ...view, note: "The change is too large to compute a line diff in time" };
+  return { ...view, engine: "jsdiff", hunks: result.hunks };
+}
+
+function sliceStatus(before: SessionSlice | undefined, after: SessionSlice | undefined, counts: { added: number; removed: number; changed: number }): SliceChangeStatus {
+  if (before === undefined) return "added";
+  if (after === undefined) return "removed";
+  return counts.added + counts.removed + counts.changed === 0 ? "unchanged" : "changed";
+}
+
+/**
+ * Items matched by key: `event_id` for event slices (so an event stays itself when others
+ * are inserted before it), the position for state slices. Equal strict-JSON text means equal.
+ */
+function compareItems(before: SessionSlice | undefined, after: SessionSlice | undefined): SliceItemChangeView[] {
+  const keyed = (slice: SessionSlice | undefined): Map<string, { index: number; text: string }> => {
+    const map = new Map<string, { index: number; text: string }>();
+    slice?.items.forEach((item, index) => {
+      const key = itemKey(slice, item, index);
+      if (!map.has(key)) map.set(key, { index, text: toStrictJson(item) });
+    });
+    return map;
+  };
+  const old = keyed(before);
+  const now = keyed(after);
+  const result: SliceItemChangeView[] = [];
+  for (const [key, value] of now) {
+    const previous = old.get(key);
+    const status = previous === undefined ? "added" : previous.text === value.text ? "unchanged" : "changed";
+    result.push({ key, status, base_index: previous?.index ?? null, target_index: value.index });
+  }
+  for (const [key, value] of old) if (!now.has(key)) result.push({ key, status: "removed", base_index: value.index, target_index: null });
+  return result;
+}
+
+function itemKey(slice: SessionSlice, item: JsonObject, index: number): string {
+  if (slice.kind === "event") {
+    const id = ownValue(item, "event_id");
+    if (typeof id === "string") return id;
+  }
+  return `#${index}`;
+}

@@ -1,0 +1,91 @@
+/**
+ * The legacy API's views of one snapshot line: `/api/meta`, `/api/entries`,
+ * `/api/slices/:type` (a page of items, markdown-enriched) and `/api/raw`.
+ */
+import { InvalidArgumentError } from "../errors.js";
+import type { EnvelopeSummary } from "../session/envelope-scan.js";
+import type { JsonValue } from "../session/json-value.js";
+import type { SessionSlice } from "../session/snapshot-line.js";
+import { enrichMarkdown } from "./markdown.js";
+import type { EntryView, SlicePageView, SnapshotMetaView } from "./types.js";
+
+/** A loaded line of a session file: where it is and its summary (no items). */
+export interface IndexedSnapshotLine {
+  readonly lineNumber: number;
+  readonly summary: EnvelopeSummary;
+}
+
+/** WINK's single `validation_error` string: the line's problems joined, or null. */
+export function validationErrorText(errors: readonly string[]): string | null {
+  return errors.length === 0 ? null : errors.join("; ");
+}
+
+/** `/api/meta` for one line of the file at `path` (relative to the served directory). */
+export function snapshotMeta(path: string, line: IndexedSnapshotLine): SnapshotMetaView {
+  const { summary } = line;
+  return {
+    version: summary.version,
+    created_at: summary.createdAt,
+    path,
+    session_id: summary.sessionId,
+    line_number: line.lineNumber,
+    tags: { ...summary.tags },
+    validation_error: validationErrorText(summary.validationErrors),
+    parent_id: summary.parentId,
+    children_ids: [...summary.childrenIds],
+    slices: summary.slices.map((slice) => ({
+      slice_type: slice.sliceType,
+      item_type: slice.itemType,
+      display_name: slice.displayName,
+      item_display_name: slice.itemDisplayName,
+      count: slice.count,
+      kind: slice.kind,
+    })),
+  };
+}
+
+/** `/api/entries`: every loaded line of the file; only `selectedLine` is `selected`. */
+export function snapshotEntries(path: string, lines: readonly IndexedSnapshotLine[], selectedLine: number | null): EntryView[] {
+  return lines.map((line) => ({
+    session_id: line.summary.sessionId,
+    name: `${line.summary.sessionId} (line ${line.lineNumber})`,
+    path,
+    line_number: line.lineNumber,
+    created_at: line.summary.createdAt,
+    tags: { ...line.summary.tags },
+    selected: line.lineNumber === selectedLine,
+  }));
+}
+
+export interface SlicePageOptions {
+  /** First item (default 0). */
+  offset?: number;
+  /** Items to return (default: all from `offset`; 0 gives an empty page). */
+  limit?: number | null;
+  /** Wrap markdown-looking strings (default true, as WINK's viewer does). */
+  markdown?: boolean;
+}
+
+/**
+ * A page of a slice's items. An offset past the end gives an empty page; markdown is
+ * rendered for the returned items only, so a page of a 2,400-item slice costs one page.
+ */
+export function slicePage(slice: SessionSlice, options: SlicePageOptions = {}): SlicePageView {
+  const offset = options.offset ?? 0;
+  const limit = options.limit ?? null;
+  if (!Number.isInteger(offset) || offset < 0) throw new InvalidArgumentError(`offset must be a non-negative integer, got ${offset}`);
+  if (limit !== null && (!Number.isInteger(limit) || limit < 0)) throw new InvalidArgumentError(`limit must be a non-negative integer, got ${limit}`);
+  const end = limit === null ? slice.items.length : Math.min(slice.items.length, offset + limit);
+  const page: JsonValue[] = slice.items.slice(offset, Math.max(offset, end));
+  return {
+    slice_type: slice.sliceType,
+    item_type: slice.itemType,
+    display_name: slice.displayName,
+    item_display_name: slice.itemDisplayName,
+    kind: slice.kind,
+    items: options.markdown === false ? page : page.map(enrichMarkdown),
+    offset,
+    limit,
+    total: slice.items.length,
+  };
+}

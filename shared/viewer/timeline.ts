@@ -1,0 +1,197 @@
+/**
+ * A session's timeline: its snapshot lines in time order, the events of the selected line
+ * (items of event slices) in time order, tool-call statistics, and every error in one list
+ * (failed tool calls, events carrying an error, lines that did not load, validation errors).
+ */
+import type { JsonObject, JsonValue } from "../session/json-value.js";
+import { isJsonObject, ownValue } from "../session/json-value.js";
+import type { SessionLineError, SessionSnapshot } from "../session/snapshot-line.js";
+import type { IndexedSnapshotLine } from "./snapshot-view.js";
+import type { TimelineErrorView, TimelineEventKind, TimelineEventView, TimelineView, ToolStatsView } from "./types.js";
+
+export interface TimelineInput {
+  /** Session file path (relative to the served directory). */
+  readonly file: string;
+  /** The selected line, parsed in full. */
+  readonly snapshot: SessionSnapshot;
+  /** Every loaded line of the file (the session's other lines are picked from them). */
+  readonly lines: readonly IndexedSnapshotLine[];
+  /** Lines of the file that did not load. */
+  readonly lineErrors: readonly SessionLineError[];
+}
+
+const SUMMARY_CHARS = 240;
+
+/** Builds the timeline of the selected line's session. */
+export function buildTimeline(input: TimelineInput): TimelineView {
+  const { snapshot } = input;
+  const snapshots = input.lines
+    .filter((line) => line.summary.sessionId === snapshot.sessionId)
+    .map((line) => ({
+      file: input.file,
+      line_number: line.lineNumber,
+      session_id: line.summary.sessionId,
+      created_at: line.summary.createdAt,
+      selected: line.lineNumber === snapshot.lineNumber,
+    }))
+    .sort((a, b) => compareTimes(a.created_at, b.created_at) || a.line_number - b.line_number);
+
+  const collected: Omit<TimelineEventView, "index">[] = [];
+  for (const slice of snapshot.slices) {
+    if (slice.kind !== "event") continue;
+    slice.items.forEach((item, itemIndex) => {
+      const createdAt = ownValue(item, "created_at");
+      if (typeof createdAt !== "string" || !Object.prototype.hasOwnProperty.call(item, "event_id")) return;
+      collected.push(describeEvent(slice.sliceType, slice.displayName, item, itemIndex, createdAt));
+    });
+  }
+  collected.sort((a, b) => compareTimes(a.created_at, b.created_at));
+  const events: TimelineEventView[] = collected.map((event, index) => ({ index, ...event }));
+
+  const byName = new Map<string, ToolStatsView>();
+  let failed = 0;
+  for (const event of events) {
+    if (event.kind !== "tool_call") continue;
+    const stats = byName.get(event.title) ?? { name: event.title, count: 0, failed: 0 };
+    stats.count += 1;
+    if (event.success === false) {
+      stats.failed += 1;
+      failed += 1;
+    }
+    byName.set(event.title, stats);
+  }
+
+  const errors: TimelineErrorView[] = [];
+  for (const event of events) {
+    if (event.error === null) continue;
+    errors.push({
+      source: event.kind === "tool_call" ? "tool_call" : "event",
+      message: event.error,
+      line_number: snapshot.lineNumber,
+      event_index: event.index,
+      slice_type: event.slice_type,
+      item_index: event.item_index,
+    });
+  }
+  for (const message of snapshot.validationErrors) {
+    errors.push({ source: "validation", message, line_number: snapshot.lineNumber, event_index: null, slice_type: null, item_index: null });
+  }
+  for (const error of input.lineErrors) {
+    if (error.sessionId !== undefined && error.sessionId !== snapshot.sessionId) continue;
+    errors.push({ source: "line", message: `Line ${error.lineNumber}: ${error.reason}`, line_number: error.lineNumber, event_index: null, slice_type: null, item_index: null });
+  }
+
+  return {
+    session_id: snapshot.sessionId,
+    file: input.file,
+    line_number: snapshot.lineNumber,
+    started_at: events[0]?.created_at ?? snapshot.createdAt,
+    ended_at: events[events.length - 1]?.created_at ?? snapshot.createdAt,
+    snapshots,
+    events,
+    tool_calls: { total: events.filter((event) => event.kind === "tool_call").length, failed, by_name: [...byName.values()].sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : 1)) },
+    errors,
+  };
+}
+
+function describeEvent(sliceType: string, displayName: string, item: JsonObject, itemIndex: number, createdAt: string): Omit<TimelineEventView, "index"> {
+  const eventId = ownValue(item, "event_id");
+  const base = {
+    slice_type: sliceType,
+    display_name: displayName,
+    item_index: itemIndex,
+    event_id: typeof eventId === "string" ? eventId : eventId === undefined || eventId === null ? null : String(eventId),
+    created_at: createdAt,
+    call_id: stringField(item, "call_id"),
+    duration_ms: durationMs(item),
+  };
+  if (displayName === "ToolInvoked") {
+    const result = ownValue(item, "result");
+    const success = isJsonObject(result) ? ownValue(result, "success") : undefined;
+    const message = isJsonObject(result) ? stringField(result, "message") : null;
+    const ok = typeof success === "boolean" ? success : null;
+    return {
+      ...base,
+      kind: "tool_call",
+      title: stringField(item, "name") ?? displayName,
+      summary: message === null ? null : clip(message),
+      success: ok,
+      error: ok === false ? clip(message ?? "The tool call failed") : errorText(item),
+    };
+  }
+  const kind: TimelineEventKind = displayName.startsWith("Prompt") ? "prompt" : "event";
+  const promptName = stringField(item, "prompt_name");
+  return {
+    ...base,
+    kind,
+    title: kind === "prompt" && promptName !== null ? `${displayName}: ${promptName}` : displayName,
+    summary: summarize(item),
+    success: null,
+    error: errorText(item),
+  };
+}
+
+/** An error carried by an event: a non-empty `error`, `exception` or `failure` field. */
+function errorText(item: JsonObject): string | null {
+  for (const key of ["error", "exception", "failure"]) {
+    const value = ownValue(item, key);
+    if (value === undefined || value === null || value === false || value === "") continue;
+    if (typeof value === "string") return clip(value);
+    if (isJsonObject(value)) return clip(stringField(value, "message") ?? stringField(value, "type") ?? `${key} recorded`);
+    return clip(String(value));
+  }
+  return null;
+}
+
+function summarize(item: JsonObject): string | null {
+  for (const key of ["message", "text", "rendered_prompt", "summary"]) {
+    const value = ownValue(item, key);
+    if (typeof value === "string" && value.trim() !== "") return clip(value);
+  }
+  const result = ownValue(item, "result");
+  if (isJsonObject(result)) {
+    const text = stringField(result, "text") ?? stringField(result, "message");
+    if (text !== null) return clip(text);
+  }
+  return null;
+}
+
+/** Duration in milliseconds when the event records one (`duration_ms`, `duration_seconds`, `duration`). */
+function durationMs(item: JsonObject): number | null {
+  const containers: JsonValue[] = [item, ownValue(item, "result") ?? null];
+  for (const container of containers) {
+    if (!isJsonObject(container)) continue;
+    const ms = finite(ownValue(container, "duration_ms") ?? ownValue(container, "elapsed_ms"));
+    if (ms !== null) return ms;
+    const seconds = finite(ownValue(container, "duration_seconds") ?? ownValue(container, "duration") ?? ownValue(container, "elapsed"));
+    if (seconds !== null) return seconds * 1000;
+  }
+  return null;
+}
+
+function finite(value: JsonValue | undefined): number | null {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : null;
+}
+
+function stringField(object: JsonObject, key: string): string | null {
+  const value = ownValue(object, key);
+  return typeof value === "string" ? value : null;
+}
+
+function clip(text: string): string {
+  const line = text.slice(0, SUMMARY_CHARS * 4).replace(/\s+/g, " ").trim();
+  return line.length > SUMMARY_CHARS ? `${line.slice(0, SUMMARY_CHARS - 1)}…` : line;
+}
+
+/** Orders ISO-8601 timestamps by instant; unparsable ones keep their text order, after valid ones. */
+function compareTimes(a: string, b: string): number {
+  const ta = Date.parse(a);
+  const tb = Date.parse(b);
+  if (Number.isNaN(ta) || Number.isNaN(tb)) {
+    if (Number.isNaN(ta) !== Number.isNaN(tb)) return Number.isNaN(ta) ? 1 : -1;
+    return a < b ? -1 : a > b ? 1 : 0;
+  }
+  if (ta !== tb) return ta - tb;
+  // Same millisecond: Python writes microseconds, so compare the text (same offsets sort right).
+  return a < b ? -1 : a > b ? 1 : 0;
+}

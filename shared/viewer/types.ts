@@ -1,0 +1,362 @@
+/**
+ * The shapes the viewer's functions return: exactly the JSON the HTTP API sends (snake_case,
+ * as WINK's viewer wrote it), so the server and the web app (which runs the same functions
+ * on dropped files) agree by construction. `server/schemas/` declares the same shapes as
+ * TypeBox schemas and checks at compile time that both stay equal.
+ */
+
+/** Whether a slice holds events (tool calls, prompts) or state (plans, files…). */
+export type SliceKindView = "state" | "event";
+
+/** One slice of a snapshot without its items (`/api/meta`). */
+export interface SliceSummaryView {
+  slice_type: string;
+  item_type: string;
+  /** The class name: the part of the type id after the last `:` or `.`. */
+  display_name: string;
+  item_display_name: string;
+  count: number;
+  kind: SliceKindView;
+}
+
+/** `/api/meta`: one snapshot line without slice items. */
+export interface SnapshotMetaView {
+  version: string;
+  created_at: string;
+  /** Path of the session file relative to the served directory (POSIX separators). */
+  path: string;
+  session_id: string;
+  line_number: number;
+  tags: Record<string, string>;
+  /** Semantic problems of the line joined by "; " (unknown version, bad timestamp…), or null. */
+  validation_error: string | null;
+  parent_id: string | null;
+  children_ids: string[];
+  slices: SliceSummaryView[];
+}
+
+/** `/api/entries`: one line of a session file. */
+export interface EntryView {
+  session_id: string;
+  /** `"<session_id> (line N)"`. */
+  name: string;
+  path: string;
+  line_number: number;
+  created_at: string;
+  tags: Record<string, string>;
+  /** True for the selected line only (WINK marked every line of a duplicated id). */
+  selected: boolean;
+}
+
+/** `/api/slices/:type`: a page of one slice's items. */
+export interface SlicePageView {
+  slice_type: string;
+  item_type: string;
+  display_name: string;
+  item_display_name: string;
+  kind: SliceKindView;
+  /** Items as written; strings that look like markdown are wrapped (see `markdown.ts`). */
+  items: unknown[];
+  offset: number;
+  limit: number | null;
+  /** Number of items in the whole slice. */
+  total: number;
+}
+
+/** `/api/snapshots`: a session file in the served directory. */
+export interface SnapshotFileView {
+  path: string;
+  name: string;
+  /** ISO-8601 of the file's newest change time (max of ctime and mtime). */
+  created_at: string;
+}
+
+/** A line of a session file that did not load. */
+export interface LineErrorView {
+  line_number: number;
+  /** `stale`: the file changed on disk after it was indexed (it is re-indexed). */
+  kind: "encoding" | "too-long" | "json" | "envelope" | "stale";
+  reason: string;
+  session_id: string | null;
+}
+
+/** One line in the session tree of a file. */
+export interface SessionNodeView {
+  session_id: string;
+  line_number: number;
+  created_at: string;
+  tags: Record<string, string>;
+  parent_id: string | null;
+  slice_count: number;
+  /** Items in event slices (tool calls, prompts…). */
+  event_count: number;
+  validation_error: string | null;
+  /** `children_ids` that have no line in the file (e.g. a child WINK skipped as empty). */
+  missing_children: string[];
+  /** The parent session id when the parent has no line in the file. */
+  missing_parent_id: string | null;
+  children: SessionNodeView[];
+}
+
+/** `/api/files`: one session file and its session tree. */
+export interface SessionFileView {
+  path: string;
+  name: string;
+  size_bytes: number;
+  modified_at: string;
+  /** `pending` while the file is being indexed; `error` when it could not be read at all. */
+  status: "ready" | "pending" | "error";
+  /** Why the file could not be read (status `error`), or why it has no loadable line. */
+  error: string | null;
+  line_count: number;
+  snapshot_count: number;
+  errors: LineErrorView[];
+  duplicate_session_ids: string[];
+  sessions: SessionNodeView[];
+}
+
+export interface FileListView {
+  /** Name of the served directory (its last path component; never the full host path). */
+  root: string;
+  /** True while some files are still being indexed (a `change` event follows). */
+  indexing: boolean;
+  files: SessionFileView[];
+}
+
+/** A snapshot as a point of a timeline, a diff side or a search scope. */
+export interface SnapshotRefView {
+  file: string;
+  line_number: number;
+  session_id: string;
+  created_at: string;
+}
+
+export type TimelineEventKind = "tool_call" | "prompt" | "event";
+
+/** One event of a session (an item of an event slice), in time order. */
+export interface TimelineEventView {
+  /** Position in the timeline (0-based). */
+  index: number;
+  slice_type: string;
+  display_name: string;
+  /** Index of the item in its slice (for `/api/slices/:type?offset=<item_index>&limit=1`). */
+  item_index: number;
+  event_id: string | null;
+  created_at: string;
+  kind: TimelineEventKind;
+  /** Tool name, prompt name or the event's class name. */
+  title: string;
+  /** The tool result's message, or a one-line summary; null when there is nothing to say. */
+  summary: string | null;
+  /** Tool calls: `result.success`; null for other events or when unknown. */
+  success: boolean | null;
+  call_id: string | null;
+  duration_ms: number | null;
+  /** The error message when the event failed or carries an error. */
+  error: string | null;
+}
+
+export type TimelineErrorSource = "tool_call" | "event" | "line" | "validation";
+
+/** An error of a session, aggregated from every place errors appear. */
+export interface TimelineErrorView {
+  source: TimelineErrorSource;
+  message: string;
+  line_number: number;
+  /** Index into `events` for tool-call and event errors. */
+  event_index: number | null;
+  slice_type: string | null;
+  item_index: number | null;
+}
+
+export interface ToolStatsView {
+  name: string;
+  count: number;
+  failed: number;
+}
+
+/** `/api/timeline`: a session's snapshots, events, tool calls and errors. */
+export interface TimelineView {
+  session_id: string;
+  file: string;
+  line_number: number;
+  started_at: string | null;
+  ended_at: string | null;
+  /** Every line of the session in the file, in time order. */
+  snapshots: (SnapshotRefView & { selected: boolean })[];
+  events: TimelineEventView[];
+  tool_calls: { total: number; failed: number; by_name: ToolStatsView[] };
+  errors: TimelineErrorView[];
+}
+
+export type FilesystemSourceKind = "archive" | "virtual_filesystem";
+
+/** `/api/filesystem/meta`. */
+export interface FilesystemMetaView {
+  has_archive: boolean;
+  source: FilesystemSourceKind | null;
+  /** File name of the archive (next to the session file), or null. */
+  archive: string | null;
+  /** The archive's manifest as written (`manifest.json` or `_wink_metadata.json`), or null. */
+  manifest: unknown;
+  file_count: number;
+  total_bytes: number;
+  /** Why no filesystem could be opened (missing or corrupt archive), or null. */
+  error: string | null;
+}
+
+/** `/api/filesystem/tree`: one file. */
+export interface FileTreeEntryView {
+  path: string;
+  size_bytes: number;
+}
+
+export type ChangeKind = "added" | "modified" | "deleted";
+
+/** `/api/filesystem/browse`: a node of the nested file tree. */
+export interface FileTreeNodeView {
+  name: string;
+  path: string;
+  type: "file" | "directory";
+  /** File size, or the total of the files below a directory (deleted files not counted). */
+  size_bytes: number;
+  /** Change against the base snapshot (a directory's own change is null). */
+  change: ChangeKind | null;
+  /** Changed files at or below this node. */
+  changed_count: number;
+  children?: FileTreeNodeView[];
+}
+
+/** `/api/filesystem/file`: one file's content as data. */
+export interface FileContentView {
+  path: string;
+  size_bytes: number;
+  type: "text" | "image" | "binary";
+  mime_type: string | null;
+  /** Text (UTF-8 lines from `offset`), base64 for images, null for binary files. */
+  content: string | null;
+  encoding: "utf-8" | "base64" | null;
+  /** First line returned (0-based; text only). */
+  offset: number;
+  /** Lines asked for, or null for all. */
+  limit: number | null;
+  total_lines: number | null;
+  /** True when lines after `offset + limit` were left out. */
+  truncated: boolean;
+}
+
+/** One hunk of a unified diff. */
+export interface HunkView {
+  old_start: number;
+  old_lines: number;
+  new_start: number;
+  new_lines: number;
+  /** Lines prefixed with " ", "-", "+" or "\\" (no newline at end of file). */
+  lines: string[];
+}
+
+/** How a text diff was computed. */
+export type DiffEngine = "jsdiff" | "git" | "none";
+
+export interface FileChangeView {
+  path: string;
+  status: ChangeKind;
+  base_size: number | null;
+  target_size: number | null;
+}
+
+export type SliceChangeStatus = "added" | "removed" | "changed" | "unchanged";
+
+export interface SliceChangeView {
+  slice_type: string;
+  display_name: string;
+  kind: SliceKindView;
+  status: SliceChangeStatus;
+  base_count: number;
+  target_count: number;
+  /** Items only in the target / only in the base / at the same key but different. */
+  added: number;
+  removed: number;
+  changed: number;
+}
+
+export interface FilesDiffView {
+  base_source: FilesystemSourceKind | null;
+  target_source: FilesystemSourceKind | null;
+  changes: FileChangeView[];
+  added: number;
+  modified: number;
+  deleted: number;
+  unchanged_count: number;
+}
+
+/** `/api/diff`: what changed between two snapshots. */
+export interface SnapshotDiffView {
+  base: SnapshotRefView;
+  target: SnapshotRefView;
+  files: FilesDiffView;
+  slices: SliceChangeView[];
+}
+
+/** `/api/diff/file`: the text diff of one file. */
+export interface FileDiffView {
+  path: string;
+  status: ChangeKind | "unchanged";
+  base_size: number | null;
+  target_size: number | null;
+  binary: boolean;
+  engine: DiffEngine;
+  hunks: HunkView[];
+  /** Why no hunks are given although the file changed (binary, too large, too complex). */
+  note: string | null;
+}
+
+export interface SliceItemChangeView {
+  /** Item key: `event_id` for events, the index for state items. */
+  key: string;
+  status: SliceChangeStatus;
+  base_index: number | null;
+  target_index: number | null;
+}
+
+/** `/api/diff/slice`: one slice compared item by item, plus a text diff of its JSON. */
+export interface SliceDiffView {
+  slice_type: string;
+  display_name: string;
+  status: SliceChangeStatus;
+  base_count: number;
+  target_count: number;
+  items: SliceItemChangeView[];
+  engine: DiffEngine;
+  hunks: HunkView[];
+  note: string | null;
+}
+
+export type SearchHitView =
+  | {
+      kind: "slice";
+      slice_type: string;
+      display_name: string;
+      item_index: number;
+      /** Where in the item the match is, e.g. `result.message` or `steps[2].title`. */
+      json_path: string;
+      snippet: string;
+    }
+  | {
+      kind: "file";
+      path: string;
+      /** 1-based line; 0 when the file name matched. */
+      line: number;
+      column: number;
+      snippet: string;
+    };
+
+/** `/api/search`. */
+export interface SearchView {
+  query: string;
+  hits: SearchHitView[];
+  /** True when the hit limit, byte budget or time budget stopped the search early. */
+  truncated: boolean;
+  scanned_files: number;
+  scanned_bytes: number;
+}
