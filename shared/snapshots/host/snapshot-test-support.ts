@@ -170,3 +170,4 @@ function commandExists(command: string): boolean {
 export function isDir(dir: string): boolean {
   return existsSync(dir) && statSync(dir).isDirectory();
 }
+
