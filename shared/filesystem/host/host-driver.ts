@@ -53,6 +53,7 @@ import {
   writeAll,
 } from "./confined.js";
 import { errnoCode, mapFsError } from "./host-errors.js";
+import { type GrepPrefilterQuery, ripgrepCandidates } from "./ripgrep-prefilter.js";
 import { STAGING_PREFIX, type TreeApplyOptions, createTreeStaging, recoverTreeChanges, replaceTreeContents } from "./tree-apply.js";
 
 export interface HostDriverOptions {
@@ -431,6 +432,17 @@ export class HostDriver implements FilesystemDriver {
         }
       }
     }
+  }
+
+  /**
+   * Grep acceleration hook (proposed as an optional `FilesystemDriver` method): the files
+   * below `path` that may contain the pattern, or null when every file must be searched.
+   * A superset of the files the shared JS grep would match (see ripgrep-prefilter.ts).
+   */
+  async grepCandidates(path: string, query: GrepPrefilterQuery): Promise<ReadonlySet<string> | null> {
+    await this.ready();
+    if (isReserved(path)) return null;
+    return ripgrepCandidates(this.rootPath, path, query);
   }
 
   async replaceTree(fill: (tx: TreeTransaction) => Promise<void>): Promise<void> {

@@ -9,6 +9,8 @@ import * as fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import type { FilesystemDriver, WalkEntry } from "../driver.js";
+import type { HostDriver } from "./host-driver.js";
 
 export const SECURITY_DIR = "/work/shared/security";
 const run = promisify(execFile);
@@ -103,4 +105,25 @@ export function listDir(dir: string): string[] {
   } catch {
     return [];
   }
+}
+
+/**
+ * A driver whose walk() shows only the files in `candidates`: the proposed `grepCandidates`
+ * hook of DriverFilesystem.grep, emulated (tests and bench/host-grep.bench.ts).
+ */
+export function restrictedTo(driver: HostDriver, candidates: ReadonlySet<string>): FilesystemDriver {
+  return {
+    name: driver.name,
+    root: driver.root,
+    stat: (p) => driver.stat(p),
+    readFile: (p, range) => driver.readFile(p, range),
+    writeFile: (p, data, options) => driver.writeFile(p, data, options),
+    list: (p) => driver.list(p),
+    mkdir: (p, options) => driver.mkdir(p, options),
+    remove: (p, options) => driver.remove(p, options),
+    replaceTree: (fill) => driver.replaceTree(fill),
+    async *walk(p: string): AsyncIterable<WalkEntry> {
+      for await (const entry of driver.walk(p)) if (entry.kind !== "file" || candidates.has(entry.path)) yield entry;
+    },
+  };
 }
