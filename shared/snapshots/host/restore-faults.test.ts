@@ -67,9 +67,9 @@ function runChild(
     proc.on("close", (_code, signal) => {
       if (timer !== null) clearTimeout(timer);
       const line = stdout.trim().split("\n").pop() ?? "";
-      let result: ChildResult | null = null;
+      let result: ChildResult | null;
       try {
-        result = line === "" ? null : (JSON.parse(line) as ChildResult);
+        result = line.startsWith("{") ? (JSON.parse(line) as ChildResult) : null;
       } catch {
         result = null;
       }
