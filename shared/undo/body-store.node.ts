@@ -8,7 +8,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { SnapshotRestoreError, StorageIOError } from "../errors.js";
-import { isBodyHash } from "./manifest.js";
+import { isUndoBodyHash } from "./manifest.js";
 
 /** Prefix of temporary files; anything with it is left over from a crash and can be removed. */
 export const TEMP_PREFIX = ".tmp-";
@@ -97,7 +97,7 @@ export class BodyStore {
         await rm(join(this.dir, name), { force: true });
         continue;
       }
-      if (!isBodyHash(name)) continue;
+      if (!isUndoBodyHash(name)) continue;
       const info = await stat(join(this.dir, name)).catch(() => null);
       if (info?.isFile()) sizes.set(name, info.size);
     }

@@ -1,8 +1,6 @@
 // Public API of shared/undo (re-exported by shared/index.ts): per-tool-call pre-images with
 // turn rollback and redo, the capturing filesystem, the ACP handler and the store reader.
 export * from "./manifest.js";
-export { applyImages, applyImagesAtomically, type ImageState, type PathImage } from "./path-images.js";
-export { BodyStore, sha256Hex, writeFileAtomic } from "./body-store.node.js";
 export {
   DEFAULT_SESSION_BYTE_CAP,
   UndoStore,
@@ -14,3 +12,18 @@ export {
   type UndoStoreOptions,
 } from "./undo-store.node.js";
 export { CapturingFilesystem, invokeToolWithUndo, type CaptureBinding, type ToolCallOptions } from "./capturing-filesystem.js";
+export {
+  ACP_PROTOCOL_VERSION,
+  AcpUndoHandler,
+  JSON_RPC_ERROR_CODES,
+  JSON_RPC_VERSION,
+  toJsonRpcError,
+  undoSessionCapabilities,
+  type AcpUndoHandlerOptions,
+  type JsonRpcError,
+  type JsonRpcId,
+  type JsonRpcNotification,
+  type JsonRpcResponse,
+  type UndoBackend,
+} from "./acp-handler.js";
+export { DEFAULT_MAX_MESSAGE_BYTES, NdjsonConnection, serveAcpUndoStdio, type AcpStdioOptions, type NdjsonConnectionOptions } from "./ndjson-transport.node.js";

@@ -21,7 +21,7 @@ export const UNDO_BODIES_DIR = "bodies";
 export const UNDO_SNAPSHOTS_DIR = "snapshots";
 
 /** What a path was (pre-image) or became (post-image). */
-export type PathState =
+export type UndoPathState =
   | { readonly kind: "file"; readonly bodyHash: string; readonly sizeBytes: number; readonly mode: number | null }
   | { readonly kind: "directory"; readonly mode: number | null }
   | { readonly kind: "absent" };
@@ -29,9 +29,9 @@ export type PathState =
 export interface UndoEntry {
   /** Normalised workspace path ("" is the root). */
   readonly path: string;
-  readonly before: PathState;
+  readonly before: UndoPathState;
   /** State when the snapshot was closed (the tool call's result), if recorded. */
-  readonly after?: PathState;
+  readonly after?: UndoPathState;
 }
 
 /**
@@ -67,11 +67,11 @@ export interface UndoManifest {
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
-export function isBodyHash(value: unknown): value is string {
+export function isUndoBodyHash(value: unknown): value is string {
   return typeof value === "string" && SHA256_HEX.test(value);
 }
 
-function stateToJson(state: PathState): Record<string, unknown> {
+function stateToJson(state: UndoPathState): Record<string, unknown> {
   switch (state.kind) {
     case "file":
       return { kind: "file", body_hash: state.bodyHash, size_bytes: state.sizeBytes, ...(state.mode === null ? {} : { mode: state.mode }) };
@@ -83,7 +83,7 @@ function stateToJson(state: PathState): Record<string, unknown> {
 }
 
 /** The manifest as the JSON object written to disk. */
-export function manifestToJson(manifest: UndoManifest): Record<string, unknown> {
+export function undoManifestToJson(manifest: UndoManifest): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
   for (const entry of manifest.entries) {
     const json = stateToJson(entry.before);
@@ -110,7 +110,7 @@ export function manifestToJson(manifest: UndoManifest): Record<string, unknown> 
 }
 
 export function serializeUndoManifest(manifest: UndoManifest): string {
-  return `${JSON.stringify(manifestToJson(manifest), null, 2)}\n`;
+  return `${JSON.stringify(undoManifestToJson(manifest), null, 2)}\n`;
 }
 
 function bad(where: string, problem: string): never {
@@ -145,14 +145,14 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function parseState(value: unknown, where: string): PathState {
+function parseState(value: unknown, where: string): UndoPathState {
   if (!isPlainObject(value)) bad(where, "entry must be an object");
   const kind = own(value, "kind");
   if (kind === "absent") return { kind: "absent" };
   if (kind === "directory") return { kind: "directory", mode: modeField(value, where) };
   if (kind === "file") {
     const bodyHash = own(value, "body_hash");
-    if (!isBodyHash(bodyHash)) bad(where, '"body_hash" must be a lowercase sha256 hex digest');
+    if (!isUndoBodyHash(bodyHash)) bad(where, '"body_hash" must be a lowercase sha256 hex digest');
     const size = own(value, "size_bytes");
     if (size !== undefined && (typeof size !== "number" || !Number.isSafeInteger(size) || size < 0)) bad(where, '"size_bytes" must be a non-negative integer');
     return { kind: "file", bodyHash, sizeBytes: typeof size === "number" ? size : -1, mode: modeField(value, where) };
@@ -218,7 +218,7 @@ export function parseUndoManifest(input: string | unknown, where = ""): UndoMani
 }
 
 /** Order of `list()`: capture time, then registration order. */
-export function compareManifests(a: Pick<UndoManifest, "capturedAt" | "sequence">, b: Pick<UndoManifest, "capturedAt" | "sequence">): number {
+export function compareUndoManifests(a: Pick<UndoManifest, "capturedAt" | "sequence">, b: Pick<UndoManifest, "capturedAt" | "sequence">): number {
   const ta = Date.parse(a.capturedAt);
   const tb = Date.parse(b.capturedAt);
   if (ta !== tb && !Number.isNaN(ta) && !Number.isNaN(tb)) return ta - tb;
@@ -226,7 +226,7 @@ export function compareManifests(a: Pick<UndoManifest, "capturedAt" | "sequence"
 }
 
 /** Body hashes a manifest references (pre- and post-images). */
-export function referencedBodies(manifest: Pick<UndoManifest, "entries">): string[] {
+export function undoManifestBodies(manifest: Pick<UndoManifest, "entries">): string[] {
   const hashes: string[] = [];
   for (const entry of manifest.entries) {
     if (entry.before.kind === "file") hashes.push(entry.before.bodyHash);

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, expect, it } from "vitest";
 import { HostFilesystem } from "../filesystem/host/host-filesystem.js";
-import { parseUndoManifest, referencedBodies } from "./manifest.js";
+import { parseUndoManifest, undoManifestBodies } from "./manifest.js";
 import { UndoStore } from "./undo-store.node.js";
 
 const CHILD = fileURLToPath(new URL("./test-support/crash-child.ts", import.meta.url));
@@ -84,7 +84,7 @@ it("reloads consistently after being killed mid-write, again and again", async (
     if (name === "bodies") continue;
     const text = await readFile(join(sessionDir, name, "manifest.json"), "utf8");
     manifestBytes += Buffer.byteLength(text);
-    for (const hash of referencedBodies(parseUndoManifest(text))) referenced.add(hash);
+    for (const hash of undoManifestBodies(parseUndoManifest(text))) referenced.add(hash);
   }
   const bodies = await readdir(join(sessionDir, "bodies"));
   expect(new Set(bodies)).toEqual(referenced);

@@ -22,8 +22,8 @@ import { join, resolve } from "node:path";
 import { InvalidArgumentError, SnapshotNotFoundError, SnapshotRestoreError, WinkError } from "../errors.js";
 import type { Filesystem } from "../filesystem/protocol.js";
 import { BodyStore, TEMP_PREFIX, writeFileAtomic } from "./body-store.node.js";
-import type { PathState, UndoManifest, UndoSnapshotKind } from "./manifest.js";
-import { UNDO_BODIES_DIR, UNDO_MANIFEST_NAME, UNDO_SNAPSHOTS_DIR, compareManifests, parseUndoManifest, serializeUndoManifest } from "./manifest.js";
+import type { UndoPathState, UndoManifest, UndoSnapshotKind } from "./manifest.js";
+import { UNDO_BODIES_DIR, UNDO_MANIFEST_NAME, UNDO_SNAPSHOTS_DIR, compareUndoManifests, parseUndoManifest, serializeUndoManifest } from "./manifest.js";
 import type { PathImage } from "./path-images.js";
 import { applyImages, applyImagesAtomically, currentImagesFor, highestMissing, isCovered, normalizeFor, shallowImage, statOrNull, subtreeImages } from "./path-images.js";
 
@@ -80,6 +80,8 @@ export interface TurnRestoreResult {
   /** Tool calls whose changes were undone (rollback) or put back (redo). */
   readonly toolCallIds: readonly string[];
   readonly restoredPaths: readonly string[];
+  /** Each tool call with the paths its snapshot covers. */
+  readonly toolCalls: readonly { readonly toolCallId: string; readonly restoredPaths: readonly string[] }[];
 }
 
 export interface RegisterOptions {
@@ -92,12 +94,12 @@ export interface RegisterOptions {
 /** Pre-images staged for a call: their bodies are stored and referenced. */
 interface StagedEntry {
   readonly path: string;
-  readonly state: PathState;
+  readonly state: UndoPathState;
 }
 
 interface EntryRecord {
-  before: PathState;
-  after?: PathState;
+  before: UndoPathState;
+  after?: UndoPathState;
 }
 
 class SnapshotRecord {
@@ -317,7 +319,7 @@ export class UndoStore {
         this.problems.push({ path: manifestPath, message: error instanceof Error ? error.message : String(error) });
       }
     }
-    records.sort(compareManifests);
+    records.sort(compareUndoManifests);
     for (const record of records) {
       session.records.set(record.snapshotId, record);
       if (record.kind === "tool_call") session.byScope.set(record.scopeId, record);
@@ -580,7 +582,7 @@ export class UndoStore {
   /** Snapshots of a session, by capture time. */
   async list(sessionId: string): Promise<UndoSnapshotInfo[]> {
     const session = await this.session(sessionId);
-    return [...session.records.values()].sort(compareManifests).map((record) => this.info(session, record));
+    return [...session.records.values()].sort(compareUndoManifests).map((record) => this.info(session, record));
   }
 
   /** The snapshot of a scope, or null. */
@@ -686,6 +688,7 @@ export class UndoStore {
         turnIds: redos.map((redo) => redo.turnId as string),
         toolCallIds: undone.map((record) => record.scopeId),
         restoredPaths: [...new Set(redos.flatMap((redo) => redo.paths()))].sort(),
+        toolCalls: undone.map((record) => ({ toolCallId: record.scopeId, restoredPaths: record.paths() })),
       };
     });
   }
@@ -701,20 +704,22 @@ export class UndoStore {
         throw restoreError(error, `Cannot redo turn ${redo.turnId ?? ""}`, { sessionId, turnId: redo.turnId, snapshotId: redo.snapshotId });
       }
       const scopes = redo.undoneScopeIds ?? [];
+      const toolCalls: { toolCallId: string; restoredPaths: string[] }[] = [];
       for (const scopeId of scopes) {
         const record = session.byScope.get(scopeId);
         if (record === undefined) continue;
         record.restoredAt = null;
         await this.writeManifest(session, record);
+        toolCalls.push({ toolCallId: scopeId, restoredPaths: record.paths() });
       }
       await this.removeRecord(session, redo);
-      return { turnIds: redo.turnId === null ? [] : [redo.turnId], toolCallIds: scopes, restoredPaths: redo.paths() };
+      return { turnIds: redo.turnId === null ? [] : [redo.turnId], toolCallIds: scopes, restoredPaths: redo.paths(), toolCalls };
     });
   }
 }
 
-function statesOf(record: SnapshotRecord): PathState[] {
-  const states: PathState[] = [];
+function statesOf(record: SnapshotRecord): UndoPathState[] {
+  const states: UndoPathState[] = [];
   for (const entry of record.entries.values()) {
     states.push(entry.before);
     if (entry.after !== undefined) states.push(entry.after);
