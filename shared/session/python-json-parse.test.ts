@@ -44,6 +44,23 @@ describe("parsePythonJson: the two paths agree", () => {
     );
   });
 
+  it("reads Python-specific tokens anywhere in large values", () => {
+    const unsafe = fc.oneof(fc.bigInt({ min: 2n ** 53n, max: 2n ** 80n }), fc.bigInt({ min: -(2n ** 80n), max: -(2n ** 53n) }));
+    const leaf = fc.oneof(fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, -0), unsafe, fc.double(), fc.string({ maxLength: 40 }), fc.constant(null));
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof({ depthSize: "small" }, leaf, fc.array(tie("node"), { maxLength: 12 }), fc.dictionary(fc.string({ maxLength: 8 }), tie("node"), { maxKeys: 12 })),
+    })).node;
+    fc.assert(
+      fc.property(value, fc.array(fc.string({ minLength: 10, maxLength: 20 }), { minLength: 20, maxLength: 30 }), (inner, clean) => {
+        const original = [inner, clean, Number.NaN];
+        const text = dumpsPython(original);
+        expect(parsePythonJsonLossless(text)).toEqual(original);
+        expect(parsePythonJson(text)).toEqual(original);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it("routes texts to the native parser only when nothing Python-specific is outside strings", () => {
     expect(prescanJson('{"a": [1, 2.5e300, "NaN Infinity 123456789012345678"]}', 10)).toBe("native");
     expect(prescanJson('{"a": NaN}', 10)).toBe("lossless");

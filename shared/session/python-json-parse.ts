@@ -221,10 +221,30 @@ class LosslessParser {
         return out;
       }
       if (c === BACKSLASH) {
+        const unescaped = this.parseEscapedString(start);
+        if (unescaped !== null) return unescaped;
         out += this.parseEscape();
       } else {
         this.fail(`control character U+${c.toString(16).padStart(4, "0")} inside a string (it must be escaped)`);
       }
+    }
+  }
+
+  /**
+   * The rest of a string with escapes, unescaped by JSON.parse on the whole token (same
+   * rules as ours, at native speed); null when the token is invalid, so that the caller
+   * walks it and reports where.
+   */
+  private parseEscapedString(start: number): string | null {
+    let end = this.text.indexOf('"', this.pos);
+    while (end !== -1 && isEscapedQuote(this.text, end)) end = this.text.indexOf('"', end + 1);
+    if (end === -1) return null;
+    try {
+      const value = JSON.parse(this.text.slice(start, end + 1)) as string;
+      this.pos = end + 1;
+      return value;
+    } catch {
+      return null;
     }
   }
 
