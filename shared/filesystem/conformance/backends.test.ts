@@ -2,9 +2,11 @@
  * The one place where the conformance suite runs against every backend. A new backend adds
  * one `describeFilesystemConformance` call here and declares what it lacks in `capabilities`.
  */
+import { afterAll } from "vitest";
 import { DriverFilesystem } from "../driver-filesystem.js";
 import { InMemoryFilesystem } from "../memory/in-memory-filesystem.js";
 import { MemoryDriver } from "../memory/memory-driver.js";
+import { podmanExecTarget, podmanSandboxTarget, releasePodmanTargets } from "../podman/podman-test-support.js";
 import type { Filesystem } from "../protocol.js";
 import { describeFilesystemConformance, type ConformanceCreateOptions } from "./suite.js";
 
@@ -34,3 +36,10 @@ describeFilesystemConformance({
     return { fs: new DriverFilesystem(driver, { ...common, readOnly: true }) };
   },
 });
+
+// Containers for real (podman + runc + busybox rootfs; `npm test` installs them). The overlay
+// variant is the host backend over a bind-mounted directory; the exec variant reaches its
+// files only through `podman exec`.
+describeFilesystemConformance(podmanSandboxTarget(seedInto));
+describeFilesystemConformance(podmanExecTarget(seedInto));
+afterAll(releasePodmanTargets);

@@ -1,2 +1,11 @@
 // Public API of the podman backend (re-exported by shared/filesystem/index.ts).
-export {};
+export { PodmanSandbox, reapOrphanedSandboxes, type PodmanSandboxOptions, type SandboxSnapshotStrategy } from "./podman-sandbox.js";
+export { PodmanFilesystem, type PodmanFilesystemOptions } from "./podman-filesystem.js";
+export { PodmanExecDriver, type PodmanExecDriverOptions } from "./exec-driver.js";
+export type { ExecTransportKind } from "./exec-transport.js";
+export { PodmanContainer, type ExecOptions, type ExecResult, type PodmanContainerOptions, type WorkspaceMount } from "./container.js";
+export { Podman, defaultPodman, type PodmanOptions } from "./podman-cli.js";
+export { ensureBusyboxImage, ensureBusyboxRootfs, type BusyboxRootfs, type BusyboxRootfsOptions } from "./rootfs.js";
+export { createShellTool, runShellCommand, type CommandRunner, type ShellParams, type ShellToolOptions, type ShellValue } from "./shell-tool.js";
+export { hydrateOverlay, type HostMount, type HydrationSummary } from "./hydrate.js";
+export { reapOrphanedContainers } from "./cleanup.js";

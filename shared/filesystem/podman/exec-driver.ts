@@ -1,0 +1,260 @@
+/**
+ * `FilesystemDriver` for a directory inside a container that has no bind mount: every
+ * operation runs the fixed helper script through `podman exec` (see `exec-helper-script.ts`
+ * for the safety rules and `exec-transport.ts` for how requests travel).
+ *
+ * One request per driver call; `walk` and `list` return a whole tree or directory in one
+ * request, tree replacement sends one tar stream. Writes are atomic inside the container
+ * (temp file + rename, hard link for create); tree replacement stages and swaps under a
+ * journal, and an interrupted swap is finished or rolled back before the next first
+ * operation. Symlinks inside the container are never followed.
+ *
+ * Known limits: the link checks run in the container's shell, so a process *inside* the
+ * container that swaps a directory for a link between check and use can redirect that one
+ * operation to elsewhere in the container (never to the host: the container is the
+ * boundary). Names containing a newline are listed but cannot be read or written, and
+ * names that are not valid UTF-8 are reported with U+FFFD replacement characters.
+ */
+import { InvalidArgumentError, PermissionDeniedError } from "../../errors.js";
+import type { DriverEntry, DriverStat, DriverWriteOptions, FilesystemDriver, TreeTransaction, WalkEntry } from "../driver.js";
+import type { EntryKind } from "../protocol.js";
+import { displayPath } from "../paths.js";
+import type { PodmanContainer } from "./container.js";
+import { EXEC_RESERVED_PREFIX } from "./exec-helper-script.js";
+import { statusError, type ExecResponse } from "./exec-protocol.js";
+import { createExecTransport, type ExecPayload, type ExecTransport, type ExecTransportKind } from "./exec-transport.js";
+import { defaultPodman, type Podman } from "./podman-cli.js";
+import { TarSpool } from "./tar-spool.js";
+
+export interface PodmanExecDriverOptions {
+  /** The container (a `PodmanContainer`, or the id or name of any running container with a POSIX shell). */
+  readonly container: PodmanContainer | string;
+  /** Podman CLI (default: the container's, or the default CLI). */
+  readonly podman?: Podman;
+  /** Directory in the container that is the filesystem root (default: the container's workdir, else "/workspace"). */
+  readonly workdir?: string;
+  /** Writable scratch directory in the container (default "/tmp"). */
+  readonly tempDir?: string;
+  /** "session" (default: one long-lived exec) or "per-call" (one exec per operation). */
+  readonly transport?: ExecTransportKind;
+  /** Per-request deadline (default 120 s). */
+  readonly requestTimeoutMs?: number;
+}
+
+const DEFAULT_FILE_MODE = 0o644;
+const STAT_LINE = /^([0-9a-f]+) (\d+) (\d+) ([0-7]+)$/;
+const SCAN_LINE = /^([0-9a-f]+) (\d+) (\d+) ([0-7]+) (.*)$/s;
+
+function kindFromMode(rawMode: number): EntryKind {
+  switch (rawMode & 0o170000) {
+    case 0o100000:
+      return "file";
+    case 0o040000:
+      return "directory";
+    case 0o120000:
+      return "symlink";
+    default:
+      return "other";
+  }
+}
+
+function toStat(hex: string, size: string, mtime: string, perm: string): DriverStat {
+  const kind = kindFromMode(parseInt(hex, 16));
+  return { kind, size: kind === "file" ? Number(size) : 0, mtimeMs: Number(mtime) * 1000, birthtimeMs: null, mode: parseInt(perm, 8) & 0o7777 };
+}
+
+function isReserved(path: string): boolean {
+  return path.startsWith(EXEC_RESERVED_PREFIX);
+}
+
+function checkWorkdir(workdir: string): string {
+  const normal = workdir.replace(/\/+$/, "");
+  if (!normal.startsWith("/") || normal === "" || /[\u0000-\u001f\u007f]/.test(normal) || normal.split("/").some((s) => s === "." || s === "..")) {
+    throw new InvalidArgumentError(`workdir must be an absolute, normalised container path other than "/": ${JSON.stringify(workdir)}`, { workdir });
+  }
+  return normal;
+}
+
+/** Entries of a `list`/`walk` body, with paths relative to `root`. */
+export function parseScan(body: Buffer, root: string): WalkEntry[] {
+  const prefix = `${root}/`;
+  const entries: WalkEntry[] = [];
+  const add = (hex: string, size: string, mtime: string, perm: string, absolute: string): void => {
+    if (!absolute.startsWith(prefix)) return;
+    const stat = toStat(hex, size, mtime, perm);
+    entries.push({ path: absolute.slice(prefix.length), kind: stat.kind, size: stat.size, mode: stat.mode, mtimeMs: stat.mtimeMs });
+  };
+  const nul = body.indexOf(0);
+  const plain = (nul === -1 ? body : body.subarray(0, nul)).toString("utf8");
+  for (const line of plain.split("\n")) {
+    const match = SCAN_LINE.exec(line);
+    if (match) add(match[1] as string, match[2] as string, match[3] as string, match[4] as string, match[5] as string);
+  }
+  // Names containing a newline: "<stat fields>\n<path>\0" records after the NUL.
+  let at = nul === -1 ? body.length : nul + 1;
+  while (at < body.length) {
+    const newline = body.indexOf(0x0a, at);
+    const end = newline === -1 ? -1 : body.indexOf(0, newline + 1);
+    if (newline === -1 || end === -1) break;
+    const match = STAT_LINE.exec(body.subarray(at, newline).toString("latin1"));
+    if (match) add(match[1] as string, match[2] as string, match[3] as string, match[4] as string, body.subarray(newline + 1, end).toString("utf8"));
+    at = end + 1;
+  }
+  return entries;
+}
+
+/** A container directory as a `FilesystemDriver`. */
+export class PodmanExecDriver implements FilesystemDriver {
+  readonly name = "podman";
+  /** The root directory inside the container. */
+  readonly root: string;
+  /** Container id or name the requests go to. */
+  readonly container: string;
+  private readonly transport: ExecTransport;
+  private recovery: Promise<void> | null = null;
+
+  constructor(options: PodmanExecDriverOptions) {
+    const container = typeof options.container === "string" ? null : options.container;
+    this.container = typeof options.container === "string" ? options.container : options.container.id;
+    this.root = checkWorkdir(options.workdir ?? container?.workdir ?? "/workspace");
+    this.transport = createExecTransport(options.transport ?? "session", {
+      podman: options.podman ?? container?.podman ?? defaultPodman(),
+      container: this.container,
+      tempDir: options.tempDir ?? "/tmp",
+      requestTimeoutMs: options.requestTimeoutMs ?? 120_000,
+    });
+  }
+
+  get transportKind(): ExecTransportKind {
+    return this.transport.kind;
+  }
+
+  /** End the exec session (if any). The driver can still be used: the next request starts a new one. */
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+
+  private async call(op: string, args: readonly string[], path: string, action: string, payload?: ExecPayload): Promise<ExecResponse> {
+    await this.ready();
+    return this.send(op, args, path, action, payload);
+  }
+
+  private async send(op: string, args: readonly string[], path: string, action: string, payload?: ExecPayload): Promise<ExecResponse> {
+    const response = await this.transport.request(payload === undefined ? { op, args } : { op, args, payload });
+    if (!response.status.ok) throw statusError(response.status, path, action);
+    return response;
+  }
+
+  /** Finish or roll back a tree swap a crash interrupted, once, before the first operation. */
+  private ready(): Promise<void> {
+    if (this.recovery === null) {
+      this.recovery = this.send("recover", [this.root], "", "recover").then(
+        () => undefined,
+        (error: unknown) => {
+          this.recovery = null;
+          throw error;
+        },
+      );
+    }
+    return this.recovery;
+  }
+
+  private refuseReserved(path: string, action: string): void {
+    if (isReserved(path)) throw new PermissionDeniedError(path, `Refusing to ${action} ${displayPath(path)}: reserved for tree changes in progress`, { reason: "reserved" });
+  }
+
+  private addressable(path: string): void {
+    if (path.includes("\n")) throw new InvalidArgumentError(`Cannot address ${displayPath(path)} in the container: names with newlines are not supported`, { path });
+  }
+
+  async stat(path: string): Promise<DriverStat | null> {
+    if (isReserved(path) || path.includes("\n")) return null;
+    const response = await this.call("stat", [this.root, path], path, "stat");
+    if (response.body.length === 0) return null;
+    const match = STAT_LINE.exec(response.body.toString("latin1"));
+    if (match === null) return null;
+    return toStat(match[1] as string, match[2] as string, match[3] as string, match[4] as string);
+  }
+
+  async readFile(path: string, range?: { offset: number; length: number }): Promise<Uint8Array> {
+    this.addressable(path);
+    if (isReserved(path)) return Promise.reject(statusError({ ok: false, code: "ENOENT", reason: "missing", detail: "" }, path, "read"));
+    const response = await this.call("read", [this.root, path, String(range?.offset ?? 0), String(range?.length ?? -1)], path, "read");
+    return new Uint8Array(response.body.buffer, response.body.byteOffset, response.body.byteLength);
+  }
+
+  async writeFile(path: string, data: Uint8Array, options: DriverWriteOptions): Promise<void> {
+    this.addressable(path);
+    this.refuseReserved(path, "write");
+    const mode = ((options.fileMode ?? DEFAULT_FILE_MODE) & 0o7777).toString(8);
+    await this.call("write", [this.root, path, options.mode, options.createParents ? "1" : "0", mode, String(data.length)], path, options.mode === "append" ? "append to" : "write", {
+      size: data.length,
+      source: data,
+    });
+  }
+
+  async list(path: string): Promise<DriverEntry[]> {
+    this.addressable(path);
+    if (isReserved(path)) throw statusError({ ok: false, code: "ENOENT", reason: "missing", detail: "" }, path, "list");
+    const response = await this.call("list", [this.root, path], path, "list");
+    const entries: DriverEntry[] = [];
+    for (const entry of parseScan(response.body, this.root)) {
+      if (path === "" && isReserved(entry.path)) continue;
+      entries.push({ name: entry.path.slice(entry.path.lastIndexOf("/") + 1), kind: entry.kind });
+    }
+    return entries;
+  }
+
+  async mkdir(path: string, options: { parents: boolean; existOk: boolean }): Promise<void> {
+    this.addressable(path);
+    this.refuseReserved(path, "create");
+    await this.call("mkdir", [this.root, path, options.parents ? "1" : "0", options.existOk ? "1" : "0"], path, "create directory");
+  }
+
+  async remove(path: string, options: { recursive: boolean }): Promise<void> {
+    this.addressable(path);
+    this.refuseReserved(path, "delete");
+    await this.call("remove", [this.root, path, options.recursive ? "1" : "0"], path, "delete");
+  }
+
+  async *walk(path: string): AsyncIterable<WalkEntry> {
+    this.addressable(path);
+    if (isReserved(path)) throw statusError({ ok: false, code: "ENOENT", reason: "missing", detail: "" }, path, "walk");
+    const response = await this.call("walk", [this.root, path], path, "walk");
+    for (const entry of parseScan(response.body, this.root)) {
+      if (isReserved(entry.path)) continue;
+      yield entry;
+    }
+  }
+
+  async replaceTree(fill: (tx: TreeTransaction) => Promise<void>): Promise<void> {
+    await this.ready();
+    const spool = await TarSpool.create();
+    let stage: string | null = null;
+    try {
+      const check = (rel: string, action: string): void => {
+        this.addressable(rel);
+        this.refuseReserved(rel, action);
+      };
+      await fill({
+        mkdir: async (rel, mode) => {
+          check(rel, "create");
+          await spool.directory(rel, mode ?? 0o755);
+        },
+        createFile: async (rel, mode) => {
+          check(rel, "write");
+          return spool.file(rel, mode ?? DEFAULT_FILE_MODE);
+        },
+      });
+      const size = await spool.finish();
+      stage = (await this.send("stage", [this.root], "", "stage a tree")).body.toString("utf8");
+      await this.send("untar", [this.root, stage, String(size)], "", "unpack a tree", { size, source: () => spool.chunks() });
+    } catch (error) {
+      if (stage !== null) await this.send("discard", [this.root, stage], "", "discard a staged tree").catch(() => undefined);
+      throw error;
+    } finally {
+      await spool.dispose();
+    }
+    await this.send("swap", [this.root, stage], "", "replace the tree");
+  }
+}

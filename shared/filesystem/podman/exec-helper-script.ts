@@ -1,0 +1,386 @@
+/**
+ * The fixed shell script every exec-backend operation runs inside the container (busybox
+ * `sh` and applets, or any POSIX shell with GNU/busybox tools).
+ *
+ * Safety rules it follows: paths and every other argument arrive as argv elements (`call`
+ * mode) or as request lines (`serve` mode) and are only ever expanded inside double quotes
+ * — never evaluated, word-split or globbed (`set -f`); every path given to a tool is
+ * absolute (so it can never be read as an option) and follows `--` where the tool takes it.
+ * Links are never followed: each parent of a path is checked with `[ -L ]` before use.
+ *
+ * Protocol: a response is body chunks (`<n>\n` + n bytes), then `0\n`, then
+ * `end ok` or `end err <CODE> <reason> [<detail>]`. In `serve` mode the first stdin line is
+ * a per-session nonce and each request is `<nonce>\n<op>\n<argc>\n<arg>\n…` followed by the
+ * payload bytes of `write`/`untar`; a request without the nonce ends the session, so payload
+ * bytes can never be taken for a request. Writes go to a temp file next to the target and
+ * are renamed (or hard-linked, for create) into place. Tree replacement stages into a
+ * directory inside the root and swaps top-level entries under a journal (see `op_swap` and
+ * `op_recover`); names starting with `.wink-exec-` in the root are the helper's own.
+ */
+
+/** Protocol version, checked by `ping`. */
+export const EXEC_HELPER_VERSION = 1;
+
+/** Root-level names reserved for the helper's staging, journal and old-tree directories. */
+export const EXEC_RESERVED_PREFIX = ".wink-exec-";
+
+/** Usage: `sh -c EXEC_HELPER_SCRIPT wink-exec call <tmpdir> <op> <args…>` or `… serve <tmpdir>`. */
+export const EXEC_HELPER_SCRIPT = `set -f
+umask 022
+LC_ALL=C
+export LC_ALL
+NL='
+'
+CHUNK=1048576
+E=ok
+
+fail() {
+  if [ "$E" = ok ]; then E="err $1 $2"; fi
+  return 1
+}
+
+emit_ascii() {
+  printf '%s\\n%s' "\${#1}" "$1"
+}
+
+emit_range() {
+  _f=$1; _off=$2; _left=$3
+  while :; do
+    _n=$CHUNK
+    if [ "$_left" -ge 0 ] && [ "$_left" -lt "$_n" ]; then _n=$_left; fi
+    [ "$_n" -gt 0 ] || return 0
+    dd if="$_f" of="$T/chunk" bs=65536 skip="$_off" count="$_n" iflag=skip_bytes,count_bytes 2>/dev/null || { fail EIO read; return; }
+    _got=$(wc -c < "$T/chunk") || { fail EIO read; return; }
+    _got=$((_got))
+    [ "$_got" -gt 0 ] || return 0
+    printf '%s\\n' "$_got"
+    cat "$T/chunk" || exit 1
+    _off=$((_off + _got))
+    [ "$_left" -lt 0 ] || _left=$((_left - _got))
+    [ "$_got" -eq "$_n" ] || return 0
+  done
+}
+
+drain() {
+  dd of=/dev/null bs=65536 count="$1" iflag=count_bytes,fullblock 2>/dev/null
+}
+
+recv() {
+  dd of="$2" bs=65536 count="$1" iflag=count_bytes,fullblock 2>/dev/null || return 1
+  _got=$(wc -c < "$2") || return 1
+  [ "$((_got))" -eq "$1" ]
+}
+
+resolve() {
+  P=$1; _rest=$2; BAD=; _done=
+  [ -n "$_rest" ] || return 0
+  while :; do
+    case $_rest in
+      */*) _seg=\${_rest%%/*}; _rest=\${_rest#*/} ;;
+      *) P=$P/$_rest; return 0 ;;
+    esac
+    P=$P/$_seg; _done=\${_done:+$_done/}$_seg
+    if [ -L "$P" ]; then BAD=$_done; return 3; fi
+    if [ ! -d "$P" ]; then
+      BAD=$_done
+      if [ -e "$P" ]; then return 2; fi
+      return 1
+    fi
+  done
+}
+
+resolve_or_fail() {
+  resolve "$1" "$2"
+  case $? in
+    0) return 0 ;;
+    1) fail ENOENT "missing $BAD" ;;
+    2) fail ENOTDIR "notdir $BAD" ;;
+    *) fail EACCES "symlink $BAD" ;;
+  esac
+}
+
+resolve_create() {
+  P=$1; _rest=$2; _done=
+  while :; do
+    case $_rest in
+      */*) _seg=\${_rest%%/*}; _rest=\${_rest#*/} ;;
+      *) P=$P/$_rest; return 0 ;;
+    esac
+    P=$P/$_seg; _done=\${_done:+$_done/}$_seg
+    if [ -L "$P" ]; then fail EACCES "symlink $_done"; return; fi
+    [ ! -d "$P" ] || continue
+    if [ -e "$P" ]; then fail ENOTDIR "notdir $_done"; return; fi
+    mkdir -- "$P" 2>/dev/null || { [ -d "$P" ] && [ ! -L "$P" ]; } || { fail EIO "mkdir $_done"; return; }
+  done
+}
+
+kind_of() {
+  if [ -L "$1" ]; then K=link
+  elif [ -d "$1" ]; then K=dir
+  elif [ -f "$1" ]; then K=file
+  elif [ -e "$1" ]; then K=other
+  else K=none
+  fi
+}
+
+refuse_kind() {
+  case $K in
+    dir) fail EISDIR dir ;;
+    link) fail EACCES symlink ;;
+    other) fail EACCES other ;;
+    none) fail ENOENT missing ;;
+    *) fail ENOTDIR notdir ;;
+  esac
+}
+
+scan() {
+  if [ "$3" = 1 ]; then set -- "$1" "$2" -maxdepth 1; else set -- "$1" "$2"; fi
+  _dir=$1; _out=$2; shift 2
+  find "$_dir" -mindepth 1 "$@" ! -path "*$NL*" -exec stat -c '%f %s %Y %a %n' -- {} + > "$_out" 2>/dev/null
+  printf '\\0' >> "$_out" || return 1
+  find "$_dir" -mindepth 1 "$@" -path "*$NL*" -print0 > "$T/odd" 2>/dev/null
+  while IFS= read -r -d '' _e; do
+    stat -c '%f %s %Y %a' -- "$_e" 2>/dev/null && printf '%s\\0' "$_e"
+  done < "$T/odd" >> "$_out"
+}
+
+move_entries() {
+  _from=$1; _to=$2
+  set --
+  set +f
+  for _e in "$_from"/* "$_from"/.[!.]* "$_from"/..?*; do
+    case \${_e##*/} in .wink-exec-*) continue ;; esac
+    [ -e "$_e" ] || [ -L "$_e" ] || continue
+    set -- "$@" "$_e"
+  done
+  set -f
+  [ "$#" -eq 0 ] || mv -f -t "$_to" -- "$@"
+}
+
+stage_name() {
+  case $1 in
+    */*) fail EINVAL stage ;;
+    .wink-exec-stage.*) return 0 ;;
+    *) fail EINVAL stage ;;
+  esac
+}
+
+journal() {
+  printf '%s %s %s\\n' "$2" "$3" "$4" > "$1/.wink-exec-journal.new" && mv -f -- "$1/.wink-exec-journal.new" "$1/.wink-exec-journal"
+}
+
+op_ping() {
+  emit_ascii "wink-exec 1"
+}
+
+op_stat() {
+  resolve "$1" "$2"
+  case $? in
+    0) ;;
+    3) fail EACCES "symlink $BAD"; return ;;
+    *) return 0 ;;
+  esac
+  [ -e "$P" ] || [ -L "$P" ] || return 0
+  _s=$(stat -c '%f %s %Y %a' -- "$P" 2>/dev/null) || return 0
+  emit_ascii "$_s"
+}
+
+op_read() {
+  [ -n "$2" ] || { fail EISDIR root; return; }
+  resolve_or_fail "$1" "$2" || return
+  kind_of "$P"
+  if [ "$K" = file ]; then emit_range "$P" "$3" "$4"; else refuse_kind; fi
+}
+
+write_check() {
+  [ -n "$2" ] || { fail EISDIR root; return; }
+  if [ "$4" = 1 ]; then resolve_create "$1" "$2" || return
+  else resolve_or_fail "$1" "$2" || return
+  fi
+  kind_of "$P"
+  case $K in
+    none) return 0 ;;
+    file) [ "$3" != create ] || fail EEXIST exists ;;
+    *) refuse_kind ;;
+  esac
+}
+
+op_write() {
+  if ! write_check "$@"; then drain "$6"; return 1; fi
+  if [ "$3" = append ] && [ "$K" = file ]; then
+    dd of="$P" bs=65536 count="$6" iflag=count_bytes,fullblock oflag=append conv=notrunc 2>/dev/null || fail EIO append
+    return
+  fi
+  _tmp=$(mktemp -p "\${P%/*}" .wink-tmp.XXXXXXXX 2>/dev/null) || { drain "$6"; fail EIO tempfile; return; }
+  if ! recv "$6" "$_tmp"; then rm -f -- "$_tmp"; fail EIO write; return; fi
+  _mode=$5
+  if [ "$K" = file ]; then _mode=$(stat -c %a -- "$P" 2>/dev/null) || _mode=$5; fi
+  chmod "$_mode" "$_tmp" 2>/dev/null || { rm -f -- "$_tmp"; fail EIO chmod; return; }
+  if [ "$K" = file ] || [ "$3" = overwrite ]; then
+    mv -f -T -- "$_tmp" "$P" 2>/dev/null || { rm -f -- "$_tmp"; fail EIO rename; }
+    return
+  fi
+  if ln -T -- "$_tmp" "$P" 2>/dev/null; then rm -f -- "$_tmp"; return 0; fi
+  kind_of "$P"
+  if [ "$3" = append ] && [ "$K" = file ]; then
+    cat -- "$_tmp" >> "$P" || fail EIO append
+  elif [ "$K" = none ]; then
+    fail EIO link
+  else
+    fail EEXIST exists
+  fi
+  rm -f -- "$_tmp"
+}
+
+op_list() {
+  resolve_or_fail "$1" "$2" || return
+  kind_of "$P"
+  [ -n "$2" ] && [ "$K" != dir ] && { refuse_kind; return; }
+  [ -d "$P" ] || { fail ENOENT root; return; }
+  scan "$P" "$T/scan" "$3" || { fail EIO scan; return; }
+  emit_range "$T/scan" 0 -1
+}
+
+op_mkdir() {
+  if [ -z "$2" ]; then [ "$4" = 1 ] || fail EEXIST root; return; fi
+  if [ "$3" = 1 ]; then resolve_create "$1" "$2" || return
+  else resolve_or_fail "$1" "$2" || return
+  fi
+  mkdir -- "$P" 2>/dev/null && return 0
+  kind_of "$P"
+  case $K in
+    dir) [ "$4" = 1 ] || fail EEXIST exists ;;
+    none) fail EIO mkdir ;;
+    *) fail EEXIST exists ;;
+  esac
+}
+
+op_remove() {
+  [ -n "$2" ] || { fail EACCES root; return; }
+  resolve_or_fail "$1" "$2" || return
+  kind_of "$P"
+  case $K in
+    none) fail ENOENT missing ;;
+    dir)
+      if [ "$3" = 1 ]; then
+        rm -rf -- "$P" 2>/dev/null || fail EIO remove
+      elif ! rmdir -- "$P" 2>/dev/null; then
+        if [ -d "$P" ]; then fail ENOTEMPTY notempty; else fail EIO remove; fi
+      fi ;;
+    *) rm -f -- "$P" 2>/dev/null || fail EIO remove ;;
+  esac
+}
+
+op_stage() {
+  _s=$(mktemp -d -p "$1" .wink-exec-stage.XXXXXXXX 2>/dev/null) || { fail EIO stage; return; }
+  emit_ascii "\${_s##*/}"
+}
+
+op_untar() {
+  if ! stage_name "$2" || [ ! -d "$1/$2" ] || [ -L "$1/$2" ]; then drain "$3"; fail EINVAL stage; return; fi
+  if ! recv "$3" "$1/$2.tar"; then rm -f -- "$1/$2.tar"; fail EIO receive; return; fi
+  tar -x -o -f "$1/$2.tar" -C "$1/$2" 2>/dev/null || fail EIO untar
+  rm -f -- "$1/$2.tar"
+}
+
+rollback_swap() {
+  if [ "$4" = back ]; then
+    journal "$1" "$2" "$3" back || return 1
+    move_entries "$1" "$1/$2" || return 1
+  fi
+  move_entries "$1/$3" "$1" || return 1
+  rm -f -- "$1/.wink-exec-journal"
+  rm -rf -- "$1/$2" "$1/$3"
+}
+
+op_swap() {
+  stage_name "$2" || return
+  [ -d "$1/$2" ] && [ ! -L "$1/$2" ] || { fail EINVAL stage; return; }
+  _old=$(mktemp -d -p "$1" .wink-exec-old.XXXXXXXX 2>/dev/null) || { fail EIO swap; return; }
+  _old=\${_old##*/}
+  journal "$1" "$2" "$_old" out || { rmdir -- "$1/$_old"; fail EIO journal; return; }
+  if ! move_entries "$1" "$1/$_old" 2>/dev/null; then
+    rollback_swap "$1" "$2" "$_old" out 2>/dev/null
+    fail EIO swap
+    return
+  fi
+  if ! journal "$1" "$2" "$_old" in || ! move_entries "$1/$2" "$1" 2>/dev/null; then
+    rollback_swap "$1" "$2" "$_old" back 2>/dev/null
+    fail EIO swap
+    return
+  fi
+  rm -f -- "$1/.wink-exec-journal"
+  rm -rf -- "$1/$_old" "$1/$2"
+}
+
+op_discard() {
+  stage_name "$2" || return
+  rm -rf -- "$1/$2" "$1/$2.tar"
+}
+
+op_recover() {
+  if [ -f "$1/.wink-exec-journal" ] && [ ! -L "$1/.wink-exec-journal" ]; then
+    IFS=' ' read -r _s _o _ph < "$1/.wink-exec-journal"
+    stage_name "$_s" || return
+    case $_o in */*|'') fail EINVAL journal; return ;; .wink-exec-old.*) ;; *) fail EINVAL journal; return ;; esac
+    case $_ph in
+      in) move_entries "$1/$_s" "$1" 2>/dev/null || { fail EIO recover; return; } ;;
+      back) rollback_swap "$1" "$_s" "$_o" back 2>/dev/null || { fail EIO recover; return; } ;;
+      *) rollback_swap "$1" "$_s" "$_o" out 2>/dev/null || { fail EIO recover; return; } ;;
+    esac
+    rm -f -- "$1/.wink-exec-journal"
+  fi
+  set +f
+  for _e in "$1"/.wink-exec-*; do
+    [ -e "$_e" ] || [ -L "$_e" ] || continue
+    rm -rf -- "$_e"
+  done
+  set -f
+}
+
+run_op() {
+  E=ok
+  _op=$1
+  shift
+  case $_op:$# in
+    ping:0) op_ping ;;
+    stat:2) op_stat "$@" ;;
+    read:4) op_read "$@" ;;
+    write:6) op_write "$@" ;;
+    list:2) op_list "$1" "$2" 1 ;;
+    walk:2) op_list "$1" "$2" 0 ;;
+    mkdir:4) op_mkdir "$@" ;;
+    remove:3) op_remove "$@" ;;
+    stage:1) op_stage "$@" ;;
+    untar:3) op_untar "$@" ;;
+    swap:2) op_swap "$@" ;;
+    discard:2) op_discard "$@" ;;
+    recover:1) op_recover "$@" ;;
+    *) printf '0\\nend err EINVAL request\\n'; exit 1 ;;
+  esac
+  printf '0\\nend %s\\n' "$E"
+}
+
+_mode=$1
+T=$(mktemp -d "$2/wink-exec.XXXXXXXX") || { printf '0\\nend err EIO tempdir\\n'; exit 1; }
+trap 'rm -rf -- "$T"' EXIT
+trap 'exit 1' INT TERM HUP PIPE
+shift 2
+if [ "$_mode" = call ]; then
+  run_op "$@"
+  exit 0
+fi
+IFS= read -r _nonce || exit 0
+while IFS= read -r _line; do
+  [ "$_line" = "$_nonce" ] || exit 1
+  IFS= read -r _op || exit 1
+  IFS= read -r _argc || exit 1
+  case $_argc in ''|*[!0-9]*) exit 1 ;; esac
+  set --
+  while [ "$#" -lt "$_argc" ]; do
+    IFS= read -r _a || exit 1
+    set -- "$@" "$_a"
+  done
+  run_op "$_op" "$@"
+done
+`;
