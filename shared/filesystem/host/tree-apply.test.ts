@@ -236,7 +236,7 @@ function runChild(kind: "replace" | "changes", options: { killAt?: number; delay
 
 describe("kill -9 of a child process during an apply", () => {
   for (const kind of ["replace", "changes"] as const) {
-    it(`${kind}: 60 kills (every step, then random moments) leave only the old or the new tree`, async () => {
+    it(`${kind}: 50 kills (20 at successive steps, 30 at random moments) leave only the old or the new tree`, async () => {
       await writeOldTree(root);
       const before = await treeHash(root);
       const exit = await runChild(kind, {});
@@ -253,7 +253,7 @@ describe("kill -9 of a child process during an apply", () => {
       };
       await reset();
       const seen = { old: 0, new: 0, killedMidway: 0 };
-      for (let i = 0; i < 60; i++) {
+      for (let i = 0; i < 50; i++) {
         const exit = i < 20 ? await runChild(kind, { killAt: i }) : await runChild(kind, { delayMs: Math.floor(((i * 7919) % 97) * 1.5) });
         if (exit.startsWith("SIGKILL")) seen.killedMidway++;
         await recoverTreeChanges(root, { stateDir });
@@ -268,8 +268,9 @@ describe("kill -9 of a child process during an apply", () => {
       }
       expect(seen.old).toBeGreaterThan(0);
       expect(seen.new).toBeGreaterThan(0);
-      expect(seen.killedMidway).toBeGreaterThan(40);
-    }, 240_000);
+      expect(seen.killedMidway).toBeGreaterThan(30);
+      console.log(`kill -9 loop (${kind}): ${JSON.stringify(seen)}`);
+    }, 400_000);
   }
 });
 
