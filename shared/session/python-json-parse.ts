@@ -4,8 +4,9 @@
  * Python emits tokens JSON.parse refuses (`NaN`, `Infinity`, `-Infinity`) and integers of
  * any size, which JSON.parse would round. One linear pre-scan looks for those outside
  * strings; when none is present (the common case) the text goes to the native JSON.parse,
- * otherwise to the hand-written parser below, which keeps big integers exact as `bigint`.
- * Both paths build the same values, cap nesting depth, and treat `__proto__` as data.
+ * otherwise to the hand-written parser below, which keeps big integers exact as `bigint`
+ * (and still lets JSON.parse unescape each string token). Both paths build the same
+ * values, cap nesting depth, and treat `__proto__` as data.
  */
 import { SessionLoadError } from "../errors.js";
 import type { JsonArray, JsonObject, JsonValue } from "./json-value.js";
@@ -205,6 +206,7 @@ class LosslessParser {
     const start = this.pos;
     this.pos++;
     let out = "";
+    let tryNative = true;
     for (;;) {
       PLAIN_STRING_RUN.lastIndex = this.pos;
       PLAIN_STRING_RUN.test(text);
@@ -221,8 +223,11 @@ class LosslessParser {
         return out;
       }
       if (c === BACKSLASH) {
-        const unescaped = this.parseEscapedString(start);
-        if (unescaped !== null) return unescaped;
+        if (tryNative) {
+          const unescaped = this.parseEscapedString(start);
+          if (unescaped !== null) return unescaped;
+          tryNative = false; // invalid token: walk it once, without retrying at every escape
+        }
         out += this.parseEscape();
       } else {
         this.fail(`control character U+${c.toString(16).padStart(4, "0")} inside a string (it must be escaped)`);
