@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { appendFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { appendFile, mkdtemp, readFile, rm, utimes, writeFile } from "node:fs/promises";
 import { readdirSync, readlinkSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -132,6 +132,17 @@ describe("scanSessionFile + readSnapshotAt", () => {
     await writeFile(path, `${snapshotLine("a-longer-id")}\n${snapshotLine("b")}\n`);
     const result = await readSnapshotAt(path, index.entries[1]!);
     expect(result).toMatchObject({ ok: false, error: { lineNumber: 2, kind: "stale" } });
+  });
+
+  it("with the index given, notices a same-layout rewrite through size and mtime", async () => {
+    const path = join(dir, "stale-same-size.jsonl");
+    await writeFile(path, `${snapshotLine("a")}\n${snapshotLine("b")}\n`);
+    const index = await scanSessionFile(path);
+    expect(await readSnapshotAt(path, index.entries[1]!, { index })).toMatchObject({ ok: true, snapshot: { sessionId: "b" } });
+    await writeFile(path, `${snapshotLine("a")}\n${snapshotLine("c")}\n`);
+    await utimes(path, new Date(), new Date(Date.now() + 5000));
+    expect(await readSnapshotAt(path, index.entries[1]!)).toMatchObject({ ok: true, snapshot: { sessionId: "c" } });
+    expect(await readSnapshotAt(path, index.entries[1]!, { index })).toMatchObject({ ok: false, error: { kind: "stale" } });
   });
 });
 

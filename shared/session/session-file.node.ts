@@ -119,22 +119,30 @@ export async function scanSessionFile(path: string, options: SessionScanOptions 
   }
 }
 
+export interface ReadSnapshotAtOptions extends SessionReadOptions {
+  /** The index the location came from: a different size or mtime means the file changed. */
+  index?: Pick<SessionFileIndex, "sizeBytes" | "mtimeMs">;
+}
+
 /**
  * Reads and parses the one line at `location` (from {@link scanSessionFile}). A file that
- * changed since it was indexed gives an error line, not a wrong snapshot of another line.
+ * changed since it was indexed gives a `stale` error line rather than a snapshot of some
+ * other line: always when the line's bytes no longer end where they did, and for any
+ * change of size or mtime when `options.index` is given.
  */
-export async function readSnapshotAt(path: string, location: LineLocation, options: SessionReadOptions = {}): Promise<SnapshotLineResult> {
+export async function readSnapshotAt(path: string, location: LineLocation, options: ReadSnapshotAtOptions = {}): Promise<SnapshotLineResult> {
   const handle = await openSessionFile(path);
   try {
+    if (options.index !== undefined) {
+      const stats = await handle.stat();
+      if (stats.size !== options.index.sizeBytes || stats.mtimeMs !== options.index.mtimeMs) return staleLine(location);
+    }
     const bytes = Buffer.allocUnsafe(location.byteLength);
     const { bytesRead } = await readFully(handle, path, bytes, location.byteOffset);
     const next = Buffer.alloc(1);
     const after = await readFully(handle, path, next, location.byteOffset + location.byteLength);
     const endsLine = after.bytesRead === 0 || next[0] === 0x0a;
-    if (bytesRead !== location.byteLength || !endsLine || bytes.includes(0x0a)) {
-      const reason = "The file changed since it was indexed; scan it again";
-      return { ok: false, error: { lineNumber: location.lineNumber, kind: "stale", reason } };
-    }
+    if (bytesRead !== location.byteLength || !endsLine || bytes.includes(0x0a)) return staleLine(location);
     const line = lineFromBytes(bytes, location.lineNumber);
     if (line.kind === "error") return { ok: false, error: line.error };
     if (line.kind === "blank") {
@@ -144,6 +152,10 @@ export async function readSnapshotAt(path: string, location: LineLocation, optio
   } finally {
     await handle.close();
   }
+}
+
+function staleLine(location: LineLocation): SnapshotLineResult {
+  return { ok: false, error: { lineNumber: location.lineNumber, kind: "stale", reason: "The file changed since it was indexed; scan it again" } };
 }
 
 function tooLongError(line: PhysicalLine, maxLineBytes: number): SessionLineError {
