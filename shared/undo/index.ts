@@ -27,3 +27,4 @@ export {
   type UndoBackend,
 } from "./acp-handler.js";
 export { DEFAULT_MAX_MESSAGE_BYTES, NdjsonConnection, serveAcpUndoStdio, type AcpStdioOptions, type NdjsonConnectionOptions } from "./ndjson-transport.node.js";
+export { WorkspaceChangeTracker, type ChangeTrackingStrategy, type TrackOptions, type WorkspaceChanges } from "./workspace-changes.node.js";

@@ -499,6 +499,54 @@ export class UndoStore {
   }
 
   /**
+   * Keep bytes in the session's body store (deduplicated) until `releaseBody`: change
+   * trackers pin what a workspace held before a command, so pre-images can be recorded after it.
+   */
+  async pinBody(sessionId: string, bytes: Uint8Array): Promise<{ hash: string; size: number }> {
+    return this.locked(sessionId, async (session) => {
+      await mkdir(session.bodies.dir, { recursive: true });
+      const body = await session.bodies.put(bytes);
+      this.ref(session, body.hash, body.size);
+      return { hash: body.hash, size: body.size };
+    });
+  }
+
+  /** Release a body pinned with `pinBody`. */
+  async releaseBody(sessionId: string, hash: string): Promise<void> {
+    await this.locked(sessionId, (session) => this.unref(session, hash));
+  }
+
+  /**
+   * Record pre-images observed after the fact (e.g. by diffing the workspace around a shell
+   * command) into the snapshot of `(sessionId, scopeId)`, registering it if needed. File
+   * states must name bodies already in the store (pinned). Paths the snapshot already
+   * covers keep their earlier pre-image.
+   */
+  async recordPreImages(sessionId: string, scopeId: string, entries: readonly { path: string; state: UndoPathState }[], options: { turnId?: string | null } = {}): Promise<UndoSnapshotInfo> {
+    checkScopeId(scopeId);
+    return this.locked(sessionId, async (session) => {
+      const record = session.byScope.get(scopeId) ?? (await this.createRecord(session, scopeId, "tool_call", options.turnId === undefined ? session.currentTurn : options.turnId, true));
+      const known = new Map(record.entries);
+      const added: StagedEntry[] = [];
+      const seen = new Set<string>();
+      for (const entry of [...entries].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
+        if (isCovered(known, entry.path) || seen.has(entry.path)) continue;
+        seen.add(entry.path);
+        if (entry.state.kind === "file") {
+          const pinned = session.refs.get(entry.state.bodyHash);
+          if (pinned === undefined) throw new InvalidArgumentError(`Pre-image of ${entry.path} names body ${entry.state.bodyHash}, which is not in the store`, { path: entry.path });
+          this.ref(session, entry.state.bodyHash, pinned.size);
+        }
+        added.push(entry);
+      }
+      this.merge(record, added);
+      await this.writeManifest(session, record);
+      await this.enforceCap(session, record);
+      return this.info(session, record);
+    });
+  }
+
+  /**
    * Register the snapshot of `(sessionId, scopeId)`. With `paths`, their pre-images are
    * captured now and the snapshot does not auto-capture; without, it is open: the next
    * mutating calls of that scope (through a capturing filesystem) capture what they touch.
