@@ -15,7 +15,7 @@
  *  - readSessionFile (streaming from disk) and scanSessionFile (index only, no item parse);
  *  - python3 json.loads per line (peer; timed inside python, file already in memory).
  *
- * Run: node --import tsx bench/session-parse.bench.ts
+ * Run: node --expose-gc --import tsx bench/session-parse.bench.ts
  */
 import { execFileSync } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -30,6 +30,8 @@ const TARGET_BYTES = 25 * 1024 * 1024;
 const RUNS = 7;
 const FIXTURE = "/work/shared/fixtures/wink/db5c4ea2-559a-52c5-8313-741e72978682.jsonl";
 
+const collectGarbage = (globalThis as { gc?: () => void }).gc;
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
@@ -39,6 +41,7 @@ async function timeMs(run: () => unknown): Promise<number> {
   await run(); // warm-up: compile the code paths before timing
   const samples: number[] = [];
   for (let i = 0; i < RUNS; i++) {
+    collectGarbage?.(); // each sample starts from the same heap (results are retained)
     const start = performance.now();
     await run();
     samples.push(performance.now() - start);
@@ -84,7 +87,7 @@ try {
   const fixtureLines = (await readFile(FIXTURE, "utf8")).trimEnd().split("\n");
   const inputs = buildInputs(fixtureLines);
   const mb = (bytes: number, ms: number): string => `${((bytes / 1e6) / (ms / 1000)).toFixed(0)} MB/s`;
-  console.log(`session parse benchmark (median of ${RUNS}; Node ${process.version})`);
+  console.log(`session parse benchmark (median of ${RUNS}; Node ${process.version}${collectGarbage === undefined ? "; run with --expose-gc for steadier figures" : ""})`);
   for (const [name, text] of Object.entries(inputs)) {
     const path = join(dir, `${name}.jsonl`);
     await writeFile(path, text);
