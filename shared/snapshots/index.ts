@@ -11,3 +11,7 @@ export { HostSnapshots, type HostSnapshotOptions } from "./host/host-snapshots.j
 export { HOST_SNAPSHOT_STRATEGIES, type HostSnapshotStrategyName } from "./host/strategy.js";
 export { detectHostSnapshotStrategy, supportsReflink } from "./host/detect-strategy.js";
 export { isGitAvailable, FORCED_ATTRIBUTES } from "./host/git-process.js";
+export { DEFAULT_RETENTION_POLICY, selectSnapshotsToPrune, type PruneSelectionOptions, type SnapshotRetentionPolicy } from "./retention.js";
+export { SnapshotStore, isSnapshotRecord, type SnapshotReleaser, type SnapshotStoreOptions } from "./snapshot-store.js";
+export { releaseSnapshotStorage } from "./host/release.js";
+export type { OperationStats } from "./host/strategy.js";

@@ -20,6 +20,7 @@ import { SnapshotCreationError, SnapshotError, SnapshotIncompatibleError, Snapsh
 import type { Filesystem } from "../../filesystem/protocol.js";
 import { exportArchiveAtomically, restoreFailure } from "../archive-snapshot-manager.js";
 import type { FilesystemDiff, FilesystemSnapshot } from "../types.js";
+import { releaseArchiveSnapshot } from "./release.js";
 import type { HostSnapshotStrategy, SnapshotDraft, StrategyContext } from "./strategy.js";
 
 export interface ArchiveStrategyOptions {
@@ -137,10 +138,11 @@ export class ArchiveSnapshotStrategy implements HostSnapshotStrategy {
     }
   }
 
-  async release(snapshot: FilesystemSnapshot): Promise<void> {
-    const archivePath = this.archiveOf(snapshot);
-    if (archivePath !== null) rmSync(archivePath, { force: true });
-    if (archivePath !== null && archivePath.endsWith(".fs.zip")) rmSync(archivePath.replace(/\.fs\.zip$/, ".json"), { force: true });
+  async release(snapshots: readonly FilesystemSnapshot[]): Promise<void> {
+    for (const snapshot of snapshots) {
+      const archivePath = this.archiveOf(snapshot);
+      if (archivePath !== null) releaseArchiveSnapshot(archivePath);
+    }
   }
 
   async cleanup(): Promise<void> {

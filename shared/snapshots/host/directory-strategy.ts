@@ -41,12 +41,13 @@ import { compareBytePaths, joinBytePath, toBytePath, toFsPath } from "./byte-pat
 import { supportsReflink } from "./detect-strategy.js";
 import { finishDiff } from "./leaf-diff.js";
 import { LeafChangedError, LeafReader, PROC_FD_WORKS } from "./leaf-reader.js";
+import { DIRECTORY_SNAPSHOT_MANIFEST, releaseDirectorySnapshot } from "./release.js";
 import { applyRestorePlan, indexAfterRestore, planRestore, planSize, stagedName, type TargetLeaf } from "./restore-plan.js";
 import type { HostSnapshotStrategy, OperationStats, SnapshotDraft, StrategyContext } from "./strategy.js";
 import { isTrustworthy, loadWorkspaceIndex, saveWorkspaceIndex, type IndexEntry, type WorkspaceIndex } from "./workspace-index.js";
 import { leafStatOf, regularFileStat, scanWorkspace, type LeafKind, type LeafStat, type WorkspaceScan } from "./workspace-scan.js";
 
-const MANIFEST = "manifest.json";
+const MANIFEST = DIRECTORY_SNAPSHOT_MANIFEST;
 const TREE = "tree";
 const FORMAT_VERSION = 1;
 
@@ -354,9 +355,11 @@ export class DirectorySnapshotStrategy implements HostSnapshotStrategy {
     return finishDiff(added, modified, deleted, unchanged);
   }
 
-  async release(snapshot: FilesystemSnapshot): Promise<void> {
-    const storage = snapshot.storagePath ?? (this.dir !== null ? path.join(this.dir, snapshot.commitRef) : null);
-    if (storage !== null && existsSync(path.join(storage, MANIFEST))) rmSync(storage, { recursive: true, force: true });
+  async release(snapshots: readonly FilesystemSnapshot[]): Promise<void> {
+    for (const snapshot of snapshots) {
+      const storage = snapshot.storagePath ?? (this.dir !== null ? path.join(this.dir, snapshot.commitRef) : null);
+      if (storage !== null) releaseDirectorySnapshot(storage);
+    }
   }
 
   async cleanup(): Promise<void> {

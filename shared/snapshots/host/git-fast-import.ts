@@ -92,9 +92,11 @@ export class FastImportWriter {
     await this.write("\n");
   }
 
-  /** Finish the commit and the stream; resolves with the new commit's id. */
-  async finish(): Promise<string> {
-    await this.write("\nget-mark :1\ndone\n");
+  /** Finish the commit (also pointing `extraRefs` at it) and the stream; resolves with the new commit's id. */
+  async finish(extraRefs: readonly string[] = []): Promise<string> {
+    await this.write("\n");
+    for (const ref of extraRefs) await this.write(`reset ${ref}\nfrom :1\n\n`);
+    await this.write("get-mark :1\ndone\n");
     this.child.stdin.end();
     const code = await this.exited;
     const output = Buffer.concat(this.stdoutChunks).toString("latin1").trim();

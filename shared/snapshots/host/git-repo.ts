@@ -14,6 +14,8 @@ import path from "node:path";
 import { FORCED_ATTRIBUTES, GitCommandError, GitProcess } from "./git-process.js";
 
 export const SNAPSHOT_REF_PREFIX = "refs/wink/snapshots/";
+/** Keeps the commit the workspace index mirrors alive: it is the parent of the next snapshot, even when its own snapshot was pruned. */
+export const BASE_REF = "refs/wink/base";
 const META_TRAILER = "Wink-Snapshot: ";
 
 /** A leaf of a commit's tree. */
@@ -92,7 +94,7 @@ export class GitSnapshotRepo {
   readonly git: GitProcess;
   readonly indexFile: string;
 
-  constructor(gitDir: string, workTree: string) {
+  constructor(gitDir: string, workTree: string | null) {
     this.gitDir = gitDir;
     this.git = new GitProcess(gitDir, workTree);
     this.indexFile = path.join(gitDir, "wink", "index.json");
@@ -124,6 +126,12 @@ export class GitSnapshotRepo {
     const result = await this.git.run(["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`], { okCodes: [0, 1, 128] });
     const out = result.stdout.toString("latin1").trim();
     return result.exitCode === 0 && isCommitId(out) ? out : null;
+  }
+
+  /** The commit of snapshot `snapshotId`'s ref, or null when there is none. */
+  async snapshotCommit(snapshotId: string): Promise<string | null> {
+    if (!/^[A-Za-z0-9._-]{1,200}$/.test(snapshotId) || snapshotId.includes("..") || snapshotId.endsWith(".lock")) return null;
+    return this.resolveCommit(`${SNAPSHOT_REF_PREFIX}${snapshotId}`);
   }
 
   async readMeta(commit: string): Promise<CommitMeta | null> {
@@ -176,9 +184,17 @@ export class GitSnapshotRepo {
     return result.exitCode === 0;
   }
 
-  /** Drop unreachable objects now (after snapshot refs were deleted). */
+  async setBase(commit: string): Promise<void> {
+    await this.git.run(["update-ref", "--no-deref", BASE_REF, commit]);
+  }
+
+  /**
+   * Drop objects no ref reaches any more (after snapshot refs were deleted). Objects
+   * younger than a few minutes stay: a snapshot being written by another process has not
+   * pointed its ref at them yet.
+   */
   async collectGarbage(): Promise<void> {
-    await this.git.run(["gc", "--quiet", "--prune=now"]);
+    await this.git.run(["gc", "--quiet", "--prune=5.minutes.ago"]);
   }
 
   /** Let git pack loose objects when there are many (cheap when there is nothing to do). */

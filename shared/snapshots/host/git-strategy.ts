@@ -27,6 +27,7 @@ import {
   gitModeOf,
   GitSnapshotRepo,
   isCommitId,
+  BASE_REF,
   SNAPSHOT_REF_PREFIX,
   type CommitMeta,
   type TreeLeaf,
@@ -37,6 +38,7 @@ import { LeafReader } from "./leaf-reader.js";
 import { applyRestorePlan, indexAfterRestore, planRestore, planSize, stagedName, withAncestors, type TargetLeaf, type TargetState } from "./restore-plan.js";
 import type { HostSnapshotStrategy, OperationStats, SnapshotDraft, StrategyContext } from "./strategy.js";
 import { loadWorkspaceIndex, saveWorkspaceIndex, type IndexEntry, type WorkspaceIndex } from "./workspace-index.js";
+import { releaseGitSnapshots } from "./release.js";
 import { scanWorkspace, ScanError, type WorkspaceScan } from "./workspace-scan.js";
 
 /** Run `git gc --auto` after this many snapshots (packs the loose objects small snapshots leave). */
@@ -203,7 +205,7 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
       for (const p of scan.leaves.keys()) {
         if (!entries.has(p) && baseEntries.has(p) && !deleted.has(p)) await writer.delete(p); // vanished while hashing
       }
-      commit = await writer.finish();
+      commit = await writer.finish([BASE_REF]);
       this.lastStats = { operation: "capture", leaves: scan.leaves.size, read: identified.hashedCount, changed };
     } catch (error) {
       await writer.abort();
@@ -266,6 +268,8 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
     try {
       const commit = await repo.resolveCommit(snapshot.commitRef);
       if (commit === null) throw fail(`commit ${snapshot.commitRef} is not in ${repo.gitDir}`);
+      // A released (pruned) snapshot stays unrestorable even before git collects its objects.
+      if ((await repo.snapshotCommit(snapshot.snapshotId)) !== commit) throw fail(`the snapshot was released (no ${SNAPSHOT_REF_PREFIX}${snapshot.snapshotId} pointing at ${commit} in ${repo.gitDir})`);
       const [tree, meta] = await Promise.all([repo.listTree(commit), repo.readMeta(commit)]);
       const target = targetFromTree(tree, meta);
       const scan = this.scan();
@@ -277,6 +281,7 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
 
       // The workspace now mirrors `commit`.
       if (ours) {
+        await repo.setBase(commit);
         const entries = indexAfterRestore(this.rootBytes, target.leaves, current.entries, plan.puts, (_p, leaf) => leaf.oid);
         this.setIndex(repo, { ref: commit, scanStartedAtMs: scan.startedAtMs, entries });
       }
@@ -312,21 +317,13 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
     }
   }
 
-  async release(snapshot: FilesystemSnapshot): Promise<void> {
-    if (this.gitDirPath === null || !existsDir(this.gitDirPath)) return;
-    const repo = await this.ensureRepo();
-    await repo.deleteSnapshotRef(snapshot.snapshotId);
-  }
-
-  /** Drop objects no snapshot refers to any more (after `release`). */
-  async compact(): Promise<void> {
-    if (this.gitDirPath === null || !existsDir(this.gitDirPath)) return;
-    const repo = await this.ensureRepo();
-    if (this.index !== null && (await repo.resolveCommit(this.index.ref)) !== null) {
-      // Keep the commit the workspace index mirrors: it is the parent of the next snapshot.
-      await repo.git.run(["update-ref", "--", "refs/wink/base", this.index.ref]);
+  async release(snapshots: readonly FilesystemSnapshot[]): Promise<void> {
+    const byGitDir = new Map<string, string[]>();
+    for (const snapshot of snapshots) {
+      const gitDir = snapshot.gitDir ?? this.gitDirPath;
+      if (gitDir !== null) byGitDir.set(gitDir, [...(byGitDir.get(gitDir) ?? []), snapshot.snapshotId]);
     }
-    await repo.collectGarbage();
+    for (const [gitDir, ids] of byGitDir) await releaseGitSnapshots(gitDir, ids);
   }
 
   async cleanup(): Promise<void> {

@@ -16,6 +16,8 @@ import { randomUUID } from "node:crypto";
 import { SnapshotIncompatibleError } from "../../errors.js";
 import type { Filesystem } from "../../filesystem/protocol.js";
 import type { TreeApplyOptions } from "../../filesystem/host/tree-apply.js";
+import type { SnapshotRetentionPolicy } from "../retention.js";
+import type { SnapshotStore } from "../snapshot-store.js";
 import type { FilesystemDiff, FilesystemSnapshot, SnapshotOptions } from "../types.js";
 import { ArchiveSnapshotStrategy } from "./archive-strategy.js";
 import { detectHostSnapshotStrategy } from "./detect-strategy.js";
@@ -34,6 +36,10 @@ export interface HostSnapshotOptions {
   readonly treeApply?: TreeApplyOptions;
   /** The filesystem over `root` (required by the archive strategy). */
   readonly filesystem?: Filesystem | null;
+  /** Persist every new snapshot record here (so records survive the process). */
+  readonly store?: SnapshotStore | null;
+  /** With a store: prune by this policy after each snapshot (the newest is always kept). */
+  readonly retention?: SnapshotRetentionPolicy | null;
 }
 
 export class HostSnapshots {
@@ -131,6 +137,11 @@ export class HostSnapshots {
       const strategy = await this.strategyInstance();
       const record = await strategy.capture({ snapshotId: randomUUID(), createdAt: new Date().toISOString(), parentId: this.current, tag: options.tag ?? null });
       this.current = record.snapshotId;
+      const store = this.options.store;
+      if (store) {
+        await store.save(record);
+        if (this.options.retention) await store.prune(this.options.retention, { protect: [record.snapshotId] });
+      }
       return record;
     });
   }
@@ -154,9 +165,13 @@ export class HostSnapshots {
     });
   }
 
-  /** Free the storage behind one snapshot (it can no longer be restored). */
-  release(snapshot: FilesystemSnapshot): Promise<void> {
-    return this.serial(async () => (await this.strategyFor(snapshot)).release(snapshot));
+  /** Free the storage behind snapshots (they can no longer be restored). */
+  release(...snapshots: FilesystemSnapshot[]): Promise<void> {
+    return this.serial(async () => {
+      const byStrategy = new Map<string, FilesystemSnapshot[]>();
+      for (const snapshot of snapshots) byStrategy.set(snapshot.strategy, [...(byStrategy.get(snapshot.strategy) ?? []), snapshot]);
+      for (const group of byStrategy.values()) await (await this.strategyFor(group[0] as FilesystemSnapshot)).release(group);
+    });
   }
 
   /** Records of the snapshots the storage holds (also those of earlier processes), oldest first. */

@@ -47,8 +47,8 @@ export interface HostSnapshotStrategy {
   restore(snapshot: FilesystemSnapshot): Promise<void>;
   /** Compare two snapshots of this strategy, or one with the current workspace. */
   diff(base: FilesystemSnapshot, target: FilesystemSnapshot | null): Promise<FilesystemDiff>;
-  /** Free what keeps one snapshot alive (ref, directory, archive). Idempotent. */
-  release(snapshot: FilesystemSnapshot): Promise<void>;
+  /** Free what keeps these snapshots alive (refs, directories, archives). Idempotent. */
+  release(snapshots: readonly FilesystemSnapshot[]): Promise<void>;
   /** Remove all storage. Idempotent. */
   cleanup(): Promise<void>;
   /** Records of the snapshots the storage still holds, oldest first. */
