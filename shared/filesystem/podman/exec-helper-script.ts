@@ -12,7 +12,8 @@
  * `end ok` or `end err <CODE> <reason> [<detail>]`. In `serve` mode the first stdin line is
  * a per-session nonce and each request is `<nonce>\n<op>\n<argc>\n<arg>\n…` followed by the
  * payload bytes of `write`/`untar`; a request without the nonce ends the session, so payload
- * bytes can never be taken for a request. Writes go to a temp file next to the target and
+ * bytes can never be taken for a request; after a payload that could not be received whole
+ * (disk full) the helper answers, then exits. Writes go to a temp file next to the target and
  * are renamed (or hard-linked, for create) into place. Tree replacement stages into a
  * directory inside the root and swaps top-level entries under a journal (see `op_swap` and
  * `op_recover`); names starting with `.wink-exec-` in the root are the helper's own.
@@ -33,6 +34,7 @@ NL='
 '
 CHUNK=1048576
 E=ok
+DESYNC=
 
 fail() {
   if [ "$E" = ok ]; then E="err $1 $2"; fi
@@ -66,9 +68,21 @@ drain() {
 }
 
 recv() {
-  dd of="$2" bs=65536 count="$1" iflag=count_bytes,fullblock 2>/dev/null || return 1
+  dd of="$2" bs=65536 count="$1" iflag=count_bytes,fullblock 2>"$T/err" || return 1
   _got=$(wc -c < "$2") || return 1
   [ "$((_got))" -eq "$1" ]
+}
+
+io_fail() {
+  case $(cat "$T/err" 2>/dev/null) in
+    *"No space"*) fail ENOSPC "$1" ;;
+    *) fail EIO "$1" ;;
+  esac
+}
+
+recv_failed() {
+  DESYNC=1
+  io_fail "$1"
 }
 
 resolve() {
@@ -208,11 +222,11 @@ write_check() {
 op_write() {
   if ! write_check "$@"; then drain "$6"; return 1; fi
   if [ "$3" = append ] && [ "$K" = file ]; then
-    dd of="$P" bs=65536 count="$6" iflag=count_bytes,fullblock oflag=append conv=notrunc 2>/dev/null || fail EIO append
+    dd of="$P" bs=65536 count="$6" iflag=count_bytes,fullblock oflag=append conv=notrunc 2>"$T/err" || recv_failed append
     return
   fi
   _tmp=$(mktemp -p "\${P%/*}" .wink-tmp.XXXXXXXX 2>/dev/null) || { drain "$6"; fail EIO tempfile; return; }
-  if ! recv "$6" "$_tmp"; then rm -f -- "$_tmp"; fail EIO write; return; fi
+  if ! recv "$6" "$_tmp"; then rm -f -- "$_tmp"; recv_failed write; return; fi
   _mode=$5
   if [ "$K" = file ]; then _mode=$(stat -c %a -- "$P" 2>/dev/null) || _mode=$5; fi
   chmod "$_mode" "$_tmp" 2>/dev/null || { rm -f -- "$_tmp"; fail EIO chmod; return; }
@@ -278,8 +292,8 @@ op_stage() {
 
 op_untar() {
   if ! stage_name "$2" || [ ! -d "$1/$2" ] || [ -L "$1/$2" ]; then drain "$3"; fail EINVAL stage; return; fi
-  if ! recv "$3" "$1/$2.tar"; then rm -f -- "$1/$2.tar"; fail EIO receive; return; fi
-  tar -x -o -f "$1/$2.tar" -C "$1/$2" 2>/dev/null || fail EIO untar
+  if ! recv "$3" "$1/$2.tar"; then rm -f -- "$1/$2.tar"; recv_failed receive; return; fi
+  tar -x -o -f "$1/$2.tar" -C "$1/$2" 2>"$T/err" || io_fail untar
   rm -f -- "$1/$2.tar"
 }
 
@@ -359,6 +373,7 @@ run_op() {
     *) printf '0\\nend err EINVAL request\\n'; exit 1 ;;
   esac
   printf '0\\nend %s\\n' "$E"
+  [ -z "$DESYNC" ] || exit 1
 }
 
 _mode=$1

@@ -9,6 +9,7 @@ import {
   FileNotFoundError,
   InvalidArgumentError,
   IsADirectoryError,
+  NoSpaceError,
   NotADirectoryError,
   PermissionDeniedError,
   StorageIOError,
@@ -122,6 +123,8 @@ export function statusError(status: ExecStatus, path: string, action: string): W
       if (status.reason === "other") return new PermissionDeniedError(path, `Refusing to ${action} ${shown}: not a regular file`, { reason: "other", component: path });
       if (status.reason === "root") return new PermissionDeniedError(path, "Cannot delete root", { reason: "root" });
       return new PermissionDeniedError(path, `Permission denied: cannot ${action} ${shown}`, { reason: status.reason });
+    case "ENOSPC":
+      return new NoSpaceError(path, `No space left in the container: cannot ${action} ${shown}; nothing was changed`);
     case "EINVAL":
       return new InvalidArgumentError(`Invalid ${action} request for ${shown} (${status.reason})`, { path });
     default:

@@ -203,7 +203,10 @@ export class SessionTransport implements ExecTransport {
         if (request.payload !== undefined) await sendPayload(child, request.payload);
       })();
       sending.catch((error: unknown) => this.abandon(child, error));
-      const [, result] = await Promise.all([sending, response]);
+      const result = await response;
+      // The helper may answer before it has read the whole payload (and then exit): the
+      // answer stands, and the next request must not share the pipe with what is left.
+      await sending.catch(() => undefined);
       return result;
     } finally {
       clearTimeout(timer);
