@@ -64,6 +64,10 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] as number;
 }
 
+function cpuMs(usage: NodeJS.CpuUsage): number {
+  return (usage.user + usage.system) / 1000;
+}
+
 /** Median of a few timed calls: a single call right after a forced GC runs cold. */
 function timeMedian(action: () => void, calls = 7): number {
   const times: number[] = [];
@@ -78,6 +82,8 @@ function timeMedian(action: () => void, calls = 7): number {
 interface Result {
   snapshotMs: number;
   workloadMs: number;
+  /** CPU time of the process during the workload: steadier than wall time on a busy machine. */
+  workloadCpuMs: number;
   heapBytes: number;
   diffMs: number;
   check: number;
@@ -99,6 +105,7 @@ async function runCow(files: number): Promise<Result> {
   const snapshotTimes: number[] = [];
   const taken: FilesystemSnapshot[] = [];
   const start = performance.now();
+  const cpuStart = process.cpuUsage();
   for (let s = 1; s <= SNAPSHOTS; s++) {
     const t0 = performance.now();
     taken.push(snapshots.take(`s${s}`));
@@ -109,12 +116,13 @@ async function runCow(files: number): Promise<Result> {
     }
   }
   const workloadMs = performance.now() - start;
+  const workloadCpuMs = cpuMs(process.cpuUsage(cpuStart));
   const heap = heapBytes() - before;
   let modified = 0;
   const diffMs = timeMedian(() => {
     modified = snapshots.diff(taken[0]!, taken[taken.length - 1]!).modified.length;
   });
-  return { snapshotMs: median(snapshotTimes), workloadMs, heapBytes: heap, diffMs, check: modified };
+  return { snapshotMs: median(snapshotTimes), workloadMs, workloadCpuMs, heapBytes: heap, diffMs, check: modified };
 }
 
 interface NaiveFile {
@@ -132,6 +140,7 @@ async function runNaive(files: number): Promise<Result> {
   const snapshotTimes: number[] = [];
   const taken: Map<string, NaiveFile>[] = [];
   const start = performance.now();
+  const cpuStart = process.cpuUsage();
   for (let s = 1; s <= SNAPSHOTS; s++) {
     const t0 = performance.now();
     taken.push(current);
@@ -143,6 +152,7 @@ async function runNaive(files: number): Promise<Result> {
     }
   }
   const workloadMs = performance.now() - start;
+  const workloadCpuMs = cpuMs(process.cpuUsage(cpuStart));
   const heap = heapBytes() - before;
   const base = taken[0]!;
   const target = taken[taken.length - 1]!;
@@ -154,14 +164,18 @@ async function runNaive(files: number): Promise<Result> {
       if (other !== undefined && other !== file) modified++;
     }
   });
-  return { snapshotMs: median(snapshotTimes), workloadMs, heapBytes: heap, diffMs, check: modified };
+  return { snapshotMs: median(snapshotTimes), workloadMs, workloadCpuMs, heapBytes: heap, diffMs, check: modified };
 }
 
 async function measure(run: (files: number) => Promise<Result>, files: number, repeats: number): Promise<Result> {
   const results: Result[] = [];
   for (let r = 0; r < repeats; r++) results.push(await run(files));
   const pick = (key: keyof Result): number => median(results.map((result) => result[key]));
-  return { snapshotMs: pick("snapshotMs"), workloadMs: pick("workloadMs"), heapBytes: pick("heapBytes"), diffMs: pick("diffMs"), check: pick("check") };
+  return {
+    snapshotMs: pick("snapshotMs"),
+    workloadMs: pick("workloadMs"),
+    workloadCpuMs: pick("workloadCpuMs"),
+    heapBytes: pick("heapBytes"), diffMs: pick("diffMs"), check: pick("check") };
 }
 
 const fmtMs = (ms: number): string => (ms < 1 ? `${(ms * 1000).toFixed(1)} µs` : `${ms.toFixed(2)} ms`);
@@ -171,7 +185,7 @@ async function main(): Promise<void> {
   console.log(
     `memory snapshots: ${SNAPSHOTS} snapshots × ${EDITS_PER_SNAPSHOT} edits, median of ${COW_REPEATS} (cow) / ${NAIVE_REPEATS} (naive) runs (node ${process.version})`,
   );
-  console.log("files    approach  one snapshot  workload     heap growth  diff first→last");
+  console.log("files    approach  one snapshot  workload     (cpu)        heap growth  diff first→last");
   // Warm the JIT on both code paths so the first (smallest) size is not measured cold.
   for (let r = 0; r < 3; r++) {
     await runCow(SIZES[0] as number);
@@ -185,7 +199,7 @@ async function main(): Promise<void> {
     cow.push(mine);
     for (const [name, r] of [["cow", mine], ["naive", peer]] as const) {
       console.log(
-        `${String(files).padEnd(8)} ${name.padEnd(9)} ${fmtMs(r.snapshotMs).padEnd(13)} ${fmtMs(r.workloadMs).padEnd(12)} ${fmtMb(r.heapBytes).padEnd(12)} ${fmtMs(r.diffMs)}`,
+        `${String(files).padEnd(8)} ${name.padEnd(9)} ${fmtMs(r.snapshotMs).padEnd(13)} ${fmtMs(r.workloadMs).padEnd(12)} ${fmtMs(r.workloadCpuMs).padEnd(12)} ${fmtMb(r.heapBytes).padEnd(12)} ${fmtMs(r.diffMs)}`,
     );
     }
     console.log(
@@ -196,13 +210,13 @@ async function main(): Promise<void> {
   const flat = await measure(runCow, SIZES[SIZES.length - 1] as number, COW_REPEATS);
   filePath = balancedPath;
   console.log(
-    `${String(SIZES[SIZES.length - 1])} in one directory: cow snapshot ${fmtMs(flat.snapshotMs)}, workload ${fmtMs(flat.workloadMs)}, ` +
+    `${String(SIZES[SIZES.length - 1])} in one directory: cow snapshot ${fmtMs(flat.snapshotMs)}, workload ${fmtMs(flat.workloadMs)} (cpu ${fmtMs(flat.workloadCpuMs)}), ` +
       `heap growth ${fmtMb(flat.heapBytes)}, diff ${fmtMs(flat.diffMs)}`,
   );
   const small = cow[0]!;
   const large = cow[cow.length - 1]!;
   console.log(
-    `cow cost 100k/1k: workload ${(large.workloadMs / small.workloadMs).toFixed(2)}×, heap ${(large.heapBytes / small.heapBytes).toFixed(2)}×, ` +
+    `cow cost 100k/1k: workload ${(large.workloadMs / small.workloadMs).toFixed(2)}× (cpu ${(large.workloadCpuMs / small.workloadCpuMs).toFixed(2)}×), heap ${(large.heapBytes / small.heapBytes).toFixed(2)}×, ` +
       `snapshot ${(large.snapshotMs / small.snapshotMs).toFixed(2)}× (target ≤ 2×)`,
   );
 }
