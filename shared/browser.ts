@@ -8,3 +8,4 @@ export * from "./filesystem/paths.js";
 export * from "./filesystem/glob.js";
 export * from "./session/browser.js";
 export * from "./viewer/index.js";
+export * from "./undo/browser.js";

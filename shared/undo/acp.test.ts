@@ -52,12 +52,12 @@ describe("AcpUndoHandler", () => {
     const notes: JsonRpcNotification[] = [];
     const handler = new AcpUndoHandler({ store, notify: (n) => void notes.push(n), metaNamespace: "harn" });
     const response = await handler.handle({ jsonrpc: "2.0", id: "r1", method: "session/restore_tool_call", params: { sessionId: S, toolCallId: "tc_42" } });
-    expect(response).toEqual({ jsonrpc: "2.0", id: "r1", result: { restoredPaths: ["notes"] } });
+    expect(response).toEqual({ jsonrpc: "2.0", id: "r1", result: { restoredPaths: ["notes", "notes/plan.md"] } });
     expect(notes).toEqual([
       {
         jsonrpc: "2.0",
         method: "session/update",
-        params: { sessionId: S, update: { sessionUpdate: "tool_call_update", toolCallId: "tc_42", status: "restored", _meta: { harn: { kind: "tool_call_restored", restoredPaths: ["notes"] } } } },
+        params: { sessionId: S, update: { sessionUpdate: "tool_call_update", toolCallId: "tc_42", status: "restored", _meta: { harn: { kind: "tool_call_restored", restoredPaths: ["notes", "notes/plan.md"] } } } },
       },
     ]);
     expect(await fs.exists("notes")).toBe(false);
@@ -107,14 +107,14 @@ describe("stdio transport", () => {
 
     expect(responses.map((r) => r.id)).toEqual([1, 2, 3, null, 4, 5]);
     expect(responses[0]).toMatchObject({ result: { agentCapabilities: { sessionCapabilities: { restoreToolCall: {}, rollback: {}, redo: {} } } } });
-    expect(responses[1]).toMatchObject({ result: { restoredPaths: ["notes"] } });
+    expect(responses[1]).toMatchObject({ result: { restoredPaths: ["notes", "notes/plan.md"] } });
     // tc_42 is already undone, so rolling back goes to turn-1 (tc_41's edit).
     expect(responses[2]).toMatchObject({ result: { turnIds: ["turn-1"], toolCallIds: ["tc_41"], restoredPaths: ["src/lib.rs"] } });
     expect(responses[3]).toMatchObject({ error: { code: JSON_RPC_ERROR_CODES.parseError } });
     expect(responses[4]).toMatchObject({ result: { turnIds: ["turn-1"], toolCallIds: ["tc_41"] } });
     expect(responses[5]).toMatchObject({ error: { code: JSON_RPC_ERROR_CODES.resourceNotFound } });
     expect(updates.map((u) => (u.params as { update: { toolCallId: string; _meta: { wink: { kind: string } } } }).update)).toEqual([
-      expect.objectContaining({ toolCallId: "tc_42", status: "restored", _meta: { wink: { kind: "tool_call_restored", restoredPaths: ["notes"] } } }),
+      expect.objectContaining({ toolCallId: "tc_42", status: "restored", _meta: { wink: { kind: "tool_call_restored", restoredPaths: ["notes", "notes/plan.md"] } } }),
       expect.objectContaining({ toolCallId: "tc_41", status: "restored", _meta: { wink: { kind: "tool_call_restored", restoredPaths: ["src/lib.rs"] } } }),
       expect.objectContaining({ toolCallId: "tc_41", status: "completed", _meta: { wink: { kind: "tool_call_redone", restoredPaths: ["src/lib.rs"] } } }),
     ]);

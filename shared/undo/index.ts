@@ -1,6 +1,6 @@
 // Public API of shared/undo (re-exported by shared/index.ts): per-tool-call pre-images with
 // turn rollback and redo, the capturing filesystem, the ACP handler and the store reader.
-export * from "./manifest.js";
+export * from "./browser.js";
 export {
   DEFAULT_SESSION_BYTE_CAP,
   UndoStore,
@@ -28,3 +28,4 @@ export {
 } from "./acp-handler.js";
 export { DEFAULT_MAX_MESSAGE_BYTES, NdjsonConnection, serveAcpUndoStdio, type AcpStdioOptions, type NdjsonConnectionOptions } from "./ndjson-transport.node.js";
 export { WorkspaceChangeTracker, type ChangeTrackingStrategy, type TrackOptions, type WorkspaceChanges } from "./workspace-changes.node.js";
+export { UNDO_STATE_DIR_NAME, loadUndoSessionFiles, readToolCallChangesFromStore, undoSessionDir } from "./store-files.node.js";

@@ -66,6 +66,12 @@ export interface UndoManifest {
 }
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
+const SESSION_ID = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,199}$/;
+
+/** True when a session id can name an undo store directory: 1–200 of letters, digits, "_", "-", "." (not first). */
+export function isValidUndoSessionId(sessionId: unknown): sessionId is string {
+  return typeof sessionId === "string" && SESSION_ID.test(sessionId);
+}
 
 export function isUndoBodyHash(value: unknown): value is string {
   return typeof value === "string" && SHA256_HEX.test(value);

@@ -23,7 +23,7 @@ import { InvalidArgumentError, SnapshotNotFoundError, SnapshotRestoreError, Wink
 import type { Filesystem } from "../filesystem/protocol.js";
 import { BodyStore, TEMP_PREFIX, writeFileAtomic } from "./body-store.node.js";
 import type { UndoPathState, UndoManifest, UndoSnapshotKind } from "./manifest.js";
-import { UNDO_BODIES_DIR, UNDO_MANIFEST_NAME, UNDO_SNAPSHOTS_DIR, compareUndoManifests, parseUndoManifest, serializeUndoManifest } from "./manifest.js";
+import { UNDO_BODIES_DIR, UNDO_MANIFEST_NAME, UNDO_SNAPSHOTS_DIR, compareUndoManifests, isValidUndoSessionId, parseUndoManifest, serializeUndoManifest } from "./manifest.js";
 import type { PathImage } from "./path-images.js";
 import { applyImages, applyImagesAtomically, currentImagesFor, highestMissing, isCovered, normalizeFor, shallowImage, statOrNull, subtreeImages } from "./path-images.js";
 
@@ -177,10 +177,8 @@ class SessionState {
   }
 }
 
-const SESSION_ID = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,199}$/;
-
 function checkSessionId(sessionId: unknown): asserts sessionId is string {
-  if (typeof sessionId !== "string" || !SESSION_ID.test(sessionId)) {
+  if (!isValidUndoSessionId(sessionId)) {
     throw new InvalidArgumentError(`Invalid session id ${JSON.stringify(sessionId)}: use 1–200 letters, digits, "_", "-" or "." (it names a directory)`, { sessionId: String(sessionId) });
   }
 }
@@ -589,14 +587,24 @@ export class UndoStore {
     if (record.closedAt !== null) return;
     if (this.recordPostImages) {
       const images: PathImage[] = [];
+      const created: PathImage[] = [];
       for (const path of record.paths()) {
+        const entry = record.entries.get(path) as EntryRecord;
         try {
-          images.push(await shallowImage(this.workspace, path));
+          const image = await shallowImage(this.workspace, path);
+          images.push(image);
+          // A directory the call created: record what it put inside (within limits), so viewers see the new files.
+          if (entry.before.kind === "absent" && image.state.kind === "directory") created.push(...(await createdContents(this.workspace, path)));
         } catch {
           // A path that became a symlink has no post-image we can store; the pre-image still restores.
         }
       }
       for (const entry of await this.stage(session, images)) (record.entries.get(entry.path) as EntryRecord).after = entry.state;
+      for (const entry of await this.stage(session, created)) {
+        // Below an absent pre-image these paths were absent too; restoring the ancestor removes them.
+        if (!record.entries.has(entry.path)) record.entries.set(entry.path, { before: { kind: "absent" }, after: entry.state });
+        else if (entry.state.kind === "file") await this.unref(session, entry.state.bodyHash);
+      }
     }
     record.open = false;
     record.closedAt = this.clock().toISOString();
@@ -764,6 +772,16 @@ export class UndoStore {
       return { turnIds: redo.turnId === null ? [] : [redo.turnId], toolCallIds: scopes, restoredPaths: redo.paths(), toolCalls };
     });
   }
+}
+
+/** Post-images recorded below a directory a call created: at most this many entries and bytes. */
+const MAX_CREATED_ENTRIES = 2_000;
+const MAX_CREATED_BYTES = 32 * 1024 * 1024;
+
+async function createdContents(fs: Filesystem, path: string): Promise<PathImage[]> {
+  const images = (await subtreeImages(fs, path)).slice(1);
+  const bytes = images.reduce((sum, image) => sum + (image.state.kind === "file" ? image.state.bytes.length : 0), 0);
+  return images.length > MAX_CREATED_ENTRIES || bytes > MAX_CREATED_BYTES ? [] : images;
 }
 
 function statesOf(record: SnapshotRecord): UndoPathState[] {

@@ -60,7 +60,8 @@ describe("explicit snapshots", () => {
     await fs.write("src/lib/extra.ts", "x");
     await fs.delete("src/lib/util.ts");
     const result = await store.restore(S, "tc_1");
-    expect(result.restoredPaths).toEqual(["new", "src/app.ts", "src/lib", "src/lib/util.ts"]);
+    // Restoring closes the snapshot first, which also records what appeared inside created directories.
+    expect(result.restoredPaths).toEqual(["new", "new/deep", "new/deep/file.txt", "src/app.ts", "src/lib", "src/lib/util.ts"]);
     expect(await treeOf(fs)).toEqual(start);
   });
 
@@ -81,7 +82,7 @@ describe("auto-capture through the capturing filesystem", () => {
     await wrapped.bind("tc_2").delete("empty");
 
     const undo1 = await store.restore(S, "tc_1");
-    expect(undo1.restoredPaths).toEqual(["a", "src/app.ts"]);
+    expect(undo1.restoredPaths).toEqual(["a", "a/b", "a/b/c.txt", "src/app.ts"]);
     expect((await fs.read("src/app.ts")).content).toBe("const a = 1;\n");
     expect(await fs.exists("a")).toBe(false);
     expect((await fs.read("README.md")).content).toBe("# changed by call 2\n");

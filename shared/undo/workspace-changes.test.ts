@@ -106,7 +106,8 @@ describe("on the host (manifest strategy) with a real shell", () => {
     const manifest = parseUndoManifest(await readFile(join(store.sessionDir(S), info?.snapshotId ?? "", "manifest.json"), "utf8"));
     const bodies = await readdir(join(store.sessionDir(S), "bodies"));
     expect(new Set(bodies)).toEqual(new Set(undoManifestBodies(manifest)));
-    expect(bodies).toHaveLength(4); // main.c before and after, run.sh (mode change only), util.c
+    // main.c before and after, run.sh (mode change only), util.c, and build/obj/main.o (created).
+    expect(bodies).toHaveLength(5);
   });
 
   it("sees a same-size rewrite that keeps the modification time when the file is recent", async () => {
