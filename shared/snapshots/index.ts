@@ -15,3 +15,11 @@ export { DEFAULT_RETENTION_POLICY, selectSnapshotsToPrune, type PruneSelectionOp
 export { SnapshotStore, isSnapshotRecord, type SnapshotReleaser, type SnapshotStoreOptions } from "./snapshot-store.js";
 export { releaseSnapshotStorage } from "./host/release.js";
 export type { OperationStats } from "./host/strategy.js";
+export {
+  restoreSessionSlices,
+  restoreWithFilesystem,
+  snapshotWithFilesystem,
+  type CoordinatedSnapshot,
+  type CoordinatedSnapshotOptions,
+  type NativeSnapshotTarget,
+} from "./session-coordination.js";

@@ -1,0 +1,90 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+
+import { SnapshotNotFoundError, SnapshotRestoreError } from "../errors.js";
+import { HostFilesystem } from "../filesystem/host/host-filesystem.js";
+import { InMemoryFilesystem } from "../filesystem/memory/in-memory-filesystem.js";
+import { Session } from "../session/session-model.js";
+import { findFilesystemSnapshotRef } from "../session/workspace-items.js";
+import { ArchiveSnapshotManager } from "./archive-snapshot-manager.js";
+import { HostSnapshots } from "./host/host-snapshots.js";
+import { TempDirs, writeTree } from "./host/snapshot-test-support.js";
+import { restoreWithFilesystem, snapshotWithFilesystem } from "./session-coordination.js";
+import type { FilesystemSnapshot } from "./types.js";
+
+const PLAN = "demo.plans:Plan";
+const temps = new TempDirs();
+afterEach(() => temps.removeAll());
+
+describe("session and filesystem snapshots together", () => {
+  it("records the filesystem snapshot in the session before snapshotting it, and restores both (memory)", async () => {
+    const fs = new InMemoryFilesystem();
+    const session = new Session({ sessionId: "root" });
+    await fs.write("code.py", "v1");
+    session.append(PLAN, { step: 1 });
+    const taken = await snapshotWithFilesystem(session, fs, { filesystemKey: "vfs.tools", tag: "checkpoint" });
+    const ref = findFilesystemSnapshotRef(taken.session);
+    expect(ref?.item).toMatchObject({ snapshot_id: taken.filesystem.snapshotId, filesystem_key: "vfs.tools", backend_type: "memory", archive_path: null, file_count: 1, total_bytes: 2 });
+
+    await fs.write("code.py", "v2");
+    await fs.write("new.py", "x");
+    session.append(PLAN, { step: 2 });
+    session.append("demo.other:Note", { text: "later" });
+    await restoreWithFilesystem(session, taken.session, fs);
+    expect((await fs.read("code.py")).content).toBe("v1");
+    expect(await fs.exists("new.py")).toBe(false);
+    expect(session.items(PLAN)).toEqual([{ step: 1 }]);
+    expect(session.items("demo.other:Note")).toEqual([]);
+    expect(session.snapshot().slices).toEqual(taken.session.slices);
+  });
+
+  it("works with a host filesystem's git snapshots, and leaves the session alone when the filesystem cannot be restored", async () => {
+    const root = temps.make("ws-");
+    const snapshots = new HostSnapshots(root, { strategy: "git", treeApply: { stateDir: temps.make("state-"), durable: false } });
+    const session = new Session();
+    writeTree(root, { "a.txt": "v1" });
+    session.append(PLAN, { step: 1 });
+    const first = await snapshotWithFilesystem(session, snapshots);
+    writeTree(root, { "a.txt": "v2" });
+    session.append(PLAN, { step: 2 });
+    const second = await snapshotWithFilesystem(session, snapshots);
+    temps.track(snapshots.gitDir);
+
+    await restoreWithFilesystem(session, first.session, snapshots);
+    expect(readFileSync(path.join(root, "a.txt"), "utf8")).toBe("v1");
+    expect(session.items(PLAN)).toEqual([{ step: 1 }]);
+
+    await snapshots.release(second.filesystem as FilesystemSnapshot);
+    const failing = restoreWithFilesystem(session, second.session, snapshots);
+    await expect(failing).rejects.toBeInstanceOf(SnapshotRestoreError);
+    expect(session.items(PLAN)).toEqual([{ step: 1 }]);
+    expect(readFileSync(path.join(root, "a.txt"), "utf8")).toBe("v1");
+  });
+
+  it("uses archive snapshots with the same id through an ArchiveSnapshotManager", async () => {
+    const fs = new HostFilesystem({ root: temps.make("ws-"), stateDir: temps.make("state-"), durable: false });
+    const manager = new ArchiveSnapshotManager(fs, temps.make("archives-"));
+    const session = new Session();
+    await fs.write("src/main.py", "print('hello')");
+    const taken = await snapshotWithFilesystem(session, manager, { snapshotId: "turn-5" });
+    const ref = findFilesystemSnapshotRef(taken.session);
+    expect(ref?.archiveName).toBe("turn-5.fs.zip");
+    expect(ref?.fileCount).toBe(1);
+    await fs.write("src/main.py", "print('broken')");
+    await restoreWithFilesystem(session, taken.session, manager);
+    expect((await fs.read("src/main.py")).content).toBe("print('hello')");
+
+    // A new process: the manager does not know the id, the archive path in the session is enough.
+    const fresh = new ArchiveSnapshotManager(fs, temps.make("archives-"));
+    await fs.write("src/main.py", "print('broken again')");
+    await restoreWithFilesystem(session, taken.session, fresh);
+    expect((await fs.read("src/main.py")).content).toBe("print('hello')");
+  });
+
+  it("refuses a session snapshot that records no filesystem snapshot", async () => {
+    const session = new Session();
+    session.append(PLAN, { step: 1 });
+    await expect(restoreWithFilesystem(session, session.snapshot(), new InMemoryFilesystem())).rejects.toBeInstanceOf(SnapshotNotFoundError);
+  });
+});
