@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { InMemoryFilesystem } from "../filesystem/memory/in-memory-filesystem.js";
-import { editFileTool, rmTool, writeFileTool } from "../tools/index.js";
+import { editFileTool, rmTool, writeFileTool, type ToolDefinition } from "../tools/index.js";
 import { invokeToolWithUndo } from "./capturing-filesystem.js";
 import { loadUndoSessionFiles, readToolCallChangesFromStore } from "./store-files.node.js";
 import { readToolCallChanges } from "./tool-call-changes.js";
@@ -22,7 +22,7 @@ async function setup(recordPostImages: boolean): Promise<{ fs: InMemoryFilesyste
   await fs.write("old/x.txt", "x\n");
   await fs.writeBytes("logo.bin", new Uint8Array([0xff, 0xfe, 0x00]));
   const store = await UndoStore.create({ workspace: fs, stateDir, recordPostImages });
-  const call = (tool: typeof writeFileTool | typeof editFileTool | typeof rmTool, params: object, toolCallId: string) => invokeToolWithUndo(tool, params, { store, sessionId: "s1", toolCallId });
+  const call = (tool: ToolDefinition, params: object, toolCallId: string) => invokeToolWithUndo(tool, params, { store, sessionId: "s1", toolCallId });
   await call(editFileTool, { file_path: "src/app.ts", old_string: "1", new_string: "2" }, "tc_edit");
   await call(writeFileTool, { file_path: "docs/new.md", content: "# New\n" }, "tc_write");
   await call(rmTool, { path: "old" }, "tc_rm");
