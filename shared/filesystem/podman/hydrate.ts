@@ -6,15 +6,15 @@
  * (`glob.ts`), relative to the mount's host directory.
  */
 import { constants, promises as fsp } from "node:fs";
-import { join } from "node:path";
-import { InvalidArgumentError } from "../../errors.js";
+import { dirname, join } from "node:path";
+import { FileExistsError, InvalidArgumentError } from "../../errors.js";
 import { compileGlob } from "../glob.js";
 import { joinPath, resolveWorkspacePath } from "../paths.js";
 
 export interface HostMount {
   /** Host directory to copy from. */
   readonly hostPath: string;
-  /** Destination inside the workspace (default: the workspace root). */
+  /** Destination inside the workspace, e.g. "docs" or "/workspace/docs" (default: the workspace root). */
   readonly mountPath?: string;
   /** Only files matching one of these globs (default: all). */
   readonly include?: readonly string[];
@@ -33,13 +33,16 @@ export interface HydrationSummary {
 
 const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 
-/** Copy each mount's files into `overlay` (a fresh directory that only we write to). */
-export async function hydrateOverlay(overlay: string, mounts: readonly HostMount[]): Promise<HydrationSummary> {
+/**
+ * Copy each mount's files into `overlay` (a fresh directory that only we write to).
+ * `mountPoint` is the workspace's own prefix, accepted in front of `mountPath`.
+ */
+export async function hydrateOverlay(overlay: string, mounts: readonly HostMount[], mountPoint: string | null = "/workspace"): Promise<HydrationSummary> {
   let files = 0;
   let bytes = 0;
   const skipped: { path: string; reason: string }[] = [];
   for (const mount of mounts) {
-    const destination = resolveWorkspacePath(mount.mountPath ?? "", { forCreate: true });
+    const destination = resolveWorkspacePath(mount.mountPath ?? "", { forCreate: true, mountPoint });
     const include = (mount.include ?? []).map((pattern) => compileGlob(pattern));
     const exclude = (mount.exclude ?? []).map((pattern) => compileGlob(pattern));
     const budget = mount.maxBytes ?? DEFAULT_MAX_BYTES;
@@ -76,9 +79,12 @@ export async function hydrateOverlay(overlay: string, mounts: readonly HostMount
           throw new InvalidArgumentError(`Host mount ${mount.hostPath} exceeds its budget of ${budget} bytes at ${rel}`, { hostPath: mount.hostPath, limit: budget });
         }
         const destinationPath = join(overlay, target);
-        await fsp.mkdir(join(destinationPath, ".."), { recursive: true });
+        await fsp.mkdir(dirname(destinationPath), { recursive: true });
         // COPYFILE_FICLONE clones where the filesystem can and copies otherwise.
-        await fsp.copyFile(source, destinationPath, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+        await fsp.copyFile(source, destinationPath, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE).catch((error: unknown) => {
+          if ((error as { code?: unknown }).code === "EEXIST") throw new FileExistsError(target, `Host mounts overlap: ${target} is copied twice`);
+          throw error;
+        });
         await fsp.chmod(destinationPath, stats.mode & 0o777);
         used += stats.size;
         files += 1;
