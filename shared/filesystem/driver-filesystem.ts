@@ -59,8 +59,10 @@ export interface FilesystemOptions {
 }
 
 const WRITE_MODES: readonly WriteMode[] = ["create", "overwrite", "append"];
-/** Grep reads files in batches of about this many bytes before handing them to the matcher. */
-const GREP_BATCH_BYTES = 8 * 1024 * 1024;
+/** Grep hands files to the matcher in batches of about this many bytes. */
+const GREP_BATCH_BYTES = 2 * 1024 * 1024;
+/** Files grep reads at the same time. */
+const GREP_READ_CONCURRENCY = 32;
 /** Chunk size when streaming a file into an archive. */
 const EXPORT_CHUNK_BYTES = 1024 * 1024;
 
@@ -302,33 +304,51 @@ export class DriverFilesystem implements Filesystem {
     const matcher = new GrepMatcher(compiled, budget, options.signal);
     const matches: GrepMatch[] = [];
     try {
+      const candidates = this.driver.grepCandidates
+        ? await this.driver.grepCandidates(base, {
+            pattern: compiled.source,
+            ignoreCase: compiled.flags.includes("i"),
+            timeoutMs: budget,
+            ...(options.signal ? { signal: options.signal } : {}),
+          })
+        : null;
+      const files = (await this.filesBelow(base)).filter(
+        (file) =>
+          (candidates === null || candidates.has(file.path)) &&
+          (fileFilter === null || fileFilter.test(relativeTo(file.path, base))) &&
+          file.size <= this.limits.maxGrepFileBytes,
+      );
       let batch: GrepFile[] = [];
       let batchBytes = 0;
-      const flush = async (): Promise<void> => {
-        const found = await matcher.match(batch, maxMatches - matches.length);
-        matches.push(...found);
-        batch = [];
-        batchBytes = 0;
+      // Reading the next files overlaps with matching the previous batch in the worker;
+      // batches are matched one after another, so results stay in path order.
+      let pending: Promise<GrepMatch[]> | null = null;
+      const settle = async (): Promise<void> => {
+        if (pending !== null) matches.push(...(await pending));
+        pending = null;
       };
-      for (const file of await this.filesBelow(base)) {
-        if (fileFilter !== null && !fileFilter.test(relativeTo(file.path, base))) continue;
-        if (file.size > this.limits.maxGrepFileBytes) continue;
+      for (let start = 0; start < files.length && matches.length < maxMatches; start += GREP_READ_CONCURRENCY) {
         matcher.checkBudget();
         options.signal?.throwIfAborted();
-        let bytes: Uint8Array;
-        try {
-          bytes = await this.driver.readFile(file.path);
-        } catch {
-          continue; // vanished or turned into something unreadable since the walk
-        }
-        batch.push({ path: file.path, bytes });
-        batchBytes += bytes.length;
+        const chunk = files.slice(start, start + GREP_READ_CONCURRENCY);
+        const contents = await Promise.all(chunk.map((file) => this.driver.readFile(file.path).catch(() => null)));
+        chunk.forEach((file, i) => {
+          const bytes = contents[i];
+          // A file that vanished or became unreadable since the walk is skipped.
+          if (bytes === null || bytes === undefined) return;
+          batch.push({ path: file.path, bytes });
+          batchBytes += bytes.length;
+        });
         if (batchBytes >= GREP_BATCH_BYTES) {
-          await flush();
+          await settle();
           if (matches.length >= maxMatches) break;
+          pending = matcher.match(batch, maxMatches - matches.length);
+          batch = [];
+          batchBytes = 0;
         }
       }
-      if (matches.length < maxMatches) await flush();
+      await settle();
+      if (matches.length < maxMatches) matches.push(...(await matcher.match(batch, maxMatches - matches.length)));
     } finally {
       matcher.close();
     }

@@ -60,6 +60,14 @@ export interface TreeTransaction {
   createFile(path: string, mode?: number): Promise<FileSink>;
 }
 
+/** What `grepCandidates` is asked: the pattern (inline flags already removed) and its case rule. */
+export interface GrepCandidatesQuery {
+  readonly pattern: string;
+  readonly ignoreCase: boolean;
+  readonly signal?: AbortSignal;
+  readonly timeoutMs?: number;
+}
+
 export interface FilesystemDriver {
   /** Short backend name used in messages ("memory", "host", "podman"). */
   readonly name: string;
@@ -82,4 +90,10 @@ export interface FilesystemDriver {
   walk(path: string): AsyncIterable<WalkEntry>;
   /** Replace the whole tree atomically with what `fill` builds (see TreeTransaction). */
   replaceTree(fill: (tx: TreeTransaction) => Promise<void>): Promise<void>;
+  /**
+   * Optional grep accelerator: the files below `path` (root-relative paths) that may match,
+   * a superset of what the shared matcher would find, or null for "search everything". It
+   * only narrows which files are read; matching semantics stay those of the shared engine.
+   */
+  grepCandidates?(path: string, query: GrepCandidatesQuery): Promise<ReadonlySet<string> | null>;
 }

@@ -86,13 +86,71 @@ const { parentPort } = require("node:worker_threads");
 require("node:v8").setFlagsFromString("--enable-experimental-regexp-engine-on-excessive-backtracks");
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 let cached = null;
+
+// Exact semantics are per line. To avoid slicing every line, a pattern without lookarounds
+// is first run over the whole text ("gm"): any line that matches on its own also matches
+// there (a substring match stays a match; ^/$ with "m" sit at line ends when the text has no
+// "\r"), so the whole-text matches only point at candidate lines, each then checked alone.
+function compile(source, flags) {
+  const line = new RegExp(source, flags);
+  const scannable = !/\(\?<?[=!]/.test(source);
+  const anchored = /[\^$]/.test(source);
+  const scan = scannable ? new RegExp(source, flags + "gm") : null;
+  return { line, scan, anchored };
+}
+
+function countNewlines(text, from, to) {
+  let n = 0;
+  for (let i = text.indexOf("\n", from); i !== -1 && i < to; i = text.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
+function matchLine(regex, text, start, end, lineNumber, path, matches) {
+  let line = text.slice(start, end);
+  if (line.endsWith("\r")) line = line.slice(0, -1);
+  const match = regex.exec(line);
+  if (match === null) return false;
+  matches.push({ path, lineNumber, lineContent: line, matchStart: match.index, matchEnd: match.index + match[0].length });
+  return true;
+}
+
+function searchFile(compiled, path, text, matches, maxMatches) {
+  if (compiled.scan !== null && !(compiled.anchored && text.includes("\r"))) {
+    const scan = compiled.scan;
+    scan.lastIndex = 0;
+    let counted = 0;
+    let lineNumber = 1;
+    for (;;) {
+      const found = scan.exec(text);
+      if (found === null) return;
+      const lineStart = found.index === 0 ? 0 : text.lastIndexOf("\n", found.index - 1) + 1;
+      if (lineStart >= text.length) return;
+      let lineEnd = text.indexOf("\n", found.index);
+      if (lineEnd === -1) lineEnd = text.length;
+      lineNumber += countNewlines(text, counted, lineStart);
+      counted = lineStart;
+      if (matchLine(compiled.line, text, lineStart, lineEnd, lineNumber, path, matches) && matches.length >= maxMatches) return;
+      if (lineEnd >= text.length) return;
+      scan.lastIndex = lineEnd + 1;
+    }
+  }
+  let start = 0;
+  let lineNumber = 0;
+  while (start < text.length) {
+    let end = text.indexOf("\n", start);
+    if (end === -1) end = text.length;
+    lineNumber++;
+    if (matchLine(compiled.line, text, start, end, lineNumber, path, matches) && matches.length >= maxMatches) return;
+    start = end + 1;
+  }
+}
+
 parentPort.on("message", (request) => {
   try {
     const key = request.flags + "/" + request.source;
-    if (cached === null || cached.key !== key) cached = { key, regex: new RegExp(request.source, request.flags) };
-    const regex = cached.regex;
+    if (cached === null || cached.key !== key) cached = { key, compiled: compile(request.source, request.flags) };
     const matches = [];
-    outer: for (const file of request.files) {
+    for (const file of request.files) {
       if (file.bytes.includes(0)) continue;
       let text;
       try {
@@ -100,21 +158,8 @@ parentPort.on("message", (request) => {
       } catch {
         continue;
       }
-      let start = 0;
-      let lineNumber = 0;
-      while (start < text.length) {
-        let end = text.indexOf("\n", start);
-        if (end === -1) end = text.length;
-        lineNumber++;
-        let line = text.slice(start, end);
-        if (line.endsWith("\r")) line = line.slice(0, -1);
-        const match = regex.exec(line);
-        if (match !== null) {
-          matches.push({ path: file.path, lineNumber, lineContent: line, matchStart: match.index, matchEnd: match.index + match[0].length });
-          if (matches.length >= request.maxMatches) break outer;
-        }
-        start = end + 1;
-      }
+      searchFile(cached.compiled, file.path, text, matches, request.maxMatches);
+      if (matches.length >= request.maxMatches) break;
     }
     parentPort.postMessage({ id: request.id, matches });
   } catch (error) {
