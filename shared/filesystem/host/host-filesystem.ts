@@ -7,6 +7,8 @@
 import { PermissionDeniedError, hasErrorCode } from "../../errors.js";
 import { DriverFilesystem, type FilesystemOptions } from "../driver-filesystem.js";
 import type { ByteReader, ReadBytesOptions, ReadBytesResult, ReadOptions, ReadResult, TextReader } from "../protocol.js";
+import { HostSnapshots, type HostSnapshotOptions } from "../../snapshots/host/host-snapshots.js";
+import type { FilesystemDiff, FilesystemSnapshot, SnapshotableFilesystem, SnapshotOptions } from "../../snapshots/types.js";
 import { HostDriver } from "./host-driver.js";
 
 export interface HostFilesystemOptions extends FilesystemOptions {
@@ -16,10 +18,14 @@ export interface HostFilesystemOptions extends FilesystemOptions {
   readonly stateDir?: string;
   /** fsync every write and tree replacement (default true). */
   readonly durable?: boolean;
+  /** Native snapshots: strategy (default auto: git when it runs), git dir, snapshot dir, store, retention. */
+  readonly snapshots?: Omit<HostSnapshotOptions, "filesystem" | "treeApply">;
 }
 
 /** A workspace on the host: every path stays inside `root`, symlinks are never followed. */
-export class HostFilesystem extends DriverFilesystem {
+export class HostFilesystem extends DriverFilesystem implements SnapshotableFilesystem {
+  readonly #snapshots: HostSnapshots;
+
   constructor(options: HostFilesystemOptions) {
     super(
       new HostDriver({
@@ -29,6 +35,41 @@ export class HostFilesystem extends DriverFilesystem {
       }),
       options,
     );
+    // Snapshots live in shared/snapshots/host; restores go through the same applier options.
+    const treeApply = { ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }), ...(options.durable === undefined ? {} : { durable: options.durable }) };
+    this.#snapshots = new HostSnapshots(options.root, { ...options.snapshots, filesystem: this, treeApply });
+  }
+
+  /** The snapshot manager (strategy, list, release, stats). */
+  get snapshots(): HostSnapshots {
+    return this.#snapshots;
+  }
+
+  /** git strategy: the external git directory, null before the first snapshot. */
+  get gitDir(): string | null {
+    return this.#snapshots.gitDir;
+  }
+
+  get currentSnapshotId(): string | null {
+    return this.#snapshots.currentSnapshotId;
+  }
+
+  snapshot(options?: SnapshotOptions): Promise<FilesystemSnapshot> {
+    return this.#snapshots.snapshot(options);
+  }
+
+  async restore(snapshot: FilesystemSnapshot): Promise<void> {
+    this.assertWritable();
+    await this.#snapshots.restore(snapshot);
+  }
+
+  diff(base: FilesystemSnapshot, target?: FilesystemSnapshot | null): Promise<FilesystemDiff> {
+    return this.#snapshots.diff(base, target ?? null);
+  }
+
+  /** Remove all snapshot storage (the git dir…). Idempotent. */
+  cleanup(): Promise<void> {
+    return this.#snapshots.cleanup();
   }
 
   /** The confined host driver (for snapshot strategies and tree changes on this root). */
