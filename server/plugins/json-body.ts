@@ -5,8 +5,24 @@
  */
 import type { FastifyPluginAsync } from "fastify";
 import fp from "fastify-plugin";
+import { ServerError } from "../errors.js";
+
+const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/** True for `application/json` with optional parameters (`; charset=utf-8`). */
+export function isJsonMediaType(value: string): boolean {
+  return /^application\/json\s*(?:;|$)/i.test(value.trim());
+}
 
 const plugin: FastifyPluginAsync = async (app) => {
+  // Refuse before anything else looks at the body, also when the body is empty (Fastify
+  // would skip its parser then and let the request through).
+  app.addHook("onRequest", async (request) => {
+    const type = request.headers["content-type"];
+    if (BODY_METHODS.has(request.method) && type !== undefined && !isJsonMediaType(type)) {
+      throw new ServerError("WD_ERR_MEDIA_TYPE", `Request bodies must be application/json, not ${type.slice(0, 100)}`);
+    }
+  });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("application/json", { parseAs: "string", bodyLimit: 64 * 1024 }, app.getDefaultJsonParser("error", "error"));
 };

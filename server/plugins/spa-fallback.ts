@@ -60,6 +60,21 @@ const plugin: FastifyPluginAsync<SpaOptions> = async (app, options) => {
     });
   }
 
+  // Paths with dot segments never reach the file server (it would answer 403 for escapes).
+  app.addHook("onRequest", async (request, reply) => {
+    const pathname = request.url.split("?")[0] ?? "";
+    if (pathname.startsWith("/api/")) return;
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(pathname);
+    } catch {
+      decoded = "..";
+    }
+    if (decoded.split(/[\\/]/).some((segment) => segment === ".." || segment === ".") || decoded.includes("\0")) {
+      return reply.code(404).type("application/json; charset=utf-8").send(JSON.stringify({ detail: `Not found: ${pathname.slice(0, 300)}` }));
+    }
+  });
+
   app.get("/", async (_request, reply) => sendIndex(reply));
   app.get("/index.html", async (_request, reply) => sendIndex(reply));
 
