@@ -121,6 +121,19 @@ describe("PodmanFilesystem (exec) inside a real container", { timeout: 120_000 }
     await fs.delete("many", { recursive: true });
   });
 
+  it("answers reads issued together in one batch, each with its own result", async () => {
+    await sh("mkdir -p /workspace/batch && cd /workspace/batch && ln -s /etc/passwd link && mkfifo pipe && mkdir dir && printf '' > empty");
+    for (let i = 0; i < 150; i++) await fs.write(`batch/f${i}.txt`, `file ${i}\n`.repeat(i % 5));
+    const driver = fs.execDriver;
+    const names = [...Array.from({ length: 150 }, (_, i) => `batch/f${i}.txt`), "batch/link", "batch/pipe", "batch/dir", "batch/missing", "batch/empty", "batch/f3.txt/x"];
+    const results = await Promise.all(names.map((name) => driver.readFile(name).then((bytes) => Buffer.from(bytes).toString(), (error: { code: string }) => error.code)));
+    expect(results.slice(0, 150)).toEqual(Array.from({ length: 150 }, (_, i) => `file ${i}\n`.repeat(i % 5)));
+    expect(results.slice(150)).toEqual(["EACCES", "EACCES", "EISDIR", "ENOENT", "", "ENOTDIR"]);
+    const matches = await fs.grep("^file 1\\d?\\d?$", { path: "batch" });
+    expect(new Set(matches.map((m) => m.path)).size).toBe(Array.from({ length: 150 }, (_, i) => i).filter((i) => /^1\d?\d?$/.test(String(i)) && i % 5 !== 0).length);
+    await fs.delete("batch", { recursive: true });
+  });
+
   it("starts a new session when the helper dies", async () => {
     // The session's command line ends in "wink-exec serve /tmp"; the quotes keep this script from matching itself.
     const sessions = (signal: string) =>
@@ -216,10 +229,13 @@ describe("PodmanFilesystem (exec) inside a real container", { timeout: 120_000 }
       await fs.mkdir("tree/empty");
       const summary = await fs.exportArchive(join(dir, "tree.fs.zip"), { path: "tree" });
       expect(summary.fileCount).toBe(2);
-      const other = new PodmanFilesystem({ container, workdir: "/tmp" });
+      await fs.mkdir("copy");
+      const other = new PodmanFilesystem({ container, workdir: "/workspace/copy" });
       await other.importArchive(join(dir, "tree.fs.zip"));
-      expect(await sh("cat /tmp/src/main.py && stat -c %a /tmp/run.sh && test -d /tmp/empty && echo ok")).toBe("print('hi')\n755\nok\n");
+      expect(await sh("cd /workspace/copy && cat src/main.py && stat -c %a run.sh && test -d empty && echo ok")).toBe("print('hi')\n755\nok\n");
       await other.close();
+      expect(() => new PodmanFilesystem({ container, workdir: "/tmp" })).toThrow(/outside the workdir/);
+      await fs.delete("copy", { recursive: true });
       await fs.delete("tree", { recursive: true });
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -4,7 +4,8 @@
  * for the safety rules and `exec-transport.ts` for how requests travel).
  *
  * One request per driver call; `walk` and `list` return a whole tree or directory in one
- * request, tree replacement sends one tar stream. Writes are atomic inside the container
+ * request, tree replacement sends one tar stream, and whole-file reads issued together
+ * (grep reads 32 files at a time) are coalesced into one `readmany` request. Writes are atomic inside the container
  * (temp file + rename, hard link for create); tree replacement stages and swaps under a
  * journal, and an interrupted swap is finished or rolled back before the next first
  * operation. Symlinks inside the container are never followed.
@@ -15,13 +16,13 @@
  * boundary). Names containing a newline are listed but cannot be read or written, and
  * names that are not valid UTF-8 are reported with U+FFFD replacement characters.
  */
-import { InvalidArgumentError, PermissionDeniedError } from "../../errors.js";
+import { hasErrorCode, InvalidArgumentError, PermissionDeniedError } from "../../errors.js";
 import type { DriverEntry, DriverStat, DriverWriteOptions, FilesystemDriver, TreeTransaction, WalkEntry } from "../driver.js";
 import type { EntryKind } from "../protocol.js";
 import { displayPath } from "../paths.js";
 import type { PodmanContainer } from "./container.js";
 import { EXEC_RESERVED_PREFIX } from "./exec-helper-script.js";
-import { statusError, type ExecResponse } from "./exec-protocol.js";
+import { parseStatus, statusError, type ExecResponse } from "./exec-protocol.js";
 import { createExecTransport, type ExecPayload, type ExecTransport, type ExecTransportKind } from "./exec-transport.js";
 import { defaultPodman, type Podman } from "./podman-cli.js";
 import { TarSpool } from "./tar-spool.js";
@@ -42,6 +43,20 @@ export interface PodmanExecDriverOptions {
 }
 
 const DEFAULT_FILE_MODE = 0o644;
+/** Requests that can be repeated safely after a lost session. */
+const READ_ONLY_OPS = new Set(["stat", "read", "readmany", "list", "walk", "recover"]);
+/** Whole-file reads coalesced into one request at most. */
+const READ_BATCH = 64;
+
+interface PendingRead {
+  readonly path: string;
+  resolve(bytes: Uint8Array): void;
+  reject(error: unknown): void;
+}
+
+function lines(text: string): string[] {
+  return text === "" ? [] : text.replace(/\n$/, "").split("\n");
+}
 const STAT_LINE = /^([0-9a-f]+) (\d+) (\d+) ([0-7]+)$/;
 const SCAN_LINE = /^([0-9a-f]+) (\d+) (\d+) ([0-7]+) (.*)$/s;
 
@@ -112,15 +127,21 @@ export class PodmanExecDriver implements FilesystemDriver {
   readonly container: string;
   private readonly transport: ExecTransport;
   private recovery: Promise<void> | null = null;
+  private pendingReads: PendingRead[] = [];
 
   constructor(options: PodmanExecDriverOptions) {
     const container = typeof options.container === "string" ? null : options.container;
     this.container = typeof options.container === "string" ? options.container : options.container.id;
     this.root = checkWorkdir(options.workdir ?? container?.workdir ?? "/workspace");
+    const tempDir = checkWorkdir(options.tempDir ?? "/tmp");
+    // A tree replacement swaps every entry of the root: the helper's scratch space must not be one.
+    if (tempDir === this.root || tempDir.startsWith(`${this.root}/`)) {
+      throw new InvalidArgumentError(`tempDir ${tempDir} must be outside the workdir ${this.root}`, { workdir: this.root, tempDir });
+    }
     this.transport = createExecTransport(options.transport ?? "session", {
       podman: options.podman ?? container?.podman ?? defaultPodman(),
       container: this.container,
-      tempDir: options.tempDir ?? "/tmp",
+      tempDir,
       requestTimeoutMs: options.requestTimeoutMs ?? 120_000,
     });
   }
@@ -140,7 +161,15 @@ export class PodmanExecDriver implements FilesystemDriver {
   }
 
   private async send(op: string, args: readonly string[], path: string, action: string, payload?: ExecPayload): Promise<ExecResponse> {
-    const response = await this.transport.request(payload === undefined ? { op, args } : { op, args, payload });
+    const request = payload === undefined ? { op, args } : { op, args, payload };
+    let response: ExecResponse;
+    try {
+      response = await this.transport.request(request);
+    } catch (error) {
+      // A session that died under a request that changes nothing: ask once more, in a new session.
+      if (!READ_ONLY_OPS.has(op) || !hasErrorCode(error, "EUNAVAILABLE")) throw error;
+      response = await this.transport.request(request);
+    }
     if (!response.status.ok) throw statusError(response.status, path, action);
     return response;
   }
@@ -178,9 +207,87 @@ export class PodmanExecDriver implements FilesystemDriver {
 
   async readFile(path: string, range?: { offset: number; length: number }): Promise<Uint8Array> {
     this.addressable(path);
-    if (isReserved(path)) return Promise.reject(statusError({ ok: false, code: "ENOENT", reason: "missing", detail: "" }, path, "read"));
+    if (isReserved(path)) throw statusError({ ok: false, code: "ENOENT", reason: "missing", detail: "" }, path, "read");
+    if (range !== undefined) return this.readOne(path, range);
+    return new Promise((resolve, reject) => {
+      this.pendingReads.push({ path, resolve, reject });
+      // Reads started in the same tick leave together.
+      if (this.pendingReads.length === 1) queueMicrotask(() => void this.flushReads());
+    });
+  }
+
+  private async readOne(path: string, range?: { offset: number; length: number }): Promise<Uint8Array> {
     const response = await this.call("read", [this.root, path, String(range?.offset ?? 0), String(range?.length ?? -1)], path, "read");
     return new Uint8Array(response.body.buffer, response.body.byteOffset, response.body.byteLength);
+  }
+
+  private async flushReads(): Promise<void> {
+    const queued = this.pendingReads;
+    this.pendingReads = [];
+    for (let at = 0; at < queued.length; at += READ_BATCH) {
+      const group = queued.slice(at, at + READ_BATCH);
+      if (group.length === 1) {
+        const [only] = group as [PendingRead];
+        await this.readOne(only.path).then(only.resolve, only.reject);
+        continue;
+      }
+      let results: (Uint8Array | Error | undefined)[];
+      try {
+        results = await this.readMany(group.map((read) => read.path));
+      } catch (error) {
+        for (const read of group) read.reject(error);
+        continue;
+      }
+      for (const [i, read] of group.entries()) {
+        const result = results[i];
+        // Not answered in the batch (changed while read, batch too large): on its own.
+        if (result === undefined) await this.readOne(read.path).then(read.resolve, read.reject);
+        else if (result instanceof Error) read.reject(result);
+        else read.resolve(result);
+      }
+    }
+  }
+
+  /**
+   * Whole files in one request. The helper reports each file's status, its size before and
+   * after reading, then the contents back to back; an entry is undefined when that answer
+   * cannot be trusted (the file changed meanwhile) or the batch was too large.
+   */
+  private async readMany(paths: readonly string[]): Promise<(Uint8Array | Error | undefined)[]> {
+    await this.ready();
+    const response = await this.transport.request({ op: "readmany", args: [this.root, ...paths] }).catch((error: unknown) => {
+      if (!hasErrorCode(error, "EUNAVAILABLE")) throw error;
+      return this.transport.request({ op: "readmany", args: [this.root, ...paths] });
+    });
+    if (!response.status.ok) {
+      if (response.status.code === "EFBIG") return paths.map(() => undefined);
+      throw statusError(response.status, paths[0] ?? "", "read");
+    }
+    const body = response.body;
+    const cuts: number[] = [];
+    for (let at = 0; cuts.length < 3; at++) {
+      const nul = body.indexOf(0, at);
+      if (nul === -1) return paths.map(() => undefined);
+      cuts.push(nul);
+      at = nul;
+    }
+    const [a, b, c] = cuts as [number, number, number];
+    const statuses = lines(body.subarray(0, a).toString("utf8"));
+    const before = lines(body.subarray(a + 1, b).toString("latin1")).map(Number);
+    const after = lines(body.subarray(b + 1, c).toString("latin1")).map(Number);
+    const content = body.subarray(c + 1);
+    const total = after.reduce((sum, size) => sum + size, 0);
+    if (statuses.length !== paths.length || before.length !== paths.length || after.length !== paths.length || total !== content.length) return paths.map(() => undefined);
+    let offset = 0;
+    return paths.map((path, i) => {
+      const size = after[i] as number;
+      const slice = content.subarray(offset, offset + size);
+      offset += size;
+      const status = statuses[i] as string;
+      if (status !== "ok") return statusError(parseStatus(`end ${status}`), path, "read");
+      if (size !== before[i]) return undefined;
+      return new Uint8Array(slice.buffer, slice.byteOffset, slice.byteLength);
+    });
   }
 
   async writeFile(path: string, data: Uint8Array, options: DriverWriteOptions): Promise<void> {

@@ -33,6 +33,7 @@ export LC_ALL
 NL='
 '
 CHUNK=1048576
+BATCH_MAX=16777216
 E=ok
 DESYNC=
 
@@ -219,6 +220,36 @@ write_check() {
   esac
 }
 
+op_readmany() {
+  _root=$1
+  shift
+  : > "$T/st"
+  _n=$#
+  while [ "$_n" -gt 0 ]; do
+    _rel=$1
+    shift
+    _n=$((_n - 1))
+    E=ok
+    if [ -z "$_rel" ]; then
+      fail EISDIR root
+    elif resolve_or_fail "$_root" "$_rel"; then
+      kind_of "$P"
+      [ "$K" = file ] || refuse_kind
+    fi
+    if [ "$E" = ok ]; then set -- "$@" "$P"; else set -- "$@" /dev/null; fi
+    printf '%s\\n' "$E" >> "$T/st"
+  done
+  E=ok
+  stat -c %s -- "$@" > "$T/s1" 2>/dev/null
+  _tot=0
+  while IFS= read -r _sz; do _tot=$((_tot + _sz)); done < "$T/s1"
+  if [ "$_tot" -gt "$BATCH_MAX" ]; then fail EFBIG batch; return; fi
+  cat -- "$@" > "$T/c" 2>/dev/null
+  stat -c %s -- "$@" > "$T/s2" 2>/dev/null
+  cat "$T/st" "$T/z" "$T/s1" "$T/z" "$T/s2" "$T/z" "$T/c" > "$T/out" 2>"$T/err" || { io_fail read; return; }
+  emit_range "$T/out" 0 -1
+}
+
 op_write() {
   if ! write_check "$@"; then drain "$6"; return 1; fi
   if [ "$3" = append ] && [ "$K" = file ]; then
@@ -360,6 +391,7 @@ run_op() {
     ping:0) op_ping ;;
     stat:2) op_stat "$@" ;;
     read:4) op_read "$@" ;;
+    readmany:*) op_readmany "$@" ;;
     write:6) op_write "$@" ;;
     list:2) op_list "$1" "$2" 1 ;;
     walk:2) op_list "$1" "$2" 0 ;;
@@ -379,6 +411,7 @@ run_op() {
 _mode=$1
 T=$(mktemp -d "$2/wink-exec.XXXXXXXX") || { printf '0\\nend err EIO tempdir\\n'; exit 1; }
 trap 'rm -rf -- "$T"' EXIT
+printf '\\0' > "$T/z"
 trap 'exit 1' INT TERM HUP PIPE
 shift 2
 if [ "$_mode" = call ]; then
