@@ -5,7 +5,7 @@
  */
 import { execFile } from "node:child_process";
 import { createReadStream, lstatSync, readFileSync, readdirSync } from "node:fs";
-import { lstat, mkdir, mkdtemp, open, readFile, readdir, rm } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, open, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import nodePath from "node:path";
 import { promisify } from "node:util";
@@ -182,3 +182,22 @@ export async function makeTempDir(prefix = "wink-archive-test-"): Promise<{ path
   const path = await mkdtemp(nodePath.join(os.tmpdir(), prefix));
   return { path, cleanup: () => rm(path, { recursive: true, force: true }) };
 }
+
+/**
+ * Overwrite the CRC-32 of entry `name` in both its central record and its local header,
+ * so the headers agree with each other but not with the data.
+ */
+export async function patchCrc(archivePath: string, name: string, crc: number): Promise<void> {
+  const bytes = await readFile(archivePath);
+  const nameBytes = Buffer.from(name);
+  for (let at = bytes.indexOf(CENTRAL_SIGNATURE); at !== -1; at = bytes.indexOf(CENTRAL_SIGNATURE, at + 4)) {
+    if (bytes.readUInt16LE(at + 28) !== nameBytes.length || !bytes.subarray(at + 46, at + 46 + nameBytes.length).equals(nameBytes)) continue;
+    bytes.writeUInt32LE(crc, at + 16);
+    bytes.writeUInt32LE(crc, bytes.readUInt32LE(at + 42) + 14);
+    await writeFile(archivePath, bytes);
+    return;
+  }
+  throw new Error(`no central record for ${name}`);
+}
+
+const CENTRAL_SIGNATURE = Buffer.from([0x50, 0x4b, 0x01, 0x02]);

@@ -1,20 +1,15 @@
 import { createHash, randomBytes } from "node:crypto";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import nodePath from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ArchiveError, InvalidArgumentError } from "../errors.js";
-import { RecordingTransaction, execFileAsync, makeTempDir, memorySource, python } from "./archive.test-support.js";
+import { RecordingTransaction, execFileAsync, memorySource, python } from "./archive.test-support.js";
+import { useTempDir } from "./temp-dir.test-support.js";
 import { extractArchive } from "./extract.node.js";
 import { openArchive } from "./reader.node.js";
 import { writeArchive, type ArchiveSourceEntry } from "./writer.node.js";
 
-let dir: { path: string; cleanup: () => Promise<void> };
-beforeEach(async () => {
-  dir = await makeTempDir();
-});
-afterEach(async () => {
-  await dir.cleanup();
-});
+const tempDir = useTempDir();
 
 const sha256 = (data: Uint8Array): string => createHash("sha256").update(data).digest("hex");
 
@@ -68,7 +63,7 @@ const SAMPLE = [
 
 describe("writeArchive", () => {
   it("writes an archive that unzip -t and Python's zipfile read with identical names, bytes and modes", async () => {
-    const archive = nodePath.join(dir.path, "out", "snap.fs.zip");
+    const archive = nodePath.join(tempDir(), "out", "snap.fs.zip");
     const summary = await writeArchive(archive, memorySource(SAMPLE), { manifestExtra: { session_id: "abc" }, createdAt: "2024-01-15T10:30:00.123456+00:00" });
     expect(summary).toEqual({ archivePath: archive, fileCount: 9, totalBytes: expect.any(Number), directoryCount: 2, skipped: [] });
 
@@ -102,7 +97,7 @@ describe("writeArchive", () => {
   });
 
   it("writes created_at the way Python's isoformat does by default", async () => {
-    const archive = nodePath.join(dir.path, "a.fs.zip");
+    const archive = nodePath.join(tempDir(), "a.fs.zip");
     await writeArchive(archive, memorySource([{ path: "a", content: "a" }]));
     const view = await pythonView(archive);
     expect(view.manifest.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?\+00:00$/);
@@ -110,7 +105,7 @@ describe("writeArchive", () => {
   });
 
   it("round-trips through extractArchive with modes and empty directories", async () => {
-    const archive = nodePath.join(dir.path, "rt.fs.zip");
+    const archive = nodePath.join(tempDir(), "rt.fs.zip");
     await writeArchive(archive, memorySource(SAMPLE));
     const tx = new RecordingTransaction();
     const summary = await extractArchive(archive, tx);
@@ -123,7 +118,7 @@ describe("writeArchive", () => {
   });
 
   it("writes ZIP64 correctly past 65,535 entries (70,000 files as Python and unzip see them)", async () => {
-    const archive = nodePath.join(dir.path, "many.fs.zip");
+    const archive = nodePath.join(tempDir(), "many.fs.zip");
     const count = 70_000;
     async function* source(): AsyncGenerator<ArchiveSourceEntry> {
       for (let i = 0; i < count; i++) {
@@ -152,7 +147,7 @@ print(len(names), len(set(names)), names[0], names[-2], z.read("files/d99/f69999
   }, 120_000);
 
   it("can write ZIP64 fields on every record, and the result still reads everywhere", async () => {
-    const archive = nodePath.join(dir.path, "z64.fs.zip");
+    const archive = nodePath.join(tempDir(), "z64.fs.zip");
     await writeArchive(archive, memorySource(SAMPLE), { forceZip64: true });
     expect(await unzipTest(archive)).toContain("No errors detected");
     const view = await pythonView(archive);
@@ -163,7 +158,7 @@ print(len(names), len(set(names)), names[0], names[-2], z.read("files/d99/f69999
   });
 
   it("streams big files: memory stays bounded while 160 MiB go through", async () => {
-    const archive = nodePath.join(dir.path, "big.fs.zip");
+    const archive = nodePath.join(tempDir(), "big.fs.zip");
     const block = randomBytes(1024 * 1024);
     const blocks = 160;
     const entry: ArchiveSourceEntry = {
@@ -190,7 +185,7 @@ print(len(names), len(set(names)), names[0], names[-2], z.read("files/d99/f69999
   }, 60_000);
 
   it("never leaves a partial archive: a failing source removes the temporary file and keeps the old archive", async () => {
-    const archive = nodePath.join(dir.path, "keep.fs.zip");
+    const archive = nodePath.join(tempDir(), "keep.fs.zip");
     await writeFile(archive, "previous archive");
     async function* failing(): AsyncGenerator<ArchiveSourceEntry> {
       yield* memorySource([{ path: "a.txt", content: "a" }]);
@@ -208,11 +203,11 @@ print(len(names), len(set(names)), names[0], names[-2], z.read("files/d99/f69999
     }
     await expect(writeArchive(archive, failing())).rejects.toThrow("disk vanished");
     expect(await readFile(archive, "utf8")).toBe("previous archive");
-    expect(await readdir(dir.path)).toEqual(["keep.fs.zip"]);
+    expect(await readdir(tempDir())).toEqual(["keep.fs.zip"]);
   });
 
   it("skips symlinks, special files and names the reader would refuse, and reports them", async () => {
-    const archive = nodePath.join(dir.path, "skip.fs.zip");
+    const archive = nodePath.join(tempDir(), "skip.fs.zip");
     const entries: ArchiveSourceEntry[] = [
       ...memorySource([{ path: "ok.txt", content: "ok" }, { path: "bad\nname.txt", content: "x" }]),
       { path: "link", kind: "symlink", size: 0, mode: 0o777, mtimeMs: null, chunks: async function* () {} },
@@ -229,22 +224,22 @@ print(len(names), len(set(names)), names[0], names[-2], z.read("files/d99/f69999
   });
 
   it("refuses a source that yields a path twice or as both file and directory", async () => {
-    await expect(writeArchive(nodePath.join(dir.path, "d1.zip"), memorySource([{ path: "a", content: "1" }, { path: "a", content: "2" }]))).rejects.toBeInstanceOf(ArchiveError);
-    await expect(writeArchive(nodePath.join(dir.path, "d2.zip"), memorySource([{ path: "a", content: null }, { path: "a", content: "2" }]))).rejects.toThrow(/both as a file and as a directory/);
-    await expect(writeArchive(nodePath.join(dir.path, "d3.zip"), memorySource([{ path: "a", content: "1" }, { path: "a/b", content: "2" }]))).rejects.toThrow(/both as a file and as a directory/);
-    expect(await readdir(dir.path)).toEqual([]);
+    await expect(writeArchive(nodePath.join(tempDir(), "d1.zip"), memorySource([{ path: "a", content: "1" }, { path: "a", content: "2" }]))).rejects.toBeInstanceOf(ArchiveError);
+    await expect(writeArchive(nodePath.join(tempDir(), "d2.zip"), memorySource([{ path: "a", content: null }, { path: "a", content: "2" }]))).rejects.toThrow(/both as a file and as a directory/);
+    await expect(writeArchive(nodePath.join(tempDir(), "d3.zip"), memorySource([{ path: "a", content: "1" }, { path: "a/b", content: "2" }]))).rejects.toThrow(/both as a file and as a directory/);
+    expect(await readdir(tempDir())).toEqual([]);
   });
 
   it("reports progress after each file and refuses bad options", async () => {
     const progress: { files: number; bytes: number }[] = [];
-    await writeArchive(nodePath.join(dir.path, "p.zip"), memorySource([{ path: "a", content: "12" }, { path: "b", content: "345" }]), { onProgress: (p) => progress.push(p) });
+    await writeArchive(nodePath.join(tempDir(), "p.zip"), memorySource([{ path: "a", content: "12" }, { path: "b", content: "345" }]), { onProgress: (p) => progress.push(p) });
     expect(progress).toEqual([{ files: 1, bytes: 2 }, { files: 2, bytes: 5 }]);
-    await expect(writeArchive(nodePath.join(dir.path, "q.zip"), [], { compressionLevel: 12 })).rejects.toBeInstanceOf(InvalidArgumentError);
-    await expect(writeArchive(nodePath.join(dir.path, "r.zip"), [], { manifestExtra: { file_count: 3 } })).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(writeArchive(nodePath.join(tempDir(), "q.zip"), [], { compressionLevel: 12 })).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(writeArchive(nodePath.join(tempDir(), "r.zip"), [], { manifestExtra: { file_count: 3 } })).rejects.toBeInstanceOf(InvalidArgumentError);
   });
 
   it("stores everything at compression level 0", async () => {
-    const archive = nodePath.join(dir.path, "stored.zip");
+    const archive = nodePath.join(tempDir(), "stored.zip");
     await writeArchive(archive, memorySource(SAMPLE), { compressionLevel: 0 });
     const view = await pythonView(archive);
     expect(view.entries.filter((e) => e.name.startsWith("files/")).every((e) => e.compress_type === 0)).toBe(true);

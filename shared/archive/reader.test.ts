@@ -1,0 +1,205 @@
+import { readFile, writeFile } from "node:fs/promises";
+import nodePath from "node:path";
+import { describe, expect, it } from "vitest";
+import { ArchiveError, FileNotFoundError, InvalidArgumentError, IsADirectoryError } from "../errors.js";
+import { execFileAsync, memorySource, python } from "./archive.test-support.js";
+import { useTempDir } from "./temp-dir.test-support.js";
+import { openArchive, type ArchiveReader } from "./reader.node.js";
+import { writeArchive } from "./writer.node.js";
+
+const FIXTURE = "/work/shared/fixtures/wink/fszip-pr633/0f5f356f-9bfe-4e60-8222-b6a717dc8521.fs.zip";
+const ZIPS = "/work/shared/security/zips";
+
+const tempDir = useTempDir();
+
+async function withReader<T>(path: string, use: (reader: ArchiveReader) => Promise<T>, options?: Parameters<typeof openArchive>[1]): Promise<T> {
+  const reader = await openArchive(path, options);
+  try {
+    return await use(reader);
+  } finally {
+    await reader.close();
+  }
+}
+
+/** name → [hex content, crc32] as Python's zipfile reads them. */
+async function pythonEntries(path: string): Promise<Map<string, [string, number]>> {
+  const out = await python("import sys,zipfile,json\nz=zipfile.ZipFile(sys.argv[1])\nprint(json.dumps({i.filename: [z.read(i).hex(), i.CRC] for i in z.infolist() if not i.is_dir()}))", [path]);
+  return new Map(Object.entries(JSON.parse(out) as Record<string, [string, number]>));
+}
+
+async function caught(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => {
+      throw new Error("expected a rejection");
+    },
+    (error: unknown) => error,
+  );
+}
+
+describe("openArchive: the WINK root-metadata variant (fszip-pr633)", () => {
+  it("lists 18 files with _wink_metadata.json as manifest, and reads each as Python does", async () => {
+    await withReader(FIXTURE, async (reader) => {
+      expect(reader.variant).toBe("root-metadata");
+      expect(reader.manifest).toMatchObject({ source: "_wink_metadata.json", sessionId: "0f5f356f-9bfe-4e60-8222-b6a717dc8521", rootPath: "/", fileCount: 18, totalBytes: 177839 });
+      expect(reader.warnings).toEqual([]);
+      expect(reader.files.length).toBe(18);
+      expect(reader.getFile("deep/a/b/c/d/e/leaf.txt")).toBeDefined();
+      expect(reader.getFile("_wink_metadata.json")).toBeUndefined();
+      const expected = await pythonEntries(FIXTURE);
+      for (const file of reader.files) {
+        const [hex, crc] = expected.get(file.entryName) as [string, number];
+        expect(Buffer.from(await reader.readFile(file.path)).toString("hex")).toBe(hex);
+        expect(file.crc32).toBe(crc);
+      }
+      expect((await reader.readFile("notes/empty.txt")).length).toBe(0);
+      expect(new TextDecoder().decode(await reader.readFile("notes/unicode.txt"))).toContain("日本語");
+    });
+  });
+});
+
+describe("openArchive: manifests and warnings", () => {
+  it("opens an archive without a manifest with a warning, and refuses it when a manifest is required", async () => {
+    const path = nodePath.join(ZIPS, "60-manifest-missing.zip");
+    await withReader(path, async (reader) => {
+      expect(reader.variant).toBe("files");
+      expect(reader.manifest).toBeNull();
+      expect(reader.warnings).toEqual(["Archive has no manifest.json"]);
+      expect(reader.files.map((f) => f.path)).toEqual(["ok.txt"]);
+    });
+    const error = await caught(openArchive(path, { requireManifest: true }));
+    expect(error).toMatchObject({ code: "E_ARCHIVE_MANIFEST", data: { entry: "manifest.json", archive: path } });
+  });
+
+  it("warns when the manifest's counts disagree with the archive", async () => {
+    await withReader(nodePath.join(ZIPS, "55-many-entries.zip"), async (reader) => {
+      expect(reader.warnings).toContain("manifest.json says 1 files, the archive holds 12001");
+      expect(reader.directories).toEqual(["emptydir"]);
+    });
+  });
+
+  it("ignores entries outside files/ in the files variant, with a warning", async () => {
+    const path = nodePath.join(tempDir(), "stray.zip");
+    await python(
+      `import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    z.writestr("manifest.json", '{"version":"1","created_at":"x","file_count":1,"total_bytes":1}')
+    z.writestr("files/a", "a")
+    z.writestr("README", "stray")`,
+      [path],
+    );
+    await withReader(path, async (reader) => {
+      expect(reader.files.map((f) => f.path)).toEqual(["a"]);
+      expect(reader.warnings).toEqual(["Ignored 1 entry outside files/: README"]);
+    });
+  });
+});
+
+describe("ArchiveReader.readFile", () => {
+  it("refuses missing files, directories, oversized entries and a closed reader", async () => {
+    const path = nodePath.join(tempDir(), "a.fs.zip");
+    await writeArchive(path, memorySource([{ path: "big.txt", content: "x".repeat(5000) }, { path: "empty", content: null }]));
+    const reader = await openArchive(path);
+    expect(await caught(reader.readFile("nope"))).toBeInstanceOf(FileNotFoundError);
+    expect(await caught(reader.readFile("empty"))).toBeInstanceOf(IsADirectoryError);
+    expect(await caught(reader.readFile("big.txt", { maxBytes: 4999 }))).toMatchObject({ code: "E_ARCHIVE_LIMIT", data: { entry: "files/big.txt" } });
+    expect((await reader.readFile("big.txt", { maxBytes: 5000 })).length).toBe(5000);
+    await reader.close();
+    await reader.close();
+    expect(await caught(reader.readFile("big.txt"))).toBeInstanceOf(InvalidArgumentError);
+  });
+
+  it("checks the local header, the CRC and the declared size on every read", async () => {
+    await withReader(nodePath.join(ZIPS, "42-cd-local-mismatch.zip"), async (reader) => {
+      expect(await caught(reader.readFile("harmless.txt"))).toMatchObject({ code: "E_ARCHIVE_CORRUPT", data: { entry: "files/harmless.txt", reason: "local-header-mismatch" } });
+      expect(new TextDecoder().decode(await reader.readFile("ok.txt"))).toBe("ok\n");
+    });
+    await withReader(nodePath.join(ZIPS, "45-bad-crc-late-entry.zip"), async (reader) => {
+      expect(await caught(reader.readFile("data.bin"))).toMatchObject({ code: "E_ARCHIVE_CHECKSUM", data: { entry: "files/data.bin", reason: "crc" } });
+    });
+    await withReader(nodePath.join(ZIPS, "51-bomb-lying-size.zip"), async (reader) => {
+      expect(await caught(reader.readFile("small.txt"))).toMatchObject({ code: "E_ARCHIVE_CHECKSUM", data: { entry: "files/small.txt", reason: "size" } });
+    });
+  });
+
+  it("throws ENOENT for a missing archive", async () => {
+    expect(await caught(openArchive(nodePath.join(tempDir(), "missing.zip")))).toBeInstanceOf(FileNotFoundError);
+  });
+
+  it("reports modes and modification times from the central directory", async () => {
+    const path = nodePath.join(tempDir(), "m.fs.zip");
+    await writeArchive(path, memorySource([{ path: "run.sh", content: "#!/bin/sh\n", mode: 0o755 }]));
+    await withReader(path, async (reader) => {
+      expect(reader.getFile("run.sh")).toMatchObject({ mode: 0o755, mtimeMs: Date.UTC(2024, 0, 15, 10, 30, 0), size: 10, entryName: "files/run.sh" });
+    });
+  });
+});
+
+describe("openArchive: other writers", () => {
+  it("reads Info-ZIP archives (UTF-8 names without the flag; ZIP64 forced with -fz)", async () => {
+    const tree = nodePath.join(tempDir(), "tree");
+    await python(
+      `import os, sys
+root = sys.argv[1]
+os.makedirs(os.path.join(root, "files", "dir"))
+open(os.path.join(root, "files", "dir", "café.txt"), "w").write("hi\\n")
+open(os.path.join(root, "files", "run.sh"), "w").write("#!/bin/sh\\n")
+os.chmod(os.path.join(root, "files", "run.sh"), 0o755)
+open(os.path.join(root, "manifest.json"), "w").write('{"version":"1","created_at":"x","file_count":2,"total_bytes":13}')`,
+      [tree],
+    );
+    for (const flags of [["-qr"], ["-qr", "-fz"]]) {
+      const path = nodePath.join(tempDir(), `infozip${flags.length}.zip`);
+      await execFileAsync("zip", [...flags, path, "."], { cwd: tree });
+      await withReader(path, async (reader) => {
+        expect(reader.files.map((f) => f.path).sort()).toEqual(["dir/café.txt", "run.sh"]);
+        expect(reader.getFile("run.sh")?.mode).toBe(0o755);
+        expect(new TextDecoder().decode(await reader.readFile("dir/café.txt"))).toBe("hi\n");
+        expect(reader.warnings).toEqual([]);
+      });
+    }
+  });
+
+  it("reads entries written with data descriptors (Python writing to a pipe)", async () => {
+    const path = nodePath.join(tempDir(), "piped.zip");
+    await execFileAsync("sh", [
+      "-c",
+      `python3 -c 'import sys, zipfile
+with zipfile.ZipFile(sys.stdout.buffer, "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr("manifest.json", "{\\"version\\":\\"1\\",\\"created_at\\":\\"x\\",\\"file_count\\":1,\\"total_bytes\\":5}")
+    z.writestr("files/a.txt", "hello")' | cat > "$1"`,
+      "sh",
+      path,
+    ]);
+    const flags = await python("import sys,zipfile\nprint([i.flag_bits & 8 for i in zipfile.ZipFile(sys.argv[1]).infolist()])", [path]);
+    expect(flags.trim()).toBe("[8, 8]");
+    await withReader(path, async (reader) => {
+      expect(new TextDecoder().decode(await reader.readFile("a.txt"))).toBe("hello");
+    });
+  });
+});
+
+describe("openArchive: end records are never trusted", () => {
+  async function withPatchedCount(delta: number): Promise<unknown> {
+    const path = nodePath.join(tempDir(), `count${delta}.zip`);
+    await writeArchive(path, memorySource([{ path: "a", content: "a" }, { path: "b", content: "b" }]));
+    const bytes = await readFile(path);
+    const eocd = bytes.length - 22;
+    const count = bytes.readUInt16LE(eocd + 10) + delta;
+    bytes.writeUInt16LE(count, eocd + 8);
+    bytes.writeUInt16LE(count, eocd + 10);
+    await writeFile(path, bytes);
+    return caught(openArchive(path));
+  }
+
+  it("refuses an end record that declares fewer or more entries than the directory holds", async () => {
+    expect(await withPatchedCount(-1)).toMatchObject({ code: "E_ARCHIVE_CORRUPT", message: expect.stringContaining("more records than") });
+    expect(await withPatchedCount(+1)).toMatchObject({ code: "E_ARCHIVE_CORRUPT", message: expect.stringContaining("declares 4 entries") });
+  });
+
+  it("names the archive in archive-level errors", async () => {
+    const path = nodePath.join(ZIPS, "46-truncated.zip");
+    const error = await caught(openArchive(path));
+    expect(error).toBeInstanceOf(ArchiveError);
+    expect((error as ArchiveError).data.archive).toBe(path);
+  });
+});
