@@ -1,0 +1,119 @@
+// The real CLI as a user runs it: a child process on a loopback port, talked to over HTTP.
+import { spawn } from "node:child_process";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
+import { writeFile } from "node:fs/promises";
+import http from "node:http";
+import net from "node:net";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { packageRoot } from "./package-root.js";
+import { FIXTURES, cleanUp, tempDir } from "./test-support.js";
+
+const children: ChildProcessWithoutNullStreams[] = [];
+
+afterEach(async () => {
+  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  await cleanUp();
+});
+
+function startCli(args: string[]): { child: ChildProcessWithoutNullStreams; output: () => string; errors: () => string; exit: Promise<number | null> } {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(packageRoot(), "server", "cli.ts"), ...args], { cwd: packageRoot(), env: { ...process.env, NODE_NO_WARNINGS: "1" } });
+  children.push(child);
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const exit = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { child, output: () => stdout, errors: () => stderr, exit };
+}
+
+async function waitForUrl(output: () => string, timeoutMs = 20_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const match = /http:\/\/127\.0\.0\.1:\d+\//.exec(output());
+    if (match !== null) return match[0];
+    if (Date.now() > deadline) throw new Error(`no URL printed; output: ${output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe("wink-debug CLI", () => {
+  it("serves a fixture directory on a loopback port and stops cleanly on SIGTERM", async () => {
+    const cli = startCli([path.join(FIXTURES, "fszip-pr633"), "--port", "0"]);
+    const url = await waitForUrl(cli.output);
+    const meta = await fetch(`${url}api/meta`);
+    expect(meta.status).toBe(200);
+    expect(((await meta.json()) as { session_id: string }).session_id).toBe("0f5f356f-9bfe-4e60-8222-b6a717dc8521");
+    const tree = (await (await fetch(`${url}api/filesystem/tree`)).json()) as unknown[];
+    expect(tree).toHaveLength(18);
+    const page = await fetch(url, { headers: { accept: "text/html" } });
+    expect((await page.text()).toLowerCase()).toContain("<!doctype html>");
+    // fetch() will not send a foreign Host header; node:http will (as a rebinding page's browser does).
+    const rebinding = await new Promise<number>((resolve, reject) => {
+      const request = http.get(`${url}api/meta`, { headers: { host: `attacker.example:${new URL(url).port}` } }, (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      });
+      request.on("error", reject);
+    });
+    expect(rebinding).toBe(403);
+    cli.child.kill("SIGTERM");
+    expect(await cli.exit).toBe(0);
+    expect(cli.output()).toContain("shutting down");
+  });
+
+  it("serves the bundled example when given no directory", async () => {
+    const cli = startCli(["--port", "0"]);
+    const url = await waitForUrl(cli.output);
+    expect(cli.output()).toContain(path.join("examples", "snapshots"));
+    const files = (await (await fetch(`${url}api/files?wait=1`)).json()) as { files: { path: string; status: string }[] };
+    expect(files.files.length).toBeGreaterThanOrEqual(3);
+    expect(files.files.every((file) => file.status === "ready")).toBe(true);
+    const archives = await Promise.all(files.files.map(async (file) => (await (await fetch(`${url}api/filesystem/meta?file=${encodeURIComponent(file.path)}`)).json()) as { source: string | null }));
+    expect(archives.some((meta) => meta.source === "archive")).toBe(true);
+    cli.child.kill("SIGINT");
+    expect(await cli.exit).toBe(0);
+  });
+
+  it("fails with one line naming the path, and exit code 2, for a missing path, an empty directory or a non-session file", async () => {
+    const empty = await tempDir();
+    const text = path.join(empty, "notes.txt");
+    await writeFile(text, "hello");
+    const empty2 = await tempDir();
+    for (const target of [path.join(empty, "missing"), empty2, text]) {
+      const cli = startCli([target, "--port", "0"]);
+      expect(await cli.exit, target).toBe(2);
+      const lines = cli.errors().trim().split("\n");
+      expect(lines, cli.errors()).toHaveLength(1);
+      expect(lines[0]).toMatch(/^wink-debug: error: /);
+      expect(lines[0]).toContain(path.basename(target));
+      expect(cli.errors()).not.toMatch(/\n\s+at /);
+    }
+  });
+
+  it("refuses a busy port given with --port (exit 3) and bad arguments (exit 2)", async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen({ host: "127.0.0.1", port: 0 }, resolve));
+    const address = blocker.address();
+    const port = typeof address === "object" && address !== null ? address.port : 0;
+    try {
+      const busy = startCli([path.join(FIXTURES, "fszip-pr633"), "--port", String(port)]);
+      expect(await busy.exit).toBe(3);
+      expect(busy.errors()).toContain(`port ${port}`);
+    } finally {
+      blocker.close();
+    }
+    const bad = startCli(["--port", "eighty"]);
+    expect(await bad.exit).toBe(2);
+    expect(bad.errors()).toContain("--port");
+  });
+
+  it("prints help and version", async () => {
+    const help = startCli(["--help"]);
+    expect(await help.exit).toBe(0);
+    expect(help.output()).toContain("Usage: wink-debug");
+    const version = startCli(["--version"]);
+    expect(await version.exit).toBe(0);
+    expect(version.output()).toMatch(/^wink-debug \d+\.\d+\.\d+/);
+  });
+});
