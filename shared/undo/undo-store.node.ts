@@ -42,6 +42,8 @@ export interface UndoStoreOptions {
   /** Record each path's post-image when a snapshot is closed (default true), so viewers can show diffs. */
   readonly recordPostImages?: boolean;
   readonly clock?: () => Date;
+  /** Snapshot ids (default: random UUIDs); must return a fresh, path-safe id per call. */
+  readonly newId?: () => string;
 }
 
 /** What a mutating call is about to do. */
@@ -204,6 +206,7 @@ export class UndoStore {
   private readonly durable: boolean;
   private readonly recordPostImages: boolean;
   private readonly clock: () => Date;
+  private readonly newId: () => string;
   private readonly sessions = new Map<string, Promise<SessionState>>();
   private readonly caps = new Map<string, number>();
   /** Manifests that could not be read when a session was loaded (left on disk untouched). */
@@ -216,6 +219,7 @@ export class UndoStore {
     this.durable = options.durable ?? false;
     this.recordPostImages = options.recordPostImages ?? true;
     this.clock = options.clock ?? (() => new Date());
+    this.newId = options.newId ?? randomUUID;
   }
 
   /** A store for `workspace`; refuses a state directory inside a host workspace (it would capture itself). */
@@ -403,7 +407,9 @@ export class UndoStore {
   }
 
   private async createRecord(session: SessionState, scopeId: string, kind: UndoSnapshotKind, turnId: string | null, open: boolean): Promise<SnapshotRecord> {
-    const record = new SnapshotRecord(randomUUID(), scopeId, kind, turnId, this.clock().toISOString(), session.nextSequence++, open);
+    const snapshotId = this.newId();
+    if (!isValidUndoSessionId(snapshotId) || session.records.has(snapshotId)) throw new InvalidArgumentError(`Snapshot id ${JSON.stringify(snapshotId)} is not a fresh, path-safe id`, { snapshotId });
+    const record = new SnapshotRecord(snapshotId, scopeId, kind, turnId, this.clock().toISOString(), session.nextSequence++, open);
     session.records.set(record.snapshotId, record);
     if (kind === "tool_call") {
       session.byScope.set(scopeId, record);

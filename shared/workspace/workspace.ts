@@ -29,7 +29,7 @@ import { FILESYSTEM_SNAPSHOT_REF_TYPE, findFilesystemSnapshotRef } from "../sess
 import { ArchiveSnapshotManager, defaultArchiveSnapshotDir, exportArchiveAtomically } from "../snapshots/archive-snapshot-manager.js";
 import type { ToolContext, ToolDefinition, ToolResult } from "../tools/types.js";
 import { CapturingFilesystem, invokeToolWithUndo } from "../undo/capturing-filesystem.js";
-import { UndoStore } from "../undo/undo-store.node.js";
+import { UndoStore, type UndoStoreOptions } from "../undo/undo-store.node.js";
 import type { HostMountConfig, MountSummary } from "./host-mounts.node.js";
 import { hydrateHostMounts } from "./host-mounts.node.js";
 
@@ -50,7 +50,7 @@ export interface WorkspaceOptions {
   /** Host roots mounts may read from (required for mounts). */
   readonly allowedHostRoots?: readonly string[];
   /** Per-tool-call undo store settings (`stateDir` default: a fresh temp directory). */
-  readonly undo?: { readonly stateDir?: string; readonly sessionByteCap?: number; readonly durable?: boolean };
+  readonly undo?: Omit<UndoStoreOptions, "workspace">;
   /** Restore the session's latest filesystem snapshot when the workspace is opened (default true). */
   readonly restoreOnOpen?: boolean;
 }
@@ -123,14 +123,7 @@ export abstract class Workspace<F extends Filesystem = Filesystem> {
 
   /** The per-tool-call undo store over this workspace. */
   undo(): Promise<UndoStore> {
-    this.undoStore ??= this.filesystem().then((workspace) =>
-      UndoStore.create({
-        workspace,
-        ...(this.options.undo?.stateDir === undefined ? {} : { stateDir: this.options.undo.stateDir }),
-        ...(this.options.undo?.sessionByteCap === undefined ? {} : { sessionByteCap: this.options.undo.sessionByteCap }),
-        ...(this.options.undo?.durable === undefined ? {} : { durable: this.options.undo.durable }),
-      }),
-    );
+    this.undoStore ??= this.filesystem().then((workspace) => UndoStore.create({ ...this.options.undo, workspace }));
     this.undoStore.catch(() => {
       this.undoStore = null;
     });
