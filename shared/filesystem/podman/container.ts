@@ -51,7 +51,7 @@ export interface PodmanContainerOptions {
   readonly labels?: Readonly<Record<string, string>>;
 }
 
-export interface ExecOptions {
+export interface ContainerExecOptions {
   /** Bytes (or UTF-8 text) for the command's stdin; default: none. */
   readonly stdin?: Uint8Array | string | null;
   /** Kill the command (and its process group) after this many ms (default 120 s; null: never). */
@@ -64,7 +64,7 @@ export interface ExecOptions {
   readonly signal?: AbortSignal;
 }
 
-export interface ExecResult {
+export interface ContainerExecResult {
   /** The command's exit code; 124 when it timed out (as timeout(1) reports). */
   readonly exitCode: number;
   readonly stdout: Buffer;
@@ -192,7 +192,7 @@ export class PodmanContainer {
    * Run `argv` in the container (never through a host shell). On timeout or abort the
    * command's whole process group is killed inside the container, then the client.
    */
-  async exec(argv: readonly string[], options: ExecOptions = {}): Promise<ExecResult> {
+  async exec(argv: readonly string[], options: ContainerExecOptions = {}): Promise<ContainerExecResult> {
     checkArgv(argv);
     const args = ["exec"];
     const stdin = typeof options.stdin === "string" ? Buffer.from(options.stdin, "utf8") : (options.stdin ?? null);

@@ -11,7 +11,7 @@ import { FileExistsError, InvalidArgumentError } from "../../errors.js";
 import { compileGlob } from "../glob.js";
 import { joinPath, resolveWorkspacePath } from "../paths.js";
 
-export interface HostMount {
+export interface OverlayMount {
   /** Host directory to copy from. */
   readonly hostPath: string;
   /** Destination inside the workspace, e.g. "docs" or "/workspace/docs" (default: the workspace root). */
@@ -24,7 +24,7 @@ export interface HostMount {
   readonly maxBytes?: number;
 }
 
-export interface HydrationSummary {
+export interface OverlayHydration {
   readonly files: number;
   readonly bytes: number;
   /** Host entries left out, relative to their mount, with the reason. */
@@ -37,7 +37,7 @@ const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
  * Copy each mount's files into `overlay` (a fresh directory that only we write to).
  * `mountPoint` is the workspace's own prefix, accepted in front of `mountPath`.
  */
-export async function hydrateOverlay(overlay: string, mounts: readonly HostMount[], mountPoint: string | null = "/workspace"): Promise<HydrationSummary> {
+export async function hydrateOverlay(overlay: string, mounts: readonly OverlayMount[], mountPoint: string | null = "/workspace"): Promise<OverlayHydration> {
   let files = 0;
   let bytes = 0;
   const skipped: { path: string; reason: string }[] = [];

@@ -3,9 +3,9 @@ export { PodmanSandbox, reapOrphanedSandboxes, type PodmanSandboxOptions, type S
 export { PodmanFilesystem, type PodmanFilesystemOptions } from "./podman-filesystem.js";
 export { PodmanExecDriver, type PodmanExecDriverOptions } from "./exec-driver.js";
 export type { ExecTransportKind } from "./exec-transport.js";
-export { PodmanContainer, type ExecOptions, type ExecResult, type PodmanContainerOptions, type WorkspaceMount } from "./container.js";
+export { PodmanContainer, type ContainerExecOptions, type ContainerExecResult, type PodmanContainerOptions, type WorkspaceMount } from "./container.js";
 export { Podman, defaultPodman, type PodmanOptions } from "./podman-cli.js";
 export { ensureBusyboxImage, ensureBusyboxRootfs, type BusyboxRootfs, type BusyboxRootfsOptions } from "./rootfs.js";
 export { createShellTool, runShellCommand, type CommandRunner, type ShellParams, type ShellToolOptions, type ShellValue } from "./shell-tool.js";
-export { hydrateOverlay, type HostMount, type HydrationSummary } from "./hydrate.js";
+export { hydrateOverlay, type OverlayMount, type OverlayHydration } from "./hydrate.js";
 export { reapOrphanedContainers } from "./cleanup.js";

@@ -35,8 +35,8 @@ import type { ToolDefinition } from "../../tools/types.js";
 import type { FilesystemLimits } from "../limits.js";
 import { HostFilesystem } from "../host/host-filesystem.js";
 import { ownerAlive, ownerTag, trackForCleanup } from "./cleanup.js";
-import { PodmanContainer, type ExecOptions, type ExecResult, type PodmanContainerOptions } from "./container.js";
-import { hydrateOverlay, type HostMount, type HydrationSummary } from "./hydrate.js";
+import { PodmanContainer, type ContainerExecOptions, type ContainerExecResult, type PodmanContainerOptions } from "./container.js";
+import { hydrateOverlay, type OverlayMount, type OverlayHydration } from "./hydrate.js";
 import { defaultPodman, type Podman } from "./podman-cli.js";
 import { ensurePrivateDirectory } from "./rootfs.js";
 import { createShellTool, type CommandRunner, type ShellToolOptions, type ShellValue } from "./shell-tool.js";
@@ -49,7 +49,7 @@ export interface PodmanSandboxOptions {
   /** Parent of sandbox directories (default `<tmpdir>/wink-podman-sandboxes-<uid>`, private to this user). */
   readonly overlayRoot?: string;
   /** Host directories copied into the overlay before the container starts. */
-  readonly mounts?: readonly HostMount[];
+  readonly mounts?: readonly OverlayMount[];
   /** Container settings (image or rootfs, limits, env…); the workspace mount is the overlay. */
   readonly container?: Omit<PodmanContainerOptions, "workspace" | "workdir" | "podman">;
   /** Start the container in `create()` (default true); otherwise on the first command. */
@@ -130,7 +130,7 @@ export class PodmanSandbox implements CommandRunner {
     /** The workspace filesystem: the host backend rooted at the overlay. */
     readonly filesystem: HostFilesystem,
     /** What the host mounts copied in. */
-    readonly hydration: HydrationSummary,
+    readonly hydration: OverlayHydration,
     private readonly snapshots: HostSnapshots,
     private readonly options: PodmanSandboxOptions,
     private readonly untrack: () => void,
@@ -211,7 +211,7 @@ export class PodmanSandbox implements CommandRunner {
   }
 
   /** Run argv in the container (started if needed); see `PodmanContainer.exec`. */
-  async exec(argv: readonly string[], options: ExecOptions = {}): Promise<ExecResult> {
+  async exec(argv: readonly string[], options: ContainerExecOptions = {}): Promise<ContainerExecResult> {
     return (await this.container()).exec(argv, options);
   }
 

@@ -11,13 +11,13 @@ import { WinkError } from "../../errors.js";
 import { parseParams } from "../../tools/run-tool.js";
 import type { ToolContext, ToolDefinition, ToolParametersSchema, ToolResult } from "../../tools/types.js";
 import { joinPath, resolveWorkspacePath } from "../paths.js";
-import type { ExecOptions, ExecResult } from "./container.js";
+import type { ContainerExecOptions, ContainerExecResult } from "./container.js";
 
 /** What the tool needs: something that runs argv in the container. */
 export interface CommandRunner {
   /** Absolute workspace directory in the container (commands start there). */
   readonly workdir: string;
-  exec(argv: readonly string[], options?: ExecOptions): Promise<ExecResult>;
+  exec(argv: readonly string[], options?: ContainerExecOptions): Promise<ContainerExecResult>;
 }
 
 export interface ShellToolOptions {
@@ -78,7 +78,7 @@ export async function runShellCommand(runner: CommandRunner, params: ShellParams
   } catch (error) {
     return { message: `Invalid cwd ${JSON.stringify(params.cwd)}: ${error instanceof Error ? error.message : String(error)}`, value: null, success: false };
   }
-  let result: ExecResult;
+  let result: ContainerExecResult;
   try {
     result = await runner.exec(["/bin/sh", "-c", params.command], {
       cwd,
