@@ -6,6 +6,7 @@
 export * from "./errors.js";
 export * from "./filesystem/paths.js";
 export * from "./filesystem/glob.js";
+export * from "./archive/browser.js";
 export * from "./session/browser.js";
 export * from "./viewer/index.js";
 export * from "./undo/browser.js";
