@@ -49,7 +49,8 @@ export class FastImportWriter {
   }
 
   static start(git: GitProcess): FastImportWriter {
-    return new FastImportWriter(git.spawn(["fast-import", "--quiet", "--done", "--date-format=raw"]));
+    // --force: refs/wink/base moves back after a restore (not a fast-forward).
+    return new FastImportWriter(git.spawn(["fast-import", "--quiet", "--done", "--force", "--date-format=raw"]));
   }
 
   private async write(data: Buffer | string): Promise<void> {

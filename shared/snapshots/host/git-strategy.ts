@@ -9,16 +9,15 @@
  * `git cat-file --batch` into the applier's staging, and the applier swaps them in
  * atomically. Git's index, checkout, hooks and attributes are never involved.
  */
-import { Buffer } from "node:buffer";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
 import { SnapshotCreationError, SnapshotError, SnapshotIncompatibleError, SnapshotRestoreError, WinkError } from "../../errors.js";
-import { STAGING_PREFIX, type TreeStaging } from "../../filesystem/host/tree-apply.js";
+import { STAGING_PREFIX } from "../../filesystem/host/tree-apply.js";
 import type { FilesystemDiff, FilesystemSnapshot } from "../types.js";
-import { parentBytePath, toBytePath, toDisplayPath } from "./byte-paths.js";
-import { readBlobs, type BlobSink } from "./git-blob-reader.js";
+import { parentBytePath, toBytePath } from "./byte-paths.js";
+import { GitObjectReader } from "./git-object-reader.js";
 import { FastImportWriter } from "./git-fast-import.js";
 import { requireGit } from "./git-process.js";
 import {
@@ -35,7 +34,8 @@ import {
 import { diffLeaves } from "./leaf-diff.js";
 import { identifyLeaves } from "./leaf-identity.js";
 import { LeafReader } from "./leaf-reader.js";
-import { applyRestorePlan, indexAfterRestore, planRestore, planSize, stagedName, withAncestors, type TargetLeaf, type TargetState } from "./restore-plan.js";
+import { readCommitTree, readSnapshotCommit, readTreeLeaves, stageBlobs, targetFromTree } from "./git-target.js";
+import { applyRestorePlan, indexAfterRestore, planRestore, planSize } from "./restore-plan.js";
 import type { HostSnapshotStrategy, OperationStats, SnapshotDraft, StrategyContext } from "./strategy.js";
 import { loadWorkspaceIndex, saveWorkspaceIndex, type IndexEntry, type WorkspaceIndex } from "./workspace-index.js";
 import { releaseGitSnapshots } from "./release.js";
@@ -51,22 +51,6 @@ export interface GitStrategyOptions {
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/** Map a git blob/tree listing to the target state of a restore. */
-function targetFromTree(tree: ReadonlyMap<string, TreeLeaf>, meta: CommitMeta | null): TargetState {
-  const perms = new Map<string, number>(meta?.perms ?? []);
-  const leaves = new Map<string, TargetLeaf>();
-  const gitlinks: string[] = [];
-  for (const [p, leaf] of tree) {
-    if (leaf.mode === "160000") {
-      gitlinks.push(p); // made by another tool: restored as an (empty) directory
-      continue;
-    }
-    const kind = leaf.mode === "120000" ? "symlink" : "file";
-    leaves.set(p, { kind, oid: leaf.oid, perm: perms.get(p) ?? defaultPerm(leaf.mode) });
-  }
-  return { leaves, dirs: withAncestors(leaves.keys(), [...(meta?.emptyDirs ?? []), ...gitlinks], perms) };
 }
 
 function identityOf(kind: "file" | "symlink", perm: number, oid: string): string {
@@ -265,30 +249,37 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
       throw fail(message(error), error);
     }
     const ours = repo === this.repo;
+    const reader = new GitObjectReader(repo.git);
     try {
-      const commit = await repo.resolveCommit(snapshot.commitRef);
-      if (commit === null) throw fail(`commit ${snapshot.commitRef} is not in ${repo.gitDir}`);
+      const found = await readSnapshotCommit(reader, snapshot.snapshotId, snapshot.commitRef);
+      if (found === "missing") throw fail(`commit ${snapshot.commitRef} is not in ${repo.gitDir}`);
       // A released (pruned) snapshot stays unrestorable even before git collects its objects.
-      if ((await repo.snapshotCommit(snapshot.snapshotId)) !== commit) throw fail(`the snapshot was released (no ${SNAPSHOT_REF_PREFIX}${snapshot.snapshotId} pointing at ${commit} in ${repo.gitDir})`);
-      const [tree, meta] = await Promise.all([repo.listTree(commit), repo.readMeta(commit)]);
-      const target = targetFromTree(tree, meta);
-      const scan = this.scan();
+      if (found === "released") throw fail(`the snapshot was released (no ${SNAPSHOT_REF_PREFIX}${snapshot.snapshotId} pointing at ${snapshot.commitRef} in ${repo.gitDir})`);
       const index = ours ? await this.currentIndex(repo) : null;
+      let base: { tree: string; leaves: ReadonlyMap<string, IndexEntry> } | null = null;
+      if (index !== null) {
+        const tree = index.ref === found.commit ? found.tree : await readCommitTree(reader, index.ref);
+        if (tree !== null) base = { tree, leaves: index.entries };
+      }
+      const target = targetFromTree(await readTreeLeaves(reader, found.tree, base), found.meta);
+      const scan = this.scan();
       const current = await identifyLeaves(scan, index, new LeafReader(this.rootBytes));
       const plan = planRestore({ leaves: current.entries, dirs: scan.dirs, others: scan.others }, target);
-      await applyRestorePlan(this.context.root, plan, (staging) => stageBlobs(repo, staging, plan.puts, target), this.context.treeApply);
+      await applyRestorePlan(this.context.root, plan, (staging) => stageBlobs(reader, staging, plan.puts, target), this.context.treeApply);
       this.lastStats = { operation: "restore", leaves: scan.leaves.size, read: current.hashedCount, changed: planSize(plan) };
-
-      // The workspace now mirrors `commit`.
+      // The workspace now mirrors the commit. The index is kept in memory only: the one on
+      // disk still describes an older commit consistently, and a new process merely re-reads
+      // the files this restore wrote.
       if (ours) {
-        await repo.setBase(commit);
         const entries = indexAfterRestore(this.rootBytes, target.leaves, current.entries, plan.puts, (_p, leaf) => leaf.oid);
-        this.setIndex(repo, { ref: commit, scanStartedAtMs: scan.startedAtMs, entries });
+        this.index = { ref: found.commit, scanStartedAtMs: scan.startedAtMs, entries };
       }
     } catch (error) {
       if (error instanceof SnapshotRestoreError) throw error;
       const reason = error instanceof Error && error.name === "MissingObjectError" ? `the snapshot is corrupt (${message(error)})` : message(error);
       throw fail(reason, error);
+    } finally {
+      await reader.close().catch(() => reader.destroy());
     }
   }
 
@@ -371,26 +362,4 @@ function existsDir(dir: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** Stage the blobs of `puts` (files with their permission bits, symlinks as links). */
-async function stageBlobs(repo: GitSnapshotRepo, staging: TreeStaging, puts: readonly string[], target: TargetState): Promise<void> {
-  const leaves = puts.map((p) => target.leaves.get(p) as TargetLeaf);
-  await readBlobs(
-    repo.git,
-    leaves.map((leaf) => leaf.oid),
-    async (index): Promise<BlobSink> => {
-      const leaf = leaves[index] as TargetLeaf;
-      if (leaf.kind === "symlink") {
-        const parts: Uint8Array[] = [];
-        return {
-          write: (chunk) => {
-            parts.push(Uint8Array.from(chunk));
-          },
-          close: () => staging.symlink(stagedName(index), toDisplayPath(Buffer.concat(parts).toString("latin1"))),
-        };
-      }
-      return staging.createFile(stagedName(index), leaf.perm);
-    },
-  );
 }

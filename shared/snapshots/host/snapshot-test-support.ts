@@ -117,7 +117,7 @@ export class ReflinkArea {
     this.image = image;
   }
 
-  static create(): ReflinkArea {
+  static create(imageSize = "320M"): ReflinkArea {
     const plain = mkdtempSync(path.join(tmpdir(), "wink-reflink-"));
     if (supportsReflink(plain, plain)) return new ReflinkArea(plain, null, null);
     rmSync(plain, { recursive: true, force: true });
@@ -127,7 +127,7 @@ export class ReflinkArea {
     const mountPoint = path.join(work, "mnt");
     try {
       mkdirSync(mountPoint);
-      execFileSync("truncate", ["-s", "320M", image]);
+      execFileSync("truncate", ["-s", imageSize, image]);
       execFileSync("mkfs.xfs", ["-q", "-m", "reflink=1", image], { stdio: "ignore" });
       execFileSync("mount", ["-o", "loop", image, mountPoint], { stdio: "ignore" });
     } catch {
