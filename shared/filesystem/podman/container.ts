@@ -223,7 +223,8 @@ export class PodmanContainer {
       transformStdout: stripPid,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       onTimeout: async () => {
-        if (pid !== null) await this.podman.run(["exec", this.id, "kill", "-KILL", `-${pid}`], { timeoutMs: 10_000 });
+        // The shell's own `kill` (images need not ship a kill binary); the pid is an argument.
+        if (pid !== null) await this.podman.run(["exec", this.id, "/bin/sh", "-c", 'kill -KILL -- "-$1" 2>/dev/null || kill -KILL "-$1"', "wink-kill", String(pid)], { timeoutMs: 10_000 });
       },
     });
     const cap = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;

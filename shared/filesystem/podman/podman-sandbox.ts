@@ -54,7 +54,11 @@ export interface PodmanSandboxOptions {
   readonly container?: Omit<PodmanContainerOptions, "workspace" | "workdir" | "podman">;
   /** Start the container in `create()` (default true); otherwise on the first command. */
   readonly start?: boolean;
-  /** Options of the workspace filesystem. `mountPoint` defaults to "/workspace". */
+  /**
+   * Options of the workspace filesystem. `mountPoint` defaults to "/workspace". `readOnly`
+   * makes the filesystem (the agent's file tools) read-only; commands in the container can
+   * still write to /workspace.
+   */
   readonly filesystem?: {
     readonly readOnly?: boolean;
     readonly limits?: Partial<FilesystemLimits>;
