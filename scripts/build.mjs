@@ -12,5 +12,7 @@ function run(command, args) {
 rmSync("dist/shared", { recursive: true, force: true });
 rmSync("dist/server", { recursive: true, force: true });
 run("npx", ["tsc", "-p", "tsconfig.build.json"]);
+// One bundled file for the CLI: it starts in ~0.1 s of CPU instead of ~0.4 s (server/build-cli.mjs).
+if (existsSync("dist/server/cli.js")) run("node", ["server/build-cli.mjs"]);
 if (existsSync("dist/server/cli.js")) chmodSync("dist/server/cli.js", 0o755);
 if (existsSync("web/index.html")) run("npx", ["vite", "build", "--logLevel", "warn"]);

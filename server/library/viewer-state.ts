@@ -35,8 +35,14 @@ export function indexedLine(entry: SessionIndexEntry): IndexedSnapshotLine {
   return { lineNumber: entry.lineNumber, summary: entry };
 }
 
+/** How long a resolved workspace is reused without looking at the disk again. */
+const WORKSPACE_TTL_MS = 1000;
+const MAX_CACHED_WORKSPACES = 1000;
+
 export class ViewerState {
   #current: { file: string; line: number; sessionId: string } | null = null;
+  /** Recently resolved workspaces: a file request then costs no `lstat` of candidate archives. */
+  readonly #workspaces = new Map<string, { index: SessionFileIndex; at: number; value: Promise<ResolvedWorkspace> }>();
 
   constructor(
     readonly directory: SnapshotDirectory,
@@ -104,7 +110,19 @@ export class ViewerState {
 
   /** The selected line's workspace. */
   async workspace(selection: Selection): Promise<ResolvedWorkspace> {
-    return resolveWorkspace(selection.record.absolutePath, selection.entry, () => this.snapshot(selection), this.archives);
+    const key = `${selection.record.path}\n${selection.entry.lineNumber}`;
+    const now = Date.now();
+    const hit = this.#workspaces.get(key);
+    if (hit !== undefined && hit.index === selection.index && now - hit.at < WORKSPACE_TTL_MS) return hit.value;
+    const value = resolveWorkspace(selection.record.absolutePath, selection.entry, () => this.snapshot(selection), this.archives);
+    this.#workspaces.delete(key);
+    this.#workspaces.set(key, { index: selection.index, at: now, value });
+    value.catch(() => this.#workspaces.delete(key));
+    if (this.#workspaces.size > MAX_CACHED_WORKSPACES) {
+      const oldest = this.#workspaces.keys().next();
+      if (oldest.done !== true) this.#workspaces.delete(oldest.value);
+    }
+    return value;
   }
 
   /** WINK's `/api/select`: another line of the current file, by session id (wins) or line number. */
