@@ -8,6 +8,7 @@
  * change between our check and their operation.
  */
 import {
+  hasErrorCode,
   DirectoryNotEmptyError,
   FileExistsError,
   FileNotFoundError,
@@ -141,7 +142,11 @@ export class DriverFilesystem implements Filesystem {
     const stat = await this.driver.stat(path);
     if (stat === null) throw new FileNotFoundError(path);
     if (stat.kind === "directory") throw new IsADirectoryError(path);
-    if (stat.kind !== "file") throw new PermissionDeniedError(path, `Refusing to read ${displayPath(path)}: ${describeKind(stat.kind)}`, { reason: stat.kind });
+    if (stat.kind !== "file") {
+      // The driver knows why a link cannot be read (ELOOP for a loop, EACCES otherwise): let it say so.
+      if (stat.kind === "symlink") await this.driver.readFile(path);
+      throw new PermissionDeniedError(path, `Refusing to read ${displayPath(path)}: ${describeKind(stat.kind)}`, { reason: stat.kind });
+    }
     return stat;
   }
 
@@ -233,14 +238,14 @@ export class DriverFilesystem implements Filesystem {
     return { content, path: resolved, sizeBytes: stat.size, offset, limit: content.length, truncated: start + content.length < stat.size };
   }
 
+  /** False for anything the caller cannot reach: malformed paths, escapes, paths through symlinks. */
   async exists(path: string): Promise<boolean> {
-    let resolved: string;
     try {
-      resolved = this.resolve(path);
-    } catch {
-      return false;
+      return (await this.driver.stat(this.resolve(path))) !== null;
+    } catch (error) {
+      if (hasErrorCode(error, "EACCES") || hasErrorCode(error, "ELOOP") || hasErrorCode(error, "EINVAL")) return false;
+      throw error;
     }
-    return (await this.driver.stat(resolved)) !== null;
   }
 
   async stat(path: string): Promise<FileStat> {

@@ -4,9 +4,7 @@
  * `HostDriver`. Snapshot strategies extend this class and reach the driver through
  * `hostDriver`.
  */
-import { PermissionDeniedError, hasErrorCode } from "../../errors.js";
 import { DriverFilesystem, type FilesystemOptions } from "../driver-filesystem.js";
-import type { ByteReader, ReadBytesOptions, ReadBytesResult, ReadOptions, ReadResult, TextReader } from "../protocol.js";
 import { HostSnapshots, type HostSnapshotOptions } from "../../snapshots/host/host-snapshots.js";
 import type { FilesystemDiff, FilesystemSnapshot, SnapshotableFilesystem, SnapshotOptions } from "../../snapshots/types.js";
 import { HostDriver } from "./host-driver.js";
@@ -75,46 +73,5 @@ export class HostFilesystem extends DriverFilesystem implements SnapshotableFile
   /** The confined host driver (for snapshot strategies and tree changes on this root). */
   protected get hostDriver(): HostDriver {
     return this.driver as HostDriver;
-  }
-
-  /**
-   * A read refused because the path is a symlink gets the driver's precise error: ELOOP for
-   * a link that is part of a loop (sandbox fixture "loop"), EACCES for any other link.
-   */
-  private async refineSymlinkError<T>(path: string, operation: () => Promise<T>): Promise<T> {
-    try {
-      return await operation();
-    } catch (error) {
-      if (error instanceof PermissionDeniedError && error.data.reason === "symlink" && typeof error.data.path === "string") {
-        await this.hostDriver.readFile(error.data.path); // throws the classified error
-      }
-      throw error;
-    }
-  }
-
-  override read(path: string, options?: ReadOptions): Promise<ReadResult> {
-    return this.refineSymlinkError(path, () => super.read(path, options));
-  }
-
-  override readBytes(path: string, options?: ReadBytesOptions): Promise<ReadBytesResult> {
-    return this.refineSymlinkError(path, () => super.readBytes(path, options));
-  }
-
-  override openRead(path: string): Promise<ByteReader> {
-    return this.refineSymlinkError(path, () => super.openRead(path));
-  }
-
-  override openText(path: string, options?: { encoding?: string }): Promise<TextReader> {
-    return this.refineSymlinkError(path, () => super.openText(path, options));
-  }
-
-  /** False for anything the sandbox cannot reach: escapes, and paths through symlinks. */
-  override async exists(path: string): Promise<boolean> {
-    try {
-      return await super.exists(path);
-    } catch (error) {
-      if (hasErrorCode(error, "EACCES") || hasErrorCode(error, "ELOOP") || hasErrorCode(error, "EINVAL")) return false;
-      throw error;
-    }
   }
 }

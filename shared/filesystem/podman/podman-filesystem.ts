@@ -3,7 +3,6 @@
  * only through `podman exec` (no bind mount). All protocol behaviour comes from
  * `DriverFilesystem`; the container side is `PodmanExecDriver`.
  */
-import { hasErrorCode } from "../../errors.js";
 import { DriverFilesystem, type FilesystemOptions } from "../driver-filesystem.js";
 import { PodmanExecDriver, type PodmanExecDriverOptions } from "./exec-driver.js";
 
@@ -21,15 +20,6 @@ export class PodmanFilesystem extends DriverFilesystem {
   }
 
   /** False for anything the sandbox cannot reach: escapes, and paths through symlinks. */
-  override async exists(path: string): Promise<boolean> {
-    try {
-      return await super.exists(path);
-    } catch (error) {
-      if (hasErrorCode(error, "EACCES") || hasErrorCode(error, "ELOOP") || hasErrorCode(error, "EINVAL")) return false;
-      throw error;
-    }
-  }
-
   /** End the exec session. Idempotent; a later call starts a new session. */
   close(): Promise<void> {
     return this.execDriver.close();
