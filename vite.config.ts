@@ -3,19 +3,31 @@ import react from "@vitejs/plugin-react";
 
 // The web app lives in web/ and is built into dist/web, which the server serves.
 // `vite dev` proxies API calls to a running `wink-debug` (default port 8000).
-export default defineConfig({
-  root: "web",
-  base: "./",
-  plugins: [react()],
-  build: {
-    outDir: "../dist/web",
-    emptyOutDir: true,
-    sourcemap: true,
-    chunkSizeWarningLimit: 600,
-  },
-  server: {
-    proxy: {
-      "/api": { target: process.env.WINK_DEBUG_URL ?? "http://127.0.0.1:8000", changeOrigin: false },
+//
+// `vite build --mode standalone` builds the same app as one script and one stylesheet with
+// no lazy chunks (dist/web-standalone), which `wink-debug bundle` inlines into a single
+// HTML file that opens from file:// (where separate chunks cannot be fetched).
+export default defineConfig(({ mode }) => {
+  const standalone = mode === "standalone";
+  return {
+    root: "web",
+    // Absolute asset URLs: deep links are query strings on `/`, but the server also answers
+    // any other page path with index.html, whose assets must still resolve.
+    base: standalone ? "./" : "/",
+    plugins: [react()],
+    build: {
+      outDir: standalone ? "../dist/web-standalone" : "../dist/web",
+      emptyOutDir: true,
+      sourcemap: !standalone,
+      // The budget is checked by bench/web-size.ts (docs/benchmarks.md); this only warns.
+      chunkSizeWarningLimit: standalone ? 4000 : 600,
+      modulePreload: standalone ? false : { polyfill: false },
+      rollupOptions: standalone ? { output: { codeSplitting: false } } : {},
     },
-  },
+    server: {
+      proxy: {
+        "/api": { target: process.env.WINK_DEBUG_URL ?? "http://127.0.0.1:8000", changeOrigin: false },
+      },
+    },
+  };
 });

@@ -12,7 +12,7 @@ export { lineErrorView, sessionFileView } from "./session-list.js";
 export type { TimelineInput } from "./timeline.js";
 export { buildTimeline } from "./timeline.js";
 export type { FileContentOptions } from "./file-content.js";
-export { MAX_VIEW_BYTES, imageMimeType, decodeText, fileContent, splitLinesKeepEnds, toBase64 } from "./file-content.js";
+export { MAX_VIEW_BYTES, imageMimeType, decodeText, fileContent, splitLinesKeepEnds, countLines, toBase64 } from "./file-content.js";
 export { flatFileTree, buildFileTree } from "./file-tree.js";
 export type { TextDiffOptions, TextDiffResult } from "./text-diff.js";
 export { diffText, replacementHunk, toHunkView } from "./text-diff.js";
@@ -20,3 +20,5 @@ export type { IndexedSource, FileDiffOptions, SliceDiffOptions } from "./snapsho
 export { diffFileLists, diffSourceFile, diffSliceSummaries, diffSlice } from "./snapshot-diff.js";
 export type { SearchOptions } from "./search.js";
 export { searchSnapshot } from "./search.js";
+export type { ArchiveCandidates } from "./workspace-archives.js";
+export { archiveCandidates, archiveFileName, adjacentArchiveName } from "./workspace-archives.js";

@@ -1,0 +1,101 @@
+/**
+ * The one interface every component reaches the data through (from context, see
+ * `context.tsx`): `HttpApi` asks a wink-debug server, `LocalApi` computes the same answers
+ * in the browser from dropped files or a bundled run, with the same `shared/viewer`
+ * functions the server runs. Response types come from the server's TypeBox schemas.
+ */
+import type {
+  BrowseResponse,
+  FileContentResponse,
+  FileDiffResponse,
+  FileListResponse,
+  FilesystemMetaResponse,
+  SearchResponse,
+  SliceDiffResponse,
+  SlicePageResponse,
+  SnapshotDiffResponse,
+  SnapshotMetaResponse,
+  TimelineResponse,
+} from "../../server/schemas/types.js";
+
+export type {
+  BrowseResponse,
+  FileContentResponse,
+  FileDiffResponse,
+  FileListResponse,
+  FilesystemMetaResponse,
+  SearchResponse,
+  SliceDiffResponse,
+  SlicePageResponse,
+  SnapshotDiffResponse,
+  SnapshotMetaResponse,
+  TimelineResponse,
+};
+export type SessionFileResponse = FileListResponse["files"][number];
+export type SessionNodeResponse = SessionFileResponse["sessions"][number];
+export type TimelineEventResponse = TimelineResponse["events"][number];
+export type FileTreeNodeResponse = BrowseResponse["root"];
+export type SearchHitResponse = SearchResponse["hits"][number];
+export type HunkResponse = FileDiffResponse["hunks"][number];
+
+/** One snapshot: a line of a session file. */
+export interface SnapshotRef {
+  /** Session file path relative to the served directory (or the dropped file's name). */
+  readonly file: string;
+  /** 1-based physical line number. */
+  readonly line: number;
+}
+
+export type SearchScope = "all" | "slices" | "files";
+
+/** What changed in the served directory (the server's `change` event). */
+export interface ChangeNotice {
+  readonly added: readonly string[];
+  readonly changed: readonly string[];
+  readonly removed: readonly string[];
+  readonly archives: readonly string[];
+}
+
+export interface Api {
+  /** `http`: a wink-debug server; `local`: files opened in this page. */
+  readonly kind: "http" | "local";
+  /** What the header shows as the source (the served directory's name, or "dropped files"). */
+  readonly label: string;
+  files(): Promise<FileListResponse>;
+  /** A snapshot's metadata; without `ref`, the server's current snapshot (where the app starts). */
+  meta(ref?: SnapshotRef): Promise<SnapshotMetaResponse>;
+  timeline(ref: SnapshotRef): Promise<TimelineResponse>;
+  slicePage(ref: SnapshotRef, sliceType: string, offset: number, limit: number): Promise<SlicePageResponse>;
+  filesystemMeta(ref: SnapshotRef): Promise<FilesystemMetaResponse>;
+  /** The workspace tree with change badges against `base` (`previous`: the session's previous line). */
+  browse(ref: SnapshotRef, base: SnapshotRef | "previous" | "none"): Promise<BrowseResponse>;
+  fileContent(ref: SnapshotRef, path: string, range?: { offset?: number; limit?: number }): Promise<FileContentResponse>;
+  /** Saves one workspace file through the browser's download (never opened as a page). */
+  download(ref: SnapshotRef, path: string): Promise<void>;
+  diff(base: SnapshotRef, target: SnapshotRef): Promise<SnapshotDiffResponse>;
+  fileDiff(base: SnapshotRef, target: SnapshotRef, path: string): Promise<FileDiffResponse>;
+  sliceDiff(base: SnapshotRef, target: SnapshotRef, sliceType: string): Promise<SliceDiffResponse>;
+  search(ref: SnapshotRef, query: string, scope: SearchScope, limit: number): Promise<SearchResponse>;
+  /** Calls `onChange` when the data changes (live reload); returns the unsubscribe function. */
+  subscribe(onChange: (notice: ChangeNotice | null) => void): () => void;
+}
+
+/** A failed request: the HTTP status (0 for a network failure) and the server's `detail`. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+  ) {
+    super(detail);
+    this.name = "ApiError";
+  }
+}
+
+/** `file:line`, the form snapshot refs take in keys and labels. */
+export function refKey(ref: SnapshotRef): string {
+  return `${ref.file}:${ref.line}`;
+}
+
+export function sameRef(a: SnapshotRef | null | undefined, b: SnapshotRef | null | undefined): boolean {
+  return a != null && b != null && a.file === b.file && a.line === b.line;
+}

@@ -1,0 +1,134 @@
+/**
+ * `Api` over a wink-debug server. Responses are read with the shared lossless parser, not
+ * `response.json()`: integers beyond 2^53 arrive as `bigint`, so what the user sees is
+ * exactly what the agent wrote.
+ */
+import { parsePythonJson } from "../../shared/session/python-json-parse.js";
+import type { Api, ChangeNotice, SearchScope, SnapshotRef } from "./api.js";
+import { ApiError } from "./api.js";
+import type * as T from "./api.js";
+
+type Params = Record<string, string | number | undefined>;
+
+function query(params: Params): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) if (value !== undefined) search.set(key, String(value));
+  const text = search.toString();
+  return text === "" ? "" : `?${text}`;
+}
+
+const selector = (ref: SnapshotRef): Params => ({ file: ref.file, line: ref.line });
+const side = (prefix: "base" | "target", ref: SnapshotRef): Params => ({ [`${prefix}_file`]: ref.file, [`${prefix}_line`]: ref.line });
+
+/** Reads a response body as JSON, losslessly; throws `ApiError` with the server's detail. */
+export async function readJson(response: Response): Promise<unknown> {
+  const text = await response.text();
+  let body: unknown = null;
+  try {
+    body = text === "" ? null : parsePythonJson(text);
+  } catch {
+    if (response.ok) throw new ApiError(response.status, `The server sent a response that is not JSON (${response.url})`);
+  }
+  if (!response.ok) {
+    const detail = typeof body === "object" && body !== null && typeof (body as { detail?: unknown }).detail === "string" ? (body as { detail: string }).detail : `${response.status} ${response.statusText}`;
+    throw new ApiError(response.status, detail);
+  }
+  return body;
+}
+
+export class HttpApi implements Api {
+  readonly kind = "http" as const;
+  label = "";
+
+  constructor(private readonly base: string = "") {}
+
+  private async get<R>(path: string, params: Params = {}): Promise<R> {
+    let response: Response;
+    try {
+      response = await fetch(`${this.base}${path}${query(params)}`, { headers: { accept: "application/json" } });
+    } catch (error) {
+      throw new ApiError(0, `Cannot reach the wink-debug server (${error instanceof Error ? error.message : String(error)})`);
+    }
+    return (await readJson(response)) as R;
+  }
+
+  async files(): Promise<T.FileListResponse> {
+    const list = await this.get<T.FileListResponse>("/api/files");
+    this.label = list.root;
+    return list;
+  }
+
+  meta(ref?: SnapshotRef): Promise<T.SnapshotMetaResponse> {
+    return this.get("/api/meta", ref === undefined ? {} : selector(ref));
+  }
+
+  timeline(ref: SnapshotRef): Promise<T.TimelineResponse> {
+    return this.get("/api/timeline", selector(ref));
+  }
+
+  slicePage(ref: SnapshotRef, sliceType: string, offset: number, limit: number): Promise<T.SlicePageResponse> {
+    return this.get(`/api/slices/${encodeURIComponent(sliceType)}`, { ...selector(ref), offset, limit });
+  }
+
+  filesystemMeta(ref: SnapshotRef): Promise<T.FilesystemMetaResponse> {
+    return this.get("/api/filesystem/meta", selector(ref));
+  }
+
+  browse(ref: SnapshotRef, base: SnapshotRef | "previous" | "none"): Promise<T.BrowseResponse> {
+    const compare = typeof base === "string" ? { compare: base } : side("base", base);
+    return this.get("/api/filesystem/browse", { ...selector(ref), ...compare });
+  }
+
+  fileContent(ref: SnapshotRef, path: string, range: { offset?: number; limit?: number } = {}): Promise<T.FileContentResponse> {
+    return this.get("/api/filesystem/file", { ...selector(ref), path, offset: range.offset, limit: range.limit });
+  }
+
+  async download(ref: SnapshotRef, path: string): Promise<void> {
+    // The server answers with `content-disposition: attachment` and a sandboxing CSP, so
+    // following the link saves the file and never shows it as a page of this origin.
+    const link = document.createElement("a");
+    link.href = `${this.base}/api/filesystem/download${query({ ...selector(ref), path })}`;
+    link.download = path.slice(path.lastIndexOf("/") + 1);
+    link.rel = "noopener";
+    document.body.append(link);
+    link.click();
+    link.remove();
+  }
+
+  diff(base: SnapshotRef, target: SnapshotRef): Promise<T.SnapshotDiffResponse> {
+    return this.get("/api/diff", { ...side("base", base), ...side("target", target) });
+  }
+
+  fileDiff(base: SnapshotRef, target: SnapshotRef, path: string): Promise<T.FileDiffResponse> {
+    return this.get("/api/diff/file", { ...side("base", base), ...side("target", target), path });
+  }
+
+  sliceDiff(base: SnapshotRef, target: SnapshotRef, sliceType: string): Promise<T.SliceDiffResponse> {
+    return this.get("/api/diff/slice", { ...side("base", base), ...side("target", target), slice_type: sliceType });
+  }
+
+  search(ref: SnapshotRef, q: string, scope: SearchScope, limit: number): Promise<T.SearchResponse> {
+    return this.get("/api/search", { ...selector(ref), q, scope, limit });
+  }
+
+  subscribe(onChange: (notice: ChangeNotice | null) => void): () => void {
+    if (typeof EventSource === "undefined") return () => undefined;
+    const source = new EventSource(`${this.base}/api/events`);
+    let opened = false;
+    const onMessage = (event: MessageEvent<string>) => {
+      try {
+        onChange(parsePythonJson(event.data) as unknown as ChangeNotice);
+      } catch {
+        onChange(null);
+      }
+    };
+    source.addEventListener("change", onMessage as EventListener);
+    source.addEventListener("indexed", () => onChange(null));
+    // After a lost connection (server restarted), everything may have changed.
+    source.addEventListener("open", () => {
+      if (opened) onChange(null);
+      opened = true;
+    });
+    return () => source.close();
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * Query keys, one tree: everything about a session file nests under `keys.sessionFile`, and
+ * everything about one snapshot under `keys.snapshot`, so live reload invalidates a whole
+ * file (or the whole cache) by prefix. Diffs involve two snapshots and live under `diffs`.
+ */
+import type { SearchScope, SnapshotRef } from "./api.js";
+
+const ROOT = "wink" as const;
+
+export const keys = {
+  all: [ROOT] as const,
+  files: () => [ROOT, "files"] as const,
+  current: () => [ROOT, "current"] as const,
+  sessionFile: (file: string) => [ROOT, "file", file] as const,
+  snapshot: (ref: SnapshotRef) => [...keys.sessionFile(ref.file), "line", ref.line] as const,
+  meta: (ref: SnapshotRef) => [...keys.snapshot(ref), "meta"] as const,
+  timeline: (ref: SnapshotRef) => [...keys.snapshot(ref), "timeline"] as const,
+  slice: (ref: SnapshotRef, sliceType: string) => [...keys.snapshot(ref), "slice", sliceType] as const,
+  slicePage: (ref: SnapshotRef, sliceType: string, page: number, pageSize: number) => [...keys.slice(ref, sliceType), page, pageSize] as const,
+  workspace: (ref: SnapshotRef) => [...keys.snapshot(ref), "workspace"] as const,
+  filesystemMeta: (ref: SnapshotRef) => [...keys.workspace(ref), "meta"] as const,
+  browse: (ref: SnapshotRef, base: string) => [...keys.workspace(ref), "browse", base] as const,
+  file: (ref: SnapshotRef, path: string) => [...keys.workspace(ref), "file", path] as const,
+  search: (ref: SnapshotRef, query: string, scope: SearchScope) => [...keys.snapshot(ref), "search", scope, query] as const,
+  diffs: () => [ROOT, "diff"] as const,
+  diff: (base: SnapshotRef, target: SnapshotRef) => [...keys.diffs(), base.file, base.line, target.file, target.line] as const,
+  fileDiff: (base: SnapshotRef, target: SnapshotRef, path: string) => [...keys.diff(base, target), "file", path] as const,
+  sliceDiff: (base: SnapshotRef, target: SnapshotRef, sliceType: string) => [...keys.diff(base, target), "slice", sliceType] as const,
+};

@@ -1,0 +1,208 @@
+/**
+ * The application shell: header, sidebar (sessions, slices), the selected snapshot's card,
+ * the five views, and the overlays. It owns the global shortcuts and starts live reload.
+ */
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useCallback, useEffect, useMemo, useRef } from "react";
+import type { SnapshotRef } from "../api/api.js";
+import { useApi } from "../api/context.js";
+import { keys } from "../api/keys.js";
+import { EmptyState, ErrorState, Spinner } from "../components/feedback.js";
+import { CompareView } from "../features/diff/CompareView.js";
+import { useLocalOpener, DropZone } from "../features/drop/DropZone.js";
+import { FilesView } from "../features/file-tree/FilesView.js";
+import { HelpOverlay } from "../features/help/HelpOverlay.js";
+import { CommandPalette } from "../features/palette/CommandPalette.js";
+import type { Command } from "../features/palette/CommandPalette.js";
+import { SearchView } from "../features/search/SearchView.js";
+import { SessionsPanel } from "../features/sessions/SessionsPanel.js";
+import { flattenSnapshots, stepSnapshot } from "../features/sessions/snapshot-list.js";
+import { SlicesPanel } from "../features/slices/SlicesPanel.js";
+import { SlicesView } from "../features/slices/SlicesView.js";
+import { SnapshotCard } from "../features/snapshot/SnapshotCard.js";
+import { TimelineView } from "../features/timeline/TimelineView.js";
+import { browseQuery } from "../queries/options.js";
+import { useCurrentSnapshot, useFiles, useMeta } from "../queries/hooks.js";
+import { useLiveReload } from "../queries/useLiveReload.js";
+import { getPreferences, setPreference, usePreferences } from "../state/preferences.js";
+import { useKeymap, useShortcutListener } from "../state/shortcuts.js";
+import { overlay } from "../state/store.js";
+import { showToast } from "../state/toasts.js";
+import { navigate, useViewState } from "../state/url-store.js";
+import { VIEWS, VIEW_LABELS, selectSnapshotPatch, selectedRef } from "../state/view-state.js";
+import type { ViewState } from "../state/view-state.js";
+import { Header } from "./Header.js";
+import type { SourceSwitch } from "./Root.js";
+import { Toasts } from "./Toasts.js";
+import { ViewTabs } from "./ViewTabs.js";
+
+export function App({ source }: { source: SourceSwitch }) {
+  const client = useQueryClient();
+  const state = useViewState();
+  const preferences = usePreferences();
+  const openOverlay = overlay.use();
+  const selected = selectedRef(state);
+  const files = useFiles();
+  const entries = useMemo(() => flattenSnapshots(files.data), [files.data]);
+  const meta = useMeta(selected);
+  useShortcutListener();
+  useLiveReload();
+  useSelectionBootstrap(state, selected, entries);
+
+  const reload = useCallback(() => {
+    void client.invalidateQueries({ queryKey: keys.all }).then(() => showToast("Snapshot reloaded"));
+  }, [client]);
+  const stepSlice = useCallback(
+    (delta: number) => {
+      const slices = meta.data?.slices ?? [];
+      if (slices.length === 0) return;
+      const ordered = [...slices.filter((slice) => slice.kind === "state"), ...slices.filter((slice) => slice.kind === "event")];
+      const index = ordered.findIndex((slice) => slice.slice_type === state.slice);
+      const next = ordered[Math.min(ordered.length - 1, Math.max(0, index + delta))];
+      if (next !== undefined) navigate({ view: "slices", slice: next.slice_type, item: undefined });
+    },
+    [meta.data, state.slice],
+  );
+  const stepSession = useCallback(
+    (delta: number) => {
+      const next = stepSnapshot(entries, selected, delta);
+      if (next !== null) navigate(selectSnapshotPatch(next));
+    },
+    [entries, selected],
+  );
+
+  useKeymap({
+    "mod+k": () => overlay.set(overlay.get() === "palette" ? "none" : "palette"),
+    "?": () => overlay.set("help"),
+    r: reload,
+    d: () => setPreference("theme", getPreferences().theme === "dark" ? "light" : "dark"),
+    "[": () => setPreference("sidebarCollapsed", !getPreferences().sidebarCollapsed),
+    h: () => stepSlice(-1),
+    l: () => stepSlice(1),
+    arrowleft: () => stepSession(-1),
+    arrowright: () => stepSession(1),
+    ...Object.fromEntries(VIEWS.map((view, index) => [String(index + 1), () => navigate({ view })])),
+    escape: (event) => {
+      if (event.target instanceof HTMLInputElement) {
+        event.target.blur();
+        return true;
+      }
+      return false;
+    },
+  });
+
+  const commands = usePaletteCommands(selected, entries, reload, stepSlice, source);
+
+  return (
+    <div className={`app${preferences.sidebarCollapsed ? " sidebar-collapsed" : ""}`}>
+      <Header source={source} onReload={reload} />
+      <div className="app-body">
+        <aside className="sidebar" aria-label="Sessions and slices" hidden={preferences.sidebarCollapsed}>
+          <SessionsPanel selected={selected} />
+          <SlicesPanel meta={meta.data} activeSlice={state.view === "slices" ? state.slice : undefined} />
+        </aside>
+        <main className="main" id="main">
+          {selected === null ? (
+            files.isError ? (
+              <ErrorState error={files.error} title="Could not open the snapshots" onRetry={() => void files.refetch()} />
+            ) : files.data !== undefined && entries.length === 0 ? (
+              <EmptyState title="No loadable snapshot">None of the session files holds a line that loads; the sessions panel lists why.</EmptyState>
+            ) : (
+              <Spinner label="Opening the newest snapshot…" />
+            )
+          ) : meta.isError ? (
+            <ErrorState error={meta.error} title={`Line ${selected.line} of ${selected.file} is not available`} onRetry={() => void meta.refetch()} />
+          ) : (
+            <>
+              <SnapshotCard snapshot={selected} meta={meta.data} entries={entries} />
+              <ViewTabs active={state.view} />
+              <div className="view" data-view={state.view}>
+                {meta.data === undefined ? <Spinner label="Loading the snapshot…" /> : <ActiveView state={state} snapshot={selected} meta={meta.data} />}
+              </div>
+            </>
+          )}
+        </main>
+      </div>
+      {openOverlay === "palette" ? <CommandPalette commands={commands} onClose={() => overlay.set("none")} /> : null}
+      {openOverlay === "help" ? <HelpOverlay onClose={() => overlay.set("none")} /> : null}
+      <DropZone onOpen={source.openLocal} />
+      <Toasts />
+    </div>
+  );
+}
+
+function ActiveView({ state, snapshot, meta }: { state: ViewState; snapshot: SnapshotRef; meta: NonNullable<ReturnType<typeof useMeta>["data"]> }) {
+  switch (state.view) {
+    case "timeline":
+      return <TimelineView snapshot={snapshot} selectedEvent={state.event} />;
+    case "files":
+      return <FilesView snapshot={snapshot} path={state.path} line={state.at} base={state.base} />;
+    case "compare":
+      return <CompareView target={snapshot} base={state.base} path={state.path} slice={state.slice} layout={state.layout} />;
+    case "search":
+      return <SearchView snapshot={snapshot} query={state.q} />;
+    default:
+      return <SlicesView snapshot={snapshot} meta={meta} sliceType={state.slice} item={state.item} />;
+  }
+}
+
+/** Without a snapshot in the URL, open the server's current one (or the file's first line). */
+function useSelectionBootstrap(state: ViewState, selected: SnapshotRef | null, entries: ReturnType<typeof flattenSnapshots>) {
+  const current = useCurrentSnapshot(selected === null && state.file === undefined);
+  useEffect(() => {
+    if (selected !== null) return;
+    if (state.file !== undefined) {
+      const first = entries.find((entry) => entry.file === state.file);
+      if (first !== undefined) navigate({ line: first.line }, { replace: true });
+      return;
+    }
+    if (current.data !== undefined) navigate({ file: current.data.path, line: current.data.line_number }, { replace: true });
+    else if (current.isError && entries[0] !== undefined) navigate({ file: entries[0].file, line: entries[0].line }, { replace: true });
+  }, [selected, state.file, entries, current.data, current.isError]);
+}
+
+function usePaletteCommands(selected: SnapshotRef | null, entries: ReturnType<typeof flattenSnapshots>, reload: () => void, stepSlice: (delta: number) => void, source: SourceSwitch): Command[] {
+  const api = useApi();
+  const meta = useMeta(selected);
+  const paletteOpen = overlay.use() === "palette";
+  const browse = useQuery({ ...browseQuery(api, selected ?? { file: "", line: 1 }, "none"), enabled: paletteOpen && selected !== null });
+  const picker = useRef<HTMLInputElement | null>(null);
+  const openLocal = useLocalOpener(source.openLocal);
+  return useMemo(() => {
+    const commands: Command[] = [
+      { id: "reload", group: "Actions", title: "Reload Snapshot", shortcut: "R", run: reload },
+      { id: "theme", group: "Actions", title: "Toggle Dark Mode", shortcut: "D", run: () => setPreference("theme", getPreferences().theme === "dark" ? "light" : "dark") },
+      { id: "sidebar", group: "Actions", title: "Toggle Sidebar", shortcut: "[", run: () => setPreference("sidebarCollapsed", !getPreferences().sidebarCollapsed) },
+      { id: "help", group: "Actions", title: "Keyboard Shortcuts", shortcut: "?", run: () => overlay.set("help") },
+      { id: "next-slice", group: "Actions", title: "Next Slice", shortcut: "L", run: () => stepSlice(1) },
+      {
+        id: "open-files",
+        group: "Actions",
+        title: "Open Local Files…",
+        subtitle: ".jsonl and .fs.zip, read in this tab",
+        run: () => {
+          picker.current ??= Object.assign(document.createElement("input"), { type: "file", multiple: true, accept: ".jsonl,.json,.zip" });
+          const input = picker.current;
+          input.onchange = () => {
+            if (input.files !== null) openLocal(import("../features/drop/read-dropped.js").then((module) => module.readFileList(input.files ?? [])));
+          };
+          input.click();
+        },
+      },
+      ...VIEWS.map((view, index): Command => ({ id: `view-${view}`, group: "Views", title: `Go to ${VIEW_LABELS[view]}`, shortcut: String(index + 1), run: () => navigate({ view }) })),
+      ...(meta.data?.slices ?? []).map((slice): Command => ({ id: `slice-${slice.slice_type}`, group: "Slices", title: slice.display_name, subtitle: `${slice.item_display_name} · ${slice.count} items`, run: () => navigate({ view: "slices", slice: slice.slice_type, item: undefined }) })),
+      ...entries.map((entry): Command => ({ id: `session-${entry.file}:${entry.line}`, group: "Sessions", title: entry.sessionId, subtitle: `${entry.fileName} · line ${entry.line} · ${entry.createdAt}`, run: () => navigate(selectSnapshotPatch(entry)) })),
+    ];
+    if (browse.data !== undefined) {
+      const walk = (node: typeof browse.data.root) => {
+        for (const child of node.children ?? []) {
+          if (child.type === "file") commands.push({ id: `file-${child.path}`, group: "Files", title: child.name, subtitle: child.path, run: () => navigate({ view: "files", path: child.path, at: undefined }) });
+          else walk(child);
+        }
+      };
+      walk(browse.data.root);
+    }
+    if (source.backToServer !== null) commands.push({ id: "back", group: "Actions", title: "Back to the Server's Snapshots", run: source.backToServer });
+    return commands;
+  }, [reload, stepSlice, meta.data, entries, browse.data, source, openLocal]);
+}

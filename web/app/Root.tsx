@@ -1,0 +1,62 @@
+/**
+ * The top of the tree: the Api in use and its query cache. Opening local files swaps in a
+ * `LocalApi` with a fresh cache (the two sources never share cached answers); going back
+ * restores the server's.
+ */
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { useCallback, useMemo, useState } from "react";
+import type { Api } from "../api/api.js";
+import { ApiError } from "../api/api.js";
+import { ApiProvider } from "../api/context.js";
+import { App } from "./App.js";
+import { navigate } from "../state/url-store.js";
+
+function newClient(): QueryClient {
+  return new QueryClient({
+    defaultOptions: {
+      queries: {
+        staleTime: 30_000,
+        gcTime: 5 * 60_000,
+        refetchOnWindowFocus: false,
+        // A 4xx will not get better by asking again.
+        retry: (count, error) => count < 2 && !(error instanceof ApiError && error.status >= 400 && error.status < 500),
+      },
+    },
+  });
+}
+
+export interface SourceSwitch {
+  /** Shows files opened in the page (drop or file dialog). */
+  openLocal(api: Api): void;
+  /** Back to the server, when the app was served by one. */
+  backToServer: (() => void) | null;
+}
+
+export function Root({ initialApi }: { initialApi: Api }) {
+  const [active, setActive] = useState<{ api: Api; client: QueryClient; id: number }>(() => ({ api: initialApi, client: newClient(), id: 0 }));
+  const [server] = useState(() => (initialApi.kind === "http" ? active : null));
+
+  const openLocal = useCallback((api: Api) => {
+    setActive((previous) => ({ api, client: newClient(), id: previous.id + 1 }));
+    navigate({ file: undefined, line: undefined, base: undefined, path: undefined, slice: undefined, item: undefined, event: undefined, at: undefined, q: undefined });
+  }, []);
+  const backToServer = useMemo(
+    () =>
+      server === null
+        ? null
+        : () => {
+            setActive((previous) => ({ ...server, id: previous.id + 1 }));
+            navigate({ file: undefined, line: undefined, base: undefined, path: undefined, slice: undefined, item: undefined, event: undefined, at: undefined, q: undefined });
+          },
+    [server],
+  );
+  const sourceSwitch = useMemo<SourceSwitch>(() => ({ openLocal, backToServer: active.api === server?.api ? null : backToServer }), [openLocal, backToServer, active.api, server]);
+
+  return (
+    <ApiProvider api={active.api}>
+      <QueryClientProvider client={active.client}>
+        <App key={active.id} source={sourceSwitch} />
+      </QueryClientProvider>
+    </ApiProvider>
+  );
+}

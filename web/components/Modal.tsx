@@ -1,0 +1,28 @@
+/** A dialog over the page: Esc or the backdrop closes it; focus moves into it. */
+import { useEffect, useRef } from "react";
+import type { ReactNode } from "react";
+import { useKeymap } from "../state/shortcuts.js";
+import { Icon } from "./Icon.js";
+
+export function Modal({ title, onClose, children, wide = false }: { title: string; onClose: () => void; children: ReactNode; wide?: boolean }) {
+  const panel = useRef<HTMLDivElement>(null);
+  useKeymap({ escape: () => onClose() });
+  useEffect(() => {
+    const previous = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    panel.current?.focus();
+    return () => previous?.focus();
+  }, []);
+  return (
+    <div className="modal-backdrop" onMouseDown={(event) => event.target === event.currentTarget && onClose()}>
+      <div className={`modal${wide ? " modal-wide" : ""}`} role="dialog" aria-modal="true" aria-label={title} tabIndex={-1} ref={panel}>
+        <header className="modal-header">
+          <h2>{title}</h2>
+          <button type="button" className="icon-btn" onClick={onClose} aria-label="Close">
+            <Icon name="x" />
+          </button>
+        </header>
+        <div className="modal-body">{children}</div>
+      </div>
+    </div>
+  );
+}

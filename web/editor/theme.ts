@@ -1,0 +1,49 @@
+/**
+ * The editor's look, from the app's CSS variables, so light and dark follow the theme
+ * toggle without rebuilding editors; and a highlight style with the same palette.
+ */
+import { HighlightStyle, syntaxHighlighting } from "@codemirror/language";
+import type { Extension } from "@codemirror/state";
+import { EditorView } from "@codemirror/view";
+import { tags } from "@lezer/highlight";
+
+const editorTheme = EditorView.theme({
+  "&": { color: "var(--text)", backgroundColor: "var(--code-bg)", fontSize: "12.5px", height: "100%" },
+  ".cm-scroller": { fontFamily: "var(--mono)", lineHeight: "1.55" },
+  ".cm-content": { caretColor: "var(--accent)" },
+  ".cm-gutters": { backgroundColor: "var(--code-gutter)", color: "var(--muted)", borderRight: "1px solid var(--border)" },
+  ".cm-activeLine": { backgroundColor: "var(--code-active)" },
+  ".cm-activeLineGutter": { backgroundColor: "var(--code-active)", color: "var(--text)" },
+  ".cm-selectionBackground, &.cm-focused .cm-selectionBackground, ::selection": { backgroundColor: "var(--selection) !important" },
+  ".cm-searchMatch": { backgroundColor: "var(--search-match)", outline: "1px solid var(--accent-soft)" },
+  ".cm-panels": { backgroundColor: "var(--panel)", color: "var(--text)", borderColor: "var(--border)" },
+  ".cm-panel input, .cm-panel button": { fontSize: "12px" },
+  ".cm-line.cm-target-line": { backgroundColor: "var(--target-line)" },
+  // merge view
+  ".cm-changedLine": { backgroundColor: "var(--diff-changed-line) !important" },
+  ".cm-insertedLine, &.cm-merge-b .cm-changedLine": { backgroundColor: "var(--diff-add-line) !important" },
+  ".cm-deletedLine, &.cm-merge-a .cm-changedLine": { backgroundColor: "var(--diff-del-line) !important" },
+  "&.cm-merge-b .cm-changedText, .cm-insertedLine .cm-changedText": { background: "var(--diff-add-text) !important" },
+  "&.cm-merge-a .cm-changedText, .cm-deletedChunk .cm-deletedText": { background: "var(--diff-del-text) !important" },
+  ".cm-deletedChunk": { backgroundColor: "var(--diff-del-line) !important" },
+  ".cm-collapsedLines": { color: "var(--muted)", background: "var(--panel-2)", borderTop: "1px solid var(--border)", borderBottom: "1px solid var(--border)", fontFamily: "var(--sans)", fontSize: "12px", padding: "4px 10px" },
+  ".cm-changeGutter": { width: "3px", paddingLeft: "1px" },
+});
+
+const highlight = HighlightStyle.define([
+  { tag: [tags.keyword, tags.modifier, tags.controlKeyword, tags.operatorKeyword], color: "var(--syn-keyword)" },
+  { tag: [tags.string, tags.special(tags.string), tags.regexp], color: "var(--syn-string)" },
+  { tag: [tags.number, tags.bool, tags.null, tags.atom], color: "var(--syn-number)" },
+  { tag: [tags.comment, tags.lineComment, tags.blockComment, tags.docComment], color: "var(--syn-comment)", fontStyle: "italic" },
+  { tag: [tags.function(tags.variableName), tags.function(tags.propertyName), tags.definition(tags.function(tags.variableName))], color: "var(--syn-function)" },
+  { tag: [tags.typeName, tags.className, tags.namespace], color: "var(--syn-type)" },
+  { tag: [tags.propertyName, tags.attributeName], color: "var(--syn-property)" },
+  { tag: [tags.heading], color: "var(--syn-keyword)", fontWeight: "600" },
+  { tag: [tags.link, tags.url], color: "var(--syn-string)", textDecoration: "underline" },
+  { tag: [tags.emphasis], fontStyle: "italic" },
+  { tag: [tags.strong], fontWeight: "600" },
+  { tag: [tags.meta, tags.processingInstruction], color: "var(--syn-comment)" },
+  { tag: [tags.invalid], color: "var(--danger)" },
+]);
+
+export const appEditorTheme: Extension = [editorTheme, syntaxHighlighting(highlight)];

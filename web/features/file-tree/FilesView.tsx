@@ -1,0 +1,98 @@
+/**
+ * The workspace at the selected snapshot: where it comes from (archive or the session's
+ * VirtualFileSystem slice), the tree with change badges against the base snapshot (the
+ * session's previous line, or the compare base), and the open file.
+ */
+import { useMemo, useRef } from "react";
+import type { FileTreeNodeResponse, SnapshotRef } from "../../api/api.js";
+import { EmptyState, ErrorState, Spinner } from "../../components/feedback.js";
+import { Icon } from "../../components/Icon.js";
+import { useBrowse, useFilesystemMeta } from "../../queries/hooks.js";
+import { useKeymap } from "../../state/shortcuts.js";
+import { useNavigate } from "../../state/url-store.js";
+import { FileView } from "../file-view/FileView.js";
+import { FileTree } from "./FileTree.js";
+
+function findNode(root: FileTreeNodeResponse, path: string): FileTreeNodeResponse | null {
+  let node: FileTreeNodeResponse | undefined = root;
+  const parts = path.split("/");
+  for (let i = 0; i < parts.length && node !== undefined; i++) {
+    const prefix = parts.slice(0, i + 1).join("/");
+    node = node.children?.find((child) => child.path === prefix);
+  }
+  return node ?? null;
+}
+
+function filePaths(root: FileTreeNodeResponse): string[] {
+  const paths: string[] = [];
+  const walk = (node: FileTreeNodeResponse) => {
+    for (const child of node.children ?? []) {
+      if (child.type === "file") paths.push(child.path);
+      else walk(child);
+    }
+  };
+  walk(root);
+  return paths;
+}
+
+export function FilesView({ snapshot, path, line, base }: { snapshot: SnapshotRef; path: string | undefined; line: number | undefined; base: SnapshotRef | undefined }) {
+  const navigate = useNavigate();
+  const meta = useFilesystemMeta(snapshot);
+  const browse = useBrowse(snapshot, base ?? "previous");
+  const filterRef = useRef<HTMLInputElement>(null);
+  const paths = useMemo(() => (browse.data === undefined ? [] : filePaths(browse.data.root)), [browse.data]);
+  const node = browse.data === undefined || path === undefined ? null : findNode(browse.data.root, path);
+
+  const step = (delta: number) => {
+    if (paths.length === 0) return;
+    const index = path === undefined ? -1 : paths.indexOf(path);
+    const next = paths[Math.min(paths.length - 1, Math.max(0, index + delta))];
+    if (next !== undefined) navigate({ path: next, at: undefined }, { replace: true });
+  };
+  useKeymap({ j: () => step(1), k: () => step(-1), "/": () => filterRef.current?.focus() });
+
+  if (browse.isPending) return <Spinner label="Reading the workspace…" />;
+  if (browse.isError) return <ErrorState error={browse.error} title="Could not read the workspace" onRetry={() => void browse.refetch()} />;
+  if (browse.data.source === null) {
+    return (
+      <EmptyState title="No filesystem snapshot">
+        {meta.data?.error ?? "This snapshot has no .fs.zip archive beside its session file and no VirtualFileSystem slice."}
+      </EmptyState>
+    );
+  }
+  return (
+    <div className="files-layout">
+      <aside className="card files-sidebar">
+        <div className="files-source small">
+          <Icon name={browse.data.source === "archive" ? "layers" : "braces"} />
+          <span>
+            {browse.data.source === "archive" ? (
+              <>
+                Archive <span className="mono">{browse.data.archive}</span>
+              </>
+            ) : (
+              "VirtualFileSystem slice"
+            )}
+          </span>
+          {meta.data?.manifest !== null && typeof meta.data?.manifest === "object" && Array.isArray((meta.data.manifest as { warnings?: unknown }).warnings) && ((meta.data.manifest as { warnings: unknown[] }).warnings.length > 0) ? (
+            <span className="tag tag-warn" title={((meta.data.manifest as { warnings: string[] }).warnings).join("\n")}>
+              manifest warnings
+            </span>
+          ) : null}
+        </div>
+        <FileTree browse={browse.data} selected={path} onOpen={(next) => navigate({ path: next, at: undefined })} filterRef={filterRef} />
+      </aside>
+      <div className="files-main">
+        {path === undefined ? (
+          <EmptyState title="Pick a file">
+            {paths.length.toLocaleString("en-US")} files. Use the tree, <kbd className="kbd">J</kbd>/<kbd className="kbd">K</kbd>, or <kbd className="kbd">/</kbd> to filter.
+          </EmptyState>
+        ) : node === null ? (
+          <EmptyState title={`${path} is not in this snapshot`} />
+        ) : (
+          <FileView snapshot={snapshot} path={path} line={line} change={node.change} canCompare={browse.data.base !== null} />
+        )}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,58 @@
+/** What the help overlay lists: exactly the keys the app handles (each one is wired in a keymap). */
+export interface ShortcutGroup {
+  readonly title: string;
+  readonly keys: readonly (readonly [keys: string, action: string])[];
+}
+
+export const SHORTCUTS: readonly ShortcutGroup[] = [
+  {
+    title: "Anywhere",
+    keys: [
+      ["⌘K / Ctrl+K", "Command palette"],
+      ["1 – 5", "Timeline, Slices, Files, Compare, Search"],
+      ["← / →", "Previous / next snapshot (session list order)"],
+      ["H / L", "Previous / next slice"],
+      ["R", "Reload data"],
+      ["D", "Toggle dark mode"],
+      ["[", "Toggle sidebar"],
+      ["?", "This help"],
+      ["Esc", "Close overlay, or clear and leave a search box"],
+    ],
+  },
+  {
+    title: "Timeline",
+    keys: [
+      ["J / K", "Next / previous event"],
+      ["N / Shift+N", "Next / previous error"],
+      ["Enter", "Open the event's item in its slice"],
+      ["/", "Filter events"],
+    ],
+  },
+  {
+    title: "Slices",
+    keys: [
+      ["J / K", "Next / previous item"],
+      ["/", "Search items"],
+      ["O", "Filter objects (by key)"],
+      ["E", "Copy JSON of the matching items"],
+    ],
+  },
+  {
+    title: "Files",
+    keys: [
+      ["J / K", "Next / previous file"],
+      ["/", "Filter files"],
+      ["↑ ↓ ← → Enter", "Move, close, open in the focused tree"],
+      ["⌘F / Ctrl+F", "Find in the open file (editor focused)"],
+    ],
+  },
+  {
+    title: "Compare",
+    keys: [
+      ["J / K", "Next / previous changed file or slice"],
+      ["N / Shift+N", "Next / previous change in the diff"],
+      ["U", "Side by side ⇄ unified"],
+      ["X", "Swap base and target"],
+    ],
+  },
+];

@@ -1,0 +1,46 @@
+/**
+ * One `queryOptions` factory per resource: the key and the fetcher travel together, so
+ * hooks, prefetches and invalidations agree (see `api/keys.ts`).
+ */
+import { queryOptions } from "@tanstack/react-query";
+import type { Api, SearchScope, SnapshotRef } from "../api/api.js";
+import { keys } from "../api/keys.js";
+
+/** Slice items are fetched in pages of this many (and virtualised on screen). */
+export const SLICE_PAGE_SIZE = 50;
+
+export const filesQuery = (api: Api) => queryOptions({ queryKey: keys.files(), queryFn: () => api.files() });
+
+export const currentQuery = (api: Api) => queryOptions({ queryKey: keys.current(), queryFn: () => api.meta(), staleTime: Infinity });
+
+export const metaQuery = (api: Api, ref: SnapshotRef) => queryOptions({ queryKey: keys.meta(ref), queryFn: () => api.meta(ref) });
+
+export const timelineQuery = (api: Api, ref: SnapshotRef) => queryOptions({ queryKey: keys.timeline(ref), queryFn: () => api.timeline(ref) });
+
+export const slicePageQuery = (api: Api, ref: SnapshotRef, sliceType: string, page: number, pageSize = SLICE_PAGE_SIZE) =>
+  queryOptions({
+    queryKey: keys.slicePage(ref, sliceType, page, pageSize),
+    queryFn: () => api.slicePage(ref, sliceType, page * pageSize, pageSize),
+  });
+
+export const filesystemMetaQuery = (api: Api, ref: SnapshotRef) => queryOptions({ queryKey: keys.filesystemMeta(ref), queryFn: () => api.filesystemMeta(ref) });
+
+export const browseQuery = (api: Api, ref: SnapshotRef, base: SnapshotRef | "previous" | "none") =>
+  queryOptions({
+    queryKey: keys.browse(ref, typeof base === "string" ? base : `${base.file}:${base.line}`),
+    queryFn: () => api.browse(ref, base),
+  });
+
+export const fileContentQuery = (api: Api, ref: SnapshotRef, path: string) =>
+  queryOptions({ queryKey: keys.file(ref, path), queryFn: () => api.fileContent(ref, path) });
+
+export const diffQuery = (api: Api, base: SnapshotRef, target: SnapshotRef) => queryOptions({ queryKey: keys.diff(base, target), queryFn: () => api.diff(base, target) });
+
+export const fileDiffQuery = (api: Api, base: SnapshotRef, target: SnapshotRef, path: string) =>
+  queryOptions({ queryKey: keys.fileDiff(base, target, path), queryFn: () => api.fileDiff(base, target, path) });
+
+export const sliceDiffQuery = (api: Api, base: SnapshotRef, target: SnapshotRef, sliceType: string) =>
+  queryOptions({ queryKey: keys.sliceDiff(base, target, sliceType), queryFn: () => api.sliceDiff(base, target, sliceType) });
+
+export const searchQuery = (api: Api, ref: SnapshotRef, query: string, scope: SearchScope, limit = 500) =>
+  queryOptions({ queryKey: keys.search(ref, query, scope), queryFn: () => api.search(ref, query, scope, limit) });

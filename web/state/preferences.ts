@@ -1,0 +1,72 @@
+/**
+ * Preferences kept in localStorage (theme, sidebar, diff layout, expand depth). The theme
+ * keys match the original viewer's (`wink-theme`, `wink-sidebar-collapsed`).
+ */
+import { useSyncExternalStore } from "react";
+
+export type Theme = "light" | "dark";
+
+export interface Preferences {
+  theme: Theme;
+  sidebarCollapsed: boolean;
+  diffLayout: "split" | "unified";
+  expandDepth: number;
+}
+
+const KEYS = { theme: "wink-theme", sidebarCollapsed: "wink-sidebar-collapsed", diffLayout: "wink-diff-layout", expandDepth: "wink-expand-depth" } as const;
+
+function storage(): Storage | null {
+  try {
+    return typeof localStorage === "undefined" ? null : localStorage;
+  } catch {
+    return null; // blocked storage (some file:// setups): preferences last for the page
+  }
+}
+
+function initial(): Preferences {
+  const store = storage();
+  const theme = store?.getItem(KEYS.theme);
+  const prefersDark = typeof matchMedia === "function" && matchMedia("(prefers-color-scheme: dark)").matches;
+  const depth = Number(store?.getItem(KEYS.expandDepth));
+  return {
+    theme: theme === "dark" || theme === "light" ? theme : prefersDark ? "dark" : "light",
+    sidebarCollapsed: store?.getItem(KEYS.sidebarCollapsed) === "true",
+    diffLayout: store?.getItem(KEYS.diffLayout) === "unified" ? "unified" : "split",
+    expandDepth: Number.isInteger(depth) && depth >= 1 && depth <= 10 ? depth : 2,
+  };
+}
+
+let current: Preferences | null = null;
+const listeners = new Set<() => void>();
+
+export function getPreferences(): Preferences {
+  current ??= initial();
+  return current;
+}
+
+export function setPreference<K extends keyof Preferences>(key: K, value: Preferences[K]): void {
+  current = { ...getPreferences(), [key]: value };
+  try {
+    storage()?.setItem(KEYS[key], String(value));
+  } catch {
+    // quota or blocked storage: keep the in-memory value
+  }
+  if (key === "theme") applyTheme(value as Theme);
+  for (const listener of listeners) listener();
+}
+
+/** Sets `data-theme` on `<html>` (the stylesheet's switch). */
+export function applyTheme(theme: Theme = getPreferences().theme): void {
+  document.documentElement.dataset.theme = theme;
+}
+
+export function usePreferences(): Preferences {
+  return useSyncExternalStore(
+    (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    getPreferences,
+    getPreferences,
+  );
+}

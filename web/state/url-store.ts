@@ -1,0 +1,73 @@
+/**
+ * The view state bound to the browser's history: query parameters on a server, the hash
+ * on `file://` (a bundled run), where history entries must stay within the same document.
+ * `navigate` pushes an entry (back/forward work); `replace` corrects the current one.
+ */
+import { useCallback, useSyncExternalStore } from "react";
+import type { ViewPatch, ViewState } from "./view-state.js";
+import { applyPatch, parseViewState, serializeViewState } from "./view-state.js";
+
+const CHANGE_EVENT = "wink:navigate";
+const useHash = () => typeof location !== "undefined" && location.protocol === "file:";
+
+function currentParams(): string {
+  if (useHash()) return location.hash.replace(/^#/, "");
+  return location.search.replace(/^\?/, "");
+}
+
+let cachedText: string | null = null;
+let cachedState: ViewState | null = null;
+
+/** The current state (memoised on the URL text, so React sees a stable snapshot). */
+export function readViewState(): ViewState {
+  const text = currentParams();
+  if (cachedState === null || text !== cachedText) {
+    cachedText = text;
+    cachedState = parseViewState(new URLSearchParams(text));
+  }
+  return cachedState;
+}
+
+function subscribe(listener: () => void): () => void {
+  window.addEventListener("popstate", listener);
+  window.addEventListener("hashchange", listener);
+  window.addEventListener(CHANGE_EVENT, listener);
+  return () => {
+    window.removeEventListener("popstate", listener);
+    window.removeEventListener("hashchange", listener);
+    window.removeEventListener(CHANGE_EVENT, listener);
+  };
+}
+
+/** The URL of a state (for links that open in a new tab, and for tests). */
+export function urlOf(state: ViewState): string {
+  const text = serializeViewState(state).toString();
+  if (useHash()) return `${location.pathname}${location.search}#${text}`;
+  return `${location.pathname}${text === "" ? "" : `?${text}`}`;
+}
+
+/** Applies `patch` to the current state and writes the URL (a new history entry unless `replace`). */
+export function navigate(patch: ViewPatch, options: { replace?: boolean } = {}): void {
+  const next = applyPatch(readViewState(), patch);
+  const url = urlOf(next);
+  if (url === `${location.pathname}${location.search}${location.hash}`) return;
+  if (useHash()) {
+    if (options.replace) location.replace(url);
+    else location.hash = serializeViewState(next).toString();
+  } else if (options.replace) {
+    history.replaceState(null, "", url);
+  } else {
+    history.pushState(null, "", url);
+  }
+  window.dispatchEvent(new Event(CHANGE_EVENT));
+}
+
+/** The view state, re-rendering on every navigation (including back/forward). */
+export function useViewState(): ViewState {
+  return useSyncExternalStore(subscribe, readViewState, readViewState);
+}
+
+/** `navigate`, for components. */
+export function useNavigate(): typeof navigate {
+  return useCallback(navigate, []);
+}

@@ -1,0 +1,123 @@
+/**
+ * What the URL holds, so that reloading or sharing a link restores the view: the snapshot
+ * (session file + line), the view, and per view the slice and item, the file path and line,
+ * the comparison base, the search query. Pure functions here; `url-store.ts` binds them to
+ * the browser's history.
+ */
+import type { SnapshotRef } from "../api/api.js";
+
+export const VIEWS = ["timeline", "slices", "files", "compare", "search"] as const;
+export type ViewName = (typeof VIEWS)[number];
+
+export const VIEW_LABELS: Record<ViewName, string> = { timeline: "Timeline", slices: "Slices", files: "Files", compare: "Compare", search: "Search" };
+
+export interface ViewState {
+  /** Selected snapshot; absent until the app picked one (then written back with `replace`). */
+  readonly file?: string;
+  readonly line?: number;
+  readonly view: ViewName;
+  /** Slices view: slice type; compare view: the slice whose diff is shown. */
+  readonly slice?: string;
+  /** Slices view: 0-based item index to focus. */
+  readonly item?: number;
+  /** Files and compare views: workspace file path. */
+  readonly path?: string;
+  /** Files view: 1-based line to reveal in `path`. */
+  readonly at?: number;
+  /** Compare view: the base snapshot (the selected one is the target). */
+  readonly base?: SnapshotRef;
+  /** Compare view: side-by-side or unified. */
+  readonly layout?: "split" | "unified";
+  /** Search view: the query. */
+  readonly q?: string;
+  /** Timeline: selected event index. */
+  readonly event?: number;
+}
+
+export const DEFAULT_VIEW: ViewName = "slices";
+
+function positiveInt(text: string | null, min: number): number | undefined {
+  if (text === null || !/^\d{1,9}$/.test(text)) return undefined;
+  const value = Number(text);
+  return value >= min ? value : undefined;
+}
+
+function text(value: string | null): string | undefined {
+  return value === null || value === "" ? undefined : value;
+}
+
+/** Reads the state from query parameters (unknown or malformed ones are ignored). */
+export function parseViewState(params: URLSearchParams): ViewState {
+  const view = params.get("view");
+  const baseFile = text(params.get("base_file"));
+  const baseLine = positiveInt(params.get("base_line"), 1);
+  const layout = params.get("layout");
+  const state: { -readonly [K in keyof ViewState]: ViewState[K] } = {
+    view: (VIEWS as readonly string[]).includes(view ?? "") ? (view as ViewName) : DEFAULT_VIEW,
+  };
+  const file = text(params.get("file"));
+  const line = positiveInt(params.get("line"), 1);
+  if (file !== undefined) state.file = file;
+  if (line !== undefined) state.line = line;
+  const slice = text(params.get("slice"));
+  if (slice !== undefined) state.slice = slice;
+  const item = positiveInt(params.get("item"), 0);
+  if (item !== undefined) state.item = item;
+  const path = text(params.get("path"));
+  if (path !== undefined) state.path = path;
+  const at = positiveInt(params.get("at"), 1);
+  if (at !== undefined) state.at = at;
+  if (baseFile !== undefined && baseLine !== undefined) state.base = { file: baseFile, line: baseLine };
+  if (layout === "split" || layout === "unified") state.layout = layout;
+  const q = text(params.get("q"));
+  if (q !== undefined) state.q = q;
+  const event = positiveInt(params.get("event"), 0);
+  if (event !== undefined) state.event = event;
+  return state;
+}
+
+/** Writes the state as query parameters, in a stable order, leaving out defaults. */
+export function serializeViewState(state: ViewState): URLSearchParams {
+  const params = new URLSearchParams();
+  if (state.file !== undefined) params.set("file", state.file);
+  if (state.line !== undefined) params.set("line", String(state.line));
+  if (state.view !== DEFAULT_VIEW) params.set("view", state.view);
+  if (state.slice !== undefined) params.set("slice", state.slice);
+  if (state.item !== undefined) params.set("item", String(state.item));
+  if (state.path !== undefined) params.set("path", state.path);
+  if (state.at !== undefined) params.set("at", String(state.at));
+  if (state.base !== undefined) {
+    params.set("base_file", state.base.file);
+    params.set("base_line", String(state.base.line));
+  }
+  if (state.layout !== undefined) params.set("layout", state.layout);
+  if (state.q !== undefined) params.set("q", state.q);
+  if (state.event !== undefined) params.set("event", String(state.event));
+  return params;
+}
+
+/** The selected snapshot, when the state names one. */
+export function selectedRef(state: ViewState): SnapshotRef | null {
+  return state.file !== undefined && state.line !== undefined ? { file: state.file, line: state.line } : null;
+}
+
+export type ViewPatch = { [K in keyof ViewState]?: ViewState[K] | undefined };
+
+/** `state` with `patch` applied; keys set to `undefined` are removed. */
+export function applyPatch(state: ViewState, patch: ViewPatch): ViewState {
+  const next: Record<string, unknown> = { ...state };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === undefined) delete next[key];
+    else next[key] = value;
+  }
+  return next as unknown as ViewState;
+}
+
+/**
+ * Selecting another snapshot keeps the view but drops what belonged to the old one (item,
+ * event, line in file); the file path and slice stay, since they usually exist in the next
+ * snapshot too (that is how one follows a file or a slice through a run).
+ */
+export function selectSnapshotPatch(ref: SnapshotRef): ViewPatch {
+  return { file: ref.file, line: ref.line, item: undefined, event: undefined, at: undefined };
+}
