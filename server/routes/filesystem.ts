@@ -7,7 +7,9 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply } from "fastify";
 import { ArchiveError } from "../../shared/errors.js";
 import { MAX_VIEW_BYTES, buildFileTree, diffFileLists, fileContent, flatFileTree } from "../../shared/viewer/index.js";
-import type { FileIndexEntry } from "../../shared/viewer/index.js";
+import type { FileIndexEntry, FileSource } from "../../shared/viewer/index.js";
+import { toStrictJson } from "../../shared/session/index.js";
+import { WeightedCache } from "../library/weighted-cache.js";
 import { notFound } from "../errors.js";
 import type { Selection, ViewerState } from "../library/viewer-state.js";
 import { filesystemMeta } from "../library/workspace-source.js";
@@ -21,26 +23,44 @@ export interface FilesystemRoutesOptions {
   state: ViewerState;
 }
 
+/** Budget of cached file responses, and the largest one cached. */
+const RESPONSE_CACHE_BYTES = 16 * 1024 * 1024;
+const MAX_CACHED_RESPONSE_CHARS = 512 * 1024;
+
 /** Largest file the download route sends (it is read into memory first). */
 const MAX_DOWNLOAD_BYTES = 256 * 1024 * 1024;
 
 export const filesystemRoutes: FastifyPluginAsyncTypebox<FilesystemRoutesOptions> = async (app, { state }) => {
   const sourceOf = async (selection: Selection) => (await state.workspace(selection)).source;
 
-  const sendFile = async (selection: Selection, rawPath: string, offset: number | undefined, limit: number | undefined) => {
+  // Rendered file responses, so a file viewed again costs a lookup (bounded by bytes; the
+  // key includes the source object, which is new whenever an archive is reopened).
+  const responses = new WeightedCache<string, string>(RESPONSE_CACHE_BYTES);
+  const sourceIds = new WeakMap<FileSource, number>();
+  let nextSourceId = 0;
+
+  const sendFile = async (selection: Selection, rawPath: string, offset: number | undefined, limit: number | undefined, reply: FastifyReply) => {
     const path = workspacePath(rawPath);
     const source = await sourceOf(selection);
     if (source === null) throw notFound(`No filesystem for line ${selection.entry.lineNumber} of ${selection.record.path}`);
-    let bytes: Uint8Array;
-    try {
-      bytes = await source.read(path, MAX_VIEW_BYTES);
-    } catch (error) {
-      if (error instanceof ArchiveError && error.code === "E_ARCHIVE_LIMIT") {
-        throw new ArchiveError("E_ARCHIVE_LIMIT", `${path} is larger than ${MAX_VIEW_BYTES} bytes: use /api/filesystem/download`, error.data);
+    let id = sourceIds.get(source);
+    if (id === undefined) sourceIds.set(source, (id = nextSourceId++));
+    const key = `${id}\n${offset ?? 0}\n${limit ?? ""}\n${path}`;
+    let body = responses.get(key);
+    if (body === undefined) {
+      let bytes: Uint8Array;
+      try {
+        bytes = await source.read(path, MAX_VIEW_BYTES);
+      } catch (error) {
+        if (error instanceof ArchiveError && error.code === "E_ARCHIVE_LIMIT") {
+          throw new ArchiveError("E_ARCHIVE_LIMIT", `${path} is larger than ${MAX_VIEW_BYTES} bytes: use /api/filesystem/download`, error.data);
+        }
+        throw error;
       }
-      throw error;
+      body = toStrictJson(fileContent(path, bytes, { offset: offset ?? 0, limit: limit ?? null }));
+      if (body.length <= MAX_CACHED_RESPONSE_CHARS) responses.set(key, body, body.length);
     }
-    return fileContent(path, bytes, { offset: offset ?? 0, limit: limit ?? null });
+    return reply.type("application/json; charset=utf-8").send(body);
   };
 
   app.get("/api/filesystem/meta", { schema: { querystring: FileWildcardQuery, response: { 200: FilesystemMeta, ...errorResponses } } }, async (request) => {
@@ -74,15 +94,15 @@ export const filesystemRoutes: FastifyPluginAsyncTypebox<FilesystemRoutesOptions
     };
   });
 
-  app.get("/api/filesystem/file", { schema: { querystring: FileQuery, response: { 200: FileContent, ...errorResponses } } }, async (request) => {
+  app.get("/api/filesystem/file", { schema: { querystring: FileQuery, response: { 200: FileContent, ...errorResponses } } }, async (request, reply) => {
     const selection = await state.resolve(selectorOf(request.query));
-    return sendFile(selection, request.query.path, request.query.offset, request.query.limit);
+    return sendFile(selection, request.query.path, request.query.offset, request.query.limit, reply);
   });
 
   // The archive reader's older form: the path in the URL.
-  app.get("/api/filesystem/file/*", { schema: { params: FileWildcardParams, querystring: FileWildcardQuery, response: { 200: FileContent, ...errorResponses } } }, async (request) => {
+  app.get("/api/filesystem/file/*", { schema: { params: FileWildcardParams, querystring: FileWildcardQuery, response: { 200: FileContent, ...errorResponses } } }, async (request, reply) => {
     const selection = await state.resolve(selectorOf(request.query));
-    return sendFile(selection, request.params["*"], request.query.offset, request.query.limit);
+    return sendFile(selection, request.params["*"], request.query.offset, request.query.limit, reply);
   });
 
   const download = async (selection: Selection, rawPath: string, reply: FastifyReply) => {

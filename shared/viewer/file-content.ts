@@ -57,20 +57,19 @@ export function fileContent(path: string, bytes: Uint8Array, options: FileConten
   if (mime !== null) return { ...base, type: "image", mime_type: mime, content: toBase64(bytes), encoding: "base64" };
   const text = decodeText(bytes);
   if (text === null) return { ...base, type: "binary", mime_type: null, content: null, encoding: null };
+  const view = { ...base, type: "text" as const, mime_type: "text/plain", encoding: "utf-8" as const, offset, limit };
+  if (offset === 0 && limit === null) return { ...view, content: text, total_lines: countLines(text), truncated: false };
   const lines = splitLinesKeepEnds(text);
   const end = limit === null ? lines.length : Math.min(lines.length, offset + limit);
-  const selected = offset === 0 && end === lines.length ? text : lines.slice(offset, Math.max(offset, end)).join("");
-  return {
-    ...base,
-    type: "text",
-    mime_type: "text/plain",
-    content: selected,
-    encoding: "utf-8",
-    offset,
-    limit,
-    total_lines: lines.length,
-    truncated: end < lines.length,
-  };
+  return { ...view, content: lines.slice(offset, Math.max(offset, end)).join(""), total_lines: lines.length, truncated: end < lines.length };
+}
+
+/** Number of lines as {@link splitLinesKeepEnds} counts them, without building them. */
+export function countLines(text: string): number {
+  if (text === "") return 0;
+  let count = 0;
+  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) count++;
+  return text.endsWith("\n") ? count : count + 1;
 }
 
 /** Lines with their `\n` kept (the last one may lack it); "" has no lines. */
