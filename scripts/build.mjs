@@ -15,4 +15,8 @@ run("npx", ["tsc", "-p", "tsconfig.build.json"]);
 // One bundled file for the CLI: it starts in ~0.1 s of CPU instead of ~0.4 s (server/build-cli.mjs).
 if (existsSync("dist/server/cli.js")) run("node", ["server/build-cli.mjs"]);
 if (existsSync("dist/server/cli.js")) chmodSync("dist/server/cli.js", 0o755);
-if (existsSync("web/index.html")) run("npx", ["vite", "build", "--logLevel", "warn"]);
+if (existsSync("web/index.html")) {
+  run("npx", ["vite", "build", "--logLevel", "warn"]);
+  // One-chunk build that `wink-debug bundle` inlines into a self-contained HTML file.
+  run("npx", ["vite", "build", "--mode", "standalone", "--logLevel", "warn"]);
+}

@@ -30,6 +30,10 @@ Options:
   -r, --recursive  also serve session files in subdirectories
   -h, --help       show this help
   -v, --version    print the version
+
+Command:
+  wink-debug bundle DIR|FILE -o run.html
+                   write one self-contained HTML file (viewer + data) that opens offline
 `;
 
 class UsageError extends Error {}
@@ -119,6 +123,17 @@ function fail(code: number, message: string): never {
 }
 
 async function main(): Promise<void> {
+  // `wink-debug bundle …`: the self-contained HTML writer (server/bundle.ts).
+  if (process.argv[2] === "bundle") {
+    const { BundleError, bundleMain } = await import("./bundle.js");
+    try {
+      process.exitCode = await bundleMain(process.argv.slice(3));
+    } catch (error) {
+      if (error instanceof BundleError) fail(2, error.message);
+      throw error;
+    }
+    return;
+  }
   let options: CliOptions | "help" | "version";
   try {
     options = parseCli(process.argv.slice(2));
