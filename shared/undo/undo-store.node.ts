@@ -21,7 +21,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { InvalidArgumentError, SnapshotNotFoundError, SnapshotRestoreError, WinkError } from "../errors.js";
 import type { Filesystem } from "../filesystem/protocol.js";
-import { BodyStore, TEMP_PREFIX, writeFileAtomic } from "./body-store.node.js";
+import { BodyStore, TEMP_PREFIX, sha256Hex, writeFileAtomic } from "./body-store.node.js";
 import type { UndoPathState, UndoManifest, UndoSnapshotKind } from "./manifest.js";
 import { UNDO_BODIES_DIR, UNDO_MANIFEST_NAME, UNDO_SNAPSHOTS_DIR, compareUndoManifests, isValidUndoSessionId, parseUndoManifest, serializeUndoManifest } from "./manifest.js";
 import type { PathImage } from "./path-images.js";
@@ -107,6 +107,8 @@ interface EntryRecord {
 class SnapshotRecord {
   readonly entries = new Map<string, EntryRecord>();
   manifestBytes = 0;
+  /** Its directory exists on disk. */
+  dirReady = false;
   open: boolean;
   closedAt: string | null = null;
   restoredAt: string | null = null;
@@ -157,9 +159,12 @@ class SessionState {
   readonly byScope = new Map<string, SnapshotRecord>();
   /** Scopes whose snapshot was evicted by the byte cap: not captured again. */
   readonly evicted = new Set<string>();
+  /** Redo snapshots, oldest first. */
+  readonly redos = new Set<SnapshotRecord>();
   readonly refs = new Map<string, { size: number; count: number }>();
   bodyBytes = 0;
   manifestBytes = 0;
+  bodiesDirReady = false;
   nextSequence = 0;
   currentTurn: string | null = null;
   cap: number;
@@ -315,6 +320,7 @@ export class UndoStore {
         record.restoredAt = manifest.restoredAt;
         record.undoneScopeIds = manifest.undoneScopeIds === undefined ? undefined : [...manifest.undoneScopeIds];
         record.manifestBytes = Buffer.byteLength(text);
+        record.dirReady = true;
         for (const entry of manifest.entries) record.entries.set(entry.path, entry.after === undefined ? { before: entry.before } : { before: entry.before, after: entry.after });
         records.push(record);
       } catch (error) {
@@ -325,6 +331,7 @@ export class UndoStore {
     for (const record of records) {
       session.records.set(record.snapshotId, record);
       if (record.kind === "tool_call") session.byScope.set(record.scopeId, record);
+      else session.redos.add(record);
       session.manifestBytes += record.manifestBytes;
       session.nextSequence = Math.max(session.nextSequence, record.sequence + 1);
       for (const state of statesOf(record)) if (state.kind === "file") this.ref(session, state.bodyHash, onDisk.get(state.bodyHash) ?? 0);
@@ -359,13 +366,20 @@ export class UndoStore {
   /** Store the images' bodies (deduplicated) and reference them. */
   private async stage(session: SessionState, images: readonly PathImage[]): Promise<StagedEntry[]> {
     const staged: StagedEntry[] = [];
-    if (images.some((image) => image.state.kind === "file")) await mkdir(session.bodies.dir, { recursive: true });
     for (const image of images) {
       const { state } = image;
       if (state.kind === "file") {
-        const body = await session.bodies.put(state.bytes);
-        this.ref(session, body.hash, body.size);
-        staged.push({ path: image.path, state: { kind: "file", bodyHash: body.hash, sizeBytes: body.size, mode: state.mode } });
+        const hash = sha256Hex(state.bytes);
+        // A body the session already references is on disk: no I/O at all.
+        if (!session.refs.has(hash)) {
+          if (!session.bodiesDirReady) {
+            await mkdir(session.bodies.dir, { recursive: true });
+            session.bodiesDirReady = true;
+          }
+          await session.bodies.put(state.bytes, hash);
+        }
+        this.ref(session, hash, state.bytes.length);
+        staged.push({ path: image.path, state: { kind: "file", bodyHash: hash, sizeBytes: state.bytes.length, mode: state.mode } });
       } else {
         staged.push({ path: image.path, state });
       }
@@ -379,7 +393,10 @@ export class UndoStore {
 
   private async writeManifest(session: SessionState, record: SnapshotRecord): Promise<void> {
     const dir = join(session.dir, record.snapshotId);
-    await mkdir(dir, { recursive: true });
+    if (!record.dirReady) {
+      await mkdir(dir, { recursive: true });
+      record.dirReady = true;
+    }
     const text = serializeUndoManifest(record.toManifest(session.sessionId, this.workspace.root));
     await writeFileAtomic(join(dir, UNDO_MANIFEST_NAME), text, this.durable, dir);
     const bytes = Buffer.byteLength(text);
@@ -391,6 +408,7 @@ export class UndoStore {
     // The manifest goes first: a crash in between leaves unreferenced bodies, which loading removes.
     await rm(join(session.dir, record.snapshotId), { recursive: true, force: true });
     session.records.delete(record.snapshotId);
+    session.redos.delete(record);
     if (session.byScope.get(record.scopeId) === record) session.byScope.delete(record.scopeId);
     session.manifestBytes -= record.manifestBytes;
     for (const state of statesOf(record)) if (state.kind === "file") await this.unref(session, state.bodyHash);
@@ -398,6 +416,7 @@ export class UndoStore {
 
   /** Evict the oldest snapshots (never `keep`) until the session fits its cap. */
   private async enforceCap(session: SessionState, keep: SnapshotRecord | null): Promise<void> {
+    if (session.totalBytes <= session.cap) return;
     for (const record of [...session.records.values()]) {
       if (session.totalBytes <= session.cap) return;
       if (record === keep) continue;
@@ -406,6 +425,10 @@ export class UndoStore {
     }
   }
 
+  /**
+   * A new snapshot. Its manifest is written with its first pre-images (or by the caller):
+   * an empty open snapshot lost in a crash held nothing to restore.
+   */
   private async createRecord(session: SessionState, scopeId: string, kind: UndoSnapshotKind, turnId: string | null, open: boolean): Promise<SnapshotRecord> {
     const snapshotId = this.newId();
     if (!isValidUndoSessionId(snapshotId) || session.records.has(snapshotId)) throw new InvalidArgumentError(`Snapshot id ${JSON.stringify(snapshotId)} is not a fresh, path-safe id`, { snapshotId });
@@ -415,9 +438,10 @@ export class UndoStore {
       session.byScope.set(scopeId, record);
       session.evicted.delete(scopeId);
       // New work starts a new history: what was rolled back can no longer be redone.
-      for (const other of [...session.records.values()]) if (other.kind === "redo") await this.removeRecord(session, other);
+      for (const redo of [...session.redos]) await this.removeRecord(session, redo);
+    } else {
+      session.redos.add(record);
     }
-    await this.writeManifest(session, record);
     return record;
   }
 
@@ -485,19 +509,24 @@ export class UndoStore {
         record = await this.createRecord(session, scopeId, "tool_call", options.turnId ?? session.currentTurn, true);
       }
       if (record === undefined || !record.open) return operation();
+      // Write-ahead: the pre-images are on disk and named by the manifest before the workspace changes.
       const staged = await this.stage(session, await this.imagesFor(record, intent));
+      if (staged.length > 0) {
+        this.merge(record, staged);
+        await this.writeManifest(session, record);
+      }
       let result: T;
       try {
         result = await operation();
       } catch (error) {
-        await this.unstage(session, staged);
+        if (staged.length > 0) {
+          for (const entry of staged) record.entries.delete(entry.path);
+          await this.unstage(session, staged);
+          await this.writeManifest(session, record);
+        }
         throw error;
       }
-      if (staged.length > 0) {
-        this.merge(record, staged);
-        await this.writeManifest(session, record);
-        await this.enforceCap(session, record);
-      }
+      if (staged.length > 0) await this.enforceCap(session, record);
       return result;
     });
   }
@@ -509,6 +538,7 @@ export class UndoStore {
   async pinBody(sessionId: string, bytes: Uint8Array): Promise<{ hash: string; size: number }> {
     return this.locked(sessionId, async (session) => {
       await mkdir(session.bodies.dir, { recursive: true });
+      session.bodiesDirReady = true;
       const body = await session.bodies.put(bytes);
       this.ref(session, body.hash, body.size);
       return { hash: body.hash, size: body.size };
@@ -679,7 +709,7 @@ export class UndoStore {
     checkScopeId(turnId);
     return this.locked(sessionId, async (session) => {
       session.currentTurn = turnId;
-      for (const record of [...session.records.values()]) if (record.kind === "redo") await this.removeRecord(session, record);
+      for (const redo of [...session.redos]) await this.removeRecord(session, redo);
       return turnId;
     });
   }
@@ -758,7 +788,7 @@ export class UndoStore {
   /** Re-apply the most recently rolled-back turn. */
   async redo(sessionId: string): Promise<TurnRestoreResult> {
     return this.locked(sessionId, async (session) => {
-      const redo = [...session.records.values()].filter((record) => record.kind === "redo").pop();
+      const redo = [...session.redos].pop();
       if (redo === undefined) throw new SnapshotNotFoundError(sessionId, `Nothing to redo in session ${sessionId}`, { sessionId });
       try {
         await applyImagesAtomically(this.workspace, await this.loadImages(session, redo));
