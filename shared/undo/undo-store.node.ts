@@ -53,18 +53,8 @@ export type MutationIntent =
   | { readonly kind: "delete"; readonly path: string }
   | { readonly kind: "replace-all" };
 
-export interface UndoSnapshotInfo {
-  readonly snapshotId: string;
-  readonly sessionId: string;
-  readonly scopeId: string;
-  readonly kind: UndoSnapshotKind;
-  readonly turnId: string | null;
-  readonly capturedAt: string;
-  /** Still capturing pre-images of further mutating calls. */
-  readonly open: boolean;
-  readonly closedAt: string | null;
-  /** When the snapshot was restored; null while its call's changes are in effect. */
-  readonly restoredAt: string | null;
+/** A snapshot as `list()` and `get()` describe it. */
+export interface UndoSnapshotInfo extends Pick<UndoManifest, "snapshotId" | "sessionId" | "scopeId" | "kind" | "turnId" | "capturedAt" | "open" | "closedAt" | "restoredAt"> {
   /** Captured paths, sorted. */
   readonly paths: readonly string[];
 }

@@ -1,40 +1,19 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { HostFilesystem } from "../filesystem/host/host-filesystem.js";
 import { InMemoryFilesystem } from "../filesystem/memory/in-memory-filesystem.js";
-import type { Filesystem } from "../filesystem/protocol.js";
 import { editFileTool, rmTool, writeFileTool } from "../tools/index.js";
 import { CapturingFilesystem, invokeToolWithUndo } from "./capturing-filesystem.js";
 import { parseUndoManifest } from "./manifest.js";
+import { tempDirs, workspaceState } from "./test-support/workspace-state.js";
 import { UndoStore } from "./undo-store.node.js";
 
-const temps: string[] = [];
-async function tempDir(prefix: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
-  temps.push(dir);
-  return dir;
-}
-afterEach(async () => {
-  for (const dir of temps.splice(0)) await rm(dir, { recursive: true, force: true });
-});
+const temps = tempDirs();
+const tempDir = (prefix: string): Promise<string> => temps.make(prefix);
+afterEach(() => temps.cleanup());
 
-/** Every path with its kind and content: the whole observable state of a workspace. */
-async function treeOf(fs: Filesystem, dir = ""): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const entry of await fs.list(dir)) {
-    if (entry.isDirectory) {
-      out[`${entry.path}/`] = "dir";
-      Object.assign(out, await treeOf(fs, entry.path));
-    } else {
-      const stat = await fs.stat(entry.path);
-      out[entry.path] = `${Buffer.from((await fs.readBytes(entry.path)).content).toString("base64")} ${stat.mode ?? ""}`;
-    }
-  }
-  return out;
-}
 
 let fs: InMemoryFilesystem;
 let store: UndoStore;
@@ -51,7 +30,7 @@ beforeEach(async () => {
 
 describe("explicit snapshots", () => {
   it("captures the given paths at once and restores them, deleting paths that were absent", async () => {
-    const start = await treeOf(fs);
+    const start = await workspaceState(fs);
     const info = await store.register(S, "tc_1", { paths: ["src/app.ts", "new/deep/file.txt", "src/lib"] });
     expect(info.open).toBe(false);
     expect(info.paths).toEqual(["new", "src/app.ts", "src/lib", "src/lib/util.ts"]);
@@ -62,7 +41,7 @@ describe("explicit snapshots", () => {
     const result = await store.restore(S, "tc_1");
     // Restoring closes the snapshot first, which also records what appeared inside created directories.
     expect(result.restoredPaths).toEqual(["new", "new/deep", "new/deep/file.txt", "src/app.ts", "src/lib", "src/lib/util.ts"]);
-    expect(await treeOf(fs)).toEqual(start);
+    expect(await workspaceState(fs)).toEqual(start);
   });
 
   it("refuses invalid paths with EINVAL naming the path", async () => {
@@ -73,11 +52,11 @@ describe("explicit snapshots", () => {
 describe("auto-capture through the capturing filesystem", () => {
   it("captures the first pre-image of each path a tool call touches, and undoes only that call", async () => {
     const wrapped = new CapturingFilesystem(store, { sessionId: S });
-    const start = await treeOf(fs);
+    const start = await workspaceState(fs);
     await wrapped.bind("tc_1").write("src/app.ts", "v1");
     await wrapped.bind("tc_1").write("src/app.ts", "v2");
     await wrapped.bind("tc_1").write("a/b/c.txt", "created with parents");
-    const afterFirst = await treeOf(fs);
+    const afterFirst = await workspaceState(fs);
     await wrapped.bind("tc_2").write("README.md", "# changed by call 2\n");
     await wrapped.bind("tc_2").delete("empty");
 
@@ -88,19 +67,19 @@ describe("auto-capture through the capturing filesystem", () => {
     expect((await fs.read("README.md")).content).toBe("# changed by call 2\n");
 
     await store.restore(S, "tc_2");
-    expect(await treeOf(fs)).toEqual(start);
+    expect(await workspaceState(fs)).toEqual(start);
     expect(afterFirst).not.toEqual(start);
   });
 
   it("captures a deleted directory with its whole subtree (empty directories included)", async () => {
     await fs.mkdir("src/lib/empty-child");
-    const start = await treeOf(fs);
+    const start = await workspaceState(fs);
     const call = new CapturingFilesystem(store, { sessionId: S, toolCallId: "tc_rm" });
     await call.write("src/lib/util.ts", "edited first");
     await call.delete("src", { recursive: true });
     await call.write("src/new.ts", "recreated");
     await store.restore(S, "tc_rm");
-    expect(await treeOf(fs)).toEqual(start);
+    expect(await workspaceState(fs)).toEqual(start);
   });
 
   it("records nothing for a call that fails, and passes through without a bound tool call", async () => {
@@ -135,11 +114,11 @@ describe("auto-capture through the capturing filesystem", () => {
     const other = new InMemoryFilesystem();
     await other.write("only.txt", "from the archive");
     await other.exportArchive(join(dir, "a.fs.zip"));
-    const start = await treeOf(fs);
+    const start = await workspaceState(fs);
     await new CapturingFilesystem(store, { sessionId: S, toolCallId: "tc_import" }).importArchive(join(dir, "a.fs.zip"));
-    expect(await treeOf(fs)).toEqual({ "only.txt": expect.any(String) });
+    expect(await workspaceState(fs)).toEqual({ "only.txt": expect.any(String) });
     await store.restore(S, "tc_import");
-    expect(await treeOf(fs)).toEqual(start);
+    expect(await workspaceState(fs)).toEqual(start);
   });
 });
 
@@ -217,9 +196,9 @@ describe("storage", () => {
     await call.write("README.md", "changed too");
     const bodies = join(store.sessionDir(S), "bodies");
     for (const name of await readdir(bodies)) await writeFile(join(bodies, name), "tampered");
-    const before = await treeOf(fs);
+    const before = await workspaceState(fs);
     await expect(store.restore(S, "tc_1")).rejects.toMatchObject({ code: "E_SNAPSHOT_RESTORE" });
-    expect(await treeOf(fs)).toEqual(before);
+    expect(await workspaceState(fs)).toEqual(before);
   });
 
   it("rejects session ids that are not a safe directory name", async () => {
@@ -235,27 +214,27 @@ describe("turn rollback and redo", () => {
     await store.beginTurn(S, "turn-1");
     await wrapped.bind("t1_a").write("src/app.ts", "turn 1");
     await store.beginTurn(S, "turn-2");
-    const afterTurn1 = await treeOf(fs);
+    const afterTurn1 = await workspaceState(fs);
     await wrapped.bind("t2_a").write("src/app.ts", "turn 2");
     await wrapped.bind("t2_b").delete("src/lib", { recursive: true });
     await wrapped.bind("t2_b").write("made/here.txt", "x");
-    const afterTurn2 = await treeOf(fs);
+    const afterTurn2 = await workspaceState(fs);
 
     const rolled = await store.rollback(S);
     expect(rolled.turnIds).toEqual(["turn-2"]);
     expect(rolled.toolCallIds).toEqual(["t2_b", "t2_a"]);
-    expect(await treeOf(fs)).toEqual(afterTurn1);
+    expect(await workspaceState(fs)).toEqual(afterTurn1);
     expect((await store.get(S, "t2_a"))?.restoredAt).not.toBeNull();
 
     const redone = await store.redo(S);
     expect(redone.turnIds).toEqual(["turn-2"]);
-    expect(await treeOf(fs)).toEqual(afterTurn2);
+    expect(await workspaceState(fs)).toEqual(afterTurn2);
     expect((await store.get(S, "t2_a"))?.restoredAt).toBeNull();
     await expect(store.redo(S)).rejects.toMatchObject({ code: "E_SNAPSHOT_NOT_FOUND" });
   });
 
   it("rolls back several turns down to a given one, and new work clears redo", async () => {
-    const start = await treeOf(fs);
+    const start = await workspaceState(fs);
     const wrapped = new CapturingFilesystem(store, { sessionId: S });
     for (const turn of ["t1", "t2", "t3"]) {
       await store.beginTurn(S, turn);
@@ -264,7 +243,7 @@ describe("turn rollback and redo", () => {
     }
     const rolled = await store.rollback(S, { turnId: "t1" });
     expect(rolled.turnIds).toEqual(["t3", "t2", "t1"]);
-    expect(await treeOf(fs)).toEqual(start);
+    expect(await workspaceState(fs)).toEqual(start);
     await store.redo(S);
     expect((await fs.read("README.md")).content).toBe("after t1");
     await store.beginTurn(S, "t4");

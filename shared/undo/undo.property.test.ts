@@ -14,6 +14,7 @@ import type { Filesystem } from "../filesystem/protocol.js";
 import { editFileTool, globTool, grepTool, lsTool, readFileTool, rmTool, writeFileTool } from "../tools/index.js";
 import type { ToolDefinition } from "../tools/types.js";
 import { invokeToolWithUndo } from "./capturing-filesystem.js";
+import { workspaceState } from "./test-support/workspace-state.js";
 import { UndoStore } from "./undo-store.node.js";
 
 const temps: string[] = [];
@@ -44,23 +45,11 @@ const callArb: fc.Arbitrary<Call> = fc.oneof(
 
 const seedArb = fc.dictionary(fc.constantFrom("a.txt", "b/c.txt", "b/d/e.txt", "keep/me.txt", "f/g/h.txt"), textArb, { maxKeys: 4 });
 
-async function treeOf(fs: Filesystem, dir = ""): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const entry of await fs.list(dir)) {
-    if (entry.isDirectory) {
-      out[`${entry.path}/`] = "dir";
-      Object.assign(out, await treeOf(fs, entry.path));
-    } else {
-      out[entry.path] = Buffer.from((await fs.readBytes(entry.path)).content).toString("hex");
-    }
-  }
-  return out;
-}
 
 async function checkReverseRestore(fs: Filesystem, seed: Record<string, string>, emptyDirs: readonly string[], calls: readonly Call[]): Promise<void> {
   for (const [path, text] of Object.entries(seed)) await fs.write(path, text);
   for (const dir of emptyDirs) await fs.mkdir(dir);
-  const start = await treeOf(fs);
+  const start = await workspaceState(fs);
   const store = await UndoStore.create({ workspace: fs, stateDir: await mkdtemp(join(tmpdir(), "wink-undo-prop-")) });
   temps.push(store.stateDir);
   const sessionId = "prop";
@@ -72,7 +61,7 @@ async function checkReverseRestore(fs: Filesystem, seed: Record<string, string>,
     if (tool.mutates) ids.push(toolCallId);
   }
   for (const toolCallId of ids.reverse()) await store.restore(sessionId, toolCallId);
-  expect(await treeOf(fs)).toEqual(start);
+  expect(await workspaceState(fs)).toEqual(start);
 }
 
 describe("property: restoring every call's snapshot in reverse order returns to the start", () => {

@@ -114,18 +114,10 @@ export class WorkspaceChangeTracker {
   private async trackWithSnapshots<T>(sessionId: string, toolCallId: string, tool: () => Promise<T>, options: TrackOptions): Promise<WorkspaceChanges<T>> {
     const fs = this.store.workspace as SnapshotableFilesystem;
     const before = await fs.snapshot({ tag: `before ${toolCallId}` });
-    let result: T;
-    try {
-      result = await tool();
-    } catch (error) {
-      await this.recordFromSnapshots(fs, before, sessionId, toolCallId, options);
-      throw error;
-    }
-    const recorded = await this.recordFromSnapshots(fs, before, sessionId, toolCallId, options);
-    return { result, ...recorded };
+    return runThenRecord(tool, () => this.recordFromSnapshots(fs, before, sessionId, toolCallId, options));
   }
 
-  private async recordFromSnapshots(fs: SnapshotableFilesystem, before: FilesystemSnapshot, sessionId: string, toolCallId: string, options: TrackOptions): Promise<{ changedPaths: string[]; snapshot: UndoSnapshotInfo | null }> {
+  private async recordFromSnapshots(fs: SnapshotableFilesystem, before: FilesystemSnapshot, sessionId: string, toolCallId: string, options: TrackOptions): Promise<Recorded> {
     const after = await fs.snapshot({ tag: `after ${toolCallId}` });
     try {
       const diff = await fs.diff(before, after);
@@ -154,7 +146,7 @@ export class WorkspaceChangeTracker {
     }
   }
 
-  private async record(sessionId: string, toolCallId: string, images: readonly PathImage[], options: TrackOptions): Promise<{ changedPaths: string[]; snapshot: UndoSnapshotInfo | null }> {
+  private async record(sessionId: string, toolCallId: string, images: readonly PathImage[], options: TrackOptions): Promise<Recorded> {
     const entries: { path: string; state: UndoPathState }[] = [];
     const pinned: string[] = [];
     try {
@@ -173,7 +165,7 @@ export class WorkspaceChangeTracker {
     }
   }
 
-  private async recordEntries(sessionId: string, toolCallId: string, entries: { path: string; state: UndoPathState }[], options: TrackOptions): Promise<{ changedPaths: string[]; snapshot: UndoSnapshotInfo | null }> {
+  private async recordEntries(sessionId: string, toolCallId: string, entries: { path: string; state: UndoPathState }[], options: TrackOptions): Promise<Recorded> {
     const tops = topLevel(entries.map((entry) => entry.path));
     if (entries.length === 0) return { changedPaths: [], snapshot: null };
     const snapshot = await this.store.recordPreImages(sessionId, toolCallId, entries, options.turnId === undefined ? {} : { turnId: options.turnId });
@@ -203,15 +195,7 @@ export class WorkspaceChangeTracker {
     this.baselines.set(sessionId, before);
     for (const hash of released) await this.store.releaseBody(sessionId, hash);
 
-    let result: T;
-    try {
-      result = await tool();
-    } catch (error) {
-      await this.recordFromManifests(sessionId, toolCallId, before, scannedAt, options);
-      throw error;
-    }
-    const recorded = await this.recordFromManifests(sessionId, toolCallId, before, scannedAt, options);
-    return { result, ...recorded };
+    return runThenRecord(tool, () => this.recordFromManifests(sessionId, toolCallId, before, scannedAt, options));
   }
 
   private async pinFile(sessionId: string, fs: Filesystem, path: string): Promise<string | undefined> {
@@ -223,7 +207,7 @@ export class WorkspaceChangeTracker {
     }
   }
 
-  private async recordFromManifests(sessionId: string, toolCallId: string, before: Map<string, NodeRecord>, scannedAt: number, options: TrackOptions): Promise<{ changedPaths: string[]; snapshot: UndoSnapshotInfo | null }> {
+  private async recordFromManifests(sessionId: string, toolCallId: string, before: Map<string, NodeRecord>, scannedAt: number, options: TrackOptions): Promise<Recorded> {
     const fs = this.store.workspace;
     const after = await scan(fs);
     const entries: { path: string; state: UndoPathState }[] = [];
@@ -272,6 +256,20 @@ export class WorkspaceChangeTracker {
       return false;
     }
   }
+}
+
+type Recorded = { changedPaths: string[]; snapshot: UndoSnapshotInfo | null };
+
+/** Run the tool, then record what it changed — also when it fails (then rethrow). */
+async function runThenRecord<T>(tool: () => Promise<T>, record: () => Promise<Recorded>): Promise<WorkspaceChanges<T>> {
+  let result: T;
+  try {
+    result = await tool();
+  } catch (error) {
+    await record();
+    throw error;
+  }
+  return { result, ...(await record()) };
 }
 
 function sameStat(a: NodeRecord, b: NodeRecord): boolean {

@@ -1,39 +1,20 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { HostFilesystem } from "../filesystem/host/host-filesystem.js";
 import { InMemoryFilesystem } from "../filesystem/memory/in-memory-filesystem.js";
-import type { Filesystem } from "../filesystem/protocol.js";
 import { parseUndoManifest, undoManifestBodies } from "./manifest.js";
+import { tempDirs, workspaceState } from "./test-support/workspace-state.js";
 import { UndoStore } from "./undo-store.node.js";
 import { WorkspaceChangeTracker } from "./workspace-changes.node.js";
 
 const run = promisify(execFile);
-const temps: string[] = [];
-async function tempDir(prefix: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
-  temps.push(dir);
-  return dir;
-}
-afterEach(async () => {
-  for (const dir of temps.splice(0)) await rm(dir, { recursive: true, force: true });
-});
+const temps = tempDirs();
+const tempDir = (prefix: string): Promise<string> => temps.make(prefix);
+afterEach(() => temps.cleanup());
 
-async function treeOf(fs: Filesystem, dir = ""): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const entry of await fs.list(dir)) {
-    if (entry.isDirectory) {
-      out[`${entry.path}/`] = "dir";
-      Object.assign(out, await treeOf(fs, entry.path));
-    } else {
-      out[entry.path] = `${Buffer.from((await fs.readBytes(entry.path)).content).toString("hex")} ${(await fs.stat(entry.path)).mode ?? ""}`;
-    }
-  }
-  return out;
-}
 
 const S = "shell";
 
@@ -46,7 +27,7 @@ describe("in memory (snapshot strategy)", () => {
     const store = await UndoStore.create({ workspace: fs, stateDir: await tempDir("wink-shell-") });
     const tracker = new WorkspaceChangeTracker(store);
     expect(tracker.strategy).toBe("snapshot");
-    const start = await treeOf(fs);
+    const start = await workspaceState(fs);
     const changes = await tracker.track(S, "tc_shell", async () => {
       await fs.write("src/a.ts", "changed");
       await fs.delete("src/gone", { recursive: true });
@@ -57,7 +38,7 @@ describe("in memory (snapshot strategy)", () => {
     expect(changes.changedPaths).toEqual(["out", "src/a.ts", "src/gone"]);
     expect(fs.listSnapshots()).toEqual([]);
     await store.restore(S, "tc_shell");
-    expect(await treeOf(fs)).toEqual(start);
+    expect(await workspaceState(fs)).toEqual(start);
   });
 
   it("records changes of a tool that fails, then rethrows", async () => {
@@ -88,13 +69,13 @@ describe("on the host (manifest strategy) with a real shell", () => {
     const store = await UndoStore.create({ workspace: fs, stateDir: await tempDir("wink-shell-state-") });
     const tracker = new WorkspaceChangeTracker(store);
     expect(tracker.strategy).toBe("manifest");
-    const start = await treeOf(fs);
+    const start = await workspaceState(fs);
 
     const script = "echo 'int main(){return 1;}' > src/main.c && rm -r src/old && mkdir -p build/obj/empty && echo o > build/obj/main.o && chmod 600 run.sh";
     const changes = await tracker.track(S, "tc_sh", () => run("sh", ["-c", script], { cwd: root }));
     expect(changes.changedPaths).toEqual(["build", "run.sh", "src/main.c", "src/old"]);
     await store.restore(S, "tc_sh");
-    expect(await treeOf(fs)).toEqual(start);
+    expect(await workspaceState(fs)).toEqual(start);
 
     // A second command reuses the pinned bodies of unchanged files; nothing changed → nothing recorded.
     const idle = await tracker.track(S, "tc_idle", () => run("true", [], { cwd: root }));

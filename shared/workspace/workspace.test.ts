@@ -1,23 +1,17 @@
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { dumpSessionTree } from "../session/dump-session.node.js";
 import { Session } from "../session/session-model.js";
 import { FILESYSTEM_SNAPSHOT_REF_TYPE } from "../session/workspace-items.js";
 import { editFileTool, readFileTool, writeFileTool } from "../tools/index.js";
+import { tempDirs } from "../undo/test-support/workspace-state.js";
 import { HostWorkspace, InMemoryWorkspace } from "./workspace.js";
 
-const temps: string[] = [];
-async function tempDir(prefix: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
-  temps.push(dir);
-  return dir;
-}
-afterEach(async () => {
-  for (const dir of temps.splice(0)) await rm(dir, { recursive: true, force: true });
-});
+const temps = tempDirs();
+const tempDir = (prefix: string): Promise<string> => temps.make(prefix);
+afterEach(() => temps.cleanup());
 
 describe("Workspace owner", () => {
   it("creates its backend lazily, once, hydrated from host mounts", async () => {
