@@ -13,7 +13,7 @@ import { invokeToolWithUndo } from "./capturing-filesystem.js";
 import { NdjsonConnection, serveAcpUndoStdio } from "./ndjson-transport.node.js";
 import { UndoStore } from "./undo-store.node.js";
 
-const CLIENT = fileURLToPath(new URL("./test-support/acp-client.mjs", import.meta.url));
+const CLIENT = fileURLToPath(new URL("./acp-client.test-support.mjs", import.meta.url));
 const S = "sess_abc";
 let fs: InMemoryFilesystem;
 let store: UndoStore;

@@ -15,7 +15,7 @@ import { HostFilesystem } from "../filesystem/host/host-filesystem.js";
 import { parseUndoManifest, undoManifestBodies } from "./manifest.js";
 import { UndoStore } from "./undo-store.node.js";
 
-const CHILD = fileURLToPath(new URL("./test-support/crash-child.ts", import.meta.url));
+const CHILD = fileURLToPath(new URL("./crash-child.test-support.ts", import.meta.url));
 const temps: string[] = [];
 afterAll(async () => {
   for (const dir of temps) await rm(dir, { recursive: true, force: true });

@@ -7,7 +7,7 @@ import { InMemoryFilesystem } from "../filesystem/memory/in-memory-filesystem.js
 import { editFileTool, rmTool, writeFileTool } from "../tools/index.js";
 import { CapturingFilesystem, invokeToolWithUndo } from "./capturing-filesystem.js";
 import { parseUndoManifest } from "./manifest.js";
-import { tempDirs, workspaceState } from "./test-support/workspace-state.js";
+import { tempDirs, workspaceState } from "./workspace-state.test-support.js";
 import { UndoStore } from "./undo-store.node.js";
 
 const temps = tempDirs();

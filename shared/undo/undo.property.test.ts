@@ -14,7 +14,7 @@ import type { Filesystem } from "../filesystem/protocol.js";
 import { editFileTool, globTool, grepTool, lsTool, readFileTool, rmTool, writeFileTool } from "../tools/index.js";
 import type { ToolDefinition } from "../tools/types.js";
 import { invokeToolWithUndo } from "./capturing-filesystem.js";
-import { workspaceState } from "./test-support/workspace-state.js";
+import { workspaceState } from "./workspace-state.test-support.js";
 import { UndoStore } from "./undo-store.node.js";
 
 const temps: string[] = [];

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { HostFilesystem } from "../filesystem/host/host-filesystem.js";
 import { InMemoryFilesystem } from "../filesystem/memory/in-memory-filesystem.js";
 import { parseUndoManifest, undoManifestBodies } from "./manifest.js";
-import { tempDirs, workspaceState } from "./test-support/workspace-state.js";
+import { tempDirs, workspaceState } from "./workspace-state.test-support.js";
 import { UndoStore } from "./undo-store.node.js";
 import { WorkspaceChangeTracker } from "./workspace-changes.node.js";
 

@@ -6,7 +6,7 @@ import { dumpSessionTree } from "../session/dump-session.node.js";
 import { Session } from "../session/session-model.js";
 import { FILESYSTEM_SNAPSHOT_REF_TYPE } from "../session/workspace-items.js";
 import { editFileTool, readFileTool, writeFileTool } from "../tools/index.js";
-import { tempDirs } from "../undo/test-support/workspace-state.js";
+import { tempDirs } from "../undo/workspace-state.test-support.js";
 import { HostWorkspace, InMemoryWorkspace } from "./workspace.js";
 
 const temps = tempDirs();

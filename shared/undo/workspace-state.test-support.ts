@@ -2,7 +2,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Filesystem } from "../../filesystem/protocol.js";
+import type { Filesystem } from "../filesystem/protocol.js";
 
 /** Every path with its kind, content and mode: the whole observable state of a workspace. */
 export async function workspaceState(fs: Filesystem, dir = ""): Promise<Record<string, string>> {

@@ -1,25 +1,25 @@
 /**
  * Child process for the crash-safety tests, killed with SIGKILL at a random moment:
- *   node --import tsx crash-child.ts <workspace> <stateDir> <seed>
+ *   node --import tsx crash-child.test-support.ts <workspace> <stateDir> <seed>
  *     captures tool calls on a host workspace into an undo store as fast as it can;
- *   node --import tsx crash-child.ts --atomic-file <path> <bytes>
+ *   node --import tsx crash-child.test-support.ts --atomic-file <path> <bytes>
  *     rewrites one big file with writeFileAtomic in a loop, each time filled with a new byte.
  */
 import { dirname } from "node:path";
-import { HostFilesystem } from "../../filesystem/host/host-filesystem.js";
-import { writeFileAtomic } from "../body-store.node.js";
-import { CapturingFilesystem } from "../capturing-filesystem.js";
-import { UndoStore } from "../undo-store.node.js";
+import { HostFilesystem } from "../filesystem/host/host-filesystem.js";
+import { writeFileAtomic } from "./body-store.node.js";
+import { CapturingFilesystem } from "./capturing-filesystem.js";
+import { UndoStore } from "./undo-store.node.js";
 
 if (process.argv[2] === "--atomic-file") {
   const [path, sizeText] = process.argv.slice(3);
-  if (path === undefined) throw new Error("usage: crash-child.ts --atomic-file <path> <bytes>");
+  if (path === undefined) throw new Error("usage: crash-child.test-support.ts --atomic-file <path> <bytes>");
   process.stdout.write("ready\n");
   for (let round = 1; ; round++) await writeFileAtomic(path, new Uint8Array(Number(sizeText)).fill(round % 256), false, dirname(path));
 }
 
 const [workspace, stateDir, seedText] = process.argv.slice(2);
-if (workspace === undefined || stateDir === undefined) throw new Error("usage: crash-child.ts <workspace> <stateDir> <seed>");
+if (workspace === undefined || stateDir === undefined) throw new Error("usage: crash-child.test-support.ts <workspace> <stateDir> <seed>");
 let seed = Number(seedText ?? "1");
 const random = (): number => {
   seed = (seed * 1103515245 + 12345) % 2 ** 31;
