@@ -343,6 +343,21 @@ class DeflateLanes {
   }
 }
 
+/** Files at least this big are sniffed before being deflated. */
+const SNIFF_MIN_BYTES = 128 * 1024;
+/** How much of a file is test-compressed by the sniff. */
+const SNIFF_SAMPLE_BYTES = 64 * 1024;
+
+/**
+ * True when a sample of the data does not compress (already-compressed media, archives,
+ * random data): deflate runs slowest on such input (~20 MB/s here) for nothing, so the file
+ * is stored instead. Level 1 on 64 KiB costs a fraction of a millisecond on text.
+ */
+function looksIncompressible(parts: readonly Uint8Array[]): boolean {
+  const sample = Buffer.concat(parts).subarray(0, SNIFF_SAMPLE_BYTES);
+  return zlib.deflateRawSync(sample, { level: 1 }).length >= sample.length * 0.97;
+}
+
 async function prepareSmall(entry: ArchiveSourceEntry, level: number, lanes: DeflateLanes): Promise<Prepared> {
   const iterator = entry.chunks()[Symbol.asyncIterator]();
   const parts: Uint8Array[] = [];
@@ -357,7 +372,7 @@ async function prepareSmall(entry: ArchiveSourceEntry, level: number, lanes: Def
   const data = parts.length === 1 ? (parts[0] as Uint8Array) : Buffer.concat(parts, size);
   const crc32 = zlib.crc32(data);
   const sha256 = createHash("sha256").update(data).digest("hex");
-  if (level > 0 && size > 0) {
+  if (level > 0 && size > 0 && !(size >= SNIFF_MIN_BYTES && looksIncompressible([data]))) {
     const compressed = await lanes.compress(data);
     if (compressed.length < size) return { kind: "whole", data: compressed, method: METHOD_DEFLATE, crc32, size, sha256 };
   }
@@ -396,7 +411,8 @@ class ArchiveBuilder {
       return false;
     }
     try {
-      checkRelativePath(entry.path, entry.path);
+      // Check the entry name as the reader will (the files/ prefix counts towards the limits).
+      checkRelativePath(toFilesEntryName(entry.path), entry.path);
     } catch (error) {
       this.skipped.push({ path: entry.path, reason: error instanceof Error ? error.message : String(error) });
       return false;
@@ -438,7 +454,17 @@ class ArchiveBuilder {
   async writeStreamed(entry: ArchiveSourceEntry, head: Uint8Array[], rest: AsyncIterator<Uint8Array>): Promise<{ crc32: number; size: number; sha256: string }> {
     const meta = this.meta(toFilesEntryName(entry.path), false, entry.mtimeMs);
     const zip64Local = this.options.forceZip64 === true || entry.size >= ZIP64_LOCAL_THRESHOLD;
-    const method = this.level > 0 ? METHOD_DEFLATE : METHOD_STORED;
+    let headBytes = head.reduce((sum, chunk) => sum + chunk.length, 0);
+    let ended = false;
+    while (this.level > 0 && headBytes < SNIFF_SAMPLE_BYTES && !ended) {
+      const next = await rest.next();
+      if (next.done) ended = true;
+      else {
+        head.push(next.value);
+        headBytes += next.value.length;
+      }
+    }
+    const method = this.level > 0 && !(headBytes > 0 && looksIncompressible(head)) ? METHOD_DEFLATE : METHOD_STORED;
     const offset = this.out.position;
     const placeholder = { ...meta, method, crc32: 0, compressedSize: 0, size: 0, zip64Local };
     await this.out.append(localHeader(placeholder));
@@ -454,7 +480,7 @@ class ArchiveBuilder {
         return chunk;
       };
       for (const chunk of head) yield take(chunk);
-      for (;;) {
+      for (; !ended; ) {
         const next = await rest.next();
         if (next.done) return;
         yield take(next.value);

@@ -38,6 +38,8 @@ async function unzipTest(archive: string): Promise<string> {
 
 const binary = Uint8Array.from({ length: 256 }, (_, i) => i);
 const incompressible = randomBytes(64 * 1024);
+const photo = randomBytes(300 * 1024); // buffered, sniffed as incompressible
+const video = randomBytes(2560 * 1024); // streamed, sniffed as incompressible
 // ~3 MiB of numbered lines: big enough to be streamed, compressible like real text (a
 // repeated constant line would exceed the import's 200:1 ratio limit).
 const large = Buffer.from(Array.from({ length: 100_000 }, (_, i) => `line ${i * 7919} of a larger file\n`).join(""));
@@ -51,6 +53,9 @@ const SAMPLE = [
   { path: "empty.txt", content: "" },
   { path: "data.bin", content: binary },
   { path: "random.bin", content: incompressible },
+  { path: "media", content: null },
+  { path: "media/photo.jpg", content: photo },
+  { path: "media/video.bin", content: video },
   { path: "large.txt", content: large },
   { path: "unicode", content: null },
   { path: "unicode/café 日本語 🚀.txt", content: "ünïcödé\n" },
@@ -65,7 +70,7 @@ describe("writeArchive", () => {
   it("writes an archive that unzip -t and Python's zipfile read with identical names, bytes and modes", async () => {
     const archive = nodePath.join(tempDir(), "out", "snap.fs.zip");
     const summary = await writeArchive(archive, memorySource(SAMPLE), { manifestExtra: { session_id: "abc" }, createdAt: "2024-01-15T10:30:00.123456+00:00" });
-    expect(summary).toEqual({ archivePath: archive, fileCount: 9, totalBytes: expect.any(Number), directoryCount: 2, skipped: [] });
+    expect(summary).toEqual({ archivePath: archive, fileCount: 11, totalBytes: expect.any(Number), directoryCount: 2, skipped: [] });
 
     expect(await unzipTest(archive)).toContain("No errors detected");
     const view = await pythonView(archive);
@@ -80,10 +85,13 @@ describe("writeArchive", () => {
     }
     expect(view.entries.find((e) => e.name === "files/empty-dir/")).toMatchObject({ is_dir: true, mode: 0o40755 });
     expect(view.entries.find((e) => e.name === "files/random.bin")?.compress_type).toBe(0); // stored: deflate would grow it
+    expect(view.entries.find((e) => e.name === "files/media/photo.jpg")?.compress_type).toBe(0); // stored: sniffed
+    expect(view.entries.find((e) => e.name === "files/media/video.bin")?.compress_type).toBe(0); // stored: sniffed while streaming
+    expect(view.entries.find((e) => e.name === "files/large.txt")?.compress_type).toBe(8);
     expect(view.entries.find((e) => e.name === "files/src/main.ts")?.compress_type).toBe(8);
 
     const manifest = view.manifest;
-    expect(manifest).toMatchObject({ version: "1", created_at: "2024-01-15T10:30:00.123456+00:00", file_count: 9, session_id: "abc", directories: ["empty-dir", "nested/deeper/leaf-dir"] });
+    expect(manifest).toMatchObject({ version: "1", created_at: "2024-01-15T10:30:00.123456+00:00", file_count: 11, session_id: "abc", directories: ["empty-dir", "nested/deeper/leaf-dir"] });
     expect(view.created_at_parsed).toBe("2024-01-15T10:30:00.123456+00:00");
     const totalBytes = files.reduce((sum, f) => sum + (typeof f.content === "string" ? Buffer.byteLength(f.content) : f.content.length), 0);
     expect(manifest.total_bytes).toBe(totalBytes);
@@ -109,8 +117,9 @@ describe("writeArchive", () => {
     await writeArchive(archive, memorySource(SAMPLE));
     const tx = new RecordingTransaction();
     const summary = await extractArchive(archive, tx);
-    expect(summary.fileCount).toBe(9);
+    expect(summary.fileCount).toBe(11);
     expect(summary.directoryCount).toBe(2);
+    expect(Buffer.from(tx.files().get("media/video.bin")?.data ?? []).equals(video)).toBe(true);
     expect(Buffer.from(tx.files().get("large.txt")?.data ?? []).equals(large)).toBe(true);
     expect(tx.files().get("bin/run.sh")?.mode).toBe(0o755);
     expect(tx.nodes.get("nested/deeper/leaf-dir")?.kind).toBe("directory");
@@ -154,13 +163,14 @@ print(len(names), len(set(names)), names[0], names[-2], z.read("files/d99/f69999
     expect(view.entries.find((e) => e.name === "files/large.txt")?.hex).toBe(large.toString("hex"));
     const tx = new RecordingTransaction();
     await extractArchive(archive, tx);
-    expect(tx.files().size).toBe(9);
+    expect(tx.files().size).toBe(11);
   });
 
-  it("streams big files: memory stays bounded while 160 MiB go through", async () => {
+  it("streams big files: memory stays bounded while 100 MiB go through deflate", async () => {
     const archive = nodePath.join(tempDir(), "big.fs.zip");
-    const block = randomBytes(1024 * 1024);
-    const blocks = 160;
+    // Text-like blocks (deflate's 32 KiB window cannot see the repetition 1 MiB apart).
+    const block = Buffer.from(Array.from({ length: 160_000 }, (_, i) => `${(i * 2654435761) % 1_000_003} `).join("")).subarray(0, 1024 * 1024);
+    const blocks = 100;
     const entry: ArchiveSourceEntry = {
       path: "big.bin",
       kind: "file",
@@ -176,12 +186,13 @@ print(len(names), len(set(names)), names[0], names[-2], z.read("files/d99/f69999
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
     try {
       await writeArchive(archive, [entry], { compressionLevel: 1 });
+      expect(block.length).toBe(1024 * 1024);
     } finally {
       clearInterval(sampler);
     }
     expect(peak - before).toBeLessThan(64 * 1024 * 1024);
-    const out = await python("import sys,zipfile\nz=zipfile.ZipFile(sys.argv[1])\ni=z.getinfo('files/big.bin')\nprint(i.file_size, z.testzip())", [archive]);
-    expect(out.trim()).toBe(`${blocks * block.length} None`);
+    const out = await python("import sys,zipfile\nz=zipfile.ZipFile(sys.argv[1])\ni=z.getinfo('files/big.bin')\nprint(i.file_size, i.compress_type, z.testzip())", [archive]);
+    expect(out.trim()).toBe(`${blocks * block.length} 8 None`);
   }, 60_000);
 
   it("never leaves a partial archive: a failing source removes the temporary file and keeps the old archive", async () => {
@@ -218,6 +229,10 @@ print(len(names), len(set(names)), names[0], names[-2], z.read("files/d99/f69999
     expect(summary.skipped.map((s) => s.path)).toEqual(["bad\nname.txt", "link", "fifo"]);
     expect(summary.skipped[0]?.reason).toContain("control character");
     expect(summary.skipped[1]?.reason).toBe("symbolic link");
+    const deep = `${"d/".repeat(63)}f`; // 64 segments: with files/ the entry name would have 65
+    const edge = await writeArchive(nodePath.join(tempDir(), "deep.fs.zip"), memorySource([{ path: deep, content: "x" }, { path: `${"d/".repeat(62)}f`, content: "y" }]));
+    expect(edge.skipped.map((s) => s.path)).toEqual([deep]);
+    expect(edge.fileCount).toBe(1);
     const reader = await openArchive(archive);
     expect(reader.files.map((f) => f.path)).toEqual(["ok.txt"]);
     await reader.close();
