@@ -574,7 +574,8 @@ export class UndoStore {
    * Register the snapshot of `(sessionId, scopeId)`. With `paths`, their pre-images are
    * captured now and the snapshot does not auto-capture; without, it is open: the next
    * mutating calls of that scope (through a capturing filesystem) capture what they touch.
-   * Registering an existing scope adds the paths to its snapshot.
+   * Registering an existing scope adds the paths to its snapshot; without paths it reopens
+   * it (a retried or re-run call), keeping the first pre-images.
    */
   async register(sessionId: string, scopeId: string, options: RegisterOptions = {}): Promise<UndoSnapshotInfo> {
     checkScopeId(scopeId);
@@ -584,9 +585,16 @@ export class UndoStore {
       return normalized;
     });
     return this.locked(sessionId, async (session) => {
-      const record =
-        session.byScope.get(scopeId) ??
-        (await this.createRecord(session, scopeId, "tool_call", options.turnId === undefined ? session.currentTurn : options.turnId, paths === undefined));
+      const existing = session.byScope.get(scopeId);
+      const record = existing ?? (await this.createRecord(session, scopeId, "tool_call", options.turnId === undefined ? session.currentTurn : options.turnId, paths === undefined));
+      if (existing !== undefined && paths === undefined && (!existing.open || existing.restoredAt !== null)) {
+        // The same tool call runs again (a retry, or a re-run after an undo): capture into the
+        // same snapshot, keeping the first pre-images, so undo still goes back to before its first run.
+        existing.open = true;
+        existing.closedAt = null;
+        existing.restoredAt = null;
+        await this.writeManifest(session, existing);
+      }
       for (const path of paths ?? []) {
         if (isCovered(record.entries, path)) continue;
         const exists = (await statOrNull(this.workspace, path)) !== null;
@@ -625,7 +633,11 @@ export class UndoStore {
           // A path that became a symlink has no post-image we can store; the pre-image still restores.
         }
       }
-      for (const entry of await this.stage(session, images)) (record.entries.get(entry.path) as EntryRecord).after = entry.state;
+      for (const entry of await this.stage(session, images)) {
+        const target = record.entries.get(entry.path) as EntryRecord;
+        if (target.after?.kind === "file") await this.unref(session, target.after.bodyHash);
+        target.after = entry.state;
+      }
       for (const entry of await this.stage(session, created)) {
         // Below an absent pre-image these paths were absent too; restoring the ancestor removes them.
         if (!record.entries.has(entry.path)) record.entries.set(entry.path, { before: { kind: "absent" }, after: entry.state });

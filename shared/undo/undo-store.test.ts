@@ -136,6 +136,23 @@ describe("invokeToolWithUndo", () => {
   });
 });
 
+describe("re-running a tool call", () => {
+  it("captures into the same snapshot, keeping the pre-images of its first run", async () => {
+    const start = await workspaceState(fs);
+    await invokeToolWithUndo(writeFileTool, { file_path: "README.md", content: "first run", mode: "overwrite" }, { store, sessionId: S, toolCallId: "tc_retry" });
+    await invokeToolWithUndo(writeFileTool, { file_path: "README.md", content: "second run", mode: "overwrite" }, { store, sessionId: S, toolCallId: "tc_retry" });
+    await invokeToolWithUndo(writeFileTool, { file_path: "extra.md", content: "only in the second run" }, { store, sessionId: S, toolCallId: "tc_retry" });
+    expect((await store.get(S, "tc_retry"))?.paths).toEqual(["README.md", "extra.md"]);
+    await store.restore(S, "tc_retry");
+    expect(await workspaceState(fs)).toEqual(start);
+    // After an undo, running it again makes it "in effect" again, still undoable to the start.
+    await invokeToolWithUndo(writeFileTool, { file_path: "README.md", content: "third run", mode: "overwrite" }, { store, sessionId: S, toolCallId: "tc_retry" });
+    expect((await store.get(S, "tc_retry"))?.restoredAt).toBeNull();
+    await store.restore(S, "tc_retry");
+    expect(await workspaceState(fs)).toEqual(start);
+  });
+});
+
 describe("storage", () => {
   it("writes manifests and shares content-addressed bodies across snapshots", async () => {
     const call = (id: string) => new CapturingFilesystem(store, { sessionId: S, toolCallId: id });
