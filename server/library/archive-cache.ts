@@ -11,11 +11,11 @@ import type { FileIndexEntry, FileSource } from "../../shared/viewer/index.js";
 import { WeightedCache } from "./weighted-cache.js";
 
 export interface ArchiveCacheOptions {
-  /** Most archives open at once (default 16). */
+  /** Most archives open at once (default 8). */
   maxOpen?: number;
-  /** Most central-directory entries held across open archives (default 400,000). */
+  /** Most central-directory entries held across open archives (default 80,000, about 8 MB each 10,000; one bigger archive is still kept alone). */
   maxEntries?: number;
-  /** Budget of cached file contents in bytes (default 32 MiB; files over 1 MiB are not cached). */
+  /** Budget of cached file contents in bytes (default 16 MiB; files over 1 MiB are not cached). */
   contentBytes?: number;
 }
 
@@ -36,15 +36,17 @@ export class ArchiveCache {
   readonly #openCount: WeightedCache<string, true>;
   readonly #opening = new Map<string, Promise<OpenArchive>>();
   readonly #contents: WeightedCache<string, Uint8Array>;
+  readonly #maxEntries: number;
   #closed = false;
   /** Every reader not closed yet (evicted ones close after a delay). */
   readonly #readers = new Set<ArchiveReader>();
 
   constructor(options: ArchiveCacheOptions = {}) {
     // Two bounds on one set: entries (memory) and handles (file descriptors).
-    this.#open = new WeightedCache(options.maxEntries ?? 400_000, (key, value) => this.#evicted(key, value));
-    this.#openCount = new WeightedCache(options.maxOpen ?? 16, (key) => this.#open.delete(key));
-    this.#contents = new WeightedCache(options.contentBytes ?? 32 * 1024 * 1024);
+    this.#maxEntries = options.maxEntries ?? 80_000;
+    this.#open = new WeightedCache(this.#maxEntries, (key, value) => this.#evicted(key, value));
+    this.#openCount = new WeightedCache(options.maxOpen ?? 8, (key) => this.#open.delete(key));
+    this.#contents = new WeightedCache(options.contentBytes ?? 16 * 1024 * 1024);
   }
 
   /** The archive at `absolutePath` as a file source (opened on first use). */
@@ -114,7 +116,8 @@ export class ArchiveCache {
       },
     };
     const open: OpenArchive = { reader, size: before.size, mtimeMs: before.mtimeMs, source, checkedAt: Date.now() };
-    this.#open.set(absolutePath, open, Math.max(1, reader.files.length));
+    // An archive bigger than the whole budget is kept alone rather than reopened per request.
+    this.#open.set(absolutePath, open, Math.min(this.#maxEntries, Math.max(1, reader.files.length)));
     this.#openCount.set(absolutePath, true, 1);
     return open;
   }

@@ -12,6 +12,7 @@ import path from "node:path";
 import type { SessionFileIndex, SessionSnapshot } from "../../shared/session/index.js";
 import { readSnapshotAt, scanSessionFile } from "../../shared/session/index.js";
 import { SessionLoadError } from "../../shared/errors.js";
+import { COLLECT_AFTER_BYTES, collectGarbageSoon } from "./memory-pressure.js";
 import { WeightedCache } from "./weighted-cache.js";
 
 /** One session file of the directory. */
@@ -31,7 +32,7 @@ export interface SessionFileRecord {
 export interface SnapshotDirectoryOptions {
   /** Include session files in subdirectories (default false). */
   recursive?: boolean;
-  /** Budget of parsed lines kept in memory, in bytes of line text (default 96 MiB). */
+  /** Budget of parsed lines kept in memory, in estimated heap bytes (default 64 MiB: one 25 MB line and small ones). */
   lineCacheBytes?: number;
 }
 
@@ -42,6 +43,8 @@ export interface DirectoryChanges {
 }
 
 const SESSION_FILE = /\.jsonl?$/i;
+// Measured: a parsed 25 MB line of tool calls retains about its own size in the heap.
+const PARSED_LINE_HEAP_FACTOR = 1.5;
 const MAX_DEPTH = 32;
 const SKIPPED_DIRECTORIES = new Set(["node_modules", ".git"]);
 
@@ -51,11 +54,12 @@ export class SnapshotDirectory {
   readonly #files = new Map<string, SessionFileRecord>();
   readonly #indexing = new Map<string, Promise<SessionFileIndex>>();
   readonly #lines: WeightedCache<string, SessionSnapshot>;
+  readonly #parsing = new Map<string, Promise<SessionSnapshot>>();
 
   private constructor(root: string, options: SnapshotDirectoryOptions) {
     this.root = root;
     this.recursive = options.recursive ?? false;
-    this.#lines = new WeightedCache(options.lineCacheBytes ?? 96 * 1024 * 1024);
+    this.#lines = new WeightedCache(options.lineCacheBytes ?? 64 * 1024 * 1024);
   }
 
   /** Opens a directory (resolved through symlinks once, here) and lists its session files. */
@@ -119,6 +123,7 @@ export class SnapshotDirectory {
     if (running !== undefined) return running;
     const task = scanSessionFile(record.absolutePath)
       .then((index) => {
+        if (index.sizeBytes >= COLLECT_AFTER_BYTES) collectGarbageSoon();
         if (this.#files.get(record.path) === record) {
           record.index = index;
           record.error = null;
@@ -155,13 +160,25 @@ export class SnapshotDirectory {
     const key = `${record.path}\n${lineNumber}`;
     const cached = this.#lines.get(key);
     if (cached !== undefined) return cached;
+    // Requests for the same line (the app asks for a timeline and a slice at once) share one parse.
+    const running = this.#parsing.get(key);
+    if (running !== undefined) return running;
+    const task = this.#parse(record, lineNumber, key).finally(() => this.#parsing.delete(key));
+    this.#parsing.set(key, task);
+    return task;
+  }
+
+  async #parse(record: SessionFileRecord, lineNumber: number, key: string): Promise<SessionSnapshot> {
     for (let attempt = 0; attempt < 2; attempt++) {
       const index = await this.ensureIndexed(record);
       const location = index.entries.find((entry) => entry.lineNumber === lineNumber);
       if (location === undefined) throw new SessionLoadError(`Unknown line_number: ${lineNumber}`, { path: record.path, lineNumber });
+      // Drop older lines first: parsing a big line while the cache is full would hold both.
+      this.#lines.makeRoom(location.byteLength * PARSED_LINE_HEAP_FACTOR);
       const result = await readSnapshotAt(record.absolutePath, location);
+      if (location.byteLength >= COLLECT_AFTER_BYTES) collectGarbageSoon();
       if (result.ok) {
-        this.#lines.set(key, result.snapshot, location.byteLength);
+        this.#lines.set(key, result.snapshot, location.byteLength * PARSED_LINE_HEAP_FACTOR);
         return result.snapshot;
       }
       if (result.error.kind !== "stale") {

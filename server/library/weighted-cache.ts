@@ -45,6 +45,16 @@ export class WeightedCache<K, V> {
     }
   }
 
+  /** Evicts least recently used entries until `weight` more would fit (call before building a big value). */
+  makeRoom(weight: number): void {
+    for (const [oldKey, old] of this.#entries) {
+      if (this.#total + weight <= this.budget) break;
+      this.#entries.delete(oldKey);
+      this.#total -= old.weight;
+      this.onEvict?.(oldKey, old.value);
+    }
+  }
+
   delete(key: K): void {
     const entry = this.#entries.get(key);
     if (entry === undefined) return;

@@ -41,7 +41,10 @@ export const diffRoutes: FastifyPluginAsyncTypebox<DiffRoutesOptions> = async (a
 
   app.get("/api/diff", { schema: { querystring: DiffQuery, response: { 200: SnapshotDiff, ...errorResponses } } }, async (request) => {
     const { base, target } = await sides(request.query);
-    const [baseWorkspace, targetWorkspace, baseSnapshot, targetSnapshot] = await Promise.all([state.workspace(base), state.workspace(target), state.snapshot(base), state.snapshot(target)]);
+    // One line at a time: two big lines parsed at once would double the peak memory.
+    const baseSnapshot = await state.snapshot(base);
+    const targetSnapshot = await state.snapshot(target);
+    const [baseWorkspace, targetWorkspace] = await Promise.all([state.workspace(base), state.workspace(target)]);
     const [baseEntries, targetEntries] = await Promise.all([baseWorkspace.source?.list() ?? [], targetWorkspace.source?.list() ?? []]);
     const { diff: _diff, ...files } = diffFileLists({ kind: baseWorkspace.source?.kind ?? null, entries: baseEntries }, { kind: targetWorkspace.source?.kind ?? null, entries: targetEntries });
     return { base: refOf(base), target: refOf(target), files, slices: diffSliceSummaries(baseSnapshot, targetSnapshot) };
@@ -56,7 +59,8 @@ export const diffRoutes: FastifyPluginAsyncTypebox<DiffRoutesOptions> = async (a
 
   app.get("/api/diff/slice", { schema: { querystring: SliceDiffQuery, response: { 200: SliceDiff, ...errorResponses } } }, async (request) => {
     const { base, target } = await sides(request.query);
-    const [baseSnapshot, targetSnapshot] = await Promise.all([state.snapshot(base), state.snapshot(target)]);
+    const baseSnapshot = await state.snapshot(base);
+    const targetSnapshot = await state.snapshot(target);
     return diffSlice(baseSnapshot, targetSnapshot, request.query.slice_type);
   });
 };

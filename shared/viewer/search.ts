@@ -14,7 +14,7 @@ import type { SearchHitView, SearchView } from "./types.js";
 export interface SearchOptions {
   /** Most hits returned (default 200). */
   maxHits?: number;
-  /** Most file bytes read (default 64 MiB). */
+  /** Most file bytes read (default 32 MiB). */
   maxBytes?: number;
   /** Largest single file searched (default 4 MiB). */
   maxFileBytes?: number;
@@ -58,7 +58,7 @@ export async function searchSnapshot(snapshot: SessionSnapshot, files: FileSourc
   }
 
   if (scopes.has("files") && files !== null && !full()) {
-    const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
+    const maxBytes = options.maxBytes ?? 32 * 1024 * 1024;
     const maxFileBytes = options.maxFileBytes ?? 4 * 1024 * 1024;
     for (const entry of await files.list()) {
       if (full()) break;

@@ -158,27 +158,39 @@ function sliceStatus(before: SessionSlice | undefined, after: SessionSlice | und
 
 /**
  * Items matched by key: `event_id` for event slices (so an event stays itself when others
- * are inserted before it), the position for state slices. Equal strict-JSON text means equal.
+ * are inserted before it), the position for state slices.
  */
 function compareItems(before: SessionSlice | undefined, after: SessionSlice | undefined): SliceItemChangeView[] {
-  const keyed = (slice: SessionSlice | undefined): Map<string, { index: number; text: string }> => {
-    const map = new Map<string, { index: number; text: string }>();
+  const keyed = (slice: SessionSlice | undefined): Map<string, { index: number; item: JsonObject }> => {
+    const map = new Map<string, { index: number; item: JsonObject }>();
     slice?.items.forEach((item, index) => {
       const key = itemKey(slice, item, index);
-      if (!map.has(key)) map.set(key, { index, text: toStrictJson(item) });
+      if (!map.has(key)) map.set(key, { index, item });
     });
     return map;
   };
   const old = keyed(before);
   const now = keyed(after);
   const result: SliceItemChangeView[] = [];
+  const events = (after ?? before)?.kind === "event";
   for (const [key, value] of now) {
     const previous = old.get(key);
-    const status = previous === undefined ? "added" : previous.text === value.text ? "unchanged" : "changed";
+    const status = previous === undefined ? "added" : sameItem(previous.item, value.item, events && !key.startsWith("#")) ? "unchanged" : "changed";
     result.push({ key, status, base_index: previous?.index ?? null, target_index: value.index });
   }
   for (const [key, value] of old) if (!now.has(key)) result.push({ key, status: "removed", base_index: value.index, target_index: null });
   return result;
+}
+
+/**
+ * Equal items. Events are records that never change once written, so two events with the
+ * same `event_id` are compared by `created_at` only (a 2,400-event slice is not serialised
+ * twice); state items are compared by their strict JSON text.
+ */
+function sameItem(a: JsonObject, b: JsonObject, byEventId: boolean): boolean {
+  if (a === b) return true;
+  if (byEventId) return ownValue(a, "created_at") === ownValue(b, "created_at");
+  return toStrictJson(a) === toStrictJson(b);
 }
 
 function itemKey(slice: SessionSlice, item: JsonObject, index: number): string {
