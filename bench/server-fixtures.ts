@@ -27,7 +27,7 @@ export function fileText(index: number, bytes: number, variant = 0): string {
   return parts.join("").slice(0, bytes);
 }
 
-export function archivePath(index: number, fileCount: number): string {
+export function archivePath(index: number, _fileCount: number): string {
   return `pkg${Math.floor(index / 500)}/module${Math.floor(index / 50) % 10}/file-${index}.ts`;
 }
 
