@@ -20,6 +20,8 @@ interface CompressedData {
   readonly crc32: number;
   readonly compressedSize: number;
   readonly uncompressedSize: number;
+  /** jszip's method marker: "\x00\x00" for stored entries. */
+  readonly compression?: { readonly magic?: string };
 }
 
 interface Entry {
@@ -38,28 +40,45 @@ const EOCD_SIGNATURE = 0x06054b50;
 const ZIP64_LOCATOR_SIGNATURE = 0x07064b50;
 const ZIP64_EOCD_SIGNATURE = 0x06064b50;
 
-/** The entry count the end-of-central-directory record declares (ZIP64 aware). */
+/**
+ * The entry count the end-of-central-directory record declares (ZIP64 aware), after
+ * checking that the records sit where they say: nothing after the end record and its
+ * comment, nothing between the central directory and the end record. Archives with bytes
+ * prepended or appended are refused, as the server's reader refuses them.
+ */
 export function declaredEntryCount(bytes: Uint8Array, name: string): number {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const corrupt = (why: string): never => {
+    throw new ArchiveError("E_ARCHIVE_CORRUPT", `${name} is not a valid ZIP archive: ${why}`, { archive: name });
+  };
   const lowest = Math.max(0, bytes.length - 22 - 0xffff);
   for (let at = bytes.length - 22; at >= lowest; at--) {
     if (view.getUint32(at, true) !== EOCD_SIGNATURE) continue;
+    if (at + 22 + view.getUint16(at + 20, true) !== bytes.length) corrupt("bytes after the end-of-central-directory record");
     const count = view.getUint16(at + 10, true);
-    if (count !== 0xffff) return count;
+    const size = view.getUint32(at + 12, true);
+    const offset = view.getUint32(at + 16, true);
+    if (count !== 0xffff && size !== 0xffffffff && offset !== 0xffffffff) {
+      if (offset + size !== at) corrupt("the central directory is not where the end record says (bytes prepended?)");
+      return count;
+    }
     const locator = at - 20;
-    if (locator < 0 || view.getUint32(locator, true) !== ZIP64_LOCATOR_SIGNATURE) break;
+    if (locator < 0 || view.getUint32(locator, true) !== ZIP64_LOCATOR_SIGNATURE) corrupt("ZIP64 fields without a ZIP64 locator");
     const zip64At = Number(view.getBigUint64(locator + 8, true));
-    if (zip64At + 56 > bytes.length || view.getUint32(zip64At, true) !== ZIP64_EOCD_SIGNATURE) break;
+    if (zip64At + 56 > locator || view.getUint32(zip64At, true) !== ZIP64_EOCD_SIGNATURE) corrupt("the ZIP64 end record is out of range");
     const big = view.getBigUint64(zip64At + 32, true);
+    const cdSize = view.getBigUint64(zip64At + 40, true);
+    const cdOffset = view.getBigUint64(zip64At + 48, true);
+    if (cdOffset + cdSize !== BigInt(zip64At)) corrupt("the central directory is not where the ZIP64 end record says");
     return big > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(big);
   }
-  throw new ArchiveError("E_ARCHIVE_CORRUPT", `${name} is not a ZIP archive (no end-of-central-directory record)`, { archive: name });
+  return corrupt("no end-of-central-directory record");
 }
 
 function compressedData(object: JSZip.JSZipObject): CompressedData | null {
   const data = (object as unknown as { _data?: Partial<CompressedData> })._data;
   if (data === undefined || typeof data.crc32 !== "number" || typeof data.uncompressedSize !== "number" || typeof data.compressedSize !== "number") return null;
-  return { crc32: data.crc32 >>> 0, compressedSize: data.compressedSize, uncompressedSize: data.uncompressedSize };
+  return { crc32: data.crc32 >>> 0, compressedSize: data.compressedSize, uncompressedSize: data.uncompressedSize, ...(data.compression === undefined ? {} : { compression: data.compression }) };
 }
 
 function fileType(object: JSZip.JSZipObject): "file" | "directory" | "other" {
@@ -91,14 +110,30 @@ export async function openLocalArchive(name: string, bytes: Uint8Array, override
   }
 
   const byName = new Map<string, { object: JSZip.JSZipObject; data: CompressedData; isDirectory: boolean; path: string }>();
+  const add = (entry: { object: JSZip.JSZipObject; data: CompressedData; isDirectory: boolean; path: string }) => {
+    const previous = byName.get(entry.path);
+    if (previous !== undefined) {
+      const what = previous.isDirectory === entry.isDirectory ? "is in the archive twice" : "is both a file and a directory";
+      throw new ArchiveError("E_ARCHIVE_ENTRY", `${name}: ${entry.path} ${what}`, { archive: name, entry: entry.path });
+    }
+    byName.set(entry.path, entry);
+  };
   let total = 0;
   for (const object of objects) {
     const rawName = object.unsafeOriginalName ?? object.name;
     const type = fileType(object);
     if (type === "other") throw new ArchiveError("E_ARCHIVE_UNSUPPORTED", `${name}: ${rawName} is a symlink or special file`, { archive: name, entry: rawName });
     const validated = validateEntryName(rawName, limits);
-    const data = compressedData(object);
+    if (validated.isDirectory || type === "directory") {
+      add({ object, data: { crc32: 0, compressedSize: 0, uncompressedSize: 0 }, isDirectory: true, path: validated.path });
+      continue;
+    }
+    // jszip keeps no compressed data for empty entries: read them (nothing to inflate) to be sure.
+    const data = compressedData(object) ?? ((await object.async("uint8array")).length === 0 ? { crc32: 0, compressedSize: 0, uncompressedSize: 0 } : null);
     if (data === null) throw new ArchiveError("E_ARCHIVE_CORRUPT", `${name}: no size information for ${rawName}`, { archive: name, entry: rawName });
+    if (data.compression?.magic === "\x00\x00" && data.compressedSize !== data.uncompressedSize) {
+      throw new ArchiveError("E_ARCHIVE_CORRUPT", `${name}: stored entry ${rawName} has different compressed and uncompressed sizes`, { archive: name, entry: rawName });
+    }
     if (data.uncompressedSize > limits.maxFileBytes) {
       throw new ArchiveError("E_ARCHIVE_LIMIT", `${name}: ${rawName} declares ${data.uncompressedSize} bytes, more than ${limits.maxFileBytes}`, { archive: name, entry: rawName });
     }
@@ -107,7 +142,20 @@ export async function openLocalArchive(name: string, bytes: Uint8Array, override
     }
     total += data.uncompressedSize;
     if (total > limits.maxTotalBytes) throw new ArchiveError("E_ARCHIVE_LIMIT", `${name} holds more than ${limits.maxTotalBytes} bytes`, { archive: name });
-    byName.set(validated.path, { object, data, isDirectory: validated.isDirectory || type === "directory", path: validated.path });
+    add({ object, data, isDirectory: false, path: validated.path });
+  }
+
+  // A path cannot be both a file and a directory (`a` and `a/b`, or `x/` and `x`).
+  const filePaths = new Set<string>();
+  for (const entry of byName.values()) if (!entry.isDirectory) filePaths.add(entry.path);
+  for (const entry of byName.values()) {
+    const segments = entry.path.split("/");
+    for (let depth = 1; depth <= segments.length; depth++) {
+      const prefix = segments.slice(0, depth).join("/");
+      // Same-path clashes were refused by add(); here, a file standing where a directory must be.
+      const clash = depth < segments.length && filePaths.has(prefix);
+      if (clash) throw new ArchiveError("E_ARCHIVE_ENTRY", `${name}: ${prefix} is both a file and a directory`, { archive: name, entry: prefix });
+    }
   }
 
   // The two layouts the server reads (shared/archive/reader.node.ts): manifest.json +

@@ -184,7 +184,8 @@ function usePaletteCommands(selected: SnapshotRef | null, entries: ReturnType<ty
           picker.current ??= Object.assign(document.createElement("input"), { type: "file", multiple: true, accept: ".jsonl,.json,.zip" });
           const input = picker.current;
           input.onchange = () => {
-            if (input.files !== null) openLocal(import("../features/drop/read-dropped.js").then((module) => module.readFileList(input.files ?? [])));
+            const files = [...(input.files ?? [])];
+            if (files.length > 0) openLocal(import("../features/drop/read-dropped.js").then((module) => module.readFileList(files)));
           };
           input.click();
         },

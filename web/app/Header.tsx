@@ -46,8 +46,9 @@ export function Header({ source, onReload }: { source: SourceSwitch; onReload: (
           aria-hidden="true"
           data-testid="file-picker"
           onChange={(event) => {
-            const files = event.target.files;
-            if (files !== null && files.length > 0) openLocal(import("../features/drop/read-dropped.js").then((module) => module.readFileList([...files])));
+            // Copied now: the FileList is live and emptied when the input is reset below.
+            const files = [...(event.target.files ?? [])];
+            if (files.length > 0) openLocal(import("../features/drop/read-dropped.js").then((module) => module.readFileList(files)));
             event.target.value = "";
           }}
         />

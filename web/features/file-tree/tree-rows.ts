@@ -23,9 +23,25 @@ export function ancestors(path: string): string[] {
   return parts.slice(0, -1).map((_, index) => parts.slice(0, index + 1).join("/"));
 }
 
-/** Directories open at first: a chain of single directories from the root is opened. */
+/** Most changed files for which every directory holding a change opens at first. */
+export const REVEAL_CHANGES_LIMIT = 200;
+
+/**
+ * Directories open at first: those leading to the selected file, those holding changes
+ * (when there are few), a chain of single directories from the root, and the top level
+ * when it is short.
+ */
 export function initialExpanded(root: FileTreeNodeResponse, selected: string | undefined): Set<string> {
   const open = new Set<string>(selected === undefined ? [] : ancestors(selected));
+  if (root.changed_count > 0 && root.changed_count <= REVEAL_CHANGES_LIMIT) {
+    const stack = [...(root.children ?? [])];
+    while (stack.length > 0) {
+      const node = stack.pop();
+      if (node === undefined || node.type !== "directory" || node.changed_count === 0) continue;
+      open.add(node.path);
+      stack.push(...(node.children ?? []));
+    }
+  }
   let node: FileTreeNodeResponse | undefined = root;
   while (node !== undefined) {
     const children: FileTreeNodeResponse[] = node.children ?? [];

@@ -1,0 +1,80 @@
+/**
+ * The same run without a server round trip: dropped onto the page, picked with the file
+ * dialog, and opened from a bundled HTML file on file:// (no network at all).
+ */
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { winkFixture } from "../fixtures/paths.js";
+import { BIG_FILE, writeMultiTurnRun } from "./fixtures/runs.js";
+import { cliCommand, startServer } from "./support/server.js";
+import type { RunningServer } from "./support/server.js";
+import { expect, test } from "./support/test.js";
+
+let dir: string;
+let file: string;
+let server: RunningServer;
+
+test.beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), "wink-e2e-offline-"));
+  file = await writeMultiTurnRun(path.join(dir, "run"));
+  server = await startServer(winkFixture("."));
+});
+test.afterAll(async () => {
+  await server.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+test("drag and drop a session file with its archives", async ({ page, guarded }) => {
+  await page.goto(server.url);
+  await expect(page.locator("[data-testid=session-row]").first()).toBeVisible();
+  const runDir = path.join(dir, "run");
+  const files = await Promise.all((await readdir(runDir)).map(async (name) => ({ name, base64: (await readFile(path.join(runDir, name))).toString("base64") })));
+  // Runs in the page (a string, so this Node-typed file needs no DOM types).
+  await page.evaluate(`(() => {
+    const transfer = new DataTransfer();
+    for (const item of ${JSON.stringify(files)}) {
+      const bytes = Uint8Array.from(atob(item.base64), (c) => c.charCodeAt(0));
+      transfer.items.add(new File([bytes], item.name));
+    }
+    const init = { dataTransfer: transfer, bubbles: true, cancelable: true };
+    for (const type of ["dragenter", "dragover", "drop"]) document.body.dispatchEvent(new DragEvent(type, init));
+  })()`);
+  await expect(page.getByText("offline")).toBeVisible();
+  await expect(page.getByTestId("snapshot-session")).toHaveText(/e2e-root/);
+  await page.keyboard.press("3");
+  await page.locator('[data-testid=tree-row][data-path="README.md"]').click();
+  await expect(page.locator(".markdown-file h1")).toHaveText("Demo project");
+  await guarded.shot("offline-drop");
+  await page.getByRole("button", { name: "Back to server" }).click();
+  await expect(page.getByText("offline")).toHaveCount(0);
+});
+
+test("pick a session file and its archive with the file dialog", async ({ page }) => {
+  await page.goto(server.url);
+  const pair = winkFixture("fszip-pr633");
+  const names = await readdir(pair);
+  await page.getByTestId("file-picker").setInputFiles(names.map((name) => path.join(pair, name)));
+  await expect(page.getByText("offline")).toBeVisible();
+  await page.keyboard.press("3");
+  await expect(page.locator(".file-tree-summary")).toContainText("18 files");
+});
+
+test("a bundled HTML file opens offline from file://", async ({ page, guarded }) => {
+  const output = path.join(dir, "run.html");
+  const { command, args } = cliCommand(["bundle", path.join(dir, "run"), "-o", output]);
+  const { stdout } = await promisify(execFile)(command, args);
+  expect(stdout).toContain("4 files");
+  await page.route(/^https?:/, (route) => route.abort());
+  await page.goto(`file://${output}`);
+  await expect(page.getByTestId("snapshot-session")).toHaveText(/e2e-root/);
+  await page.goto(`file://${output}#file=${file}&line=5&view=compare&base_file=${file}&base_line=1&path=${encodeURIComponent(BIG_FILE)}`);
+  await expect(page.getByTestId("merge-diff")).toContainText("changed in turn 2");
+  await guarded.shot("bundle-compare");
+  await page.keyboard.press("1");
+  await expect(page.getByTestId("timeline-events")).toBeVisible();
+  await page.goBack();
+  await expect(page.getByTestId("merge-diff")).toBeVisible();
+});
