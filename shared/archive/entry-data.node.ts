@@ -25,6 +25,12 @@ const inflateRaw = promisify(zlib.inflateRaw);
 
 /** Slack read after the central record's extra length, so one read almost always covers the local header. */
 const LOCAL_EXTRA_SLACK = 64;
+/**
+ * Entries up to this size are inflated on the calling thread: for small entries the
+ * threadpool round trip costs ~4x the CPU of inflating (5,000 small entries: 0.64 s vs
+ * 0.17 s), and 256 KiB inflate in well under a millisecond.
+ */
+const SYNC_INFLATE_MAX_BYTES = 256 * 1024;
 /** Chunk size of streamed reads. */
 const STREAM_CHUNK_BYTES = 1024 * 1024;
 
@@ -114,7 +120,8 @@ export async function decodeEntryData(entry: CentralEntry, compressed: Buffer): 
   let data = compressed;
   if (entry.method !== METHOD_STORED) {
     try {
-      data = await inflateRaw(compressed, { maxOutputLength: Math.max(1, entry.size) });
+      const options = { maxOutputLength: Math.max(1, entry.size) };
+      data = entry.size <= SYNC_INFLATE_MAX_BYTES ? zlib.inflateRawSync(compressed, options) : await inflateRaw(compressed, options);
     } catch (error) {
       if ((error as { code?: unknown }).code === "ERR_BUFFER_TOO_LARGE") checksum(entry, `Entry inflates to more than its declared ${entry.size} bytes`, "size");
       if (!isZlibError(error)) throw error;

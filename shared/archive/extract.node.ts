@@ -17,6 +17,7 @@ import type { TreeTransaction } from "../filesystem/driver.js";
 import type { ArchiveSummary } from "../filesystem/protocol.js";
 import { displayPath } from "../filesystem/paths.js";
 import type { CentralEntry } from "./central-directory.node.js";
+import { decodeEntryData } from "./entry-data.node.js";
 import { findGitMetadataSegment } from "./entry-names.js";
 import { sortByOffset } from "./entry-set.js";
 import type { ArchiveLimits } from "./limits.js";
@@ -26,7 +27,7 @@ import {
   internalsOf,
   locateAllData,
   openArchive,
-  readLocatedEntry,
+  readLocatedRegion,
   streamLocatedEntry,
   withArchivePath,
   type ArchiveFileEntry,
@@ -49,6 +50,10 @@ const RATIO_CHECK_MIN_BYTES = 1024 * 1024;
 /** Small entries read and inflated ahead of the one being written. */
 const READ_AHEAD_ENTRIES = 8;
 const READ_AHEAD_BYTES = 32 * 1024 * 1024;
+/** One grouped read of adjacent small entries spans at most this many bytes… */
+const GROUP_BYTES = 1024 * 1024;
+/** …with at most this much between two entries' data (the next local header). */
+const GROUP_GAP_BYTES = 4096;
 
 interface PlannedFile {
   readonly entry: CentralEntry;
@@ -177,7 +182,11 @@ function checksumError(entry: string, message: string): never {
   throw new ArchiveError("E_ARCHIVE_CHECKSUM", `${message}: ${displayPath(entry)}`, { entry, reason: "sha256" });
 }
 
-/** Reads small entries ahead of the writer (inflation runs on the threadpool meanwhile). */
+/**
+ * Reads small entries ahead of the writer. Entries that lie next to each other in the
+ * archive are fetched with one read of up to `GROUP_BYTES` (a few hundred reads instead of
+ * one per file) and decoded from that buffer.
+ */
 class ReadAhead {
   readonly #pending = new Map<number, Promise<Buffer>>();
   #next = 0;
@@ -203,15 +212,35 @@ class ReadAhead {
 
   #fill(current: number): void {
     while (this.#next < this.files.length && this.#next <= current + READ_AHEAD_ENTRIES) {
-      const item = this.files[this.#next] as PlannedFile;
-      if (ReadAhead.isSmall(item)) {
-        if (this.#next > current && this.#bytes + item.entry.size > READ_AHEAD_BYTES) return;
-        const content = readLocatedEntry(this.reader, item.entry, item.dataStart);
-        content.catch(() => undefined); // awaited by take(); this only avoids an unhandled rejection meanwhile
-        this.#pending.set(this.#next, content);
-        this.#bytes += item.entry.size;
+      const first = this.files[this.#next] as PlannedFile;
+      if (!ReadAhead.isSmall(first)) {
+        this.#next += 1;
+        continue;
       }
-      this.#next += 1;
+      if (this.#next > current && this.#bytes + first.entry.size > READ_AHEAD_BYTES) return;
+      // Extend the group over following small entries that sit right after this one.
+      let last = this.#next;
+      let end = first.dataStart + first.entry.compressedSize;
+      let inflated = first.entry.size;
+      for (;;) {
+        const next = this.files[last + 1];
+        if (next === undefined || !ReadAhead.isSmall(next) || next.dataStart - end > GROUP_GAP_BYTES) break;
+        const nextEnd = next.dataStart + next.entry.compressedSize;
+        if (nextEnd - first.dataStart > GROUP_BYTES || inflated + next.entry.size > GROUP_BYTES * 4) break;
+        last += 1;
+        end = nextEnd;
+        inflated += next.entry.size;
+      }
+      const region = readLocatedRegion(this.reader, first.dataStart, end - first.dataStart);
+      for (let index = this.#next; index <= last; index++) {
+        const item = this.files[index] as PlannedFile;
+        const offset = item.dataStart - first.dataStart;
+        const content = region.then((bytes) => decodeEntryData(item.entry, bytes.subarray(offset, offset + item.entry.compressedSize)));
+        content.catch(() => undefined); // awaited by take(); this only avoids an unhandled rejection meanwhile
+        this.#pending.set(index, content);
+      }
+      this.#bytes += inflated;
+      this.#next = last + 1;
     }
   }
 

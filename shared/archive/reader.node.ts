@@ -11,7 +11,7 @@ import { open, type FileHandle } from "node:fs/promises";
 import { ArchiveError, FileNotFoundError, InvalidArgumentError, IsADirectoryError, type ArchiveErrorCode } from "../errors.js";
 import { comparePaths, displayPath } from "../filesystem/paths.js";
 import { readAt, readCentralDirectory, type CentralDirectory, type CentralEntry } from "./central-directory.node.js";
-import { checkLocalHeader, localHeaderLength, locateData, readEntryData, streamEntryData, decodeEntryData } from "./entry-data.node.js";
+import { checkLocalHeader, localHeaderLength, locateData, readEntryData, streamEntryData } from "./entry-data.node.js";
 import { FILES_PREFIX } from "./entry-names.js";
 import { checkOverlaps, indexEntries, sortByOffset } from "./entry-set.js";
 import { resolveArchiveLimits, type ArchiveLimits } from "./limits.js";
@@ -318,10 +318,10 @@ export async function locateAllData(reader: ArchiveReader, entries: readonly Cen
 /** Threshold under which an entry is read and inflated in one piece rather than streamed. */
 export const WHOLE_READ_MAX_BYTES = 4 * 1024 * 1024;
 
-/** Content of an entry whose data start is known, in one piece (small entries). */
-export async function readLocatedEntry(reader: ArchiveReader, entry: CentralEntry, dataStart: number): Promise<Buffer> {
+/** Raw bytes of the archive (entry data located by `locateAllData`), with one read. */
+export function readLocatedRegion(reader: ArchiveReader, start: number, length: number): Promise<Buffer> {
   const { handle } = internalsOf(reader);
-  return decodeEntryData(entry, await readAt(handle, entry.compressedSize, dataStart));
+  return readAt(handle, length, start);
 }
 
 /** Content of an entry whose data start is known, as checked chunks (large entries). */
