@@ -22,7 +22,7 @@ const BROWSER_STRICTER: Record<string, string> = {
   "50-bomb-ratio.zip": "the declared ratio is refused at open, not at read",
 };
 
-type Verdict = { ok: false } | { ok: true; files: { path: string; size: number; crc: number }[]; contents: Map<string, string> };
+type Verdict = { ok: false } | { ok: true; files: { path: string; size: number; crc: number | string }[]; contents: Map<string, string> };
 
 async function serverVerdict(file: string): Promise<Verdict> {
   let reader;

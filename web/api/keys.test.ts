@@ -1,0 +1,24 @@
+import { describe, expect, it } from "vitest";
+import { keys } from "./keys.js";
+
+const startsWith = (key: readonly unknown[], prefix: readonly unknown[]) => prefix.every((part, index) => Object.is(key[index], part));
+
+describe("query keys", () => {
+  const ref = { file: "a.jsonl", line: 2 };
+  it("nest session file → snapshot → resource, so one prefix invalidates a file", () => {
+    for (const key of [keys.meta(ref), keys.timeline(ref), keys.slicePage(ref, "t", 0, 50), keys.browse(ref, "previous"), keys.file(ref, "x.py"), keys.search(ref, "q", "all")]) {
+      expect(startsWith(key, keys.snapshot(ref))).toBe(true);
+      expect(startsWith(key, keys.sessionFile("a.jsonl"))).toBe(true);
+      expect(startsWith(key, keys.sessionFile("b.jsonl"))).toBe(false);
+      expect(startsWith(key, keys.all)).toBe(true);
+    }
+    expect(startsWith(keys.file(ref, "x.py"), keys.workspace(ref))).toBe(true);
+  });
+
+  it("keep diffs of two snapshots under one prefix", () => {
+    const base = { file: "a.jsonl", line: 1 };
+    expect(startsWith(keys.fileDiff(base, ref, "p"), keys.diff(base, ref))).toBe(true);
+    expect(startsWith(keys.sliceDiff(base, ref, "t"), keys.diffs())).toBe(true);
+    expect(keys.diff(base, ref)).not.toEqual(keys.diff(ref, base));
+  });
+});

@@ -1,0 +1,114 @@
+/**
+ * LocalApi gives the same answers as the server for the same files: every route the web
+ * app uses, asked of a real `buildApp` (through `inject`) and of LocalApi over the same
+ * bytes, on the WINK fixtures and on a multi-turn run written by our writer.
+ */
+import { mkdtemp, readFile, readdir, rm, stat } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BIG_FILE, writeMultiTurnRun } from "../../e2e/fixtures/runs.js";
+import { WINK_FIXTURES } from "../../fixtures/paths.js";
+import { buildApp } from "../../server/app.js";
+import type { WinkApp } from "../../server/app.js";
+import { parsePythonJson } from "../../shared/session/python-json-parse.js";
+import type { SnapshotRef } from "./api.js";
+import { ApiError } from "./api.js";
+import { LocalApi } from "./local-api.js";
+import type { LocalInput } from "./local-api.js";
+
+async function inputsOf(dir: string): Promise<LocalInput[]> {
+  const names = (await readdir(dir)).filter((name) => /\.(jsonl?|zip)$/i.test(name));
+  return Promise.all(names.map(async (name) => ({ path: name, bytes: new Uint8Array(await readFile(path.join(dir, name))), lastModified: (await stat(path.join(dir, name))).mtimeMs })));
+}
+
+interface Pair {
+  server: WinkApp;
+  local: LocalApi;
+}
+
+async function pairFor(dir: string): Promise<Pair> {
+  const server = await buildApp({ path: dir, watch: false, indexInBackground: false });
+  return { server, local: LocalApi.open(await inputsOf(dir), path.basename(dir)) };
+}
+
+async function served(pair: Pair, url: string): Promise<unknown> {
+  const response = await pair.server.app.inject({ method: "GET", url, headers: { host: "127.0.0.1" } });
+  const body = parsePythonJson(response.body);
+  if (response.statusCode !== 200) throw new ApiError(response.statusCode, (body as { detail: string }).detail);
+  return body;
+}
+
+const q = (params: Record<string, string | number>) => `?${new URLSearchParams(Object.entries(params).map(([key, value]) => [key, String(value)])).toString()}`;
+const sel = (ref: SnapshotRef) => ({ file: ref.file, line: ref.line });
+const side = (prefix: string, ref: SnapshotRef) => ({ [`${prefix}_file`]: ref.file, [`${prefix}_line`]: ref.line });
+
+async function compareSnapshot(pair: Pair, ref: SnapshotRef, base: SnapshotRef | null): Promise<void> {
+  expect(await pair.local.meta(ref)).toEqual(await served(pair, `/api/meta${q(sel(ref))}`));
+  expect(await pair.local.timeline(ref)).toEqual(await served(pair, `/api/timeline${q(sel(ref))}`));
+  const meta = await pair.local.meta(ref);
+  for (const slice of meta.slices) {
+    expect(await pair.local.slicePage(ref, slice.slice_type, 1, 3), slice.slice_type).toEqual(await served(pair, `/api/slices/${encodeURIComponent(slice.slice_type)}${q({ ...sel(ref), offset: 1, limit: 3 })}`));
+  }
+  expect(await pair.local.filesystemMeta(ref)).toEqual(await served(pair, `/api/filesystem/meta${q(sel(ref))}`));
+  const browse = await pair.local.browse(ref, "previous");
+  expect(browse).toEqual(await served(pair, `/api/filesystem/browse${q(sel(ref))}`));
+  const firstFile = browse.root.children?.find((child) => child.type === "file");
+  if (firstFile !== undefined) {
+    expect(await pair.local.fileContent(ref, firstFile.path, { offset: 1, limit: 2 })).toEqual(await served(pair, `/api/filesystem/file${q({ ...sel(ref), path: firstFile.path, offset: 1, limit: 2 })}`));
+  }
+  expect(await pair.local.search(ref, "def ", "all", 50)).toEqual(await served(pair, `/api/search${q({ ...sel(ref), q: "def ", scope: "all", limit: 50 })}`));
+  if (base === null) return;
+  const diff = await pair.local.diff(base, ref);
+  expect(diff).toEqual(await served(pair, `/api/diff${q({ ...side("base", base), ...side("target", ref) })}`));
+  for (const change of diff.files.changes) {
+    expect(await pair.local.fileDiff(base, ref, change.path), change.path).toEqual(await served(pair, `/api/diff/file${q({ ...side("base", base), ...side("target", ref), path: change.path })}`));
+  }
+  for (const slice of diff.slices) {
+    expect(await pair.local.sliceDiff(base, ref, slice.slice_type), slice.slice_type).toEqual(await served(pair, `/api/diff/slice${q({ ...side("base", base), ...side("target", ref), slice_type: slice.slice_type })}`));
+  }
+}
+
+let runDir: string;
+const pairs: Pair[] = [];
+
+beforeAll(async () => {
+  runDir = await mkdtemp(path.join(os.tmpdir(), "wink-local-api-"));
+  await writeMultiTurnRun(runDir);
+});
+afterAll(async () => {
+  for (const pair of pairs) await pair.server.app.close();
+  await rm(runDir, { recursive: true, force: true });
+});
+
+describe("LocalApi answers like the server", () => {
+  it("on the WINK fixtures (session tree, VirtualFileSystem slices, line errors)", async () => {
+    const pair = await pairFor(WINK_FIXTURES);
+    pairs.push(pair);
+    const list = await pair.local.files();
+    const servedList = (await served(pair, "/api/files?wait=1")) as typeof list;
+    expect(list).toEqual({ ...servedList, files: servedList.files.map((file) => ({ ...file, modified_at: list.files.find((candidate) => candidate.path === file.path)?.modified_at })) });
+    const tree = "db5c4ea2-559a-52c5-8313-741e72978682.jsonl";
+    await compareSnapshot(pair, { file: tree, line: 2 }, { file: tree, line: 1 });
+    await compareSnapshot(pair, { file: "acc0d4c3-321a-5d97-a3a9-505f3aba4219.jsonl", line: 1 }, { file: tree, line: 3 });
+  }, 60_000);
+
+  it("on a multi-turn run with one archive per turn", async () => {
+    const pair = await pairFor(runDir);
+    pairs.push(pair);
+    const [file] = pair.local.sessionPaths;
+    expect(file).toBeDefined();
+    const ref = (line: number) => ({ file: file ?? "", line });
+    await compareSnapshot(pair, ref(3), ref(1));
+    await compareSnapshot(pair, ref(5), ref(1));
+    const diff = await pair.local.fileDiff(ref(1), ref(5), BIG_FILE);
+    expect(diff.hunks).toHaveLength(50);
+  }, 60_000);
+
+  it("reports unknown files, lines and slices as the server does", async () => {
+    const pair = pairs[0] ?? (await pairFor(WINK_FIXTURES));
+    await expect(pair.local.meta({ file: "nope.jsonl", line: 1 })).rejects.toMatchObject({ status: 404 });
+    await expect(pair.local.meta({ file: "acc0d4c3-321a-5d97-a3a9-505f3aba4219.jsonl", line: 9 })).rejects.toMatchObject({ status: 404, detail: "Unknown line_number: 9" });
+    await expect(pair.local.slicePage({ file: "acc0d4c3-321a-5d97-a3a9-505f3aba4219.jsonl", line: 1 }, "missing", 0, 1)).rejects.toMatchObject({ status: 404, detail: "Unknown slice type: missing" });
+  });
+});
