@@ -18,38 +18,13 @@ import { pipeline } from "node:stream/promises";
 import { promisify } from "node:util";
 import zlib from "node:zlib";
 import { ArchiveError, InvalidArgumentError } from "../errors.js";
-import type { EntryKind } from "../filesystem/protocol.js";
-import type { ArchiveSummary } from "../filesystem/protocol.js";
+import type { ArchiveSummary, EntryKind } from "../filesystem/protocol.js";
 import { displayPath } from "../filesystem/paths.js";
 import { checkRelativePath, toFilesEntryName } from "./entry-names.js";
 import { MANIFEST_NAME, buildManifest, serializeManifest, type ManifestFileRecord } from "./manifest.js";
-import {
-  CENTRAL_HEADER_SIZE,
-  DOS_DIRECTORY,
-  EOCD_SIZE,
-  EXTRA_EXTENDED_TIMESTAMP,
-  EXTRA_ZIP64,
-  FLAG_UTF8,
-  HOST_UNIX,
-  LOCAL_HEADER_SIZE,
-  METHOD_DEFLATE,
-  METHOD_STORED,
-  S_IFDIR,
-  S_IFREG,
-  SIG_CENTRAL_HEADER,
-  SIG_EOCD,
-  SIG_LOCAL_HEADER,
-  SIG_ZIP64_EOCD,
-  SIG_ZIP64_LOCATOR,
-  U16_MAX,
-  U32_MAX,
-  VERSION_DEFLATE,
-  VERSION_STORED,
-  VERSION_ZIP64,
-  ZIP64_EOCD_SIZE,
-  ZIP64_LOCATOR_SIZE,
-  msToDosDateTime,
-} from "./zip-format.js";
+import { DeflateLanes, SNIFF_MIN_BYTES, SNIFF_SAMPLE_BYTES, looksIncompressible } from "./deflate-lanes.node.js";
+import { FLAG_UTF8, METHOD_DEFLATE, METHOD_STORED, U32_MAX, msToDosDateTime } from "./zip-format.js";
+import { centralRecord, directoryAttributes, endRecords, fileAttributes, localHeader, mtimeSeconds, type WrittenEntry } from "./zip-records.node.js";
 
 /** One node of the tree being archived (a backend's walk plus a way to read file bytes). */
 export interface ArchiveSourceEntry {
@@ -138,224 +113,14 @@ class OutputFile {
   }
 }
 
-/** What the central directory needs to know about a written entry. */
-interface WrittenEntry {
-  readonly nameBytes: Uint8Array;
-  readonly flags: number;
-  readonly method: number;
-  readonly dos: { date: number; time: number };
-  readonly mtimeSeconds: number | null;
-  readonly crc32: number;
-  readonly compressedSize: number;
-  readonly size: number;
-  readonly offset: number;
-  readonly externalAttributes: number;
-  readonly zip64Local: boolean;
-}
-
 /** A small file read and compressed ahead of its turn, or one that outgrew the buffer. */
 type Prepared =
   | { kind: "whole"; data: Uint8Array; method: number; crc32: number; size: number; sha256: string }
   | { kind: "overflow"; head: Uint8Array[]; rest: AsyncIterator<Uint8Array> };
 
-function mtimeSeconds(mtimeMs: number | null): number | null {
-  if (mtimeMs === null || !Number.isFinite(mtimeMs)) return null;
-  const seconds = Math.floor(mtimeMs / 1000);
-  return seconds >= 0 && seconds <= 0x7fffffff ? seconds : null;
-}
-
-function timestampExtra(seconds: number | null): Uint8Array {
-  if (seconds === null) return new Uint8Array(0);
-  const extra = Buffer.alloc(9);
-  extra.writeUInt16LE(EXTRA_EXTENDED_TIMESTAMP, 0);
-  extra.writeUInt16LE(5, 2);
-  extra.writeUInt8(1, 4);
-  extra.writeUInt32LE(seconds, 5);
-  return extra;
-}
-
-function writeU64(buffer: Buffer, value: number, at: number): void {
-  buffer.writeUInt32LE(value % 0x1_0000_0000, at);
-  buffer.writeUInt32LE(Math.floor(value / 0x1_0000_0000), at + 4);
-}
-
-function localHeader(entry: Omit<WrittenEntry, "offset" | "externalAttributes">): Buffer {
-  const stamp = timestampExtra(entry.mtimeSeconds);
-  const zip64Length = entry.zip64Local ? 20 : 0;
-  const header = Buffer.alloc(LOCAL_HEADER_SIZE + entry.nameBytes.length + stamp.length + zip64Length);
-  header.writeUInt32LE(SIG_LOCAL_HEADER, 0);
-  header.writeUInt16LE(entry.zip64Local ? VERSION_ZIP64 : entry.method === METHOD_DEFLATE ? VERSION_DEFLATE : VERSION_STORED, 4);
-  header.writeUInt16LE(entry.flags, 6);
-  header.writeUInt16LE(entry.method, 8);
-  header.writeUInt16LE(entry.dos.time, 10);
-  header.writeUInt16LE(entry.dos.date, 12);
-  header.writeUInt32LE(entry.crc32, 14);
-  header.writeUInt32LE(entry.zip64Local ? U32_MAX : entry.compressedSize, 18);
-  header.writeUInt32LE(entry.zip64Local ? U32_MAX : entry.size, 22);
-  header.writeUInt16LE(entry.nameBytes.length, 26);
-  header.writeUInt16LE(stamp.length + zip64Length, 28);
-  header.set(entry.nameBytes, LOCAL_HEADER_SIZE);
-  header.set(stamp, LOCAL_HEADER_SIZE + entry.nameBytes.length);
-  if (entry.zip64Local) {
-    const at = LOCAL_HEADER_SIZE + entry.nameBytes.length + stamp.length;
-    header.writeUInt16LE(EXTRA_ZIP64, at);
-    header.writeUInt16LE(16, at + 2);
-    writeU64(header, entry.size, at + 4);
-    writeU64(header, entry.compressedSize, at + 12);
-  }
-  return header;
-}
-
-function centralRecord(entry: WrittenEntry, forceZip64: boolean): Buffer {
-  const needSize = forceZip64 || entry.size >= U32_MAX;
-  const needCompressed = forceZip64 || entry.compressedSize >= U32_MAX;
-  const needOffset = forceZip64 || entry.offset >= U32_MAX;
-  const zip64Fields = [needSize ? entry.size : null, needCompressed ? entry.compressedSize : null, needOffset ? entry.offset : null].filter((v): v is number => v !== null);
-  const zip64Length = zip64Fields.length > 0 ? 4 + 8 * zip64Fields.length : 0;
-  const stamp = timestampExtra(entry.mtimeSeconds);
-  const record = Buffer.alloc(CENTRAL_HEADER_SIZE + entry.nameBytes.length + zip64Length + stamp.length);
-  record.writeUInt32LE(SIG_CENTRAL_HEADER, 0);
-  record.writeUInt16LE((HOST_UNIX << 8) | VERSION_ZIP64, 4);
-  record.writeUInt16LE(zip64Length > 0 || entry.zip64Local ? VERSION_ZIP64 : entry.method === METHOD_DEFLATE ? VERSION_DEFLATE : VERSION_STORED, 6);
-  record.writeUInt16LE(entry.flags, 8);
-  record.writeUInt16LE(entry.method, 10);
-  record.writeUInt16LE(entry.dos.time, 12);
-  record.writeUInt16LE(entry.dos.date, 14);
-  record.writeUInt32LE(entry.crc32, 16);
-  record.writeUInt32LE(needCompressed ? U32_MAX : entry.compressedSize, 20);
-  record.writeUInt32LE(needSize ? U32_MAX : entry.size, 24);
-  record.writeUInt16LE(entry.nameBytes.length, 28);
-  record.writeUInt16LE(zip64Length + stamp.length, 30);
-  // comment length, disk number, internal attributes: 0
-  record.writeUInt32LE(entry.externalAttributes, 38);
-  record.writeUInt32LE(needOffset ? U32_MAX : entry.offset, 42);
-  record.set(entry.nameBytes, CENTRAL_HEADER_SIZE);
-  let at = CENTRAL_HEADER_SIZE + entry.nameBytes.length;
-  if (zip64Length > 0) {
-    record.writeUInt16LE(EXTRA_ZIP64, at);
-    record.writeUInt16LE(zip64Length - 4, at + 2);
-    at += 4;
-    for (const value of zip64Fields) {
-      writeU64(record, value, at);
-      at += 8;
-    }
-  }
-  record.set(stamp, at);
-  return record;
-}
-
-function endRecords(count: number, cdOffset: number, cdSize: number, forceZip64: boolean): Buffer {
-  const zip64 = forceZip64 || count >= U16_MAX || cdOffset >= U32_MAX || cdSize >= U32_MAX;
-  const end = Buffer.alloc((zip64 ? ZIP64_EOCD_SIZE + ZIP64_LOCATOR_SIZE : 0) + EOCD_SIZE);
-  let at = 0;
-  if (zip64) {
-    end.writeUInt32LE(SIG_ZIP64_EOCD, 0);
-    writeU64(end, ZIP64_EOCD_SIZE - 12, 4);
-    end.writeUInt16LE((HOST_UNIX << 8) | VERSION_ZIP64, 12);
-    end.writeUInt16LE(VERSION_ZIP64, 14);
-    // disk numbers at 16 and 20: 0
-    writeU64(end, count, 24);
-    writeU64(end, count, 32);
-    writeU64(end, cdSize, 40);
-    writeU64(end, cdOffset, 48);
-    end.writeUInt32LE(SIG_ZIP64_LOCATOR, 56);
-    // disk with the ZIP64 end record at 60: 0
-    writeU64(end, cdOffset + cdSize, 64);
-    end.writeUInt32LE(1, 72);
-    at = ZIP64_EOCD_SIZE + ZIP64_LOCATOR_SIZE;
-  }
-  end.writeUInt32LE(SIG_EOCD, at);
-  end.writeUInt16LE(Math.min(count, U16_MAX), at + 8);
-  end.writeUInt16LE(Math.min(count, U16_MAX), at + 10);
-  end.writeUInt32LE(Math.min(cdSize, U32_MAX), at + 12);
-  end.writeUInt32LE(Math.min(cdOffset, U32_MAX), at + 16);
-  return end;
-}
-
 function isAscii(text: string): boolean {
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7e) return false;
   return true;
-}
-
-/** An empty final deflate block (BFINAL=1, fixed Huffman, end-of-block): ends a stream after a full flush. */
-const FINAL_EMPTY_BLOCK = Uint8Array.of(0x03, 0x00);
-
-/**
- * A long-lived raw deflate stream that compresses one buffer at a time as an independent
- * deflate stream: the data, a full flush (byte-aligned, history reset, so nothing refers to
- * earlier files) and an empty final block. This is how pigz makes independent blocks; it
- * saves zlib's per-stream set-up (~256 KiB of state per file), which dominated the cost of
- * small files. Output is read in paused mode after the flush completes, so the readable
- * buffer must hold one file's output: its high-water mark exceeds the buffered-file limit.
- */
-class DeflateLane {
-  readonly #stream: zlib.DeflateRaw;
-  #queue: Promise<unknown> = Promise.resolve();
-
-  constructor(level: number) {
-    this.#stream = zlib.createDeflateRaw({ level, readableHighWaterMark: 4 * BUFFERED_OVERFLOW_BYTES } as zlib.ZlibOptions);
-  }
-
-  compress(data: Uint8Array): Promise<Buffer> {
-    const result = this.#queue.then(() => this.#run(data));
-    this.#queue = result.catch(() => undefined);
-    return result;
-  }
-
-  #run(data: Uint8Array): Promise<Buffer> {
-    return new Promise((resolve, reject) => {
-      const stream = this.#stream;
-      const fail = (error: Error): void => reject(error);
-      stream.once("error", fail);
-      stream.write(data);
-      stream.flush(zlib.constants.Z_FULL_FLUSH, () => {
-        stream.off("error", fail);
-        const parts: Buffer[] = [];
-        for (let chunk = stream.read() as Buffer | null; chunk !== null; chunk = stream.read() as Buffer | null) parts.push(chunk);
-        parts.push(Buffer.from(FINAL_EMPTY_BLOCK));
-        resolve(Buffer.concat(parts));
-      });
-    });
-  }
-
-  close(): void {
-    this.#stream.destroy();
-  }
-}
-
-/** Lanes used round-robin (the threadpool has 4 threads; 2 are left for file I/O). */
-class DeflateLanes {
-  readonly #lanes: DeflateLane[];
-  #next = 0;
-
-  constructor(level: number, count: number) {
-    this.#lanes = Array.from({ length: count }, () => new DeflateLane(level));
-  }
-
-  compress(data: Uint8Array): Promise<Buffer> {
-    const lane = this.#lanes[this.#next] as DeflateLane;
-    this.#next = (this.#next + 1) % this.#lanes.length;
-    return lane.compress(data);
-  }
-
-  close(): void {
-    for (const lane of this.#lanes) lane.close();
-  }
-}
-
-/** Files at least this big are sniffed before being deflated. */
-const SNIFF_MIN_BYTES = 128 * 1024;
-/** How much of a file is test-compressed by the sniff. */
-const SNIFF_SAMPLE_BYTES = 64 * 1024;
-
-/**
- * True when a sample of the data does not compress (already-compressed media, archives,
- * random data): deflate runs slowest on such input (~20 MB/s here) for nothing, so the file
- * is stored instead. Level 1 on 64 KiB costs a fraction of a millisecond on text.
- */
-function looksIncompressible(parts: readonly Uint8Array[]): boolean {
-  const sample = Buffer.concat(parts).subarray(0, SNIFF_SAMPLE_BYTES);
-  return zlib.deflateRawSync(sample, { level: 1 }).length >= sample.length * 0.97;
 }
 
 async function prepareSmall(entry: ArchiveSourceEntry, level: number, lanes: DeflateLanes): Promise<Prepared> {
@@ -559,14 +324,6 @@ class ArchiveBuilder {
   }
 }
 
-function fileAttributes(mode: number | null): number {
-  return (S_IFREG | ((mode ?? 0o644) & 0o7777)) * 0x10000;
-}
-
-function directoryAttributes(mode: number | null): number {
-  return (S_IFDIR | ((mode ?? 0o755) & 0o7777)) * 0x10000 + DOS_DIRECTORY;
-}
-
 /**
  * Write a `.fs.zip` archive of `entries` to `archivePath` (parents created). Files are
  * `files/<path>`; empty directories become directory entries and are listed in the
@@ -585,7 +342,7 @@ export async function writeArchive(archivePath: string, entries: AsyncIterable<A
   let lanes: DeflateLanes | null = null;
   try {
     const builder = new ArchiveBuilder(new OutputFile(handle), options);
-    lanes = new DeflateLanes(Math.max(builder.level, 1), DEFLATE_LANES);
+    lanes = new DeflateLanes(Math.max(builder.level, 1), DEFLATE_LANES, BUFFERED_OVERFLOW_BYTES);
     const writeNext = async (): Promise<void> => {
       const next = inFlight.shift();
       if (next !== undefined) await builder.writeFile(next.entry, await next.prepared);
