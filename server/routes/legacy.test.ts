@@ -1,5 +1,6 @@
 // WINK's viewer API (wink-viewer.md, "Tested behaviours of A"), over real files.
-import { symlink, utimes, writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { mkdir, symlink, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { FIXTURES, cleanUp, copyFixture, get, post, snapshotLine, tempDir, testApp, writeSession } from "../test-support.js";
@@ -314,5 +315,47 @@ describe("loading", () => {
     const response = await get(app, "/");
     expect(response.statusCode).toBe(200);
     expect(response.body.toLowerCase()).toContain("<!doctype html>");
+  });
+});
+
+describe("directories and big lines", () => {
+  it("serves subdirectories only with the recursive flag", async () => {
+    const dir = await tempDir();
+    await writeSession(dir, "top.jsonl", [snapshotLine({ sessionId: "top" })]);
+    await mkdir(path.join(dir, "runs", "a"), { recursive: true });
+    await writeSession(path.join(dir, "runs", "a"), "nested.jsonl", [snapshotLine({ sessionId: "nested" })]);
+    const flat = await testApp({ path: dir });
+    expect((await get(flat, "/api/snapshots")).json().map((file: { path: string }) => file.path)).toEqual(["top.jsonl"]);
+    const deep = await testApp({ path: dir, recursive: true });
+    expect((await get(deep, "/api/snapshots")).json().map((file: { path: string }) => file.path).sort()).toEqual(["runs/a/nested.jsonl", "top.jsonl"]);
+    expect((await get(deep, "/api/meta?file=runs/a/nested.jsonl")).json().session_id).toBe("nested");
+    expect((await post(deep, "/api/switch", { path: "runs" })).json().path).toBe("runs/a/nested.jsonl");
+  });
+
+  it("answers for a 17 MB line, paginating its slice", async () => {
+    const dir = await tempDir();
+    const big = "x".repeat(17 * 1024 * 1024);
+    await writeSession(dir, "big.jsonl", [snapshotLine({ sessionId: "big", slices: [{ type: NOTE, items: [{ text: big }, { text: "small" }] }] })]);
+    const app = await testApp({ path: dir });
+    expect((await get(app, "/api/meta")).json().slices[0].count).toBe(2);
+    const page = (await get(app, `/api/slices/${encodeURIComponent(NOTE)}?offset=1&limit=1`)).json();
+    expect(page.items).toEqual([{ __type__: NOTE, text: "small" }]);
+    const first = await get(app, `/api/slices/${encodeURIComponent(NOTE)}?limit=1`);
+    expect(first.statusCode).toBe(200);
+    expect(first.json().items[0].text).toHaveLength(big.length);
+  });
+
+  it("switching files switches the companion archive", async () => {
+    const dir = await tempDir();
+    for (const [name, content] of [["one", "first"], ["two", "second"]] as const) {
+      await writeSession(dir, `${name}.jsonl`, [snapshotLine({ sessionId: name })]);
+      execFileSync("python3", ["-c", `import zipfile,sys\nwith zipfile.ZipFile(sys.argv[1], "w") as z:\n  z.writestr("files/${name}.txt", "${content}")\n  z.writestr("manifest.json", '{"version":"1","created_at":"2026-11-22T00:00:00+00:00","file_count":1,"total_bytes":${content.length}}')`, path.join(dir, `${name}.fs.zip`)]);
+    }
+    const app = await testApp({ path: dir });
+    await post(app, "/api/switch", { path: "one.jsonl" });
+    expect((await get(app, "/api/filesystem/file?path=one.txt")).json().content).toBe("first");
+    await post(app, "/api/switch", { path: "two.jsonl" });
+    expect((await get(app, "/api/filesystem/file?path=two.txt")).json().content).toBe("second");
+    expect((await get(app, "/api/filesystem/file?path=one.txt")).statusCode).toBe(404);
   });
 });

@@ -14,15 +14,8 @@ export function flatFileTree(entries: readonly FileIndexEntry[]): FileTreeEntryV
   return entries.map((entry) => ({ path: entry.path, size_bytes: entry.size })).sort((a, b) => comparePaths(a.path, b.path));
 }
 
-interface MutableNode {
-  name: string;
-  path: string;
-  type: "file" | "directory";
-  size_bytes: number;
-  change: ChangeKind | null;
-  changed_count: number;
-  children?: Map<string, MutableNode>;
-}
+/** A node while the tree is built: children by name. */
+type MutableNode = Omit<FileTreeNodeView, "children"> & { children?: Map<string, MutableNode> };
 
 /**
  * Builds the tree of `entries`. With `changes` (a diff from the base snapshot to this one)
