@@ -16,7 +16,7 @@ import path from "node:path";
 import { SnapshotCreationError, SnapshotError, SnapshotIncompatibleError, SnapshotRestoreError, WinkError } from "../../errors.js";
 import { STAGING_PREFIX } from "../../filesystem/host/tree-apply.js";
 import type { FilesystemDiff, FilesystemSnapshot } from "../types.js";
-import { parentBytePath, toBytePath } from "./byte-paths.js";
+import { compareBytePaths, toBytePath } from "./byte-paths.js";
 import { GitObjectReader } from "./git-object-reader.js";
 import { FastImportWriter } from "./git-fast-import.js";
 import { requireGit } from "./git-process.js";
@@ -29,13 +29,13 @@ import {
   BASE_REF,
   SNAPSHOT_REF_PREFIX,
   type CommitMeta,
-  type TreeLeaf,
 } from "./git-repo.js";
-import { diffLeaves } from "./leaf-diff.js";
-import { identifyLeaves } from "./leaf-identity.js";
+import { diffSnapshotWithWorkspace, planGitRestore } from "./git-restore-plan.js";
+import { readCommit, readSnapshotCommit, stageBlobs, treeChanges, type SnapshotCommit } from "./git-target.js";
+import { finishDiff } from "./leaf-diff.js";
 import { LeafReader } from "./leaf-reader.js";
-import { readCommitTree, readSnapshotCommit, readTreeLeaves, stageBlobs, targetFromTree } from "./git-target.js";
-import { applyRestorePlan, indexAfterRestore, planRestore, planSize } from "./restore-plan.js";
+import { applyRestorePlan, planSize } from "./restore-plan.js";
+import { missingLeaves, readUntrustedLeaves, type ReadLeaves } from "./workspace-delta.js";
 import type { HostSnapshotStrategy, OperationStats, SnapshotDraft, StrategyContext } from "./strategy.js";
 import { loadWorkspaceIndex, saveWorkspaceIndex, type IndexEntry, type WorkspaceIndex } from "./workspace-index.js";
 import { releaseGitSnapshots } from "./release.js";
@@ -51,10 +51,6 @@ export interface GitStrategyOptions {
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-function identityOf(kind: "file" | "symlink", perm: number, oid: string): string {
-  return `${gitModeOf(kind, perm)} ${oid}`;
 }
 
 export class GitSnapshotStrategy implements HostSnapshotStrategy {
@@ -135,62 +131,28 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
       throw new SnapshotCreationError(`Failed to create snapshot: ${message(error)}`, { root: this.context.root }, { cause: error });
     }
     const base = await this.currentIndex(repo);
-    const baseEntries = base?.entries ?? new Map<string, IndexEntry>();
     const reader = new LeafReader(this.rootBytes);
-
-    const perms: [string, number][] = [];
-    const dirsWithLeaves = new Set<string>();
-    for (const leafPath of scan.leaves.keys()) {
-      for (let d = parentBytePath(leafPath); d !== "" && !dirsWithLeaves.has(d); d = parentBytePath(d)) dirsWithLeaves.add(d);
-    }
-    const emptyDirs = [...scan.dirs.keys()].filter((d) => !dirsWithLeaves.has(d)).sort();
-    for (const [dir, perm] of scan.dirs) if (perm !== defaultPerm("dir")) perms.push([dir, perm]);
-
-    // The counts go into the commit message, written before the files are read, so they
-    // come from the scan (a file vanishing meanwhile leaves them one high).
-    const counts = { fileCount: 0, totalBytes: 0 };
-    for (const stat of scan.leaves.values()) {
-      counts.fileCount += 1;
-      counts.totalBytes += stat.size;
-    }
+    const meta: CommitMeta = { ...draft, ...captureCounts(scan), emptyDirs: emptyDirsOf(scan), perms: unusualPerms(scan) };
     const writer = FastImportWriter.start(repo.git);
     let commit: string;
-    let entries: Map<string, IndexEntry>;
-    let changed = 0;
+    let read: ReadLeaves;
+    const missing = missingLeaves(scan, base);
+    let changed = missing.length;
     try {
+      await writer.begin({ ref: `${SNAPSHOT_REF_PREFIX}${draft.snapshotId}`, message: encodeCommitMessage(meta), time: Date.parse(draft.createdAt) / 1000, parent: base?.ref ?? null });
       // Deletions first: a path that turned from file into directory (or back) is then free.
-      const deleted = new Set<string>();
-      for (const p of baseEntries.keys()) {
-        if (!scan.leaves.has(p)) deleted.add(p);
-      }
-      for (const [p, stat] of scan.leaves) {
-        const mode = gitModeOf(stat.kind, stat.perm);
-        if (stat.kind === "file" && stat.perm !== defaultPerm(mode)) perms.push([p, stat.perm]);
-      }
-      perms.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-      const meta: CommitMeta = { ...draft, ...counts, emptyDirs, perms };
-      await writer.begin({
-        ref: `${SNAPSHOT_REF_PREFIX}${draft.snapshotId}`,
-        message: encodeCommitMessage(meta),
-        time: Date.parse(draft.createdAt) / 1000,
-        parent: base?.ref ?? null,
-      });
-      for (const p of deleted) await writer.delete(p);
-      changed += deleted.size;
-      const identified = await identifyLeaves(scan, base, reader, async (p, hashed) => {
+      for (const p of missing) await writer.delete(p);
+      read = await readUntrustedLeaves(scan, base, reader, async (p, hashed) => {
         const mode = gitModeOf(hashed.stat.kind, hashed.stat.perm);
-        const previous = baseEntries.get(p);
+        const previous = base?.entries.get(p);
         if (previous !== undefined && previous.oid === hashed.oid && gitModeOf(previous.kind, previous.perm) === mode) return;
         changed += 1;
         if (hashed.data !== null) await writer.modify(p, mode, hashed.data);
         else await writer.modifyStreamed(p, mode, hashed.stat.size, (sink) => reader.stream(p, hashed, sink));
       });
-      entries = identified.entries;
-      for (const p of scan.leaves.keys()) {
-        if (!entries.has(p) && baseEntries.has(p) && !deleted.has(p)) await writer.delete(p); // vanished while hashing
-      }
+      for (const p of read.vanished) if (base?.entries.has(p)) await writer.delete(p);
       commit = await writer.finish([BASE_REF]);
-      this.lastStats = { operation: "capture", leaves: scan.leaves.size, read: identified.hashedCount, changed };
+      this.lastStats = { operation: "capture", leaves: scan.leaves.size, read: read.changed.size, changed };
     } catch (error) {
       await writer.abort();
       repo.removeCrashReports();
@@ -199,7 +161,13 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
       }
       throw new SnapshotCreationError(`Failed to create snapshot commit: ${message(error)}`, { gitDir: repo.gitDir }, { cause: error });
     }
-    this.setIndex(repo, { ref: commit, scanStartedAtMs: scan.startedAtMs, entries });
+    // The commit's leaves: the base's, minus what went, plus what was read.
+    const entries = base === null ? new Map<string, IndexEntry>() : new Map(base.entries);
+    for (const p of missing) entries.delete(p);
+    for (const p of read.vanished) entries.delete(p);
+    for (const [p, entry] of read.changed) entries.set(p, entry);
+    const treeDirs = read.vanished.length === 0 ? scan.dirsWithLeaves : undefined; // rare race: derive them from the leaves
+    this.setIndex(repo, { ref: commit, scanStartedAtMs: scan.startedAtMs, entries, ...(treeDirs === undefined ? {} : { treeDirs }) });
     this.snapshotsSinceCompact += 1;
     if (this.snapshotsSinceCompact >= COMPACT_EVERY) {
       this.snapshotsSinceCompact = 0;
@@ -207,8 +175,8 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
     }
     return {
       ...draft,
-      fileCount: counts.fileCount,
-      totalBytes: counts.totalBytes,
+      fileCount: meta.fileCount,
+      totalBytes: meta.totalBytes,
       backend: "host",
       strategy: "git",
       commitRef: commit,
@@ -249,62 +217,84 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
       throw fail(message(error), error);
     }
     const ours = repo === this.repo;
-    const reader = new GitObjectReader(repo.git);
+    const objects = new GitObjectReader(repo.git);
     try {
-      const found = await readSnapshotCommit(reader, snapshot.snapshotId, snapshot.commitRef);
+      const found = await readSnapshotCommit(objects, snapshot.snapshotId, snapshot.commitRef);
       if (found === "missing") throw fail(`commit ${snapshot.commitRef} is not in ${repo.gitDir}`);
       // A released (pruned) snapshot stays unrestorable even before git collects its objects.
       if (found === "released") throw fail(`the snapshot was released (no ${SNAPSHOT_REF_PREFIX}${snapshot.snapshotId} pointing at ${snapshot.commitRef} in ${repo.gitDir})`);
-      const index = ours ? await this.currentIndex(repo) : null;
-      let base: { tree: string; leaves: ReadonlyMap<string, IndexEntry> } | null = null;
-      if (index !== null) {
-        const tree = index.ref === found.commit ? found.tree : await readCommitTree(reader, index.ref);
-        if (tree !== null) base = { tree, leaves: index.entries };
-      }
-      const target = targetFromTree(await readTreeLeaves(reader, found.tree, base), found.meta);
+      const { index, base } = await this.baseFor(repo, objects, ours, found);
+      const changes = await treeChanges(objects, found.tree, base?.tree ?? null);
       const scan = this.scan();
-      const current = await identifyLeaves(scan, index, new LeafReader(this.rootBytes));
-      const plan = planRestore({ leaves: current.entries, dirs: scan.dirs, others: scan.others }, target);
-      await applyRestorePlan(this.context.root, plan, (staging) => stageBlobs(reader, staging, plan.puts, target), this.context.treeApply);
-      this.lastStats = { operation: "restore", leaves: scan.leaves.size, read: current.hashedCount, changed: planSize(plan) };
-      // The workspace now mirrors the commit. The index is kept in memory only: the one on
-      // disk still describes an older commit consistently, and a new process merely re-reads
-      // the files this restore wrote.
+      const missing = missingLeaves(scan, index);
+      const read = await readUntrustedLeaves(scan, index, new LeafReader(this.rootBytes));
+      const plan = planGitRestore({ scan, index, read, missing, changes, baseMeta: base?.meta ?? null, targetMeta: found.meta });
+      await applyRestorePlan(this.context.root, plan, (staging) => stageBlobs(objects, staging, plan.puts, plan.targets), this.context.treeApply);
+      this.lastStats = { operation: "restore", leaves: scan.leaves.size, read: read.changed.size, changed: planSize(plan) };
+      // The workspace now mirrors the commit. The index stays in memory only: the file on
+      // disk still describes an older commit consistently, and a new process merely reads
+      // again the files this restore wrote.
       if (ours) {
-        const entries = indexAfterRestore(this.rootBytes, target.leaves, current.entries, plan.puts, (_p, leaf) => leaf.oid);
-        this.index = { ref: found.commit, scanStartedAtMs: scan.startedAtMs, entries };
+        this.index = plan.nextIndex(this.rootBytes, found.commit, scan.startedAtMs);
+        this.indexLoaded = true;
       }
     } catch (error) {
       if (error instanceof SnapshotRestoreError) throw error;
       const reason = error instanceof Error && error.name === "MissingObjectError" ? `the snapshot is corrupt (${message(error)})` : message(error);
       throw fail(reason, error);
     } finally {
-      await reader.close().catch(() => reader.destroy());
+      await objects.close().catch(() => objects.destroy());
     }
   }
 
+  /** The workspace index and the commit it mirrors, when both are usable (else a full comparison). */
+  private async baseFor(repo: GitSnapshotRepo, objects: GitObjectReader, ours: boolean, found: SnapshotCommit): Promise<{ index: WorkspaceIndex | null; base: SnapshotCommit | null }> {
+    const index = ours ? await this.currentIndex(repo) : null;
+    if (index === null) return { index: null, base: null };
+    const base = index.ref === found.commit ? found : await readCommit(objects, index.ref);
+    return base === null ? { index: null, base: null } : { index, base };
+  }
+
   async diff(base: FilesystemSnapshot, target: FilesystemSnapshot | null): Promise<FilesystemDiff> {
+    const fail = (reason: string, id = base.snapshotId): SnapshotError => new SnapshotError(`Cannot diff snapshot ${id}: ${reason}`, { snapshotId: id });
+    if (target !== null && target.strategy !== "git") throw new SnapshotIncompatibleError(`Cannot diff a git snapshot with a ${target.strategy} snapshot`, { snapshotId: target.snapshotId });
+    let repo: GitSnapshotRepo;
     try {
-      const repo = await this.repoFor(base);
-      const baseCommit = await repo.resolveCommit(base.commitRef);
-      if (baseCommit === null) throw new SnapshotError(`Cannot diff: commit ${base.commitRef} is not in ${repo.gitDir}`, { snapshotId: base.snapshotId });
+      repo = await this.repoFor(base);
+    } catch (error) {
+      if (error instanceof WinkError) throw error;
+      throw fail(message(error));
+    }
+    const objects = new GitObjectReader(repo.git);
+    try {
+      const from = await readCommit(objects, base.commitRef);
+      if (from === null) throw fail(`commit ${base.commitRef} is not in ${repo.gitDir}`);
       if (target !== null) {
-        if (target.strategy !== "git") throw new SnapshotIncompatibleError(`Cannot diff a git snapshot with a ${target.strategy} snapshot`, { snapshotId: target.snapshotId });
-        const targetCommit = await repo.resolveCommit(target.commitRef);
-        if (targetCommit === null) throw new SnapshotError(`Cannot diff: commit ${target.commitRef} is not in ${repo.gitDir}`, { snapshotId: target.snapshotId });
-        const [baseTree, targetTree] = await Promise.all([repo.listTree(baseCommit), repo.listTree(targetCommit)]);
-        return diffLeaves(treeIdentities(baseTree), treeIdentities(targetTree));
+        const to = await readCommit(objects, target.commitRef);
+        if (to === null) throw fail(`commit ${target.commitRef} is not in ${repo.gitDir}`, target.snapshotId);
+        const changes = await treeChanges(objects, to.tree, from.tree);
+        const added: string[] = [];
+        const modified: string[] = [];
+        const deleted: string[] = [];
+        for (const [p, leaf] of changes.leaves) {
+          if (leaf === null) deleted.push(p);
+          else (changes.existed.has(p) ? modified : added).push(p);
+        }
+        const targetCount = to.meta?.fileCount ?? target.fileCount;
+        return finishDiff(added, modified, deleted, targetCount - added.length - modified.length);
       }
-      const baseTree = await repo.listTree(baseCommit);
+      // Against the workspace: both sides as changes from the commit the index mirrors.
+      const { index, base: mirrored } = await this.baseFor(repo, objects, repo === this.repo, from);
+      const changes = await treeChanges(objects, from.tree, mirrored?.tree ?? null);
       const scan = this.scan();
-      const index = repo === this.repo ? await this.currentIndex(repo) : null;
-      const current = await identifyLeaves(scan, index, new LeafReader(this.rootBytes));
-      const now = new Map<string, string>();
-      for (const [p, entry] of current.entries) now.set(p, identityOf(entry.kind, entry.perm, entry.oid));
-      return diffLeaves(treeIdentities(baseTree), now);
+      const read = await readUntrustedLeaves(scan, index, new LeafReader(this.rootBytes));
+      const result = diffSnapshotWithWorkspace({ scan, index, read, missing: missingLeaves(scan, index), changes, baseMeta: mirrored?.meta ?? null, targetMeta: from.meta });
+      return finishDiff(result.added, result.modified, result.deleted, result.unchangedCount);
     } catch (error) {
       if (error instanceof WinkError) throw error;
       throw new SnapshotError(`Cannot diff snapshot ${base.snapshotId}: ${message(error)}`, { snapshotId: base.snapshotId }, { cause: error });
+    } finally {
+      await objects.close().catch(() => objects.destroy());
     }
   }
 
@@ -350,11 +340,6 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
   }
 }
 
-function treeIdentities(tree: ReadonlyMap<string, TreeLeaf>): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const [p, leaf] of tree) if (leaf.mode !== "160000") out.set(p, `${leaf.mode} ${leaf.oid}`);
-  return out;
-}
 
 function existsDir(dir: string): boolean {
   try {
@@ -362,4 +347,24 @@ function existsDir(dir: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** fileCount/totalBytes for the commit trailer, written before the files are read, so from the scan. */
+function captureCounts(scan: WorkspaceScan): { fileCount: number; totalBytes: number } {
+  let totalBytes = 0;
+  for (const stat of scan.leaves.values()) totalBytes += stat.size;
+  return { fileCount: scan.leaves.size, totalBytes };
+}
+
+/** Directories without any leaf below: git trees cannot hold them, the trailer does. */
+function emptyDirsOf(scan: WorkspaceScan): string[] {
+  return [...scan.dirs.keys()].filter((dir) => !scan.dirsWithLeaves.has(dir)).sort(compareBytePaths);
+}
+
+/** Permission bits a git mode does not say: files other than 0644/0755, directories other than 0755. */
+function unusualPerms(scan: WorkspaceScan): [string, number][] {
+  const perms: [string, number][] = [];
+  for (const [dir, perm] of scan.dirs) if (perm !== defaultPerm("dir")) perms.push([dir, perm]);
+  for (const [p, stat] of scan.leaves) if (stat.kind === "file" && stat.perm !== defaultPerm(gitModeOf(stat.kind, stat.perm))) perms.push([p, stat.perm]);
+  return perms.sort((a, b) => compareBytePaths(a[0], b[0]));
 }

@@ -1,17 +1,16 @@
 /**
- * The target state of a git restore, read through one `cat-file --batch` process: the
- * snapshot's ref and commit, and its tree's leaves. When the workspace index mirrors
- * another commit, only the subtrees whose ids differ from that commit's are read, so the
- * cost follows the size of the change, not of the tree.
+ * Reading a git restore's target through one `cat-file --batch` process: the snapshot's
+ * ref and commit, the changes between its tree and the tree the workspace index mirrors
+ * (only subtrees whose ids differ are read, so the cost follows the size of the change),
+ * and the blobs to stage.
  */
 import { Buffer } from "node:buffer";
 
 import type { TreeStaging } from "../../filesystem/host/tree-apply.js";
 import { toDisplayPath } from "./byte-paths.js";
-import { decodeCommitMessage, defaultPerm, gitModeOf, SNAPSHOT_REF_PREFIX, type CommitMeta, type TreeLeaf } from "./git-repo.js";
+import { decodeCommitMessage, defaultPerm, SNAPSHOT_REF_PREFIX, type CommitMeta, type TreeLeaf } from "./git-repo.js";
 import { MissingObjectError, type GitObjectReader, type ObjectSink } from "./git-object-reader.js";
-import { stagedName, withAncestors, type TargetLeaf, type TargetState } from "./restore-plan.js";
-import type { IndexEntry } from "./workspace-index.js";
+import { stagedName, type TargetLeaf } from "./restore-plan.js";
 
 export interface SnapshotCommit {
   readonly commit: string;
@@ -44,14 +43,21 @@ export async function readSnapshotCommit(reader: GitObjectReader, snapshotId: st
   return direct === null || direct.type !== "commit" ? "missing" : "released";
 }
 
-/** The tree id of any commit (e.g. the one the workspace index mirrors), or null. */
-export async function readCommitTree(reader: GitObjectReader, commit: string): Promise<string | null> {
+/** Any commit of the repository (e.g. the one the workspace index mirrors), or null. */
+export async function readCommit(reader: GitObjectReader, commit: string): Promise<SnapshotCommit | null> {
   const object = await reader.read(commit);
-  return object === null || object.type !== "commit" ? null : parseCommit(commit, object.content).tree;
+  return object === null || object.type !== "commit" ? null : parseCommit(commit, object.content);
 }
 
-/** Leaves of `tree` that differ from `base` (null: every leaf). Removed leaves map to null. */
-async function changedLeaves(reader: GitObjectReader, tree: string | null, base: string | null, prefix: string, out: Map<string, TreeLeaf | null>): Promise<void> {
+/** What differs between two trees: leaves (null = removed) and directories (true = appears, false = disappears). */
+export interface TreeChanges {
+  readonly leaves: Map<string, TreeLeaf | null>;
+  readonly dirs: Map<string, boolean>;
+  /** Changed leaf paths that were leaves in the base too (modified or removed, not added). */
+  readonly existed: Set<string>;
+}
+
+async function walkChanges(reader: GitObjectReader, tree: string | null, base: string | null, prefix: string, out: TreeChanges): Promise<void> {
   if (tree === base) return;
   const [mine, theirs] = await Promise.all([tree === null ? [] : reader.tree(tree), base === null ? [] : reader.tree(base)]);
   const before = new Map(theirs.map((entry) => [entry.name, entry]));
@@ -59,63 +65,61 @@ async function changedLeaves(reader: GitObjectReader, tree: string | null, base:
   for (const entry of mine) {
     const old = before.get(entry.name);
     before.delete(entry.name);
-    const path = prefix + entry.name;
     if (old !== undefined && old.oid === entry.oid && old.mode === entry.mode) continue;
+    const path = prefix + entry.name;
     const isDir = entry.mode === TREE_MODE;
     const wasDir = old?.mode === TREE_MODE;
-    if (isDir) nested.push(changedLeaves(reader, entry.oid, wasDir ? (old?.oid ?? null) : null, `${path}/`, out));
-    else out.set(path, { mode: entry.mode, oid: entry.oid });
-    if (old !== undefined && wasDir && !isDir) nested.push(changedLeaves(reader, null, old.oid, `${path}/`, out));
-    else if (old !== undefined && !wasDir && isDir) out.set(path, null);
+    if (isDir) {
+      if (!wasDir) out.dirs.set(path, true);
+      if (old !== undefined && !wasDir) {
+        out.leaves.set(path, null);
+        out.existed.add(path);
+      }
+      nested.push(walkChanges(reader, entry.oid, wasDir ? (old?.oid ?? null) : null, `${path}/`, out));
+    } else {
+      out.leaves.set(path, { mode: entry.mode, oid: entry.oid });
+      if (old !== undefined && !wasDir) out.existed.add(path);
+      if (wasDir) {
+        out.dirs.set(path, false);
+        nested.push(walkChanges(reader, null, old?.oid ?? null, `${path}/`, out));
+      }
+    }
   }
   for (const [name, old] of before) {
-    if (old.mode === TREE_MODE) nested.push(changedLeaves(reader, null, old.oid, `${prefix}${name}/`, out));
-    else out.set(prefix + name, null);
+    if (old.mode !== TREE_MODE) {
+      out.leaves.set(prefix + name, null);
+      out.existed.add(prefix + name);
+      continue;
+    }
+    out.dirs.set(prefix + name, false);
+    nested.push(walkChanges(reader, null, old.oid, `${prefix}${name}/`, out));
   }
   await Promise.all(nested);
 }
 
 /**
- * Every leaf of `tree`. With `base` (a tree whose leaves are `baseLeaves`, e.g. the commit
- * the workspace index mirrors), only the subtrees that differ are read.
+ * The changes from tree `base` to tree `tree` (null: the empty tree). Identical subtrees
+ * are skipped by id, so the cost follows the size of the change.
  */
-export async function readTreeLeaves(
-  reader: GitObjectReader,
-  tree: string,
-  base: { readonly tree: string; readonly leaves: ReadonlyMap<string, IndexEntry> } | null,
-): Promise<Map<string, TreeLeaf>> {
-  const changes = new Map<string, TreeLeaf | null>();
-  await changedLeaves(reader, tree, base?.tree ?? null, "", changes);
-  const leaves = new Map<string, TreeLeaf>();
-  if (base !== null) {
-    for (const [path, entry] of base.leaves) if (!changes.has(path)) leaves.set(path, { mode: gitModeOf(entry.kind, entry.perm), oid: entry.oid });
-  }
-  for (const [path, leaf] of changes) if (leaf !== null) leaves.set(path, leaf);
-  return leaves;
+export async function treeChanges(reader: GitObjectReader, tree: string | null, base: string | null): Promise<TreeChanges> {
+  const out: TreeChanges = { leaves: new Map(), dirs: new Map(), existed: new Set() };
+  await walkChanges(reader, tree, base, "", out);
+  return out;
 }
 
-/** The restore target: leaves with their permission bits, and every directory (empty ones from the commit's trailer). */
-export function targetFromTree(tree: ReadonlyMap<string, TreeLeaf>, meta: CommitMeta | null): TargetState {
-  const perms = new Map<string, number>(meta?.perms ?? []);
-  const leaves = new Map<string, TargetLeaf>();
-  const gitlinks: string[] = [];
-  for (const [path, leaf] of tree) {
-    if (leaf.mode === "160000") {
-      gitlinks.push(path); // made by another tool: restored as an (empty) directory
-      continue;
-    }
-    const kind = leaf.mode === "120000" ? "symlink" : "file";
-    leaves.set(path, { kind, oid: leaf.oid, perm: perms.get(path) ?? defaultPerm(leaf.mode) });
-  }
-  return { leaves, dirs: withAncestors(leaves.keys(), [...(meta?.emptyDirs ?? []), ...gitlinks], perms) };
+/** A tree leaf as a restore target, with the permission bits the commit's trailer records. */
+export function targetLeaf(leaf: TreeLeaf, perm: number | undefined): TargetLeaf | null {
+  if (leaf.mode === "160000") return null; // a gitlink made by another tool: restored as a directory
+  const kind = leaf.mode === "120000" ? "symlink" : "file";
+  return { kind, oid: leaf.oid, perm: perm ?? defaultPerm(leaf.mode) };
 }
 
 /** Stage the blobs of `puts` (files with their permission bits, symlinks as links) as `stagedName(i)`. */
-export async function stageBlobs(reader: GitObjectReader, staging: TreeStaging, puts: readonly string[], target: TargetState): Promise<void> {
+export async function stageBlobs(reader: GitObjectReader, staging: TreeStaging, puts: readonly string[], targets: ReadonlyMap<string, TargetLeaf>): Promise<void> {
   // allSettled: every sink is finished before a failure lets the caller discard the staging.
   const results = await Promise.allSettled(
     puts.map((path, index) => {
-      const leaf = target.leaves.get(path) as TargetLeaf;
+      const leaf = targets.get(path) as TargetLeaf;
       return reader.stream(leaf.oid, async (): Promise<ObjectSink> => {
         if (leaf.kind === "file") return staging.createFile(stagedName(index), leaf.perm);
         const parts: Uint8Array[] = [];

@@ -78,6 +78,18 @@ function runChild(
   });
 }
 
+function sameLines(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((line, i) => line === b[i]);
+}
+
+function describeDifference(actual: readonly string[], expected: readonly string[]): string {
+  const have = new Set(actual);
+  const want = new Set(expected);
+  const missing = expected.filter((line) => !have.has(line));
+  const extra = actual.filter((line) => !want.has(line));
+  return `${missing.length} missing ${JSON.stringify(missing.slice(0, 5))}, ${extra.length} extra ${JSON.stringify(extra.slice(0, 5))}`;
+}
+
 /** Two states of a workspace that differ in every way a restore handles. */
 function buildStates(root: string): { a: Record<string, string | { content: string; mode: number } | { dir: true }>; b: () => void } {
   const a: Record<string, string | { content: string; mode: number } | { dir: true }> = {};
@@ -136,11 +148,9 @@ describe("restore interrupted by kill -9", () => {
       else expect(run.result?.error ?? null, run.stderr).toBeNull();
       await recoverTreeChanges(root, { stateDir: state });
       const print = fingerprint(root);
-      if (print.length === oldPrint.length && print.every((line, j) => line === oldPrint[j])) current = "old";
-      else {
-        expect(print, `iteration ${i}: mixed state after a kill`).toEqual(newPrint);
-        current = "new";
-      }
+      if (sameLines(print, oldPrint)) current = "old";
+      else if (sameLines(print, newPrint)) current = "new";
+      else expect.fail(`iteration ${i} (${run.signal ?? "exited"}): mixed state after a kill; against the old tree ${describeDifference(print, oldPrint)}; against the new tree ${describeDifference(print, newPrint)}`);
       seen[current] += 1;
     }
     expect(seen.interrupted).toBeGreaterThan(30);

@@ -133,7 +133,7 @@ export async function applyRestorePlan(
 }
 
 /** Stat of a leaf the restore just wrote; a stat that never matches when it cannot be read. */
-function statOrNever(rootBytes: string, relative: string, kind: LeafKind): LeafStat {
+export function statOrNever(rootBytes: string, relative: string, kind: LeafKind): LeafStat {
   try {
     return leafStatOf(lstatSync(toFsPath(joinBytePath(rootBytes, relative))), kind);
   } catch {

@@ -31,6 +31,8 @@ export interface WorkspaceIndex {
   readonly ref: string;
   readonly scanStartedAtMs: number;
   readonly entries: Map<string, IndexEntry>;
+  /** git: the directories that are trees of `ref` (those with leaves below). */
+  readonly treeDirs?: ReadonlySet<string>;
 }
 
 const FORMAT_VERSION = 1;
@@ -52,7 +54,7 @@ export function loadWorkspaceIndex(file: string, rootPath: string): WorkspaceInd
     return null;
   }
   if (typeof parsed !== "object" || parsed === null) return null;
-  const data = parsed as { version?: unknown; root?: unknown; ref?: unknown; scanStartedAtMs?: unknown; entries?: unknown };
+  const data = parsed as { version?: unknown; root?: unknown; ref?: unknown; scanStartedAtMs?: unknown; entries?: unknown; treeDirs?: unknown };
   if (data.version !== FORMAT_VERSION || data.root !== rootPath || typeof data.ref !== "string" || typeof data.scanStartedAtMs !== "number" || !Array.isArray(data.entries)) {
     return null;
   }
@@ -64,14 +66,32 @@ export function loadWorkspaceIndex(file: string, rootPath: string): WorkspaceInd
     const leafKind: LeafKind = kind === 1 ? "symlink" : "file";
     entries.set(p, { kind: leafKind, perm, size, mtimeMs, ctimeMs, ino, oid });
   }
-  return { ref: data.ref, scanStartedAtMs: data.scanStartedAtMs, entries };
+  const treeDirs = Array.isArray(data.treeDirs) && data.treeDirs.every((d) => typeof d === "string") ? new Set(data.treeDirs as string[]) : undefined;
+  return { ref: data.ref, scanStartedAtMs: data.scanStartedAtMs, entries, ...(treeDirs === undefined ? {} : { treeDirs }) };
 }
 
 /** Write an index file atomically (temp file + rename in the same directory). */
+/** Serialised form of each entry object; entries are immutable and reused across indexes, so most saves only join strings. */
+const packedCache = new WeakMap<IndexEntry, { path: string; text: string }>();
+
+function packEntry(path: string, e: IndexEntry): string {
+  const packed: PackedEntry = [path, e.kind === "symlink" ? 1 : 0, e.perm, e.size, e.mtimeMs, e.ctimeMs, e.ino, e.oid];
+  return JSON.stringify(packed);
+}
+
 export function saveWorkspaceIndex(file: string, rootPath: string, index: WorkspaceIndex): void {
-  const packed: PackedEntry[] = [];
-  for (const [p, e] of index.entries) packed.push([p, e.kind === "symlink" ? 1 : 0, e.perm, e.size, e.mtimeMs, e.ctimeMs, e.ino, e.oid]);
-  const body = JSON.stringify({ version: FORMAT_VERSION, root: rootPath, ref: index.ref, scanStartedAtMs: index.scanStartedAtMs, entries: packed });
+  const parts: string[] = [];
+  for (const [p, e] of index.entries) {
+    let cached = packedCache.get(e);
+    // Keyed by the entry object; one reused under another path is serialised again.
+    if (cached === undefined || cached.path !== p) {
+      cached = { path: p, text: packEntry(p, e) };
+      packedCache.set(e, cached);
+    }
+    parts.push(cached.text);
+  }
+  const head = JSON.stringify({ version: FORMAT_VERSION, root: rootPath, ref: index.ref, scanStartedAtMs: index.scanStartedAtMs, treeDirs: index.treeDirs === undefined ? null : [...index.treeDirs] });
+  const body = `${head.slice(0, -1)},"entries":[${parts.join(",")}]}`;
   mkdirSync(path.dirname(file), { recursive: true });
   const temp = `${file}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
   try {

@@ -9,7 +9,7 @@
  */
 import { constants, fstatSync, lstatSync, readdirSync, type Stats } from "node:fs";
 
-import { joinBytePath, toDisplayPath, toFsPath } from "./byte-paths.js";
+import { joinBytePath, parentBytePath, toDisplayPath, toFsPath } from "./byte-paths.js";
 
 export type LeafKind = "file" | "symlink";
 
@@ -31,6 +31,8 @@ export interface WorkspaceScan {
   readonly dirs: Map<string, number>;
   /** FIFOs, sockets and devices: never stored, removed by a restore. */
   readonly others: string[];
+  /** Directories with at least one file or symlink somewhere below (the ones a git tree has). */
+  readonly dirsWithLeaves: Set<string>;
 }
 
 export interface ScanOptions {
@@ -70,13 +72,19 @@ export function scanWorkspace(rootBytes: string, options: ScanOptions = {}): Wor
   const leaves = new Map<string, LeafStat>();
   const dirs = new Map<string, number>();
   const others: string[] = [];
+  const dirsWithLeaves = new Set<string>();
   const excludePrefix = options.excludeTopLevelPrefix;
   const pending: string[] = [""];
+  const markLeafDir = (dir: string): void => {
+    for (let d = dir; d !== "" && !dirsWithLeaves.has(d); d = parentBytePath(d)) dirsWithLeaves.add(d);
+  };
   while (pending.length > 0) {
     const dir = pending.pop() as string;
+    const dirPath = joinBytePath(rootBytes, dir);
+    const prefix = dirPath.endsWith("/") ? dirPath : `${dirPath}/`;
     let names: string[];
     try {
-      names = readdirSync(toFsPath(joinBytePath(rootBytes, dir)), { encoding: "latin1" });
+      names = readdirSync(toFsPath(dirPath), { encoding: "latin1" });
     } catch (error) {
       const code = errnoOf(error);
       if (dir !== "" && (code === "ENOENT" || code === "ENOTDIR")) {
@@ -90,7 +98,7 @@ export function scanWorkspace(rootBytes: string, options: ScanOptions = {}): Wor
       if (dir === "" && excludePrefix !== undefined && name.startsWith(excludePrefix)) continue;
       let stats: Stats | undefined;
       try {
-        stats = lstatSync(toFsPath(joinBytePath(rootBytes, rel)), { throwIfNoEntry: false });
+        stats = lstatSync(toFsPath(prefix + name), { throwIfNoEntry: false });
       } catch (error) {
         throw new ScanError(rel, errnoOf(error), error);
       }
@@ -100,14 +108,18 @@ export function scanWorkspace(rootBytes: string, options: ScanOptions = {}): Wor
         pending.push(rel);
       } else if (stats.isFile()) {
         leaves.set(rel, leafStatOf(stats, "file"));
+        markLeafDir(dir);
       } else if (stats.isSymbolicLink()) {
         leaves.set(rel, leafStatOf(stats, "symlink"));
+        markLeafDir(dir);
       } else {
         others.push(rel);
       }
     }
   }
-  return { startedAtMs, leaves, dirs, others };
+  // A directory that vanished mid-scan has no leaves either.
+  for (const d of dirsWithLeaves) if (!dirs.has(d)) dirsWithLeaves.delete(d);
+  return { startedAtMs, leaves, dirs, others, dirsWithLeaves };
 }
 
 /** Flags for opening a workspace file for reading without following a final symlink or blocking on a FIFO. */
