@@ -3,25 +3,19 @@
  * the five views, and the overlays. It owns the global shortcuts and starts live reload.
  */
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useCallback, useEffect, useMemo, useRef } from "react";
+import { Suspense, lazy, useCallback, useEffect, useMemo, useRef } from "react";
 import type { SnapshotRef } from "../api/api.js";
 import { useApi } from "../api/context.js";
 import { keys } from "../api/keys.js";
 import { EmptyState, ErrorState, Spinner } from "../components/feedback.js";
-import { CompareView } from "../features/diff/CompareView.js";
 import { useLocalOpener, DropZone } from "../features/drop/DropZone.js";
-import { FilesView } from "../features/file-tree/FilesView.js";
-import { HelpOverlay } from "../features/help/HelpOverlay.js";
-import { CommandPalette } from "../features/palette/CommandPalette.js";
 import type { Command } from "../features/palette/CommandPalette.js";
-import { SearchView } from "../features/search/SearchView.js";
 import { SessionsPanel } from "../features/sessions/SessionsPanel.js";
 import { flattenSnapshots, stepSnapshot } from "../features/sessions/snapshot-list.js";
 import { SlicesPanel } from "../features/slices/SlicesPanel.js";
 import { SlicesView } from "../features/slices/SlicesView.js";
 import { SnapshotCard } from "../features/snapshot/SnapshotCard.js";
-import { TimelineView } from "../features/timeline/TimelineView.js";
-import { browseQuery } from "../queries/options.js";
+import { browseQuery, slicePageQuery } from "../queries/options.js";
 import { useCurrentSnapshot, useFiles, useMeta } from "../queries/hooks.js";
 import { useLiveReload } from "../queries/useLiveReload.js";
 import { getPreferences, setPreference, usePreferences } from "../state/preferences.js";
@@ -32,6 +26,30 @@ import { navigate, useViewState } from "../state/url-store.js";
 import { VIEWS, VIEW_LABELS, selectSnapshotPatch, selectedRef } from "../state/view-state.js";
 import type { ViewState } from "../state/view-state.js";
 import { Header } from "./Header.js";
+
+// Views other than the default (slices) and the overlays are separate chunks, fetched when
+// first shown or, after start-up, while the browser is idle (see useIdlePreload).
+const loadTimeline = () => import("../features/timeline/TimelineView.js");
+const loadFiles = () => import("../features/file-tree/FilesView.js");
+const loadCompare = () => import("../features/diff/CompareView.js");
+const loadSearch = () => import("../features/search/SearchView.js");
+const loadPalette = () => import("../features/palette/CommandPalette.js");
+const loadHelp = () => import("../features/help/HelpOverlay.js");
+const TimelineView = lazy(() => loadTimeline().then((module) => ({ default: module.TimelineView })));
+const FilesView = lazy(() => loadFiles().then((module) => ({ default: module.FilesView })));
+const CompareView = lazy(() => loadCompare().then((module) => ({ default: module.CompareView })));
+const SearchView = lazy(() => loadSearch().then((module) => ({ default: module.SearchView })));
+const CommandPalette = lazy(() => loadPalette().then((module) => ({ default: module.CommandPalette })));
+const HelpOverlay = lazy(() => loadHelp().then((module) => ({ default: module.HelpOverlay })));
+
+function useIdlePreload(): void {
+  useEffect(() => {
+    const timer = setTimeout(() => {
+      for (const load of [loadTimeline, loadFiles, loadCompare, loadSearch, loadPalette, loadHelp]) void load();
+    }, 1200);
+    return () => clearTimeout(timer);
+  }, []);
+}
 import type { SourceSwitch } from "./Root.js";
 import { Toasts } from "./Toasts.js";
 import { ViewTabs } from "./ViewTabs.js";
@@ -48,6 +66,8 @@ export function App({ source }: { source: SourceSwitch }) {
   useShortcutListener();
   useLiveReload();
   useSelectionBootstrap(state, selected, entries);
+  usePrefetchFirstPages(selected, meta.data);
+  useIdlePreload();
 
   const reload = useCallback(() => {
     void client.invalidateQueries({ queryKey: keys.all }).then(() => showToast("Snapshot reloaded"));
@@ -117,21 +137,26 @@ export function App({ source }: { source: SourceSwitch }) {
               <SnapshotCard snapshot={selected} meta={meta.data} entries={entries} />
               <ViewTabs active={state.view} />
               <div className="view" data-view={state.view}>
-                {meta.data === undefined ? <Spinner label="Loading the snapshot…" /> : <ActiveView state={state} snapshot={selected} meta={meta.data} />}
+                {/* Only the slices view needs the snapshot's metadata first; the others start their own requests at once. */}
+                <Suspense fallback={<Spinner label="Loading the view…" />}>
+                  {meta.data === undefined && state.view === "slices" ? <Spinner label="Loading the snapshot…" /> : <ActiveView state={state} snapshot={selected} meta={meta.data} />}
+                </Suspense>
               </div>
             </>
           )}
         </main>
       </div>
-      {openOverlay === "palette" ? <CommandPalette commands={commands} onClose={() => overlay.set("none")} /> : null}
-      {openOverlay === "help" ? <HelpOverlay onClose={() => overlay.set("none")} /> : null}
+      <Suspense fallback={null}>
+        {openOverlay === "palette" ? <CommandPalette commands={commands} onClose={() => overlay.set("none")} /> : null}
+        {openOverlay === "help" ? <HelpOverlay onClose={() => overlay.set("none")} /> : null}
+      </Suspense>
       <DropZone onOpen={source.openLocal} />
       <Toasts />
     </div>
   );
 }
 
-function ActiveView({ state, snapshot, meta }: { state: ViewState; snapshot: SnapshotRef; meta: NonNullable<ReturnType<typeof useMeta>["data"]> }) {
+function ActiveView({ state, snapshot, meta }: { state: ViewState; snapshot: SnapshotRef; meta: ReturnType<typeof useMeta>["data"] }) {
   switch (state.view) {
     case "timeline":
       return <TimelineView snapshot={snapshot} selectedEvent={state.event} />;
@@ -142,8 +167,24 @@ function ActiveView({ state, snapshot, meta }: { state: ViewState; snapshot: Sna
     case "search":
       return <SearchView snapshot={snapshot} query={state.q} />;
     default:
-      return <SlicesView snapshot={snapshot} meta={meta} sliceType={state.slice} item={state.item} />;
+      return meta === undefined ? null : <SlicesView snapshot={snapshot} meta={meta} sliceType={state.slice} item={state.item} />;
   }
+}
+
+/**
+ * Once a snapshot's metadata is in, the first page of each slice is fetched while the
+ * browser is idle, so opening a slice (even one of 2,400 items) renders at once.
+ */
+function usePrefetchFirstPages(selected: SnapshotRef | null, meta: ReturnType<typeof useMeta>["data"]) {
+  const api = useApi();
+  const client = useQueryClient();
+  useEffect(() => {
+    if (selected === null || meta === undefined) return;
+    const timer = setTimeout(() => {
+      for (const slice of meta.slices) if (slice.count > 0) void client.prefetchQuery(slicePageQuery(api, selected, slice.slice_type, 0));
+    }, 250);
+    return () => clearTimeout(timer);
+  }, [api, client, selected?.file, selected?.line, meta]);
 }
 
 /** Without a snapshot in the URL, open the server's current one (or the file's first line). */

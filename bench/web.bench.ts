@@ -1,0 +1,237 @@
+/**
+ * The web app in a real browser (Debian's Chromium through Playwright), against the real
+ * CLI on loopback, the built app (`npm run build` first):
+ *
+ *  1. first useful paint: navigation start → the session list visible, and → the file tree
+ *     visible, on the largest fixture (db5c4ea2…, 950 KB) and on a generated run whose
+ *     archive holds 50,000 files;
+ *  2. the 50,000-file tree usable: filter to one file and open it;
+ *  3. opening the 2,400-item ToolInvoked slice (click → first item card rendered);
+ *  4. the diff view of two 5,000-line files (click → merge view with changes drawn);
+ *  5. long tasks (PerformanceObserver) while scrolling the 2,400-item slice and the
+ *     50,000-file tree.
+ *
+ * Peer (same run): the browser fetching and parsing the same API answer the view needs
+ * (`fetch` + `JSON.parse` in the page), so the ratio is what the UI adds to the data.
+ * Median of 5 runs each, a fresh page (cold JS, warm server) per run.
+ *
+ * Run: npm run build && node --import tsx bench/web.bench.ts
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { chromium } from "@playwright/test";
+import type { Browser, Page } from "@playwright/test";
+import { BIG_FILE, writeBigRun, writeMultiTurnRun, writeWideArchiveRun } from "../e2e/fixtures/runs.js";
+import { startServer } from "../e2e/support/server.js";
+import type { RunningServer } from "../e2e/support/server.js";
+import { WINK_FIXTURES } from "../fixtures/paths.js";
+
+const RUNS = Number(process.env.RUNS ?? 5);
+const TOOL_INVOKED = "weakincentives.runtime.events._types:ToolInvoked";
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+const fmt = (ms: number) => `${ms.toFixed(0)} ms`;
+
+async function newPage(browser: Browser): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const page = await context.newPage();
+  page.on("pageerror", (error) => console.error(`page error: ${error.message}`));
+  return page;
+}
+
+/** ms from navigation start until `selector` is visible. */
+async function paint(browser: Browser, url: string, selector: string): Promise<number> {
+  const page = await newPage(browser);
+  await page.goto(url, { waitUntil: "commit" });
+  await page.waitForSelector(selector, { state: "visible", timeout: 30_000 });
+  const ms = await page.evaluate(() => performance.now());
+  await page.context().close();
+  return ms;
+}
+
+/** ms for the page to fetch and parse `apiPath` (the peer). */
+async function fetchParse(browser: Browser, origin: string, apiPath: string): Promise<number> {
+  const page = await newPage(browser);
+  await page.goto(`${origin}/api/meta`);
+  const ms = await page.evaluate(async (url) => {
+    const start = performance.now();
+    JSON.parse(await (await fetch(url)).text());
+    return performance.now() - start;
+  }, `${origin}${apiPath}`);
+  await page.context().close();
+  return ms;
+}
+
+/** ms from running `act` in the page until `selector` is visible. */
+async function interaction(page: Page, act: () => Promise<void>, selector: string): Promise<number> {
+  const start = await page.evaluate(() => performance.now());
+  await act();
+  await page.waitForSelector(selector, { state: "visible", timeout: 30_000 });
+  return (await page.evaluate(() => performance.now())) - start;
+}
+
+/** Longest and count of long tasks (> 50 ms) while `scroll` runs. */
+async function longTasksWhile(page: Page, scrollerSelector: string, steps: number): Promise<{ max: number; count: number; over200: number }> {
+  // In-page code as strings: this file is type-checked with Node's types, not the DOM's.
+  await page.evaluate(`(() => {
+    const store = (window.__longTasks = []);
+    new PerformanceObserver((list) => { for (const entry of list.getEntries()) store.push(entry.duration); }).observe({ type: "longtask", buffered: false });
+  })()`);
+  for (let i = 0; i < steps; i++) {
+    await page.evaluate(`(() => {
+      const element = document.querySelector(${JSON.stringify(scrollerSelector)});
+      if (element !== null) element.scrollTop += 900;
+      return new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+    })()`);
+  }
+  await page.waitForTimeout(300);
+  const tasks = (await page.evaluate("window.__longTasks")) as number[];
+  return { max: Math.max(0, ...tasks), count: tasks.length, over200: tasks.filter((duration) => duration > 200).length };
+}
+
+async function main(): Promise<void> {
+  const work = await mkdtemp(path.join(os.tmpdir(), "wink-web-bench-"));
+  const browser = await chromium.launch({
+    executablePath: process.env.WINK_CHROMIUM ?? "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  const servers: RunningServer[] = [];
+  const rows: string[][] = [];
+  const report = (what: string, ms: number, peer: number | null, target: number) => {
+    rows.push([what, fmt(ms), peer === null ? "—" : `${fmt(peer)} (${(ms / peer).toFixed(1)}×)`, `< ${target} ms`, ms < target ? "ok" : "OVER"]);
+  };
+  try {
+    const bigDir = path.join(work, "big");
+    const wideDir = path.join(work, "wide");
+    const runDir = path.join(work, "run");
+    const [bigFile, wideFile, runFile] = await Promise.all([writeBigRun(bigDir, 2400), writeWideArchiveRun(wideDir, 50_000), writeMultiTurnRun(runDir)]);
+    const [fixtures, big, wide, run] = await Promise.all([startServer(WINK_FIXTURES), startServer(bigDir), startServer(wideDir), startServer(runDir)]);
+    servers.push(fixtures, big, wide, run);
+    const tree = "db5c4ea2-559a-52c5-8313-741e72978682.jsonl";
+
+    // Warm the server (indexes, archive central directories) and the OS caches once.
+    await paint(browser, `${fixtures.url}?file=${tree}&line=2&view=files`, "[data-testid=tree-row]");
+    await paint(browser, `${wide.url}?file=${wideFile}&line=1&view=files`, "[data-testid=tree-row]");
+
+    const sample = async (measure: () => Promise<number>) => {
+      const values: number[] = [];
+      for (let i = 0; i < RUNS; i++) values.push(await measure());
+      return median(values);
+    };
+
+    report(
+      "first paint: session list, largest fixture",
+      await sample(() => paint(browser, fixtures.url, "[data-testid=session-row]")),
+      await sample(() => fetchParse(browser, fixtures.origin, "/api/files")),
+      1000,
+    );
+    report(
+      "first paint: file tree, largest fixture (VirtualFileSystem slice)",
+      await sample(() => paint(browser, `${fixtures.url}?file=${tree}&line=2&view=files`, "[data-testid=tree-row]")),
+      await sample(() => fetchParse(browser, fixtures.origin, `/api/filesystem/browse?file=${tree}&line=2`)),
+      1000,
+    );
+    report(
+      "first paint: session list, 50,000-file run",
+      await sample(() => paint(browser, wide.url, "[data-testid=session-row]")),
+      await sample(() => fetchParse(browser, wide.origin, "/api/files")),
+      1000,
+    );
+    report(
+      "first paint: 50,000-file tree",
+      await sample(() => paint(browser, `${wide.url}?file=${wideFile}&line=1&view=files`, "[data-testid=tree-row]")),
+      await sample(() => fetchParse(browser, wide.origin, `/api/filesystem/browse?file=${wideFile}&line=1`)),
+      1000,
+    );
+
+    // 50,000-file tree usable: filter to one file, open it.
+    report(
+      "50,000-file tree: filter to one file and open it",
+      await sample(async () => {
+        const page = await newPage(browser);
+        await page.goto(`${wide.url}?file=${wideFile}&line=1&view=files`);
+        await page.waitForSelector("[data-testid=tree-row]");
+        const ms = await interaction(
+          page,
+          async () => {
+            await page.getByTestId("file-filter").fill("file_49999");
+            await page.locator('[data-testid=tree-row][data-path$="file_49999.ts"]').click();
+          },
+          "[data-testid=code-view] .cm-content",
+        );
+        await page.context().close();
+        return ms;
+      }),
+      null,
+      1000,
+    );
+
+    // The 2,400-item slice.
+    report(
+      "open the 2,400-item ToolInvoked slice",
+      await sample(async () => {
+        const page = await newPage(browser);
+        await page.goto(`${big.url}?file=${bigFile}&line=1&view=timeline`);
+        await page.waitForSelector("[data-testid=slice-row]");
+        const ms = await interaction(page, () => page.locator("[data-testid=slice-row]", { hasText: "ToolInvoked" }).click(), "[data-testid=item-card][data-item='0'] .json-tree");
+        await page.context().close();
+        return ms;
+      }),
+      await sample(() => fetchParse(browser, big.origin, `/api/slices/${encodeURIComponent(TOOL_INVOKED)}?file=${bigFile}&line=1&offset=0&limit=50`)),
+      200,
+    );
+
+    // Diff of two 5,000-line files (50 scattered edits).
+    report(
+      "diff view of two 5,000-line files",
+      await sample(async () => {
+        const page = await newPage(browser);
+        await page.goto(`${run.url}?file=${runFile}&line=5&view=compare&base_file=${runFile}&base_line=1&path=README.md`);
+        await page.waitForSelector("[data-testid=merge-diff] .cm-mergeView");
+        const ms = await interaction(page, () => page.locator("[data-testid=changed-file]", { hasText: BIG_FILE }).click(), "[data-testid=merge-diff] .cm-changedText");
+        await page.context().close();
+        return ms;
+      }),
+      await sample(() => fetchParse(browser, run.origin, `/api/diff/file?base_file=${runFile}&base_line=1&target_file=${runFile}&target_line=5&path=${encodeURIComponent(BIG_FILE)}`)),
+      500,
+    );
+
+    // Long tasks while scrolling.
+    const scrollRows: string[][] = [];
+    {
+      const page = await newPage(browser);
+      await page.goto(`${big.url}?file=${bigFile}&line=1&slice=${encodeURIComponent(TOOL_INVOKED)}`);
+      await page.waitForSelector("[data-testid=item-card] .json-tree");
+      const tasks = await longTasksWhile(page, "[data-testid=item-scroller]", 120);
+      scrollRows.push(["scroll the 2,400-item slice (120 × 900 px)", `${tasks.count} long tasks, longest ${fmt(tasks.max)}`, `${tasks.over200} over 200 ms`]);
+      await page.context().close();
+    }
+    {
+      const page = await newPage(browser);
+      await page.goto(`${wide.url}?file=${wideFile}&line=1&view=files`);
+      await page.waitForSelector("[data-testid=tree-row]");
+      await page.getByTestId("file-filter").fill("dir_1");
+      await page.waitForSelector("[data-testid=tree-row]");
+      const tasks = await longTasksWhile(page, "[data-testid=file-tree]", 120);
+      scrollRows.push(["scroll the 50,000-file tree filtered to 25,000 rows (120 × 900 px)", `${tasks.count} long tasks, longest ${fmt(tasks.max)}`, `${tasks.over200} over 200 ms`]);
+      await page.context().close();
+    }
+
+    console.log(`\nweb app, median of ${RUNS} runs (peer: the page fetching + parsing the same API answer)\n`);
+    console.log("| what | time | peer (ratio) | target | |\n|---|---|---|---|---|");
+    for (const row of rows) console.log(`| ${row.join(" | ")} |`);
+    console.log("\n| scrolling | long tasks (> 50 ms) | target: none over 200 ms |\n|---|---|---|");
+    for (const row of scrollRows) console.log(`| ${row.join(" | ")} |`);
+  } finally {
+    await browser.close();
+    await Promise.all(servers.map((server) => server.stop()));
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+await main();
