@@ -24,7 +24,14 @@ const plugin: FastifyPluginAsync = async (app) => {
     }
   });
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("application/json", { parseAs: "string", bodyLimit: 64 * 1024 }, app.getDefaultJsonParser("error", "error"));
+  const parseJson = app.getDefaultJsonParser("error", "error");
+  // An empty JSON body (`fetch(url, {method: "POST", headers: {"content-type": "application/json"}})`)
+  // means "no fields", as for POST /api/reload; Fastify's parser would call it invalid.
+  app.addContentTypeParser("application/json", { parseAs: "string", bodyLimit: 64 * 1024 }, (request, body, done) => {
+    const text = typeof body === "string" ? body : body.toString("utf8");
+    if (text.trim() === "") done(null, undefined);
+    else parseJson(request, text, done);
+  });
 };
 
 export const jsonBody = fp(plugin, { name: "wink-json-body", fastify: "5.x" });

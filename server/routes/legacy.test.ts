@@ -175,6 +175,20 @@ describe("POST /api/reload", () => {
     expect(meta.slices).toHaveLength(2);
   });
 
+  it("accepts a POST with an empty JSON body or no body, and refuses other media types", async () => {
+    const app = await testApp({ path: await twoSessionDir() });
+    const empty = await app.app.inject({ method: "POST", url: "/api/reload", headers: { host: "localhost", "content-type": "application/json" }, payload: "" });
+    expect(empty.statusCode).toBe(200);
+    expect((await post(app, "/api/reload")).statusCode).toBe(200);
+    const text = await app.app.inject({ method: "POST", url: "/api/select", headers: { host: "localhost", "content-type": "text/plain" }, payload: '{"line_number": 2}' });
+    expect(text.statusCode).toBe(415);
+    const form = await app.app.inject({ method: "POST", url: "/api/select", headers: { host: "localhost", "content-type": "application/x-www-form-urlencoded" }, payload: "line_number=2" });
+    expect(form.statusCode).toBe(415);
+    const polluting = await app.app.inject({ method: "POST", url: "/api/select", headers: { host: "localhost", "content-type": "application/json" }, payload: '{"__proto__": {"x": 1}, "line_number": 2}' });
+    expect(polluting.statusCode).toBe(400);
+    expect((await get(app, "/api/meta")).json().line_number).toBe(1);
+  });
+
   it("keeps the selected session when it still exists, else falls back to the first line", async () => {
     const dir = await tempDir();
     await writeSession(dir, "run.jsonl", [snapshotLine({ sessionId: "a" }), snapshotLine({ sessionId: "b" })]);
