@@ -170,7 +170,7 @@ function ChangeList({ diff, path, slice }: { diff: SnapshotDiffResponse; path: s
         ))}
       </ul>
       <h3>
-        Slices <span className="muted small">{sliceChanges.length === 0 ? "none changed" : plural(sliceChanges.length, "changed")}</span>
+        Slices <span className="muted small">{sliceChanges.length === 0 ? "none changed" : `${sliceChanges.length} changed`}</span>
       </h3>
       <ul className="change-items">
         {sliceChanges.map((entry) => (

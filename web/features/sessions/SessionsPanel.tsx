@@ -69,7 +69,11 @@ function SessionFileGroup({ file, selected }: { file: SessionFileResponse; selec
               ) : null}
             </div>
           ) : null}
-          {file.duplicate_session_ids.length > 0 ? <div className="inline-warning">Session id on several lines: {file.duplicate_session_ids.join(", ")}</div> : null}
+          {file.duplicate_session_ids.length > 0 ? (
+            <div className="muted small pad" title={file.duplicate_session_ids.join("\n")}>
+              {plural(file.duplicate_session_ids.length, "session")} with several snapshot lines (one row per line)
+            </div>
+          ) : null}
           <ul className="session-tree">
             {file.sessions.map((node) => (
               <SessionRow key={node.line_number} file={file} node={node} depth={0} selected={selected} />
