@@ -4,19 +4,7 @@
  * in the browser from dropped files or a bundled run, with the same `shared/viewer`
  * functions the server runs. Response types come from the server's TypeBox schemas.
  */
-import type {
-  BrowseResponse,
-  FileContentResponse,
-  FileDiffResponse,
-  FileListResponse,
-  FilesystemMetaResponse,
-  SearchResponse,
-  SliceDiffResponse,
-  SlicePageResponse,
-  SnapshotDiffResponse,
-  SnapshotMetaResponse,
-  TimelineResponse,
-} from "../../server/schemas/types.js";
+import type * as T from "../../server/schemas/types.js";
 
 export type {
   BrowseResponse,
@@ -30,7 +18,12 @@ export type {
   SnapshotDiffResponse,
   SnapshotMetaResponse,
   TimelineResponse,
-};
+} from "../../server/schemas/types.js";
+type FileListResponse = T.FileListResponse;
+type BrowseResponse = T.BrowseResponse;
+type TimelineResponse = T.TimelineResponse;
+type SearchResponse = T.SearchResponse;
+type FileDiffResponse = T.FileDiffResponse;
 export type SessionFileResponse = FileListResponse["files"][number];
 export type SessionNodeResponse = SessionFileResponse["sessions"][number];
 export type TimelineEventResponse = TimelineResponse["events"][number];
@@ -63,18 +56,18 @@ export interface Api {
   readonly label: string;
   files(): Promise<FileListResponse>;
   /** A snapshot's metadata; without `ref`, the server's current snapshot (where the app starts). */
-  meta(ref?: SnapshotRef): Promise<SnapshotMetaResponse>;
+  meta(ref?: SnapshotRef): Promise<T.SnapshotMetaResponse>;
   timeline(ref: SnapshotRef): Promise<TimelineResponse>;
-  slicePage(ref: SnapshotRef, sliceType: string, offset: number, limit: number): Promise<SlicePageResponse>;
-  filesystemMeta(ref: SnapshotRef): Promise<FilesystemMetaResponse>;
+  slicePage(ref: SnapshotRef, sliceType: string, offset: number, limit: number): Promise<T.SlicePageResponse>;
+  filesystemMeta(ref: SnapshotRef): Promise<T.FilesystemMetaResponse>;
   /** The workspace tree with change badges against `base` (`previous`: the session's previous line). */
   browse(ref: SnapshotRef, base: SnapshotRef | "previous" | "none"): Promise<BrowseResponse>;
-  fileContent(ref: SnapshotRef, path: string, range?: { offset?: number; limit?: number }): Promise<FileContentResponse>;
+  fileContent(ref: SnapshotRef, path: string, range?: { offset?: number; limit?: number }): Promise<T.FileContentResponse>;
   /** Saves one workspace file through the browser's download (never opened as a page). */
   download(ref: SnapshotRef, path: string): Promise<void>;
-  diff(base: SnapshotRef, target: SnapshotRef): Promise<SnapshotDiffResponse>;
+  diff(base: SnapshotRef, target: SnapshotRef): Promise<T.SnapshotDiffResponse>;
   fileDiff(base: SnapshotRef, target: SnapshotRef, path: string): Promise<FileDiffResponse>;
-  sliceDiff(base: SnapshotRef, target: SnapshotRef, sliceType: string): Promise<SliceDiffResponse>;
+  sliceDiff(base: SnapshotRef, target: SnapshotRef, sliceType: string): Promise<T.SliceDiffResponse>;
   search(ref: SnapshotRef, query: string, scope: SearchScope, limit: number): Promise<SearchResponse>;
   /** Calls `onChange` when the data changes (live reload); returns the unsubscribe function. */
   subscribe(onChange: (notice: ChangeNotice | null) => void): () => void;

@@ -70,51 +70,37 @@ export function SearchView({ snapshot, query }: { snapshot: SnapshotRef; query: 
             {plural(results.data.hits.length, "match", "matches")}
             {results.data.truncated ? " (stopped early: refine the query)" : ""} · {plural(results.data.scanned_files, "file")} read ({formatBytes(results.data.scanned_bytes)})
           </p>
-          {sliceHits.length > 0 ? (
-            <div className="card">
-              <h3>In slices</h3>
-              <ul className="hit-list">
-                {sliceHits.map((hit, index) =>
-                  hit.kind === "slice" ? (
-                    <li key={index}>
-                      <button type="button" className="hit" onClick={() => open(hit)} data-testid="search-hit">
-                        <span className="hit-where">
-                          {hit.display_name} · item {hit.item_index + 1} · <span className="mono">{hit.json_path}</span>
-                        </span>
-                        <span className="hit-snippet mono">
-                          <Snippet text={hit.snippet} query={query} />
-                        </span>
-                      </button>
-                    </li>
-                  ) : null,
-                )}
-              </ul>
-            </div>
-          ) : null}
-          {fileHits.length > 0 ? (
-            <div className="card">
-              <h3>In files</h3>
-              <ul className="hit-list">
-                {fileHits.map((hit, index) =>
-                  hit.kind === "file" ? (
-                    <li key={index}>
-                      <button type="button" className="hit" onClick={() => open(hit)} data-testid="search-hit">
-                        <span className="hit-where mono">
-                          {hit.path}
-                          {hit.line > 0 ? `:${hit.line}` : " (name)"}
-                        </span>
-                        <span className="hit-snippet mono">
-                          <Snippet text={hit.snippet} query={query} />
-                        </span>
-                      </button>
-                    </li>
-                  ) : null,
-                )}
-              </ul>
-            </div>
-          ) : null}
+          <HitGroup title="In slices" hits={sliceHits} query={query} onOpen={open} />
+          <HitGroup title="In files" hits={fileHits} query={query} onOpen={open} />
         </div>
       )}
     </section>
+  );
+}
+
+/** Where a hit is: the slice, item and JSON path, or the file and line. */
+function hitWhere(hit: SearchHitResponse): string {
+  if (hit.kind === "slice") return `${hit.display_name} · item ${hit.item_index + 1} · ${hit.json_path}`;
+  return `${hit.path}${hit.line > 0 ? `:${hit.line}` : " (name)"}`;
+}
+
+function HitGroup({ title, hits, query, onOpen }: { title: string; hits: readonly SearchHitResponse[]; query: string; onOpen: (hit: SearchHitResponse) => void }) {
+  if (hits.length === 0) return null;
+  return (
+    <div className="card">
+      <h3>{title}</h3>
+      <ul className="hit-list">
+        {hits.map((hit, index) => (
+          <li key={index}>
+            <button type="button" className="hit" onClick={() => onOpen(hit)} data-testid="search-hit">
+              <span className="hit-where mono">{hitWhere(hit)}</span>
+              <span className="hit-snippet mono">
+                <Snippet text={hit.snippet} query={query} />
+              </span>
+            </button>
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }

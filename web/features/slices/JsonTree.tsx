@@ -9,9 +9,8 @@ import type { ReactNode } from "react";
 import { arrayPreview, asMarkdown, containerPaths, entriesOf, isPrimitiveArray, kindOf, primitiveText } from "./json-model.js";
 import type { JsonKind } from "./json-model.js";
 import { MarkdownBlock } from "./MarkdownBlock.js";
+import { TRUNCATE_LINES, TruncatedText } from "./TruncatedText.js";
 import type { TreeState } from "./tree-state.js";
-
-const TRUNCATE_LINES = 25;
 
 const KIND_GLYPH: Record<JsonKind, string> = {
   string: "T",
@@ -145,17 +144,9 @@ function Chip({ label, value }: { label: string; value: unknown }) {
 
 function LeafText({ value, kind }: { value: unknown; kind: JsonKind }) {
   const text = primitiveText(value);
-  const [expanded, setExpanded] = useState(false);
-  const lines = kind === "string" ? text.split("\n") : [text];
-  const long = lines.length > TRUNCATE_LINES;
-  return (
+  return kind === "string" ? <TruncatedText text={text} className="json-leaf leaf-string" /> : (
     <div className={`json-leaf leaf-${kind}`}>
-      <pre>{long && !expanded ? `${lines.slice(0, TRUNCATE_LINES).join("\n")}\n…` : kind === "string" && text === "" ? '""' : text}</pre>
-      {long ? (
-        <button type="button" className="mini-btn" onClick={() => setExpanded(!expanded)}>
-          {expanded ? "Collapse" : `Expand (${lines.length} lines)`}
-        </button>
-      ) : null}
+      <pre>{text}</pre>
     </div>
   );
 }

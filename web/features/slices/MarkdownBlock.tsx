@@ -2,15 +2,11 @@
 import { useMemo, useState } from "react";
 import type { MarkdownValue } from "./json-model.js";
 import { sanitizeHtml } from "./sanitize.js";
-
-const RAW_TRUNCATE_LINES = 25;
+import { TruncatedText } from "./TruncatedText.js";
 
 export function MarkdownBlock({ markdown, title, onPopOut }: { markdown: MarkdownValue; title: string; onPopOut: (title: string, html: string) => void }) {
   const [raw, setRaw] = useState(false);
-  const [expanded, setExpanded] = useState(false);
   const html = useMemo(() => sanitizeHtml(markdown.html), [markdown.html]);
-  const lines = markdown.text.split("\n");
-  const long = lines.length > RAW_TRUNCATE_LINES;
   return (
     <div className="markdown-block">
       <div className="segmented" role="group" aria-label="Markdown display">
@@ -25,14 +21,7 @@ export function MarkdownBlock({ markdown, title, onPopOut }: { markdown: Markdow
         </button>
       </div>
       {raw ? (
-        <div className="json-leaf leaf-string">
-          <pre>{long && !expanded ? `${lines.slice(0, RAW_TRUNCATE_LINES).join("\n")}\n…` : markdown.text}</pre>
-          {long ? (
-            <button type="button" className="mini-btn" onClick={() => setExpanded(!expanded)}>
-              {expanded ? "Collapse" : `Expand (${lines.length} lines)`}
-            </button>
-          ) : null}
-        </div>
+        <TruncatedText text={markdown.text} className="json-leaf leaf-string" />
       ) : (
         // Sanitised twice (server: no raw HTML, safe links; here: DOMPurify), never executed.
         <div className="markdown-body" dangerouslySetInnerHTML={{ __html: html }} />

@@ -1,0 +1,20 @@
+/** Preformatted text cut to its first 25 lines, with an Expand/Collapse toggle. */
+import { useState } from "react";
+
+export const TRUNCATE_LINES = 25;
+
+export function TruncatedText({ text, className }: { text: string; className: string }) {
+  const [expanded, setExpanded] = useState(false);
+  const lines = text.split("\n");
+  const long = lines.length > TRUNCATE_LINES;
+  return (
+    <div className={className}>
+      <pre>{long && !expanded ? `${lines.slice(0, TRUNCATE_LINES).join("\n")}\n…` : text === "" ? '""' : text}</pre>
+      {long ? (
+        <button type="button" className="mini-btn" onClick={() => setExpanded(!expanded)}>
+          {expanded ? "Collapse" : `Expand (${lines.length} lines)`}
+        </button>
+      ) : null}
+    </div>
+  );
+}
