@@ -11,7 +11,7 @@
  * regular files, directories and permission bits only.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
@@ -21,6 +21,7 @@ import type { Filesystem } from "../../filesystem/protocol.js";
 import { exportArchiveAtomically, restoreFailure } from "../archive-snapshot-manager.js";
 import type { FilesystemDiff, FilesystemSnapshot } from "../types.js";
 import { releaseArchiveSnapshot } from "./release.js";
+import { ensureStorageDir } from "./storage-dir.js";
 import type { HostSnapshotStrategy, SnapshotDraft, StrategyContext } from "./strategy.js";
 
 export interface ArchiveStrategyOptions {
@@ -56,14 +57,10 @@ export class ArchiveSnapshotStrategy implements HostSnapshotStrategy {
   }
 
   private ensureDir(): string {
-    if (this.dir === null) this.dir = mkdtempSync(path.join(tmpdir(), "wink-snapshots-"));
-    const inside = path.relative(this.context.root, this.dir);
-    if (inside === "" || (!inside.startsWith("..") && !path.isAbsolute(inside))) {
-      throw new SnapshotIncompatibleError(`The snapshot directory ${this.dir} must be outside the workspace ${this.context.root}`, { snapshotDir: this.dir });
-    }
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    this.dir = ensureStorageDir(this.dir, this.context.root, "wink-snapshots-", "snapshot directory");
     return this.dir;
   }
+
 
   async capture(draft: SnapshotDraft): Promise<FilesystemSnapshot> {
     const filesystem = this.filesystem();

@@ -21,7 +21,6 @@ import {
   linkSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   readlinkSync,
@@ -31,10 +30,9 @@ import {
   utimesSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
 
-import { SnapshotCreationError, SnapshotError, SnapshotIncompatibleError, SnapshotRestoreError, WinkError } from "../../errors.js";
+import { SnapshotCreationError, SnapshotError, SnapshotRestoreError, WinkError } from "../../errors.js";
 import { STAGING_PREFIX } from "../../filesystem/host/tree-apply.js";
 import type { FilesystemDiff, FilesystemSnapshot } from "../types.js";
 import { compareBytePaths, joinBytePath, toBytePath, toFsPath } from "./byte-paths.js";
@@ -43,6 +41,7 @@ import { finishDiff } from "./leaf-diff.js";
 import { LeafChangedError, LeafReader, PROC_FD_WORKS } from "./leaf-reader.js";
 import { DIRECTORY_SNAPSHOT_MANIFEST, releaseDirectorySnapshot } from "./release.js";
 import { applyRestorePlan, indexAfterRestore, planRestore, planSize, stagedName, type TargetLeaf } from "./restore-plan.js";
+import { ensureStorageDir } from "./storage-dir.js";
 import type { HostSnapshotStrategy, OperationStats, SnapshotDraft, StrategyContext } from "./strategy.js";
 import { isTrustworthy, loadWorkspaceIndex, saveWorkspaceIndex, type IndexEntry, type WorkspaceIndex } from "./workspace-index.js";
 import { leafStatOf, regularFileStat, scanWorkspace, type LeafKind, type LeafStat, type WorkspaceScan } from "./workspace-scan.js";
@@ -130,14 +129,10 @@ export class DirectorySnapshotStrategy implements HostSnapshotStrategy {
   }
 
   private ensureDir(): string {
-    if (this.dir === null) this.dir = mkdtempSync(path.join(tmpdir(), "wink-snapshots-"));
-    const inside = path.relative(this.context.root, this.dir);
-    if (inside === "" || (!inside.startsWith("..") && !path.isAbsolute(inside))) {
-      throw new SnapshotIncompatibleError(`The snapshot directory ${this.dir} must be outside the workspace ${this.context.root}`, { snapshotDir: this.dir });
-    }
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    this.dir = ensureStorageDir(this.dir, this.context.root, "wink-snapshots-", "snapshot directory");
     return this.dir;
   }
+
 
   private currentIndex(): WorkspaceIndex | null {
     if (!this.indexLoaded) {

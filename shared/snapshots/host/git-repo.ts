@@ -11,6 +11,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
+import type { FilesystemSnapshot } from "../types.js";
 import { FORCED_ATTRIBUTES, GitCommandError, GitProcess } from "./git-process.js";
 
 export const SNAPSHOT_REF_PREFIX = "refs/wink/snapshots/";
@@ -26,26 +27,11 @@ export interface TreeLeaf {
 }
 
 /** What the commit message carries besides the tree. */
-export interface CommitMeta {
-  readonly snapshotId: string;
-  readonly createdAt: string;
-  readonly parentId: string | null;
-  readonly tag: string | null;
-  readonly fileCount: number;
-  readonly totalBytes: number;
+export interface CommitMeta extends Pick<FilesystemSnapshot, "snapshotId" | "createdAt" | "parentId" | "tag" | "fileCount" | "totalBytes"> {
   /** Empty directories (byte paths). */
   readonly emptyDirs: readonly string[];
   /** [byte path, permission bits] for files and directories whose bits differ from the default. */
   readonly perms: readonly (readonly [string, number])[];
-}
-
-export interface TreeChange {
-  readonly status: string;
-  readonly path: string;
-  readonly oldMode: string;
-  readonly newMode: string;
-  readonly oldOid: string;
-  readonly newOid: string;
 }
 
 export function isCommitId(value: string): boolean {
@@ -80,13 +66,6 @@ export function decodeCommitMessage(message: string): CommitMeta | null {
   } catch {
     return null;
   }
-}
-
-function parseNulRecords(output: Buffer): string[] {
-  const text = output.toString("latin1");
-  const records = text.split("\0");
-  if (records[records.length - 1] === "") records.pop();
-  return records;
 }
 
 export class GitSnapshotRepo {
@@ -128,43 +107,11 @@ export class GitSnapshotRepo {
     return result.exitCode === 0 && isCommitId(out) ? out : null;
   }
 
-  /** The commit of snapshot `snapshotId`'s ref, or null when there is none. */
-  async snapshotCommit(snapshotId: string): Promise<string | null> {
-    if (!/^[A-Za-z0-9._-]{1,200}$/.test(snapshotId) || snapshotId.includes("..") || snapshotId.endsWith(".lock")) return null;
-    return this.resolveCommit(`${SNAPSHOT_REF_PREFIX}${snapshotId}`);
-  }
-
   async readMeta(commit: string): Promise<CommitMeta | null> {
     const result = await this.git.run(["cat-file", "commit", commit]);
     const text = result.stdout.toString("utf8");
     const body = text.indexOf("\n\n");
     return decodeCommitMessage(body < 0 ? "" : text.slice(body + 1));
-  }
-
-  /** Every leaf of the commit's tree. */
-  async listTree(commit: string): Promise<Map<string, TreeLeaf>> {
-    const result = await this.git.run(["ls-tree", "-r", "-z", "--full-tree", commit]);
-    const leaves = new Map<string, TreeLeaf>();
-    for (const record of parseNulRecords(result.stdout)) {
-      const tab = record.indexOf("\t");
-      const [mode, , oid] = record.slice(0, tab).split(" ");
-      if (mode === undefined || oid === undefined) continue;
-      leaves.set(record.slice(tab + 1), { mode, oid });
-    }
-    return leaves;
-  }
-
-  /** Leaf differences between two commits' trees (no rename detection). */
-  async diffTrees(from: string, to: string): Promise<TreeChange[]> {
-    const result = await this.git.run(["diff-tree", "-r", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", from, to]);
-    const records = parseNulRecords(result.stdout);
-    const changes: TreeChange[] = [];
-    for (let i = 0; i + 1 < records.length; i += 2) {
-      const head = records[i] as string;
-      const [oldMode, newMode, oldOid, newOid, status] = head.replace(/^:/, "").split(" ");
-      changes.push({ status: status ?? "M", path: records[i + 1] as string, oldMode: oldMode ?? "", newMode: newMode ?? "", oldOid: oldOid ?? "", newOid: newOid ?? "" });
-    }
-    return changes;
   }
 
   /** snapshotId → commit id for every snapshot ref. */
@@ -182,10 +129,6 @@ export class GitSnapshotRepo {
   async deleteSnapshotRef(snapshotId: string): Promise<boolean> {
     const result = await this.git.run(["update-ref", "-d", "--", `${SNAPSHOT_REF_PREFIX}${snapshotId}`], { okCodes: [0, 1] });
     return result.exitCode === 0;
-  }
-
-  async setBase(commit: string): Promise<void> {
-    await this.git.run(["update-ref", "--no-deref", BASE_REF, commit]);
   }
 
   /**

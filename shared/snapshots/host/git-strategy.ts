@@ -39,6 +39,7 @@ import { missingLeaves, readUntrustedLeaves, type ReadLeaves } from "./workspace
 import type { HostSnapshotStrategy, OperationStats, SnapshotDraft, StrategyContext } from "./strategy.js";
 import { loadWorkspaceIndex, saveWorkspaceIndex, type IndexEntry, type WorkspaceIndex } from "./workspace-index.js";
 import { releaseGitSnapshots } from "./release.js";
+import { assertOutsideWorkspace } from "./storage-dir.js";
 import { scanWorkspace, ScanError, type WorkspaceScan } from "./workspace-scan.js";
 
 /** Run `git gc --auto` after this many snapshots (packs the loose objects small snapshots leave). */
@@ -78,10 +79,7 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
   private async ensureRepo(): Promise<GitSnapshotRepo> {
     await requireGit();
     if (this.gitDirPath === null) this.gitDirPath = mkdtempSync(path.join(tmpdir(), "wink-git-"));
-    const inside = path.relative(this.context.root, this.gitDirPath);
-    if (inside === "" || (!inside.startsWith("..") && !path.isAbsolute(inside))) {
-      throw new SnapshotIncompatibleError(`The git directory ${this.gitDirPath} must be outside the workspace ${this.context.root}`, { gitDir: this.gitDirPath });
-    }
+    assertOutsideWorkspace(this.gitDirPath, this.context.root, "git directory");
     if (this.repo === null || this.repo.gitDir !== this.gitDirPath) {
       const repo = new GitSnapshotRepo(this.gitDirPath, this.context.root);
       await repo.ensure();
@@ -173,17 +171,7 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
       this.snapshotsSinceCompact = 0;
       await repo.maybeCompact().catch(() => undefined);
     }
-    return {
-      ...draft,
-      fileCount: meta.fileCount,
-      totalBytes: meta.totalBytes,
-      backend: "host",
-      strategy: "git",
-      commitRef: commit,
-      rootPath: this.context.root,
-      gitDir: repo.gitDir,
-      storagePath: null,
-    };
+    return gitRecord(meta, commit, this.context.root, repo.gitDir);
   }
 
   /** The repository a snapshot lives in; adopts the snapshot's git dir when we have none yet. */
@@ -321,20 +309,7 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
     for (const [, commit] of await repo.snapshotRefs()) {
       const meta = await repo.readMeta(commit);
       if (meta === null) continue;
-      records.push({
-        snapshotId: meta.snapshotId,
-        createdAt: meta.createdAt,
-        parentId: meta.parentId,
-        tag: meta.tag,
-        fileCount: meta.fileCount,
-        totalBytes: meta.totalBytes,
-        backend: "host",
-        strategy: "git",
-        commitRef: commit,
-        rootPath: this.context.root,
-        gitDir: repo.gitDir,
-        storagePath: null,
-      });
+      records.push(gitRecord(meta, commit, this.context.root, repo.gitDir));
     }
     return records.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
   }
@@ -367,4 +342,10 @@ function unusualPerms(scan: WorkspaceScan): [string, number][] {
   for (const [dir, perm] of scan.dirs) if (perm !== defaultPerm("dir")) perms.push([dir, perm]);
   for (const [p, stat] of scan.leaves) if (stat.kind === "file" && stat.perm !== defaultPerm(gitModeOf(stat.kind, stat.perm))) perms.push([p, stat.perm]);
   return perms.sort((a, b) => compareBytePaths(a[0], b[0]));
+}
+
+/** The snapshot record of a commit, from its trailer. */
+function gitRecord(meta: CommitMeta, commit: string, root: string, gitDir: string): FilesystemSnapshot {
+  const { snapshotId, createdAt, parentId, tag, fileCount, totalBytes } = meta;
+  return { snapshotId, createdAt, parentId, tag, fileCount, totalBytes, backend: "host", strategy: "git", commitRef: commit, rootPath: root, gitDir, storagePath: null };
 }

@@ -16,7 +16,7 @@ import {
 } from "../../filesystem/host/tree-apply.js";
 import { lstatSync } from "node:fs";
 
-import { compareBytePaths, joinBytePath, parentBytePath, toDisplayPath, toFsPath } from "./byte-paths.js";
+import { compareBytePaths, joinBytePath, toDisplayPath, toFsPath } from "./byte-paths.js";
 import type { IndexEntry } from "./workspace-index.js";
 import { leafStatOf, type LeafKind, type LeafStat } from "./workspace-scan.js";
 
@@ -45,17 +45,6 @@ export interface RestorePlan {
   /** Leaves whose content must be staged. */
   readonly puts: string[];
   readonly chmods: [string, number][];
-}
-
-/** Directories of a target: ancestors of every leaf and of every listed directory. */
-export function withAncestors(leaves: Iterable<string>, explicitDirs: Iterable<string>, perms: ReadonlyMap<string, number>): Map<string, number> {
-  const dirs = new Map<string, number>();
-  const add = (dir: string): void => {
-    for (let d = dir; d !== "" && !dirs.has(d); d = parentBytePath(d)) dirs.set(d, perms.get(d) ?? 0o755);
-  };
-  for (const leaf of leaves) add(parentBytePath(leaf));
-  for (const dir of explicitDirs) add(dir);
-  return dirs;
 }
 
 export function planRestore(current: CurrentState, target: TargetState): RestorePlan {

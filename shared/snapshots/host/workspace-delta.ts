@@ -59,7 +59,3 @@ export async function readUntrustedLeaves(
   return { changed, vanished };
 }
 
-/** The current content id of a scanned leaf: read now, or vouched for by the index. */
-export function currentOid(path: string, read: ReadLeaves, index: WorkspaceIndex | null): string | undefined {
-  return read.changed.get(path)?.oid ?? index?.entries.get(path)?.oid;
-}

@@ -103,7 +103,3 @@ export function saveWorkspaceIndex(file: string, rootPath: string, index: Worksp
   }
 }
 
-/** Remove an index file (it no longer matches anything). */
-export function dropWorkspaceIndex(file: string): void {
-  rmSync(file, { force: true });
-}
