@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the test suite drives for real (git, ripgrep, unzip/zip and
-# python3 for ZIP interop, chromium for e2e, podman/runc/busybox-static for containers).
+# python3 for ZIP interop, chromium for e2e, podman/runc/busybox-static for containers,
+# xfsprogs to loop-mount an XFS image for the reflink snapshot tests).
 # Idempotent: a package is only installed when its command is missing.
 set -euo pipefail
 
 declare -A need=(
   [git]=git [rg]=ripgrep [unzip]=unzip [zip]=zip [zipinfo]=unzip [python3]=python3
   [chromium]=chromium [podman]=podman [runc]=runc [busybox]=busybox-static
+  [mkfs.xfs]=xfsprogs
 )
 # busybox-static installs /bin/busybox; a dynamic busybox would not run inside an empty rootfs.
 missing=()
