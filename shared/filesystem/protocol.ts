@@ -164,6 +164,14 @@ export interface ExportArchiveOptions {
 export interface ImportArchiveOptions {
   /** Override archive limits (entry count, bytes, ratio…). */
   limits?: Partial<ArchiveLimits>;
+  /**
+   * Restore `.git` paths (default true): an import reproduces a workspace exactly, nested
+   * repositories included. Agent writes still cannot create `.git` paths, and our git
+   * snapshots use an external, hardened repository, so such files are inert to wink-debug.
+   */
+  allowGitMetadata?: boolean;
+  /** Refuse names that differ only in letter case (for case-folding targets). */
+  caseInsensitive?: boolean;
   onProgress?: (progress: { files: number; bytes: number }) => void;
 }
 

@@ -23,7 +23,11 @@ describeFilesystemConformance({
   expectedRoot: "/",
   capabilities: { fileModes: true, timestamps: true },
   async create(options = {}) {
-    const common = { mountPoint: options.mountPoint ?? null, ...(options.limits ? { limits: options.limits } : {}) };
+    const common = {
+      mountPoint: options.mountPoint ?? null,
+      allowGitMetadataWrites: options.allowGitMetadataWrites ?? false,
+      ...(options.limits ? { limits: options.limits } : {}),
+    };
     if (!options.readOnly) {
       const fs = new InMemoryFilesystem(common);
       await seedInto(fs, options.seed);

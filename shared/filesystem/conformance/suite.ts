@@ -25,6 +25,8 @@ export interface ConformanceCreateOptions {
   readonly seed?: Readonly<Record<string, string | Uint8Array>>;
   readonly mountPoint?: string | null;
   readonly limits?: Partial<FilesystemLimits>;
+  /** Allow creating `.git` paths through the protocol (FilesystemOptions.allowGitMetadataWrites). */
+  readonly allowGitMetadataWrites?: boolean;
 }
 
 export interface ConformanceInstance {
@@ -681,6 +683,27 @@ export function describeFilesystemConformance(options: ConformanceOptions): void
         expect((await fs.stat("empty/dir")).isDirectory).toBe(true);
         expect((await fs.stat("empty.txt")).sizeBytes).toBe(0);
         if (caps.fileModes) expect(((await fs.stat("run.sh")).mode ?? 0) & 0o111).not.toBe(0);
+      });
+
+      it("round-trips nested git repositories unless told to refuse them", async () => {
+        const writer = await make({ limits: {} });
+        await writer.write("repo/src/main.c", "int main(){}\n");
+        await writer.write("top.txt", "top");
+        const seeded = join(dir, "with-git.fs.zip");
+        await writer.exportArchive(seeded);
+        // Add a nested .git directory to the archive's source by writing through an instance that allows it.
+        const gitAware = await make({ allowGitMetadataWrites: true });
+        await gitAware.importArchive(seeded);
+        await gitAware.write("repo/.git/HEAD", "ref: refs/heads/main\n");
+        await gitAware.write("repo/.git/config", "[core]\n\tbare = false\n");
+        const archive = join(dir, "nested-git.fs.zip");
+        await gitAware.exportArchive(archive);
+        await fs.importArchive(archive);
+        expect((await fs.read("repo/.git/HEAD")).content).toBe("ref: refs/heads/main\n");
+        expect((await fs.read("top.txt")).content).toBe("top");
+        await fs.write("marker.txt", "keep");
+        await expect(fs.importArchive(archive, { allowGitMetadata: false })).rejects.toMatchObject({ code: "E_ARCHIVE_ENTRY" });
+        expect((await fs.read("marker.txt")).content).toBe("keep");
       });
 
       it("leaves the workspace exactly as it was when an import fails", async () => {

@@ -8,11 +8,11 @@
  * - "podman exec": one shared container (tmpfs workspace) for the whole file; each instance
  *   is a `PodmanFilesystem` on its own directory in it, reached only through `podman exec`.
  */
+import type { ConformanceCreateOptions } from "../conformance/suite.js";
 import { randomBytes } from "node:crypto";
 import { promises as fsp } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import type { FilesystemLimits } from "../limits.js";
 import type { Filesystem } from "../protocol.js";
 import { PodmanContainer } from "./container.js";
 import { PodmanFilesystem } from "./podman-filesystem.js";
@@ -20,12 +20,7 @@ import { PodmanSandbox } from "./podman-sandbox.js";
 
 type Seed = Readonly<Record<string, string | Uint8Array>>;
 
-interface CreateOptions {
-  readonly readOnly?: boolean;
-  readonly seed?: Seed;
-  readonly mountPoint?: string | null;
-  readonly limits?: Partial<FilesystemLimits>;
-}
+type CreateOptions = ConformanceCreateOptions;
 
 interface Target {
   readonly name: string;
@@ -65,6 +60,7 @@ export function podmanSandboxTarget(seedInto: (fs: Filesystem, seed: Seed | unde
           filesystem: {
             mountPoint: options.mountPoint ?? null,
             durable: false,
+            ...(options.allowGitMetadataWrites ? { allowGitMetadataWrites: true } : {}),
             ...(options.readOnly ? { readOnly: true } : {}),
             ...(options.limits ? { limits: options.limits } : {}),
           },
@@ -101,6 +97,7 @@ export function podmanExecTarget(seedInto: (fs: Filesystem, seed: Seed | undefin
         container,
         workdir: `/workspace/${dir}`,
         mountPoint: options.mountPoint ?? null,
+        allowGitMetadataWrites: options.allowGitMetadataWrites ?? false,
         ...(options.limits ? { limits: options.limits } : {}),
       };
       const writable = new PodmanFilesystem(common);
