@@ -20,12 +20,17 @@ function query(params: Params): string {
 const selector = (ref: SnapshotRef): Params => ({ file: ref.file, line: ref.line });
 const side = (prefix: "base" | "target", ref: SnapshotRef): Params => ({ [`${prefix}_file`]: ref.file, [`${prefix}_line`]: ref.line });
 
-/** Reads a response body as JSON, losslessly; throws `ApiError` with the server's detail. */
-export async function readJson(response: Response): Promise<unknown> {
+/**
+ * Reads a response body as JSON; throws `ApiError` with the server's detail. `lossless`
+ * keeps integers beyond 2^53 exact (as `bigint`): needed where agent data is free-form
+ * (slice items). Other answers have only counts, sizes and strings, and skip the extra
+ * pass (a 50,000-file tree is 6 MB of JSON).
+ */
+export async function readJson(response: Response, lossless = true): Promise<unknown> {
   const text = await response.text();
   let body: unknown = null;
   try {
-    body = text === "" ? null : parsePythonJson(text);
+    body = text === "" ? null : lossless ? parsePythonJson(text) : JSON.parse(text);
   } catch {
     if (response.ok) throw new ApiError(response.status, `The server sent a response that is not JSON (${response.url})`);
   }
@@ -42,14 +47,14 @@ export class HttpApi implements Api {
 
   constructor(private readonly base: string = "") {}
 
-  private async get<R>(path: string, params: Params = {}): Promise<R> {
+  private async get<R>(path: string, params: Params = {}, lossless = false): Promise<R> {
     let response: Response;
     try {
       response = await fetch(`${this.base}${path}${query(params)}`, { headers: { accept: "application/json" } });
     } catch (error) {
       throw new ApiError(0, `Cannot reach the wink-debug server (${error instanceof Error ? error.message : String(error)})`);
     }
-    return (await readJson(response)) as R;
+    return (await readJson(response, lossless)) as R;
   }
 
   async files(): Promise<T.FileListResponse> {
@@ -67,7 +72,7 @@ export class HttpApi implements Api {
   }
 
   slicePage(ref: SnapshotRef, sliceType: string, offset: number, limit: number): Promise<T.SlicePageResponse> {
-    return this.get(`/api/slices/${encodeURIComponent(sliceType)}`, { ...selector(ref), offset, limit });
+    return this.get(`/api/slices/${encodeURIComponent(sliceType)}`, { ...selector(ref), offset, limit }, true);
   }
 
   filesystemMeta(ref: SnapshotRef): Promise<T.FilesystemMetaResponse> {

@@ -15,14 +15,14 @@ import { flattenSnapshots, stepSnapshot } from "../features/sessions/snapshot-li
 import { SlicesPanel } from "../features/slices/SlicesPanel.js";
 import { SlicesView } from "../features/slices/SlicesView.js";
 import { SnapshotCard } from "../features/snapshot/SnapshotCard.js";
-import { browseQuery, slicePageQuery } from "../queries/options.js";
+import { browseQuery, diffQuery, slicePageQuery, timelineQuery } from "../queries/options.js";
 import { useCurrentSnapshot, useFiles, useMeta } from "../queries/hooks.js";
 import { useLiveReload } from "../queries/useLiveReload.js";
 import { getPreferences, setPreference, usePreferences } from "../state/preferences.js";
-import { useKeymap, useShortcutListener } from "../state/shortcuts.js";
+import { dispatchKey, useKeymap, useShortcutListener } from "../state/shortcuts.js";
 import { overlay } from "../state/store.js";
 import { showToast } from "../state/toasts.js";
-import { navigate, useViewState } from "../state/url-store.js";
+import { navigate, readViewState, useViewState } from "../state/url-store.js";
 import { VIEWS, VIEW_LABELS, selectSnapshotPatch, selectedRef } from "../state/view-state.js";
 import type { ViewState } from "../state/view-state.js";
 import { Header } from "./Header.js";
@@ -41,6 +41,23 @@ const CompareView = lazy(() => loadCompare().then((module) => ({ default: module
 const SearchView = lazy(() => loadSearch().then((module) => ({ default: module.SearchView })));
 const CommandPalette = lazy(() => loadPalette().then((module) => ({ default: module.CommandPalette })));
 const HelpOverlay = lazy(() => loadHelp().then((module) => ({ default: module.HelpOverlay })));
+
+// The view a deep link opens starts loading with the app, not after the first render.
+const VIEW_LOADERS: Partial<Record<ViewState["view"], () => Promise<unknown>>> = { timeline: loadTimeline, files: loadFiles, compare: loadCompare, search: loadSearch };
+void VIEW_LOADERS[readViewState().view]?.();
+
+/** Starts the selected view's main request at once (in parallel with its chunk). */
+function usePrefetchView(state: ViewState, selected: SnapshotRef | null): void {
+  const api = useApi();
+  const client = useQueryClient();
+  useEffect(() => {
+    if (selected === null) return;
+    if (state.view === "timeline") void client.prefetchQuery(timelineQuery(api, selected));
+    else if (state.view === "files") void client.prefetchQuery(browseQuery(api, selected, state.base ?? "previous"));
+    else if (state.view === "compare" && state.base !== undefined) void client.prefetchQuery(diffQuery(api, state.base, selected));
+    // Keyed on the parts that name the request.
+  }, [api, client, state.view, state.base?.file, state.base?.line, selected?.file, selected?.line]);
+}
 
 function useIdlePreload(): void {
   useEffect(() => {
@@ -68,6 +85,7 @@ export function App({ source }: { source: SourceSwitch }) {
   useSelectionBootstrap(state, selected, entries);
   usePrefetchFirstPages(selected, meta.data);
   useIdlePreload();
+  usePrefetchView(state, selected);
 
   const reload = useCallback(() => {
     void client.invalidateQueries({ queryKey: keys.all }).then(() => showToast("Snapshot reloaded"));
@@ -202,6 +220,12 @@ function useSelectionBootstrap(state: ViewState, selected: SnapshotRef | null, e
   }, [selected, state.file, entries, current.data, current.isError]);
 }
 
+/** Shows the slices view, then gives it `key` as if typed (after the palette has closed). */
+function pressInSlices(key: string): void {
+  navigate({ view: "slices" });
+  setTimeout(() => dispatchKey(new KeyboardEvent("keydown", { key, bubbles: true, cancelable: true })), 50);
+}
+
 function usePaletteCommands(selected: SnapshotRef | null, entries: ReturnType<typeof flattenSnapshots>, reload: () => void, stepSlice: (delta: number) => void, source: SourceSwitch): Command[] {
   const api = useApi();
   const meta = useMeta(selected);
@@ -216,6 +240,9 @@ function usePaletteCommands(selected: SnapshotRef | null, entries: ReturnType<ty
       { id: "sidebar", group: "Actions", title: "Toggle Sidebar", shortcut: "[", run: () => setPreference("sidebarCollapsed", !getPreferences().sidebarCollapsed) },
       { id: "help", group: "Actions", title: "Keyboard Shortcuts", shortcut: "?", run: () => overlay.set("help") },
       { id: "next-slice", group: "Actions", title: "Next Slice", shortcut: "L", run: () => stepSlice(1) },
+      // The slices view owns these; the palette presses its keys once the view is shown.
+      { id: "export", group: "Actions", title: "Export JSON", subtitle: "copy the slice's matching items", shortcut: "E", run: () => pressInSlices("e") },
+      { id: "object-filter", group: "Actions", title: "Focus Object Filter", shortcut: "O", run: () => pressInSlices("o") },
       {
         id: "open-files",
         group: "Actions",
