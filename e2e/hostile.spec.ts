@@ -57,6 +57,8 @@ test("payloads in slice items and workspace files are shown as text", async ({ p
   const cards = page.getByTestId("item-card");
   await expect(cards).toHaveCount(3);
   await expect(cards.nth(0)).toContainText(SCRIPT);
+  // A right-to-left override in data is shown, not obeyed.
+  await expect(cards.nth(0)).toContainText("⟨U+202E⟩evil ␛[2J");
   await expect(page.locator(".pill", { hasText: "<b>bold</b>" })).toBeVisible();
   // Markdown: rendered without the image, handlers or unsafe links.
   const rendered = cards.nth(1).locator(".markdown-body");

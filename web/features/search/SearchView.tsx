@@ -1,5 +1,6 @@
 /** Search across the selected snapshot's slices and workspace files; a hit opens where it is. */
 import { useEffect, useRef, useState } from "react";
+import { visibleText } from "../slices/json-model.js";
 import type { SearchHitResponse, SearchScope, SnapshotRef } from "../../api/api.js";
 import { EmptyState, ErrorState, Spinner } from "../../components/feedback.js";
 import { formatBytes, plural } from "../../components/format.js";
@@ -95,7 +96,7 @@ function HitGroup({ title, hits, query, onOpen }: { title: string; hits: readonl
             <button type="button" className="hit" onClick={() => onOpen(hit)} data-testid="search-hit">
               <span className="hit-where mono">{hitWhere(hit)}</span>
               <span className="hit-snippet mono">
-                <Snippet text={hit.snippet} query={query} />
+                <Snippet text={visibleText(hit.snippet)} query={query} />
               </span>
             </button>
           </li>

@@ -6,7 +6,7 @@
  */
 import { memo, useState } from "react";
 import type { ReactNode } from "react";
-import { arrayPreview, asMarkdown, containerPaths, entriesOf, isPrimitiveArray, kindOf, primitiveText } from "./json-model.js";
+import { arrayPreview, asMarkdown, containerPaths, entriesOf, isPrimitiveArray, kindOf, primitiveText, visibleText } from "./json-model.js";
 import type { JsonKind } from "./json-model.js";
 import { MarkdownBlock } from "./MarkdownBlock.js";
 import { TRUNCATE_LINES, TruncatedText } from "./TruncatedText.js";
@@ -72,16 +72,16 @@ function JsonNode({ value, path, label, tree, keyNeedle, onPopOut, depth }: Json
         </span>
         {container ? (
           <button type="button" className="json-key json-key-button" onClick={() => tree.set(path, !open)} aria-label={`${open ? "Collapse" : "Expand"} ${label}`}>
-            <Highlight text={label} needle={keyNeedle} />
+            <Highlight text={visibleText(label)} needle={keyNeedle} />
           </button>
         ) : (
           <span className="json-key">
-            <Highlight text={label} needle={keyNeedle} />
+            <Highlight text={visibleText(label)} needle={keyNeedle} />
           </span>
         )}
         <span className="json-badge">{badge}</span>
-        {kind === "array" && !open ? <span className="json-preview">{arrayPreview(value as unknown[])}</span> : null}
-        {markdown !== null ? <span className="json-preview">{markdown.text.replace(/\s+/g, " ").slice(0, 64)}</span> : null}
+        {kind === "array" && !open ? <span className="json-preview">{visibleText(arrayPreview(value as unknown[]))}</span> : null}
+        {markdown !== null ? <span className="json-preview">{visibleText(markdown.text.replace(/\s+/g, " ").slice(0, 64))}</span> : null}
         {container && count > 0 ? (
           <span className="json-node-actions">
             <button type="button" className="mini-btn" onClick={() => tree.set(path, !open)}>
@@ -126,7 +126,7 @@ function JsonNode({ value, path, label, tree, keyNeedle, onPopOut, depth }: Json
 }
 
 function Chip({ label, value }: { label: string; value: unknown }) {
-  const text = primitiveText(value);
+  const text = visibleText(primitiveText(value));
   const [expanded, setExpanded] = useState(false);
   const lines = text.split("\n");
   const long = lines.length > TRUNCATE_LINES;

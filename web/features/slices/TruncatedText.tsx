@@ -1,10 +1,12 @@
 /** Preformatted text cut to its first 25 lines, with an Expand/Collapse toggle. */
 import { useState } from "react";
+import { visibleText } from "./json-model.js";
 
 export const TRUNCATE_LINES = 25;
 
-export function TruncatedText({ text, className }: { text: string; className: string }) {
+export function TruncatedText({ text: raw, className }: { text: string; className: string }) {
   const [expanded, setExpanded] = useState(false);
+  const text = visibleText(raw);
   const lines = text.split("\n");
   const long = lines.length > TRUNCATE_LINES;
   return (

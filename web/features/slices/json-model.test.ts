@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { arrayPreview, asFloatMarker, containerPaths, itemMatches, kindOf, primitiveText, pruneByKey } from "./json-model.js";
+import { arrayPreview, asFloatMarker, containerPaths, itemMatches, kindOf, primitiveText, pruneByKey, visibleText } from "./json-model.js";
 
 describe("slice values", () => {
   it("recognises markdown wrappers and float markers as the API sends them", () => {
@@ -29,5 +29,13 @@ describe("slice values", () => {
   it("previews arrays and lists container paths", () => {
     expect(arrayPreview([1, "a long string that goes past twenty-four", { k: 1 }, [1, 2], null, true, 7])).toBe("[1, a long string that goes…, {1 keys}, [2], null, true, … +1 more]");
     expect(containerPaths({ a: { b: [1, { c: {} }] } }, "root")).toEqual(["root.a", "root.a.b", "root.a.b.[1]", "root.a.b.[1].c"]);
+  });
+});
+
+describe("visible text", () => {
+  it("shows control and bidi-override characters instead of obeying them", () => {
+    expect(visibleText("\u202eevil \u001b[2J\u0007")).toBe("⟨U+202E⟩evil ␛[2J␇");
+    expect(visibleText("tab\tand\nnewline stay, DEL\u007f goes")).toBe("tab\tand\nnewline stay, DEL\u2421 goes");
+    expect(visibleText("café ✓ 中文")).toBe("café ✓ 中文");
   });
 });

@@ -66,6 +66,23 @@ export function primitiveText(value: unknown): string {
   return asFloatMarker(value) ?? "";
 }
 
+// C0 controls (but tab and newline), DEL, C1 controls, and the invisible bidirectional
+// formatting characters that can make text read differently from what it is.
+const INVISIBLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Text as shown in the viewer: control and bidi-override characters made visible (`␛`,
+ * `⟨U+202E⟩`), so agent data cannot reorder or hide what the user reads.
+ */
+export function visibleText(text: string): string {
+  return text.replace(INVISIBLE, (char) => {
+    const code = char.charCodeAt(0);
+    if (code < 0x20) return String.fromCharCode(0x2400 + code);
+    if (code === 0x7f) return "\u2421";
+    return `⟨U+${code.toString(16).toUpperCase().padStart(4, "0")}⟩`;
+  });
+}
+
 /** Children of a container as `[label, value]` (arrays keep their original indices; pruned holes are skipped). */
 export function entriesOf(value: unknown): [string, unknown][] {
   if (Array.isArray(value)) {

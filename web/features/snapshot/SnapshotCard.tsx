@@ -3,6 +3,7 @@
  * parent and children, and its validation problems (shown, unlike the original).
  */
 import type { SnapshotMetaResponse, SnapshotRef } from "../../api/api.js";
+import { visibleText } from "../slices/json-model.js";
 import { formatTimestamp, plural } from "../../components/format.js";
 import { Icon } from "../../components/Icon.js";
 import { useNavigate } from "../../state/url-store.js";
@@ -42,7 +43,7 @@ export function SnapshotCard({ snapshot, meta, entries }: { snapshot: SnapshotRe
         </div>
       </div>
       <div className="pills">
-        {tags.length === 0 ? <span className="muted small">No tags set</span> : tags.map(([key, value]) => <span key={key} className="pill">{`${key}: ${value}`}</span>)}
+        {tags.length === 0 ? <span className="muted small">No tags set</span> : tags.map(([key, value]) => <span key={key} className="pill">{visibleText(`${key}: ${value}`)}</span>)}
         {parent !== undefined ? (
           <button type="button" className="pill pill-link" onClick={() => navigate(selectSnapshotPatch(parent))}>
             ↑ parent {parent.sessionId.slice(0, 8)}

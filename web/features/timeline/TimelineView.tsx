@@ -4,6 +4,7 @@
  * events (tool calls with outcome and duration, prompts) in time order, virtualised.
  */
 import { useVirtualizer } from "@tanstack/react-virtual";
+import { visibleText } from "../slices/json-model.js";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { SnapshotRef, TimelineEventResponse, TimelineResponse } from "../../api/api.js";
 import { EmptyState, ErrorState, Kbd, Spinner } from "../../components/feedback.js";
@@ -161,8 +162,8 @@ function TimelineBody({ timeline, selectedEvent }: { timeline: TimelineResponse;
                         <Icon name={kindIcon(event)} size={14} />
                       </span>
                       <span className="event-text">
-                        <span className="event-title">{event.title}</span>
-                        <span className="event-summary">{event.error ?? event.summary ?? event.display_name}</span>
+                        <span className="event-title">{visibleText(event.title)}</span>
+                        <span className="event-summary">{visibleText(event.error ?? event.summary ?? event.display_name)}</span>
                       </span>
                       {event.duration_ms !== null ? <span className="event-duration">{formatDuration(event.duration_ms)}</span> : null}
                       {event.success === true ? (
@@ -214,7 +215,7 @@ function TimelineBody({ timeline, selectedEvent }: { timeline: TimelineResponse;
                   <li key={index}>
                     <button type="button" className="error-item" onClick={() => (error.event_index !== null ? select(error.event_index) : undefined)} disabled={error.event_index === null}>
                       <span className="tag tag-danger">{error.source.replace("_", " ")}</span>
-                      <span>{error.message}</span>
+                      <span>{visibleText(error.message)}</span>
                     </button>
                   </li>
                 ))}
