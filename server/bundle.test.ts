@@ -33,7 +33,7 @@ describe("wink-debug bundle", () => {
   it("inlines the app and the run's files, pinning the one script by its hash", async () => {
     const output = path.join(dir, "pair.html");
     const result = await buildBundle({ source: winkFixture("fszip-pr633"), output, webDir: web });
-    expect(result.files.sort()).toEqual(["0f5f356f-9bfe-4e60-8222-b6a717dc8521.fs.zip", "0f5f356f-9bfe-4e60-8222-b6a717dc8521.jsonl"]);
+    expect([...result.files].sort()).toEqual(["0f5f356f-9bfe-4e60-8222-b6a717dc8521.fs.zip", "0f5f356f-9bfe-4e60-8222-b6a717dc8521.jsonl"]);
     const html = await readFile(output, "utf8");
     const { csp, data, scripts } = parts(html);
     expect(scripts).toHaveLength(1);
