@@ -10,7 +10,7 @@
  * overwrite 10 spread-out files. Incremental and restore figures are the median of REPEATS
  * rounds (edit 10 → snapshot → restore), each strategy on its own copy of the tree. The
  * applier runs with `durable: false` (bare git does not fsync either); "git+fsync" shows the
- * default durable restore. reflink runs on a loop-mounted XFS image when the temp dir cannot
+ * default durable restore. Bare git runs with gc.auto=0 (no background gc mid-measurement). reflink runs on a loop-mounted XFS image when the temp dir cannot
  * clone (root and mkfs.xfs needed; otherwise it is reported as unavailable).
  *
  * Run: node --import tsx bench/host-snapshots.bench.ts [5000,50000]
@@ -73,7 +73,7 @@ interface Figures {
 }
 
 function bareGit(root: string, gitDir: string, ...args: string[]): void {
-  execFileSync("git", [`--git-dir=${gitDir}`, `--work-tree=${root}`, "-c", "user.name=bench", "-c", "user.email=bench@localhost", "-c", "core.hooksPath=/dev/null", ...args], {
+  execFileSync("git", [`--git-dir=${gitDir}`, `--work-tree=${root}`, "-c", "user.name=bench", "-c", "user.email=bench@localhost", "-c", "core.hooksPath=/dev/null", "-c", "gc.auto=0", "-c", "maintenance.auto=false", ...args], {
     cwd: root,
     env: { PATH: process.env.PATH ?? "", HOME: gitDir, GIT_CONFIG_NOSYSTEM: "1" },
     stdio: "ignore",
