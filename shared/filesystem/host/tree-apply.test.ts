@@ -234,6 +234,27 @@ function runChild(kind: "replace" | "changes", options: { killAt?: number; delay
   });
 }
 
+describe("probes left by a crash", () => {
+  it("are found through their record and removed by the next recovery, also in subdirectories", async () => {
+    await fs.promises.mkdir(path.join(root, "d3/s1"), { recursive: true });
+    await fs.promises.writeFile(path.join(root, "d3/s1/kept.txt"), "kept");
+    // A process that no longer exists, as after a kill -9 while it was probing d3/s1.
+    const child = spawn("true");
+    const pid = await new Promise<number>((resolve) => child.on("exit", () => resolve(child.pid as number)));
+    const probe = `.wink-apply-${pid}-probe-0123456789ab`;
+    await fs.promises.writeFile(path.join(root, "d3/s1", probe), "");
+    await fs.promises.mkdir(stateDir, { recursive: true });
+    const { createHash } = await import("node:crypto");
+    const key = createHash("sha256").update(await fs.promises.realpath(root)).digest("hex").slice(0, 24);
+    const record = path.join(stateDir, `${key}.probe.${probe}`);
+    await fs.promises.writeFile(record, JSON.stringify({ probe, segments: [Buffer.from("d3").toString("base64"), Buffer.from("s1").toString("base64")] }));
+    const result = await recoverTreeChanges(root, { stateDir });
+    expect(result.removedStagings).toBe(1);
+    expect(await fs.promises.readdir(path.join(root, "d3/s1"))).toEqual(["kept.txt"]);
+    expect(fs.existsSync(record)).toBe(false);
+  });
+});
+
 describe("kill -9 of a child process during an apply", () => {
   for (const kind of ["replace", "changes"] as const) {
     it(`${kind}: 50 kills (20 at successive steps, 30 at random moments) leave only the old or the new tree`, async () => {

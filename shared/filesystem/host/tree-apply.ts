@@ -742,12 +742,17 @@ async function validatePlan(staging: TreeStaging, planned: readonly PlannedOp[])
  */
 async function probeRename(staging: TreeStaging, rootLoc: Location, segments: readonly Name[], full: string): Promise<void> {
   const shown = segments.length === 0 ? "the root" : displayPath(keyOf(segments));
+  const probe = `${STAGING_PREFIX}${process.pid}-probe-${randomBytes(6).toString("hex")}`;
+  // The probe sits in a workspace directory for a moment: name it in a record first, so a
+  // recovery after a crash right then can find and remove it (only the root is scanned).
+  const record = probeRecordPath(staging.info, probe);
+  await fs.promises.mkdir(staging.info.stateDir, { recursive: true, mode: 0o700 });
+  await fs.promises.writeFile(record, JSON.stringify({ probe, segments: segments.map((s) => Buffer.from(s).toString("base64")) }));
   await withLocation(staging.trash, [], "", async (trash) => {
     const fd = await openFd(trash.at("probe"), CREATE_FLAGS, 0o600);
     await closeFd(fd);
     try {
       await withLocation(rootLoc, segments, full, async (dir) => {
-        const probe = `${STAGING_PREFIX}${process.pid}-probe-${randomBytes(6).toString("hex")}`;
         try {
           await fs.promises.rename(trash.at("probe"), dir.at(probe));
         } catch (error) {
@@ -762,6 +767,37 @@ async function probeRename(staging: TreeStaging, rootLoc: Location, segments: re
       await fs.promises.unlink(trash.at("probe")).catch(() => undefined);
     }
   });
+  await fs.promises.unlink(record).catch(() => undefined);
+}
+
+function probeRecordPath(info: RootInfo, probe: string): string {
+  return path.join(info.stateDir, `${info.key}.probe.${probe}`);
+}
+
+/** Remove probes that a crashed apply left in workspace directories (see `probeRename`). */
+async function removeDeadProbes(info: RootInfo, isDead: (probe: string) => boolean): Promise<number> {
+  const prefix = `${info.key}.probe.`;
+  let removed = 0;
+  for (const name of await fs.promises.readdir(info.stateDir).catch(() => [] as string[])) {
+    if (!name.startsWith(prefix)) continue;
+    const probe = name.slice(prefix.length);
+    if (!isDead(probe)) continue;
+    const recordPath = path.join(info.stateDir, name);
+    try {
+      const record = JSON.parse(await fs.promises.readFile(recordPath, "utf8")) as { probe?: unknown; segments?: unknown };
+      if (record.probe === probe && Array.isArray(record.segments)) {
+        const segments = record.segments.map((segment) => Buffer.from(String(segment), "base64"));
+        await withLocation({ basePath: info.real, segments: [] }, segments, probe, async (dir) => {
+          await fs.promises.unlink(dir.at(probe));
+          removed++;
+        });
+      }
+    } catch {
+      // The probe was already moved back, or its directory is gone: nothing left to remove.
+    }
+    await fs.promises.unlink(recordPath).catch(() => undefined);
+  }
+  return removed;
 }
 
 function keyOf(segments: readonly Name[]): string {
@@ -976,6 +1012,10 @@ async function recoverWithInfo(info: RootInfo, options: TreeApplyOptions): Promi
         removedStagings++;
       }
     }
+  });
+  removedStagings += await removeDeadProbes(info, (probe) => {
+    const pid = Number.parseInt(probe.slice(STAGING_PREFIX.length), 10);
+    return Number.isInteger(pid) && pid > 0 && pid !== process.pid && !pidAlive(pid);
   });
   return { rolledForward, removedStagings };
 }
