@@ -26,6 +26,7 @@ import { navigate, readViewState, useViewState } from "../state/url-store.js";
 import { VIEWS, VIEW_LABELS, selectSnapshotPatch, selectedRef } from "../state/view-state.js";
 import type { ViewState } from "../state/view-state.js";
 import { Header } from "./Header.js";
+import { SidebarResizer } from "./SidebarResizer.js";
 
 // Views other than the default (slices) and the overlays are separate chunks, fetched when
 // first shown or, after start-up, while the browser is idle (see useIdlePreload).
@@ -135,10 +136,11 @@ export function App({ source }: { source: SourceSwitch }) {
     <div className={`app${preferences.sidebarCollapsed ? " sidebar-collapsed" : ""}`}>
       <Header source={source} onReload={reload} />
       <div className="app-body">
-        <aside className="sidebar" aria-label="Sessions and slices" hidden={preferences.sidebarCollapsed}>
+        <aside className="sidebar" aria-label="Sessions and slices" hidden={preferences.sidebarCollapsed} style={{ width: preferences.sidebarWidth }}>
           <SessionsPanel selected={selected} />
           <SlicesPanel meta={meta.data} activeSlice={state.view === "slices" ? state.slice : undefined} />
         </aside>
+        {preferences.sidebarCollapsed ? null : <SidebarResizer />}
         <main className="main" id="main">
           {selected === null ? (
             files.isError ? (

@@ -11,9 +11,13 @@ export interface Preferences {
   sidebarCollapsed: boolean;
   diffLayout: "split" | "unified";
   expandDepth: number;
+  /** Sidebar width in pixels (dragged with its handle). */
+  sidebarWidth: number;
 }
 
-const KEYS = { theme: "wink-theme", sidebarCollapsed: "wink-sidebar-collapsed", diffLayout: "wink-diff-layout", expandDepth: "wink-expand-depth" } as const;
+export const SIDEBAR_WIDTH = { min: 220, max: 560, default: 320 } as const;
+
+const KEYS = { theme: "wink-theme", sidebarCollapsed: "wink-sidebar-collapsed", diffLayout: "wink-diff-layout", expandDepth: "wink-expand-depth", sidebarWidth: "wink-sidebar-width" } as const;
 
 function storage(): Storage | null {
   try {
@@ -28,11 +32,13 @@ function initial(): Preferences {
   const theme = store?.getItem(KEYS.theme);
   const prefersDark = typeof matchMedia === "function" && matchMedia("(prefers-color-scheme: dark)").matches;
   const depth = Number(store?.getItem(KEYS.expandDepth));
+  const width = Number(store?.getItem(KEYS.sidebarWidth));
   return {
     theme: theme === "dark" || theme === "light" ? theme : prefersDark ? "dark" : "light",
     sidebarCollapsed: store?.getItem(KEYS.sidebarCollapsed) === "true",
     diffLayout: store?.getItem(KEYS.diffLayout) === "unified" ? "unified" : "split",
     expandDepth: Number.isInteger(depth) && depth >= 1 && depth <= 10 ? depth : 2,
+    sidebarWidth: Number.isFinite(width) && width >= SIDEBAR_WIDTH.min && width <= SIDEBAR_WIDTH.max ? width : SIDEBAR_WIDTH.default,
   };
 }
 

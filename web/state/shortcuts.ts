@@ -70,6 +70,23 @@ export function useShortcutListener(): void {
   }, []);
 }
 
+/**
+ * A handler for `g` that runs `action` when `g` is pressed twice within 400 ms (vim's `gg`).
+ * Each keymap that wants `gg` keeps its own.
+ */
+export function doubleKey(action: () => void, withinMs = 400): KeyHandler {
+  let last = 0;
+  return () => {
+    const now = Date.now();
+    if (now - last <= withinMs) {
+      last = 0;
+      action();
+    } else {
+      last = now;
+    }
+  };
+}
+
 /** Registers `map` while the component is mounted and `active`; the newest keymap wins. */
 export function useKeymap(map: Keymap, active = true): void {
   const latest = useRef(map);

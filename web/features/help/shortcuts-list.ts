@@ -24,6 +24,7 @@ export const SHORTCUTS: readonly ShortcutGroup[] = [
     keys: [
       ["J / K", "Next / previous event"],
       ["N / Shift+N", "Next / previous error"],
+      ["G G / Shift+G", "First / last event"],
       ["Enter", "Open the event's item in its slice"],
       ["/", "Filter events"],
     ],
@@ -33,6 +34,7 @@ export const SHORTCUTS: readonly ShortcutGroup[] = [
     keys: [
       ["J / K", "Next / previous item"],
       ["/", "Search items"],
+      ["G G / Shift+G", "First / last item"],
       ["O", "Filter objects (by key)"],
       ["E", "Copy JSON of the matching items"],
     ],

@@ -16,7 +16,7 @@ import { Icon } from "../../components/Icon.js";
 import { Modal } from "../../components/Modal.js";
 import { SLICE_PAGE_SIZE, slicePageQuery } from "../../queries/options.js";
 import { setPreference, usePreferences } from "../../state/preferences.js";
-import { useKeymap } from "../../state/shortcuts.js";
+import { doubleKey, useKeymap } from "../../state/shortcuts.js";
 import { showToast } from "../../state/toasts.js";
 import { useNavigate } from "../../state/url-store.js";
 import { prettyJson } from "../../../shared/viewer/json-text.js";
@@ -110,6 +110,7 @@ function SliceItems({ snapshot, slice, focusItem }: { snapshot: SnapshotRef; sli
     (step: number) => {
       if (visible.length === 0) return;
       const next = Math.min(visible.length - 1, Math.max(0, focused + step));
+      if (!Number.isFinite(next)) return;
       setFocused(next);
       virtualizer.scrollToIndex(next, { align: "start", behavior: "smooth" });
       const entry = visible[next];
@@ -129,9 +130,12 @@ function SliceItems({ snapshot, slice, focusItem }: { snapshot: SnapshotRef; sli
     }
   }, [api, client, snapshot, slice.slice_type, pageCount, search]);
 
+  const toFirst = useMemo(() => doubleKey(() => move(-Infinity)), [move]);
   useKeymap({
     j: () => move(1),
     k: () => move(-1),
+    g: toFirst,
+    "shift+g": () => move(Infinity),
     "/": () => searchInput.current?.focus(),
     o: () => filterInput.current?.focus(),
     e: () => void copyJson(),

@@ -12,7 +12,7 @@ import { elapsedMs, formatDuration, formatOffset, formatTimestamp, plural } from
 import { Icon } from "../../components/Icon.js";
 import type { IconName } from "../../components/Icon.js";
 import { useTimeline } from "../../queries/hooks.js";
-import { useKeymap } from "../../state/shortcuts.js";
+import { doubleKey, useKeymap } from "../../state/shortcuts.js";
 import { useNavigate } from "../../state/url-store.js";
 import { selectSnapshotPatch } from "../../state/view-state.js";
 
@@ -68,7 +68,13 @@ function TimelineBody({ timeline, selectedEvent }: { timeline: TimelineResponse;
     [errorEvents, selectedEvent, select, filter],
   );
 
+  const toFirst = useMemo(() => doubleKey(() => events[0] !== undefined && select(events[0].index)), [events, select]);
   useKeymap({
+    g: toFirst,
+    "shift+g": () => {
+      const last = events[events.length - 1];
+      if (last !== undefined) select(last.index);
+    },
     j: () => {
       const next = events[Math.min(events.length - 1, position + 1)];
       if (next !== undefined) select(next.index);
