@@ -151,7 +151,14 @@ export function App({ source }: { source: SourceSwitch }) {
               <Spinner label="Opening the newest snapshot…" />
             )
           ) : meta.isError ? (
-            <ErrorState error={meta.error} title={`Line ${selected.line} of ${selected.file} is not available`} onRetry={() => void meta.refetch()} />
+            <>
+              <ErrorState error={meta.error} title={`Line ${selected.line} of ${selected.file} is not available`} onRetry={() => void meta.refetch()} />
+              {entries[0] !== undefined ? (
+                <button type="button" className="btn" onClick={() => entries[0] !== undefined && navigate(selectSnapshotPatch(entries[0]))}>
+                  Open {entries[0].fileName} · line {entries[0].line} instead
+                </button>
+              ) : null}
+            </>
           ) : (
             <>
               <SnapshotCard snapshot={selected} meta={meta.data} entries={entries} />
