@@ -18,6 +18,7 @@ async function openInputs(inputs: LocalInput[], label: string): Promise<Api> {
 export function useLocalOpener(onOpen: (api: Api) => void): (inputs: Promise<LocalInput[]>) => void {
   return useCallback(
     (pending) => {
+      showToast("Reading the files…");
       pending
         .then((inputs) => openInputs(inputs, inputs.length === 1 ? (inputs[0]?.path ?? "dropped file") : `${inputs.length} dropped files`))
         .then(onOpen, (error: unknown) => showToast(`Cannot open these files: ${errorMessage(error)}`, "error"));
