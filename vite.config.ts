@@ -26,7 +26,9 @@ export default defineConfig(({ mode }) => {
     },
     server: {
       proxy: {
-        "/api": { target: process.env.WINK_DEBUG_URL ?? "http://127.0.0.1:8000", changeOrigin: false },
+        // The server's routes, but not the app's own modules in web/api/ (`/api/http-api.ts`); the app
+        // asks for files with `?path=`, never by a path ending in .ts.
+        "^/api/(?!.*\\.tsx?(?:\\?.*)?$)": { target: process.env.WINK_DEBUG_URL ?? "http://127.0.0.1:8000", changeOrigin: false },
       },
     },
   };
