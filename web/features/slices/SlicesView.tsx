@@ -46,6 +46,9 @@ export function SlicesView({ snapshot, meta, sliceType, item }: SlicesViewProps)
 
 type SliceSummary = SnapshotMetaResponse["slices"][number];
 
+/** Items per request when every item is needed (search, object filter, copy). */
+const FILTER_PAGE_SIZE = 400;
+
 function SliceItems({ snapshot, slice, focusItem }: { snapshot: SnapshotRef; slice: SliceSummary; focusItem: number | undefined }) {
   const api = useApi();
   const client = useQueryClient();
@@ -61,12 +64,13 @@ function SliceItems({ snapshot, slice, focusItem }: { snapshot: SnapshotRef; sli
   const filterInput = useRef<HTMLInputElement>(null);
   const scroller = useRef<HTMLDivElement>(null);
   const total = slice.count;
-  const pageCount = Math.ceil(total / SLICE_PAGE_SIZE);
+  // Filtering needs every item: fetched in fewer, larger pages than the visible ones.
+  const pageCount = Math.ceil(total / FILTER_PAGE_SIZE);
   const filtering = deferredSearch !== "" || deferredKeyFilter !== "";
 
   // Every page, only while a filter needs them all.
   const allPages = useQueries({
-    queries: Array.from({ length: filtering ? pageCount : 0 }, (_, page) => slicePageQuery(api, snapshot, slice.slice_type, page)),
+    queries: Array.from({ length: filtering ? pageCount : 0 }, (_, page) => slicePageQuery(api, snapshot, slice.slice_type, page, FILTER_PAGE_SIZE)),
   });
   const loadedPages = allPages.filter((query) => query.data !== undefined).length;
   const allLoaded = filtering && loadedPages === pageCount;
@@ -80,7 +84,7 @@ function SliceItems({ snapshot, slice, focusItem }: { snapshot: SnapshotRef; sli
       query.data?.items.forEach((value, offset) => {
         if (!itemMatches(value, deferredSearch)) return;
         const shown = deferredKeyFilter === "" ? value : pruneByKey(value, deferredKeyFilter);
-        if (shown !== undefined) result.push({ index: page * SLICE_PAGE_SIZE + offset, value: shown });
+        if (shown !== undefined) result.push({ index: page * FILTER_PAGE_SIZE + offset, value: shown });
       });
     });
     return result;
@@ -121,7 +125,7 @@ function SliceItems({ snapshot, slice, focusItem }: { snapshot: SnapshotRef; sli
 
   const copyJson = useCallback(async () => {
     try {
-      const pages = await Promise.all(Array.from({ length: pageCount }, (_, page) => client.fetchQuery(slicePageQuery(api, snapshot, slice.slice_type, page))));
+      const pages = await Promise.all(Array.from({ length: pageCount }, (_, page) => client.fetchQuery(slicePageQuery(api, snapshot, slice.slice_type, page, FILTER_PAGE_SIZE))));
       const items = pages.flatMap((page) => page.items).filter((value) => itemMatches(value, search.trim()));
       await copyText(prettyJson(items as JsonValue));
       showToast(`Copied ${plural(items.length, "item")} as JSON`);
