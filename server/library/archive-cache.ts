@@ -1,8 +1,9 @@
 /**
- * Open archives, kept open between requests: opening reads the central directory only, and
- * one file request then costs one positional read and one inflate. Bounded by the number of
- * open archives, by their total entries (the memory their indexes take), and, for inflated
- * file contents, by bytes. Archives that change on disk are opened again.
+ * Open archives, kept open between requests: opening reads the central directory only (the
+ * manifest is read when `/api/filesystem/meta` asks for it), and one file request then costs
+ * one positional read and one inflate. Bounded by the number of open archives, by their
+ * total entries (the memory their indexes take), and, for inflated file contents, by bytes.
+ * Archives that change on disk are opened again.
  */
 import { stat } from "node:fs/promises";
 import type { ArchiveReader } from "../../shared/archive/index.js";
@@ -10,20 +11,42 @@ import { openArchive } from "../../shared/archive/index.js";
 import type { FileIndexEntry, FileSource } from "../../shared/viewer/index.js";
 import { WeightedCache } from "./weighted-cache.js";
 
+/** What `/api/filesystem/meta` shows of an archive's manifest. */
+export interface ManifestSummary {
+  /** `{source, version, created_at, file_count, total_bytes, session_id, warnings}`, or null without a (valid) manifest. */
+  readonly manifest: {
+    source: string;
+    version: string;
+    created_at: string;
+    file_count: number;
+    total_bytes: number;
+    session_id: string | null;
+    warnings: string[];
+  } | null;
+  /** Why the manifest was refused (the files are still served from the central directory), or null. */
+  readonly error: string | null;
+}
+
+/** An open archive as the server uses it. */
+export interface OpenedArchive {
+  readonly source: FileSource;
+  /** The manifest, read and checked on first use (then kept as this small summary). */
+  readonly manifest: () => Promise<ManifestSummary>;
+}
+
 export interface ArchiveCacheOptions {
   /** Most archives open at once (default 8). */
   maxOpen?: number;
-  /** Most central-directory entries held across open archives (default 80,000, about 8 MB each 10,000; one bigger archive is still kept alone). */
+  /** Most central-directory entries held across open archives (default 80,000, about 3 MB each 10,000 with the sorted file list; one bigger archive is still kept alone). */
   maxEntries?: number;
   /** Budget of cached file contents in bytes (default 16 MiB; files over 1 MiB are not cached). */
   contentBytes?: number;
 }
 
-interface OpenArchive {
+interface OpenArchive extends OpenedArchive {
   readonly reader: ArchiveReader;
   readonly size: number;
   readonly mtimeMs: number;
-  readonly source: FileSource;
   checkedAt: number;
 }
 
@@ -50,9 +73,9 @@ export class ArchiveCache {
   }
 
   /** The archive at `absolutePath` as a file source (opened on first use). */
-  async source(absolutePath: string, label: string): Promise<{ source: FileSource; reader: ArchiveReader }> {
+  async source(absolutePath: string, label: string): Promise<OpenedArchive> {
     const open = await this.#get(absolutePath, label);
-    return { source: open.source, reader: open.reader };
+    return { source: open.source, manifest: open.manifest };
   }
 
   /** Forgets an archive (it changed or disappeared). */
@@ -93,13 +116,14 @@ export class ArchiveCache {
 
   async #openNow(absolutePath: string, label: string): Promise<OpenArchive> {
     const before = await stat(absolutePath);
-    const reader = await openArchive(absolutePath);
+    const reader = await openArchive(absolutePath, { deferManifest: true });
     this.#readers.add(reader);
     if (this.#closed) {
       await reader.close();
       throw new Error("The server is shutting down");
     }
-    const entries: FileIndexEntry[] = reader.files.map((file) => ({ path: file.path, size: file.size, fingerprint: file.crc32 }));
+    const entries: FileIndexEntry[] = [];
+    reader.forEachFile((path, size, fingerprint) => entries.push({ path, size, fingerprint }));
     entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     const contents = this.#contents;
     const source: FileSource = {
@@ -115,9 +139,11 @@ export class ArchiveCache {
         return bytes;
       },
     };
-    const open: OpenArchive = { reader, size: before.size, mtimeMs: before.mtimeMs, source, checkedAt: Date.now() };
+    let summary: Promise<ManifestSummary> | null = null;
+    const manifest = (): Promise<ManifestSummary> => (summary ??= summarizeManifest(reader));
+    const open: OpenArchive = { reader, size: before.size, mtimeMs: before.mtimeMs, source, manifest, checkedAt: Date.now() };
     // An archive bigger than the whole budget is kept alone rather than reopened per request.
-    this.#open.set(absolutePath, open, Math.min(this.#maxEntries, Math.max(1, reader.files.length)));
+    this.#open.set(absolutePath, open, Math.min(this.#maxEntries, Math.max(1, reader.fileCount)));
     this.#openCount.set(absolutePath, true, 1);
     return open;
   }
@@ -130,5 +156,27 @@ export class ArchiveCache {
       this.#readers.delete(value.reader);
       void value.reader.close().catch(() => undefined);
     }, CLOSE_DELAY_MS).unref();
+  }
+}
+
+/** The manifest fields the viewer shows; a refused manifest becomes an error message. */
+async function summarizeManifest(reader: ArchiveReader): Promise<ManifestSummary> {
+  try {
+    const { manifest, warnings } = await reader.readManifest();
+    if (manifest === null) return { manifest: null, error: null };
+    return {
+      manifest: {
+        source: manifest.source,
+        version: manifest.version,
+        created_at: manifest.createdAt,
+        file_count: manifest.fileCount,
+        total_bytes: manifest.totalBytes,
+        session_id: manifest.sessionId,
+        warnings: [...warnings],
+      },
+      error: null,
+    };
+  } catch (error) {
+    return { manifest: null, error: error instanceof Error ? error.message : String(error) };
   }
 }

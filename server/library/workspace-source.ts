@@ -6,18 +6,18 @@
  */
 import { lstat } from "node:fs/promises";
 import path from "node:path";
-import type { ArchiveReader } from "../../shared/archive/index.js";
 import type { SessionSnapshot } from "../../shared/session/index.js";
 import { extractVirtualFiles, findFilesystemSnapshotRef } from "../../shared/session/index.js";
 import type { EnvelopeSummary } from "../../shared/session/index.js";
 import type { FileSource, FilesystemMetaView } from "../../shared/viewer/index.js";
 import { virtualFileSource } from "../../shared/viewer/index.js";
-import type { ArchiveCache } from "./archive-cache.js";
+import type { ArchiveCache, ManifestSummary } from "./archive-cache.js";
 
 /** A snapshot's workspace, or why it has none. */
 export interface ResolvedWorkspace {
   readonly source: FileSource | null;
-  readonly reader: ArchiveReader | null;
+  /** The archive's manifest summary (read on first call), or null when the workspace is not an archive. */
+  readonly manifest: (() => Promise<ManifestSummary>) | null;
   /** The archive's file name, when the workspace comes from an archive. */
   readonly archive: string | null;
   /** Why an archive that should be there could not be opened, or null. */
@@ -68,14 +68,14 @@ export async function resolveWorkspace(sessionFilePath: string, summary: Envelop
       continue;
     }
     try {
-      const { source, reader } = await archives.source(absolute, name);
-      return { source, reader, archive: name, error: null };
+      const { source, manifest } = await archives.source(absolute, name);
+      return { source, manifest, archive: name, error: null };
     } catch (cause) {
       error = `Archive ${name} cannot be opened: ${cause instanceof Error ? cause.message : String(cause)}`;
     }
   }
   const vfs = snapshot === null ? null : virtualSource(snapshot);
-  return { source: vfs, reader: null, archive: null, error: vfs === null ? error : null };
+  return { source: vfs, manifest: null, archive: null, error: vfs === null ? error : null };
 }
 
 function virtualSource(snapshot: SessionSnapshot): FileSource | null {
@@ -91,26 +91,16 @@ export async function filesystemMeta(workspace: ResolvedWorkspace): Promise<File
   if (workspace.source === null) {
     return { has_archive: false, source: null, archive: null, manifest: null, file_count: 0, total_bytes: 0, error: workspace.error };
   }
-  const entries = await workspace.source.list();
-  const manifest = workspace.reader?.manifest ?? null;
+  const [entries, summary] = await Promise.all([workspace.source.list(), workspace.manifest?.() ?? null]);
+  let totalBytes = 0;
+  for (const entry of entries) totalBytes += entry.size;
   return {
-    has_archive: workspace.reader !== null,
+    has_archive: workspace.manifest !== null,
     source: workspace.source.kind,
     archive: workspace.archive,
-    manifest:
-      manifest === null
-        ? null
-        : {
-            source: manifest.source,
-            version: manifest.version,
-            created_at: manifest.createdAt,
-            file_count: manifest.fileCount,
-            total_bytes: manifest.totalBytes,
-            session_id: manifest.sessionId,
-            warnings: [...(workspace.reader?.warnings ?? [])],
-          },
+    manifest: summary?.manifest ?? null,
     file_count: entries.length,
-    total_bytes: entries.reduce((sum, entry) => sum + entry.size, 0),
-    error: null,
+    total_bytes: totalBytes,
+    error: summary?.error ?? null,
   };
 }

@@ -107,6 +107,28 @@ describe("archive found next to the session file", () => {
     expect((await get(app, "/api/filesystem/download?path=nope")).statusCode).toBe(404);
   });
 
+  it("lists an archive before reading its manifest, and reports a refused manifest in meta while serving the files", async () => {
+    const dir = await tempDir();
+    const script = `
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    z.writestr("files/a.txt", "alpha\\n")
+    z.writestr("files/b/c.txt", "gamma\\n")
+    z.writestr("manifest.json", '{"version": "1", "created_at": "x", "file_count": -1, "total_bytes": 12}')
+`;
+    execFileSync("python3", ["-c", script, path.join(dir, "run.fs.zip")]);
+    await writeSession(dir, "run.jsonl", [snapshotLine({ sessionId: "s" })]);
+    const app = await testApp({ path: dir });
+    expect((await get(app, "/api/filesystem/tree")).json()).toEqual([
+      { path: "a.txt", size_bytes: 6 },
+      { path: "b/c.txt", size_bytes: 6 },
+    ]);
+    expect((await get(app, "/api/filesystem/file?path=b/c.txt")).json().content).toBe("gamma\n");
+    const meta = (await get(app, "/api/filesystem/meta")).json();
+    expect(meta).toMatchObject({ has_archive: true, source: "archive", archive: "run.fs.zip", manifest: null, file_count: 2, total_bytes: 12 });
+    expect(meta.error).toMatch(/^Invalid manifest\.json: file_count must be a non-negative integer/);
+  });
+
   it("reports a corrupt archive instead of failing, and falls back to the VirtualFileSystem slice", async () => {
     const dir = await tempDir();
     await writeFile(path.join(dir, "run.fs.zip"), "this is not a zip file");

@@ -6,7 +6,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply } from "fastify";
 import { ArchiveError } from "../../shared/errors.js";
-import { MAX_VIEW_BYTES, buildFileTree, diffFileLists, fileContent, flatFileTree } from "../../shared/viewer/index.js";
+import { MAX_VIEW_BYTES, buildFileTree, diffFileLists, fileContent, flatFileTreeJson } from "../../shared/viewer/index.js";
 import type { FileIndexEntry, FileSource } from "../../shared/viewer/index.js";
 import { toStrictJson } from "../../shared/session/index.js";
 import { WeightedCache } from "../library/weighted-cache.js";
@@ -29,6 +29,11 @@ const MAX_CACHED_RESPONSE_CHARS = 512 * 1024;
 
 /** Largest file the download route sends (it is read into memory first). */
 const MAX_DOWNLOAD_BYTES = 256 * 1024 * 1024;
+
+/** Sends JSON text that is already serialised (the route's schema documents its shape). */
+function sendJsonText(reply: FastifyReply, json: string): FastifyReply {
+  return reply.type("application/json; charset=utf-8").send(json);
+}
 
 export const filesystemRoutes: FastifyPluginAsyncTypebox<FilesystemRoutesOptions> = async (app, { state }) => {
   const sourceOf = async (selection: Selection) => (await state.workspace(selection)).source;
@@ -60,16 +65,16 @@ export const filesystemRoutes: FastifyPluginAsyncTypebox<FilesystemRoutesOptions
       body = toStrictJson(fileContent(path, bytes, { offset: offset ?? 0, limit: limit ?? null }));
       if (body.length <= MAX_CACHED_RESPONSE_CHARS) responses.set(key, body, body.length);
     }
-    return reply.type("application/json; charset=utf-8").send(body);
+    return sendJsonText(reply, body);
   };
 
   app.get("/api/filesystem/meta", { schema: { querystring: FileWildcardQuery, response: { 200: FilesystemMeta, ...errorResponses } } }, async (request) => {
     return filesystemMeta(await state.workspace(await state.resolve(selectorOf(request.query))));
   });
 
-  app.get("/api/filesystem/tree", { schema: { querystring: FileWildcardQuery, response: { 200: FileTree, ...errorResponses } } }, async (request) => {
+  app.get("/api/filesystem/tree", { schema: { querystring: FileWildcardQuery, response: { 200: FileTree, ...errorResponses } } }, async (request, reply) => {
     const source = await sourceOf(await state.resolve(selectorOf(request.query)));
-    return source === null ? [] : flatFileTree(await source.list());
+    return sendJsonText(reply, source === null ? "[]" : flatFileTreeJson(await source.list()));
   });
 
   app.get("/api/filesystem/browse", { schema: { querystring: BrowseQuery, response: { 200: Browse, ...errorResponses } } }, async (request) => {

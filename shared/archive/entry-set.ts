@@ -33,9 +33,15 @@ export function indexEntries<T extends NamedEntry>(entries: readonly T[]): Map<s
     byPath.set(entry.path, entry);
   }
   const directories = new Set<string>();
+  // Entries usually come sorted, so most share the previous entry's parent: compare that
+  // prefix instead of building and hashing the parent's name again.
+  let lastParent = "";
   for (const entry of entries) {
     const path = entry.path;
-    for (let slash = path.lastIndexOf("/"); slash > 0; slash = path.lastIndexOf("/", slash - 1)) {
+    const lastSlash = path.lastIndexOf("/");
+    if (lastSlash === lastParent.length && lastSlash > 0 && path.startsWith(lastParent)) continue;
+    if (lastSlash > 0) lastParent = path.slice(0, lastSlash);
+    for (let slash = lastSlash; slash > 0; slash = path.lastIndexOf("/", slash - 1)) {
       const parent = path.slice(0, slash);
       if (directories.has(parent)) break;
       const holder = byPath.get(parent);

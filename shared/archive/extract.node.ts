@@ -24,6 +24,7 @@ import type { ArchiveLimits } from "./limits.js";
 import type { ArchiveManifest } from "./manifest.js";
 import {
   WHOLE_READ_MAX_BYTES,
+  fileEntriesOf,
   internalsOf,
   locateAllData,
   openArchive,
@@ -137,7 +138,7 @@ function checkManifestFiles(manifest: ArchiveManifest, reader: ArchiveReader): M
 
 /** Every check that needs no inflation; returns what to create, in archive order. */
 async function planExtraction(reader: ArchiveReader, options: ExtractArchiveOptions): Promise<Plan> {
-  const { fileEntries } = internalsOf(reader);
+  const fileEntries = fileEntriesOf(reader);
   const manifest = reader.manifest as ArchiveManifest;
   const limits = reader.limits;
   const described = [
@@ -170,10 +171,10 @@ async function planExtraction(reader: ArchiveReader, options: ExtractArchiveOpti
     }
   }
   const directoryModes = new Map<string, number>();
-  const { directory } = internalsOf(reader);
+  const { directoryEntries } = internalsOf(reader);
   const prefix = reader.variant === "files" ? "files/" : "";
-  for (const entry of directory.entries) {
-    if (entry.isDirectory && entry.mode !== null && entry.name.startsWith(prefix)) directoryModes.set(entry.path.slice(prefix.length), entry.mode);
+  for (const entry of directoryEntries) {
+    if (entry.mode !== null) directoryModes.set(entry.path.slice(prefix.length), entry.mode);
   }
   return { files, emptyDirectories: reader.directories.filter((path) => !nonEmpty.has(path)), directoryModes };
 }

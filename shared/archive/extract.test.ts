@@ -7,8 +7,9 @@ import { RecordingTransaction, RecordingWorkspace, memorySource, patchCrc, pytho
 import { useTempDir } from "./temp-dir.test-support.js";
 import { extractArchive } from "./extract.node.js";
 import { writeArchive } from "./writer.node.js";
+import { winkFixture } from "../../fixtures/paths.js";
 
-const FIXTURE = "/work/shared/fixtures/wink/fszip-pr633/0f5f356f-9bfe-4e60-8222-b6a717dc8521.fs.zip";
+const FIXTURE = winkFixture("fszip-pr633/0f5f356f-9bfe-4e60-8222-b6a717dc8521.fs.zip");
 
 const tempDir = useTempDir();
 

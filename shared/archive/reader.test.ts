@@ -6,9 +6,10 @@ import { execFileAsync, memorySource, python } from "./archive.test-support.js";
 import { useTempDir } from "./temp-dir.test-support.js";
 import { openArchive, type ArchiveReader } from "./reader.node.js";
 import { writeArchive } from "./writer.node.js";
+import { securityFixture, winkFixture } from "../../fixtures/paths.js";
 
-const FIXTURE = "/work/shared/fixtures/wink/fszip-pr633/0f5f356f-9bfe-4e60-8222-b6a717dc8521.fs.zip";
-const ZIPS = "/work/shared/security/zips";
+const FIXTURE = winkFixture("fszip-pr633/0f5f356f-9bfe-4e60-8222-b6a717dc8521.fs.zip");
+const ZIPS = securityFixture("zips");
 
 const tempDir = useTempDir();
 
@@ -91,6 +92,67 @@ with zipfile.ZipFile(sys.argv[1], "w") as z:
       expect(reader.files.map((f) => f.path)).toEqual(["a"]);
       expect(reader.warnings).toEqual(["Ignored 1 entry outside files/: README"]);
     });
+  });
+});
+
+describe("openArchive with deferManifest", () => {
+  it("lists and reads files without reading the manifest, then checks it on demand as an eager open does", async () => {
+    const path = nodePath.join(ZIPS, "55-many-entries.zip");
+    const eager = await withReader(path, async (reader) => ({ manifest: reader.manifest, warnings: reader.warnings, directories: reader.directories, files: reader.files }));
+    await withReader(
+      path,
+      async (reader) => {
+        expect(() => reader.manifest).toThrow(InvalidArgumentError);
+        expect(() => reader.warnings).toThrow(/readManifest/);
+        expect(() => reader.directories).toThrow(InvalidArgumentError);
+        expect(reader.fileCount).toBe(12001);
+        expect(reader.files).toEqual(eager.files);
+        const visited: [string, number, number][] = [];
+        reader.forEachFile((file, size, crc32) => visited.push([file, size, crc32]));
+        expect(visited).toEqual(eager.files.map((f) => [f.path, f.size, f.crc32]));
+        expect(await reader.readManifest()).toEqual({ manifest: eager.manifest, warnings: eager.warnings, directories: eager.directories });
+        expect(() => reader.manifest).toThrow(InvalidArgumentError); // read, checked, not kept
+      },
+      { deferManifest: true },
+    );
+  });
+
+  it("opens an archive with an invalid manifest, lists it, and refuses the manifest when asked (import still refuses at open)", async () => {
+    for (const name of ["61-manifest-invalid-json.zip", "64-manifest-huge-numbers.zip"]) {
+      const path = nodePath.join(ZIPS, name);
+      expect(await caught(openArchive(path))).toMatchObject({ code: "E_ARCHIVE_MANIFEST", data: { archive: path } });
+      expect(await caught(openArchive(path, { deferManifest: true, requireManifest: true }))).toMatchObject({ code: "E_ARCHIVE_MANIFEST" });
+      await withReader(
+        path,
+        async (reader) => {
+          expect(reader.fileCount).toBeGreaterThan(0);
+          expect(await caught(reader.readManifest())).toMatchObject({ code: "E_ARCHIVE_MANIFEST", data: { entry: "manifest.json", archive: path } });
+          const first = reader.files[0] as { path: string };
+          expect((await reader.readFile(first.path)).length).toBe(reader.getFile(first.path)?.size);
+        },
+        { deferManifest: true },
+      );
+    }
+  });
+
+  it("refuses manifest directories that clash with files when the manifest is read", async () => {
+    const path = nodePath.join(tempDir(), "clash.zip");
+    await python(
+      `import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    z.writestr("manifest.json", '{"version":"1","created_at":"x","file_count":1,"total_bytes":1,"directories":["a/b"]}')
+    z.writestr("files/a", "a")`,
+      [path],
+    );
+    expect(await caught(openArchive(path))).toMatchObject({ code: "E_ARCHIVE_MANIFEST", data: { field: "directories", conflictsWith: "files/a" } });
+    await withReader(
+      path,
+      async (reader) => {
+        expect(new TextDecoder().decode(await reader.readFile("a"))).toBe("a");
+        expect(await caught(reader.readManifest())).toMatchObject({ code: "E_ARCHIVE_MANIFEST", data: { field: "directories", archive: path } });
+      },
+      { deferManifest: true },
+    );
   });
 });
 

@@ -12,8 +12,9 @@ import { ArchiveError } from "../errors.js";
 import { DirectoryTransaction, RecordingTransaction, RecordingWorkspace, makeTempDir, python } from "./archive.test-support.js";
 import { checkRelativePath, validateEntryName } from "./entry-names.js";
 import { extractArchive, type ExtractArchiveOptions } from "./extract.node.js";
+import { securityFixture } from "../../fixtures/paths.js";
 
-const ZIPS = "/work/shared/security/zips";
+const ZIPS = securityFixture("zips");
 const zip = (name: string): string => nodePath.join(ZIPS, name);
 
 let marker: string;

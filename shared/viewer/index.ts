@@ -13,7 +13,7 @@ export type { TimelineInput } from "./timeline.js";
 export { buildTimeline } from "./timeline.js";
 export type { FileContentOptions } from "./file-content.js";
 export { MAX_VIEW_BYTES, imageMimeType, decodeText, fileContent, splitLinesKeepEnds, countLines, toBase64 } from "./file-content.js";
-export { flatFileTree, buildFileTree } from "./file-tree.js";
+export { flatFileTree, flatFileTreeJson, buildFileTree } from "./file-tree.js";
 export type { TextDiffOptions, TextDiffResult } from "./text-diff.js";
 export { diffText, replacementHunk, toHunkView } from "./text-diff.js";
 export type { IndexedSource, FileDiffOptions, SliceDiffOptions } from "./snapshot-diff.js";

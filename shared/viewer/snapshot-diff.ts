@@ -3,7 +3,7 @@
  * list from sizes and fingerprints alone (nothing is read or inflated), the slices with
  * item counts, and, on demand, one file's or one slice's text diff.
  */
-import { diffFileIndexes } from "../archive/index-diff.js";
+import { diffFileIndexEntries } from "../archive/index-diff.js";
 import type { FileIndexEntry } from "../archive/index-diff.js";
 import { FileNotFoundError, hasErrorCode } from "../errors.js";
 import type { JsonObject } from "../session/json-value.js";
@@ -25,17 +25,21 @@ export interface IndexedSource {
 
 /** The changed files between two file lists, with sizes, sorted by status then path. */
 export function diffFileLists(base: IndexedSource, target: IndexedSource): FilesDiffView & { readonly diff: FilesystemDiff } {
-  const diff = diffFileIndexes(base.entries, target.entries);
-  const baseSizes = new Map(base.entries.map((entry) => [entry.path, entry.size]));
-  const targetSizes = new Map(target.entries.map((entry) => [entry.path, entry.size]));
+  const changes = diffFileIndexEntries(base.entries, target.entries);
+  const diff: FilesystemDiff = {
+    added: changes.added.map((entry) => entry.path),
+    modified: changes.modified.map(([, entry]) => entry.path),
+    deleted: changes.deleted.map((entry) => entry.path),
+    unchangedCount: changes.unchangedCount,
+  };
   return {
     diff,
     base_source: base.kind,
     target_source: target.kind,
     changes: [
-      ...diff.added.map((path) => ({ path, status: "added" as const, base_size: null, target_size: targetSizes.get(path) ?? 0 })),
-      ...diff.modified.map((path) => ({ path, status: "modified" as const, base_size: baseSizes.get(path) ?? 0, target_size: targetSizes.get(path) ?? 0 })),
-      ...diff.deleted.map((path) => ({ path, status: "deleted" as const, base_size: baseSizes.get(path) ?? 0, target_size: null })),
+      ...changes.added.map((entry) => ({ path: entry.path, status: "added" as const, base_size: null, target_size: entry.size })),
+      ...changes.modified.map(([before, after]) => ({ path: after.path, status: "modified" as const, base_size: before.size, target_size: after.size })),
+      ...changes.deleted.map((entry) => ({ path: entry.path, status: "deleted" as const, base_size: entry.size, target_size: null })),
     ],
     added: diff.added.length,
     modified: diff.modified.length,

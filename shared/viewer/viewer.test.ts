@@ -7,7 +7,7 @@ import { snapshotFromObject } from "../session/index.js";
 import { crc32 } from "./crc32.js";
 import { countLines, fileContent, splitLinesKeepEnds, toBase64 } from "./file-content.js";
 import { virtualFileSource } from "./file-source.js";
-import { buildFileTree, flatFileTree } from "./file-tree.js";
+import { buildFileTree, flatFileTree, flatFileTreeJson } from "./file-tree.js";
 import { prettyJson } from "./json-text.js";
 import { diffFileLists, diffSlice, diffSliceSummaries, diffSourceFile } from "./snapshot-diff.js";
 import { diffText, replacementHunk } from "./text-diff.js";
@@ -58,6 +58,21 @@ describe("fileContent", () => {
 });
 
 describe("file trees and file-list diffs", () => {
+  it("writes the flat tree as the JSON of flatFileTree, sorting unsorted input and escaping odd names", () => {
+    const entries = [
+      { path: "z/\u0000ctl", size: 3, fingerprint: 1 },
+      { path: "a \"quoted\" \\ name", size: 0, fingerprint: 2 },
+      { path: "日本/語.txt", size: 2 ** 40, fingerprint: 3 },
+      { path: "lone\ud800", size: 1, fingerprint: 4 },
+    ];
+    for (const list of [entries, [...entries].sort((a, b) => (a.path < b.path ? -1 : 1)), []]) {
+      const text = flatFileTreeJson(list);
+      expect(text).toBe(JSON.stringify(flatFileTree(list)));
+      expect(JSON.parse(text)).toEqual(flatFileTree(list));
+    }
+    expect(flatFileTreeJson(entries)).toContain("\\ud800");
+  });
+
   it("nests files with badges against a base, including deleted ones", async () => {
     const base = virtualFileSource([file("src/a.ts", "a"), file("src/b.ts", "b"), file("gone.md", "bye")]);
     const target = virtualFileSource([file("src/a.ts", "A"), file("src/b.ts", "b"), file("src/new/c.ts", "c")]);
