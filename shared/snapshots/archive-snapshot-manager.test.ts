@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 
@@ -96,5 +96,19 @@ describe.each(backends)("ArchiveSnapshotManager over the %s backend", (_name, ma
     expect(existsSync(first.archivePath)).toBe(false);
     expect(await snapshots.delete("turn-1")).toBe(false);
     await expect(snapshots.rollback("turn-1")).rejects.toBeInstanceOf(SnapshotNotFoundError);
+  });
+});
+
+describe("ArchiveSnapshotManager refuses to lose entries", () => {
+  it("fails with the skipped paths instead of writing an archive without them", async () => {
+    const root = temps.make("ws-");
+    const fs = new HostFilesystem({ root, stateDir: temps.make("state-"), durable: false });
+    await fs.write("kept.txt", "kept");
+    symlinkSync("kept.txt", path.join(root, "link"));
+    const dir = temps.make("archives-");
+    const snapshots = new ArchiveSnapshotManager(fs, dir);
+    await expect(snapshots.snapshot("s1")).rejects.toMatchObject({ code: "E_SNAPSHOT_CREATE", message: expect.stringMatching(/link \(symbolic link\).*git, copy or reflink/) });
+    expect(readdirSync(dir)).toEqual([]);
+    expect(snapshots.get("s1")).toBeNull();
   });
 });

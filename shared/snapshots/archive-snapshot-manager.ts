@@ -38,12 +38,23 @@ export function checkSnapshotId(snapshotId: string): void {
   }
 }
 
-/** Export to a temporary name beside `archivePath`, then rename: a reader never sees half an archive. */
+/**
+ * Export to a temporary name beside `archivePath`, then rename: a reader never sees half an
+ * archive. An export that had to leave entries out (symlinks, special files, names an
+ * archive cannot hold) is refused: a snapshot that silently lost files would restore wrong.
+ */
 export async function exportArchiveAtomically(filesystem: Filesystem, archivePath: string, options: ExportArchiveOptions = {}): Promise<ArchiveSummary> {
   mkdirSync(path.dirname(archivePath), { recursive: true });
   const temp = path.join(path.dirname(archivePath), `.${path.basename(archivePath)}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`);
   try {
     const summary = await filesystem.exportArchive(temp, options);
+    if (summary.skipped.length > 0) {
+      const listed = summary.skipped.slice(0, 5).map((s) => `${s.path} (${s.reason})`).join(", ");
+      const more = summary.skipped.length > 5 ? ` and ${summary.skipped.length - 5} more` : "";
+      throw new SnapshotCreationError(`Cannot snapshot as an archive without losing entries: ${listed}${more}. Use the git, copy or reflink strategy for this workspace.`, {
+        skipped: summary.skipped.slice(0, 100),
+      });
+    }
     renameSync(temp, archivePath);
     return { ...summary, archivePath };
   } catch (error) {
