@@ -18,6 +18,8 @@ import { ArchiveCache } from "./library/archive-cache.js";
 import type { ArchiveCacheOptions } from "./library/archive-cache.js";
 import { DirectoryWatcher } from "./library/directory-watcher.js";
 import { EventStream } from "./library/event-stream.js";
+import { requestValidatorFactory } from "./library/request-validators.js";
+import type { RequestSchemaNotice } from "./library/request-validators.js";
 import { SnapshotDirectory } from "./library/snapshot-directory.js";
 import { ViewerState } from "./library/viewer-state.js";
 import { packageRoot } from "./package-root.js";
@@ -53,6 +55,8 @@ export interface AppOptions {
   logger?: boolean | { level: string };
   archiveCache?: ArchiveCacheOptions;
   lineCacheBytes?: number;
+  /** Hears of each route's request schema as routes are registered (the validator generator and its test use it). */
+  onRequestSchema?: (notice: RequestSchemaNotice) => void;
 }
 
 export interface WinkApp {
@@ -99,6 +103,8 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
     return503OnClosing: true,
     bodyLimit: 64 * 1024,
     routerOptions: { maxParamLength: 4096 },
+    // Request validators are generated ahead of time (nothing is compiled at start-up).
+    schemaController: { compilersFactory: { buildValidator: requestValidatorFactory(options.onRequestSchema) } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const events = new EventStream();

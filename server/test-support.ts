@@ -6,15 +6,14 @@ import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { LightMyRequestResponse } from "fastify";
+import { SECURITY_FIXTURES, WINK_FIXTURES } from "../fixtures/paths.js";
 import { dumpsPython } from "../shared/session/index.js";
 import type { AppOptions, WinkApp } from "./app.js";
 import { buildApp } from "./app.js";
-import { packageRoot } from "./package-root.js";
 
-/** The read-only shared folder beside the repository (fixtures, hostile inputs). */
-export const SHARED = path.resolve(packageRoot(), "..", "shared");
-export const FIXTURES = path.join(SHARED, "fixtures", "wink");
-export const SECURITY = path.join(SHARED, "security");
+/** The committed fixtures (a clean clone has them; the shared folder beside it may not exist). */
+export const FIXTURES = WINK_FIXTURES;
+export const SECURITY = SECURITY_FIXTURES;
 
 const made: string[] = [];
 const apps: WinkApp[] = [];

@@ -1,9 +1,10 @@
 /**
- * The files of an open archive in columns: one string per path and typed arrays for the
- * numbers. A reader stays open for as long as a viewer shows its archive, so what it holds
- * per entry is what a long-running server pays: as objects (one central record and one
- * file record per entry, two maps) a 10,000-entry archive held ~8 MB; in columns ~2 MB.
- * Entry objects are rebuilt on demand (one per `readFile`, all of them for an import).
+ * The files of an open archive in columns: one string per entry name and typed arrays for
+ * the numbers, names found by binary search (no map to build or keep). A reader stays open
+ * for as long as a viewer shows its archive, so what it holds per entry is what a
+ * long-running server pays: as objects (one central record and one file record per entry,
+ * two maps) a 10,000-entry archive held ~8 MB; in columns ~1.5 MB. Entry objects are
+ * rebuilt on demand (one per `readFile`, all of them for an import).
  */
 import type { CentralEntry } from "./central-directory.node.js";
 
@@ -28,8 +29,8 @@ export class FileIndex {
   readonly prefix: string;
   /** Entry names, in central-directory order (a path is its name without the prefix). */
   readonly #names: readonly string[];
-  /** Entry name → position; keyed by the names the validation already hashed. */
-  readonly #byName: Map<string, number>;
+  /** Positions in name order, or null when the names are in order already (archives are usually written sorted). */
+  readonly #order: Uint32Array | null;
   readonly #size: Float64Array;
   readonly #compressedSize: Float64Array;
   readonly #offset: Float64Array;
@@ -56,11 +57,11 @@ export class FileIndex {
     this.#nameLength = new Uint16Array(count);
     this.#extraLength = new Uint16Array(count);
     const names: string[] = new Array<string>(count);
-    const byName = new Map<string, number>();
+    let sorted = true;
     for (let i = 0; i < count; i++) {
       const entry = entries[i] as CentralEntry;
       names[i] = entry.name;
-      byName.set(entry.name, i);
+      if (i > 0 && !((names[i - 1] as string) < entry.name)) sorted = false;
       this.#size[i] = entry.size;
       this.#compressedSize[i] = entry.compressedSize;
       this.#offset[i] = entry.localHeaderOffset;
@@ -73,7 +74,7 @@ export class FileIndex {
       this.#extraLength[i] = entry.extraLength;
     }
     this.#names = names;
-    this.#byName = byName;
+    this.#order = sorted ? null : Uint32Array.from(names.keys()).sort((a, b) => ((names[a] as string) < (names[b] as string) ? -1 : 1));
   }
 
   get count(): number {
@@ -82,7 +83,20 @@ export class FileIndex {
 
   /** Position of the file at workspace path `path`, or -1. */
   indexOf(path: string): number {
-    return this.#byName.get(this.prefix + path) ?? -1;
+    const name = this.prefix + path;
+    const names = this.#names;
+    const order = this.#order;
+    let low = 0;
+    let high = names.length - 1;
+    while (low <= high) {
+      const middle = (low + high) >>> 1;
+      const at = order === null ? middle : (order[middle] as number);
+      const candidate = names[at] as string;
+      if (candidate === name) return at;
+      if (candidate < name) low = middle + 1;
+      else high = middle - 1;
+    }
+    return -1;
   }
 
   /** Workspace path of file `index`. */
