@@ -21,6 +21,7 @@ import { EventStream } from "./library/event-stream.js";
 import { requestValidatorFactory } from "./library/request-validators.js";
 import type { RequestSchemaNotice } from "./library/request-validators.js";
 import { SnapshotDirectory } from "./library/snapshot-directory.js";
+import { UndoStores } from "./library/undo-stores.js";
 import { ViewerState } from "./library/viewer-state.js";
 import { packageRoot } from "./package-root.js";
 import { errorHandler } from "./plugins/error-handler.js";
@@ -35,6 +36,7 @@ import { filesystemRoutes } from "./routes/filesystem.js";
 import { legacyRoutes } from "./routes/legacy.js";
 import { searchRoutes } from "./routes/search.js";
 import { sessionRoutes } from "./routes/sessions.js";
+import { toolCallRoutes } from "./routes/tool-calls.js";
 
 export interface AppOptions {
   /** A directory of session files, or one session file (its directory is then served). */
@@ -118,7 +120,9 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   const onSelect = (selection: { record: { path: string }; entry: { lineNumber: number } }) =>
     events.send("select", { file: selection.record.path, line_number: selection.entry.lineNumber });
   await app.register(legacyRoutes, { state, onSelect });
-  await app.register(sessionRoutes, { state });
+  const undoStores = new UndoStores();
+  await app.register(sessionRoutes, { state, undoStores });
+  await app.register(toolCallRoutes, { state, undoStores });
   await app.register(filesystemRoutes, { state });
   await app.register(diffRoutes, { state });
   await app.register(searchRoutes, { state });

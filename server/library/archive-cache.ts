@@ -8,24 +8,12 @@
 import { stat } from "node:fs/promises";
 import type { ArchiveReader } from "../../shared/archive/index.js";
 import { openArchive } from "../../shared/archive/index.js";
-import type { FileIndexEntry, FileSource } from "../../shared/viewer/index.js";
+import type { ArchiveManifestRead, FileIndexEntry, FileSource } from "../../shared/viewer/index.js";
+import { archiveManifestSummary } from "../../shared/viewer/index.js";
 import { WeightedCache } from "./weighted-cache.js";
 
-/** What `/api/filesystem/meta` shows of an archive's manifest. */
-export interface ManifestSummary {
-  /** `{source, version, created_at, file_count, total_bytes, session_id, warnings}`, or null without a (valid) manifest. */
-  readonly manifest: {
-    source: string;
-    version: string;
-    created_at: string;
-    file_count: number;
-    total_bytes: number;
-    session_id: string | null;
-    warnings: string[];
-  } | null;
-  /** Why the manifest was refused (the files are still served from the central directory), or null. */
-  readonly error: string | null;
-}
+/** What `/api/filesystem/meta` shows of an archive's manifest, or why the manifest was refused. */
+export type ManifestSummary = ArchiveManifestRead;
 
 /** An open archive as the server uses it. */
 export interface OpenedArchive {
@@ -163,19 +151,7 @@ export class ArchiveCache {
 async function summarizeManifest(reader: ArchiveReader): Promise<ManifestSummary> {
   try {
     const { manifest, warnings } = await reader.readManifest();
-    if (manifest === null) return { manifest: null, error: null };
-    return {
-      manifest: {
-        source: manifest.source,
-        version: manifest.version,
-        created_at: manifest.createdAt,
-        file_count: manifest.fileCount,
-        total_bytes: manifest.totalBytes,
-        session_id: manifest.sessionId,
-        warnings: [...warnings],
-      },
-      error: null,
-    };
+    return { manifest: manifest === null ? null : archiveManifestSummary(manifest, warnings), error: null };
   } catch (error) {
     return { manifest: null, error: error instanceof Error ? error.message : String(error) };
   }

@@ -7,10 +7,10 @@
 import { lstat } from "node:fs/promises";
 import path from "node:path";
 import type { SessionSnapshot } from "../../shared/session/index.js";
-import { extractVirtualFiles, findFilesystemSnapshotRef } from "../../shared/session/index.js";
+import { extractVirtualFiles } from "../../shared/session/index.js";
 import type { EnvelopeSummary } from "../../shared/session/index.js";
 import type { FileSource, FilesystemMetaView } from "../../shared/viewer/index.js";
-import { virtualFileSource } from "../../shared/viewer/index.js";
+import { archiveCandidates, filesystemMetaView, virtualFileSource } from "../../shared/viewer/index.js";
 import type { ArchiveCache, ManifestSummary } from "./archive-cache.js";
 
 /** A snapshot's workspace, or why it has none. */
@@ -26,19 +26,6 @@ export interface ResolvedWorkspace {
 
 const vfsSources = new WeakMap<SessionSnapshot, FileSource | null>();
 
-/** The part of `archive_path` used to find the archive: its last component, if it is a plain name. */
-export function archiveFileName(archivePath: string | null): string | null {
-  if (archivePath === null) return null;
-  const name = archivePath.split(/[\\/]/).pop() ?? "";
-  if (name === "" || name === "." || name === ".." || /[\u0000-\u001f\u007f]/.test(name)) return null;
-  return name;
-}
-
-/** `<stem>.fs.zip` for a session file name (`run.jsonl` → `run.fs.zip`). */
-export function adjacentArchiveName(sessionFileName: string): string {
-  return `${sessionFileName.replace(/\.jsonl?$/i, "")}.fs.zip`;
-}
-
 const hasSlice = (summary: EnvelopeSummary, name: string): boolean => summary.slices.some((slice) => slice.displayName === name || slice.itemDisplayName === name);
 
 /**
@@ -47,12 +34,8 @@ const hasSlice = (summary: EnvelopeSummary, name: string): boolean => summary.sl
  */
 export async function resolveWorkspace(sessionFilePath: string, summary: EnvelopeSummary, load: () => Promise<SessionSnapshot>, archives: ArchiveCache): Promise<ResolvedWorkspace> {
   const directory = path.dirname(sessionFilePath);
-  const candidates: string[] = [];
   const snapshot = hasSlice(summary, "FilesystemSnapshotRef") || hasSlice(summary, "VirtualFileSystem") ? await load() : null;
-  const referenced = snapshot === null ? null : archiveFileName(findFilesystemSnapshotRef(snapshot)?.archivePath ?? null);
-  if (referenced !== null) candidates.push(referenced);
-  const adjacent = adjacentArchiveName(path.basename(sessionFilePath));
-  if (!candidates.includes(adjacent)) candidates.push(adjacent);
+  const { referenced, names: candidates } = archiveCandidates(path.basename(sessionFilePath), snapshot);
 
   let error: string | null = null;
   for (const name of candidates) {
@@ -87,20 +70,6 @@ function virtualSource(snapshot: SessionSnapshot): FileSource | null {
 }
 
 /** `/api/filesystem/meta` of a resolved workspace. */
-export async function filesystemMeta(workspace: ResolvedWorkspace): Promise<FilesystemMetaView> {
-  if (workspace.source === null) {
-    return { has_archive: false, source: null, archive: null, manifest: null, file_count: 0, total_bytes: 0, error: workspace.error };
-  }
-  const [entries, summary] = await Promise.all([workspace.source.list(), workspace.manifest?.() ?? null]);
-  let totalBytes = 0;
-  for (const entry of entries) totalBytes += entry.size;
-  return {
-    has_archive: workspace.manifest !== null,
-    source: workspace.source.kind,
-    archive: workspace.archive,
-    manifest: summary?.manifest ?? null,
-    file_count: entries.length,
-    total_bytes: totalBytes,
-    error: summary?.error ?? null,
-  };
+export function filesystemMeta(workspace: ResolvedWorkspace): Promise<FilesystemMetaView> {
+  return filesystemMetaView({ source: workspace.source, archive: workspace.archive, manifest: workspace.source === null ? null : (workspace.manifest?.() ?? null), error: workspace.error });
 }

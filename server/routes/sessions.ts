@@ -8,14 +8,18 @@ import { buildTimeline, sessionFileView } from "../../shared/viewer/index.js";
 import type { SessionFileView } from "../../shared/viewer/index.js";
 import { notFound } from "../errors.js";
 import type { SessionFileRecord } from "../library/snapshot-directory.js";
+import type { UndoStores } from "../library/undo-stores.js";
 import type { ViewerState } from "../library/viewer-state.js";
 import { indexedLine } from "../library/viewer-state.js";
 import { errorResponses } from "../schemas/common.js";
 import { FileList, FilesQuery, Timeline, TimelineQuery } from "../schemas/sessions.js";
 import { isoTime, selectorOf } from "./request-helpers.js";
+import { withToolCallChanges } from "./tool-calls.js";
 
 export interface SessionRoutesOptions {
   state: ViewerState;
+  /** Per-tool-call undo stores next to session files (the timeline's `changes`); none: never looked for. */
+  undoStores?: UndoStores;
 }
 
 function fileView(record: SessionFileRecord): SessionFileView {
@@ -33,7 +37,7 @@ function fileView(record: SessionFileRecord): SessionFileView {
   });
 }
 
-export const sessionRoutes: FastifyPluginAsyncTypebox<SessionRoutesOptions> = async (app, { state }) => {
+export const sessionRoutes: FastifyPluginAsyncTypebox<SessionRoutesOptions> = async (app, { state, undoStores }) => {
   const { directory } = state;
 
   app.get("/api/files", { schema: { querystring: FilesQuery, response: { 200: FileList, ...errorResponses } } }, async (request) => {
@@ -54,6 +58,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<SessionRoutesOptions> = as
   app.get("/api/timeline", { schema: { querystring: TimelineQuery, response: { 200: Timeline, ...errorResponses } } }, async (request) => {
     const selection = await state.resolve(selectorOf(request.query));
     const snapshot = await state.snapshot(selection);
-    return buildTimeline({ file: selection.record.path, snapshot, lines: selection.index.entries.map(indexedLine), lineErrors: selection.index.errors });
+    const timeline = buildTimeline({ file: selection.record.path, snapshot, lines: selection.index.entries.map(indexedLine), lineErrors: selection.index.errors });
+    return undoStores === undefined ? timeline : withToolCallChanges(undoStores, selection, timeline);
   });
 };

@@ -8,4 +8,5 @@ export * from "./sessions.js";
 export * from "./filesystem.js";
 export * from "./diffs.js";
 export * from "./search.js";
+export * from "./tool-calls.js";
 export type * from "./types.js";

@@ -887,16 +887,22 @@ return errors === 0;
 }
 
 export const validator6 = validate16;
-const schema17 = {"type":"object","properties":{"file":{"type":"string","minLength":1,"maxLength":4096},"line":{"type":"integer","minimum":1},"session":{"type":"string","minLength":1,"maxLength":1024},"offset":{"type":"integer","minimum":0},"limit":{"type":"integer","minimum":0}},"additionalProperties":false};
+const schema17 = {"type":"object","required":["call_id","path"],"properties":{"file":{"type":"string","minLength":1,"maxLength":4096},"line":{"type":"integer","minimum":1},"session":{"type":"string","minLength":1,"maxLength":1024},"call_id":{"type":"string","minLength":1,"maxLength":1024},"path":{"type":"string","minLength":1,"maxLength":4096}},"additionalProperties":false};
 
 function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.call_id === undefined) && (missing0 = "call_id")) || ((data.path === undefined) && (missing0 = "path"))){
+validate16.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((((key0 === "file") || (key0 === "line")) || (key0 === "session")) || (key0 === "offset")) || (key0 === "limit"))){
+if(!(((((key0 === "file") || (key0 === "line")) || (key0 === "session")) || (key0 === "call_id")) || (key0 === "path"))){
 delete data[key0];
 }
 }
@@ -1049,41 +1055,49 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.offset !== undefined){
-let data3 = data.offset;
+if(data.call_id !== undefined){
+let data3 = data.call_id;
 const _errs8 = errors;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+if(typeof data3 !== "string"){
 let dataType3 = typeof data3;
 let coerced3 = undefined;
 if(dataType3 == 'object' && Array.isArray(data3) && data3.length == 1){
 data3 = data3[0];
 dataType3 = typeof data3;
-if(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3))){
+if(typeof data3 === "string"){
 coerced3 = data3;
 }
 }
 if(!(coerced3 !== undefined)){
-if(dataType3 === "boolean" || data3 === null
-              || (dataType3 === "string" && data3 && data3 == +data3 && !(data3 % 1))){
-coerced3 = +data3;
+if(dataType3 == "number" || dataType3 == "boolean"){
+coerced3 = "" + data3;
+}
+else if(data3 === null){
+coerced3 = "";
 }
 else {
-validate16.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate16.errors = [{instancePath:instancePath+"/call_id",schemaPath:"#/properties/call_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced3 !== undefined){
 data3 = coerced3;
 if(data !== undefined){
-data["offset"] = coerced3;
+data["call_id"] = coerced3;
 }
 }
 }
 if(errors === _errs8){
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 < 0 || isNaN(data3)){
-validate16.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+if(typeof data3 === "string"){
+if(func2(data3) > 1024){
+validate16.errors = [{instancePath:instancePath+"/call_id",schemaPath:"#/properties/call_id/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
 return false;
+}
+else {
+if(func2(data3) < 1){
+validate16.errors = [{instancePath:instancePath+"/call_id",schemaPath:"#/properties/call_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
 }
 }
 }
@@ -1093,41 +1107,49 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.limit !== undefined){
-let data4 = data.limit;
+if(data.path !== undefined){
+let data4 = data.path;
 const _errs10 = errors;
-if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+if(typeof data4 !== "string"){
 let dataType4 = typeof data4;
 let coerced4 = undefined;
 if(dataType4 == 'object' && Array.isArray(data4) && data4.length == 1){
 data4 = data4[0];
 dataType4 = typeof data4;
-if(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4))){
+if(typeof data4 === "string"){
 coerced4 = data4;
 }
 }
 if(!(coerced4 !== undefined)){
-if(dataType4 === "boolean" || data4 === null
-              || (dataType4 === "string" && data4 && data4 == +data4 && !(data4 % 1))){
-coerced4 = +data4;
+if(dataType4 == "number" || dataType4 == "boolean"){
+coerced4 = "" + data4;
+}
+else if(data4 === null){
+coerced4 = "";
 }
 else {
-validate16.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate16.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced4 !== undefined){
 data4 = coerced4;
 if(data !== undefined){
-data["limit"] = coerced4;
+data["path"] = coerced4;
 }
 }
 }
 if(errors === _errs10){
-if((typeof data4 == "number") && (isFinite(data4))){
-if(data4 < 0 || isNaN(data4)){
-validate16.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+if(typeof data4 === "string"){
+if(func2(data4) > 4096){
+validate16.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
 return false;
+}
+else {
+if(func2(data4) < 1){
+validate16.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
 }
 }
 }
@@ -1135,6 +1157,7 @@ var valid0 = _errs10 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }
@@ -1152,7 +1175,7 @@ return errors === 0;
 }
 
 export const validator7 = validate17;
-const schema18 = {"type":"object","properties":{"file":{"type":"string","minLength":1,"maxLength":4096},"line":{"type":"integer","minimum":1},"session":{"type":"string","minLength":1,"maxLength":1024},"compare":{"anyOf":[{"type":"string","const":"previous"},{"type":"string","const":"none"}]},"base_file":{"type":"string","minLength":1,"maxLength":4096},"base_line":{"type":"integer","minimum":1}},"additionalProperties":false};
+const schema18 = {"type":"object","properties":{"file":{"type":"string","minLength":1,"maxLength":4096},"line":{"type":"integer","minimum":1},"session":{"type":"string","minLength":1,"maxLength":1024},"offset":{"type":"integer","minimum":0},"limit":{"type":"integer","minimum":0}},"additionalProperties":false};
 
 function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1161,7 +1184,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((((key0 === "file") || (key0 === "line")) || (key0 === "session")) || (key0 === "compare")) || (key0 === "base_file")) || (key0 === "base_line"))){
+if(!(((((key0 === "file") || (key0 === "line")) || (key0 === "session")) || (key0 === "offset")) || (key0 === "limit"))){
 delete data[key0];
 }
 }
@@ -1314,129 +1337,41 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.compare !== undefined){
-let data3 = data.compare;
+if(data.offset !== undefined){
+let data3 = data.offset;
 const _errs8 = errors;
-const _errs9 = errors;
-let valid1 = false;
-const _errs10 = errors;
-if(typeof data3 !== "string"){
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
 let dataType3 = typeof data3;
 let coerced3 = undefined;
 if(dataType3 == 'object' && Array.isArray(data3) && data3.length == 1){
 data3 = data3[0];
 dataType3 = typeof data3;
-if(typeof data3 === "string"){
+if(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3))){
 coerced3 = data3;
 }
 }
 if(!(coerced3 !== undefined)){
-if(dataType3 == "number" || dataType3 == "boolean"){
-coerced3 = "" + data3;
-}
-else if(data3 === null){
-coerced3 = "";
+if(dataType3 === "boolean" || data3 === null
+              || (dataType3 === "string" && data3 && data3 == +data3 && !(data3 % 1))){
+coerced3 = +data3;
 }
 else {
-const err0 = {instancePath:instancePath+"/compare",schemaPath:"#/properties/compare/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
+validate17.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
 }
 }
 if(coerced3 !== undefined){
 data3 = coerced3;
 if(data !== undefined){
-data["compare"] = coerced3;
+data["offset"] = coerced3;
 }
 }
 }
-if("previous" !== data3){
-const err1 = {instancePath:instancePath+"/compare",schemaPath:"#/properties/compare/anyOf/0/const",keyword:"const",params:{allowedValue: "previous"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-var _valid0 = _errs10 === errors;
-valid1 = valid1 || _valid0;
-if(!valid1){
-const _errs12 = errors;
-if(typeof data3 !== "string"){
-let dataType4 = typeof data3;
-let coerced4 = undefined;
-if(dataType4 == 'object' && Array.isArray(data3) && data3.length == 1){
-data3 = data3[0];
-dataType4 = typeof data3;
-if(typeof data3 === "string"){
-coerced4 = data3;
-}
-}
-if(!(coerced4 !== undefined)){
-if(dataType4 == "number" || dataType4 == "boolean"){
-coerced4 = "" + data3;
-}
-else if(data3 === null){
-coerced4 = "";
-}
-else {
-const err2 = {instancePath:instancePath+"/compare",schemaPath:"#/properties/compare/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(coerced4 !== undefined){
-data3 = coerced4;
-if(data !== undefined){
-data["compare"] = coerced4;
-}
-}
-}
-if("none" !== data3){
-const err3 = {instancePath:instancePath+"/compare",schemaPath:"#/properties/compare/anyOf/1/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-var _valid0 = _errs12 === errors;
-valid1 = valid1 || _valid0;
-}
-if(!valid1){
-const err4 = {instancePath:instancePath+"/compare",schemaPath:"#/properties/compare/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-validate17.errors = vErrors;
+if(errors === _errs8){
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 < 0 || isNaN(data3)){
+validate17.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
-}
-else {
-errors = _errs9;
-if(vErrors !== null){
-if(_errs9){
-vErrors.length = _errs9;
-}
-else {
-vErrors = null;
 }
 }
 }
@@ -1446,101 +1381,48 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.base_file !== undefined){
-let data4 = data.base_file;
-const _errs14 = errors;
-if(typeof data4 !== "string"){
-let dataType5 = typeof data4;
-let coerced5 = undefined;
-if(dataType5 == 'object' && Array.isArray(data4) && data4.length == 1){
+if(data.limit !== undefined){
+let data4 = data.limit;
+const _errs10 = errors;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+let dataType4 = typeof data4;
+let coerced4 = undefined;
+if(dataType4 == 'object' && Array.isArray(data4) && data4.length == 1){
 data4 = data4[0];
-dataType5 = typeof data4;
-if(typeof data4 === "string"){
-coerced5 = data4;
+dataType4 = typeof data4;
+if(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4))){
+coerced4 = data4;
 }
 }
-if(!(coerced5 !== undefined)){
-if(dataType5 == "number" || dataType5 == "boolean"){
-coerced5 = "" + data4;
-}
-else if(data4 === null){
-coerced5 = "";
+if(!(coerced4 !== undefined)){
+if(dataType4 === "boolean" || data4 === null
+              || (dataType4 === "string" && data4 && data4 == +data4 && !(data4 % 1))){
+coerced4 = +data4;
 }
 else {
-validate17.errors = [{instancePath:instancePath+"/base_file",schemaPath:"#/properties/base_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate17.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced5 !== undefined){
-data4 = coerced5;
+if(coerced4 !== undefined){
+data4 = coerced4;
 if(data !== undefined){
-data["base_file"] = coerced5;
+data["limit"] = coerced4;
 }
 }
 }
-if(errors === _errs14){
-if(typeof data4 === "string"){
-if(func2(data4) > 4096){
-validate17.errors = [{instancePath:instancePath+"/base_file",schemaPath:"#/properties/base_file/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
-return false;
-}
-else {
-if(func2(data4) < 1){
-validate17.errors = [{instancePath:instancePath+"/base_file",schemaPath:"#/properties/base_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(errors === _errs10){
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 < 0 || isNaN(data4)){
+validate17.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
 }
-}
-var valid0 = _errs14 === errors;
+var valid0 = _errs10 === errors;
 }
 else {
 var valid0 = true;
-}
-if(valid0){
-if(data.base_line !== undefined){
-let data5 = data.base_line;
-const _errs16 = errors;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-let dataType6 = typeof data5;
-let coerced6 = undefined;
-if(dataType6 == 'object' && Array.isArray(data5) && data5.length == 1){
-data5 = data5[0];
-dataType6 = typeof data5;
-if(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5))){
-coerced6 = data5;
-}
-}
-if(!(coerced6 !== undefined)){
-if(dataType6 === "boolean" || data5 === null
-              || (dataType6 === "string" && data5 && data5 == +data5 && !(data5 % 1))){
-coerced6 = +data5;
-}
-else {
-validate17.errors = [{instancePath:instancePath+"/base_line",schemaPath:"#/properties/base_line/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
-if(coerced6 !== undefined){
-data5 = coerced6;
-if(data !== undefined){
-data["base_line"] = coerced6;
-}
-}
-}
-if(errors === _errs16){
-if((typeof data5 == "number") && (isFinite(data5))){
-if(data5 < 1 || isNaN(data5)){
-validate17.errors = [{instancePath:instancePath+"/base_line",schemaPath:"#/properties/base_line/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-var valid0 = _errs16 === errors;
-}
-else {
-var valid0 = true;
-}
 }
 }
 }
@@ -1558,22 +1440,16 @@ return errors === 0;
 }
 
 export const validator8 = validate18;
-const schema19 = {"type":"object","required":["path"],"properties":{"file":{"type":"string","minLength":1,"maxLength":4096},"line":{"type":"integer","minimum":1},"session":{"type":"string","minLength":1,"maxLength":1024},"path":{"type":"string","minLength":1,"maxLength":4096},"offset":{"type":"integer","minimum":0},"limit":{"type":"integer","minimum":0}},"additionalProperties":false};
+const schema19 = {"type":"object","properties":{"file":{"type":"string","minLength":1,"maxLength":4096},"line":{"type":"integer","minimum":1},"session":{"type":"string","minLength":1,"maxLength":1024},"compare":{"anyOf":[{"type":"string","const":"previous"},{"type":"string","const":"none"}]},"base_file":{"type":"string","minLength":1,"maxLength":4096},"base_line":{"type":"integer","minimum":1}},"additionalProperties":false};
 
 function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.path === undefined) && (missing0 = "path")){
-validate18.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((((key0 === "file") || (key0 === "line")) || (key0 === "session")) || (key0 === "path")) || (key0 === "offset")) || (key0 === "limit"))){
+if(!((((((key0 === "file") || (key0 === "line")) || (key0 === "session")) || (key0 === "compare")) || (key0 === "base_file")) || (key0 === "base_line"))){
 delete data[key0];
 }
 }
@@ -1726,9 +1602,12 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.path !== undefined){
-let data3 = data.path;
+if(data.compare !== undefined){
+let data3 = data.compare;
 const _errs8 = errors;
+const _errs9 = errors;
+let valid1 = false;
+const _errs10 = errors;
 if(typeof data3 !== "string"){
 let dataType3 = typeof data3;
 let coerced3 = undefined;
@@ -1747,28 +1626,105 @@ else if(data3 === null){
 coerced3 = "";
 }
 else {
-validate18.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
+const err0 = {instancePath:instancePath+"/compare",schemaPath:"#/properties/compare/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
 }
 }
 if(coerced3 !== undefined){
 data3 = coerced3;
 if(data !== undefined){
-data["path"] = coerced3;
+data["compare"] = coerced3;
 }
 }
 }
-if(errors === _errs8){
+if("previous" !== data3){
+const err1 = {instancePath:instancePath+"/compare",schemaPath:"#/properties/compare/anyOf/0/const",keyword:"const",params:{allowedValue: "previous"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs10 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const _errs12 = errors;
+if(typeof data3 !== "string"){
+let dataType4 = typeof data3;
+let coerced4 = undefined;
+if(dataType4 == 'object' && Array.isArray(data3) && data3.length == 1){
+data3 = data3[0];
+dataType4 = typeof data3;
 if(typeof data3 === "string"){
-if(func2(data3) > 4096){
-validate18.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
+coerced4 = data3;
+}
+}
+if(!(coerced4 !== undefined)){
+if(dataType4 == "number" || dataType4 == "boolean"){
+coerced4 = "" + data3;
+}
+else if(data3 === null){
+coerced4 = "";
+}
+else {
+const err2 = {instancePath:instancePath+"/compare",schemaPath:"#/properties/compare/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(coerced4 !== undefined){
+data3 = coerced4;
+if(data !== undefined){
+data["compare"] = coerced4;
+}
+}
+}
+if("none" !== data3){
+const err3 = {instancePath:instancePath+"/compare",schemaPath:"#/properties/compare/anyOf/1/const",keyword:"const",params:{allowedValue: "none"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var _valid0 = _errs12 === errors;
+valid1 = valid1 || _valid0;
+}
+if(!valid1){
+const err4 = {instancePath:instancePath+"/compare",schemaPath:"#/properties/compare/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+validate18.errors = vErrors;
 return false;
 }
 else {
-if(func2(data3) < 1){
-validate18.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
+errors = _errs9;
+if(vErrors !== null){
+if(_errs9){
+vErrors.length = _errs9;
 }
+else {
+vErrors = null;
 }
 }
 }
@@ -1778,93 +1734,100 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.offset !== undefined){
-let data4 = data.offset;
-const _errs10 = errors;
-if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-let dataType4 = typeof data4;
-let coerced4 = undefined;
-if(dataType4 == 'object' && Array.isArray(data4) && data4.length == 1){
+if(data.base_file !== undefined){
+let data4 = data.base_file;
+const _errs14 = errors;
+if(typeof data4 !== "string"){
+let dataType5 = typeof data4;
+let coerced5 = undefined;
+if(dataType5 == 'object' && Array.isArray(data4) && data4.length == 1){
 data4 = data4[0];
-dataType4 = typeof data4;
-if(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4))){
-coerced4 = data4;
+dataType5 = typeof data4;
+if(typeof data4 === "string"){
+coerced5 = data4;
 }
 }
-if(!(coerced4 !== undefined)){
-if(dataType4 === "boolean" || data4 === null
-              || (dataType4 === "string" && data4 && data4 == +data4 && !(data4 % 1))){
-coerced4 = +data4;
+if(!(coerced5 !== undefined)){
+if(dataType5 == "number" || dataType5 == "boolean"){
+coerced5 = "" + data4;
+}
+else if(data4 === null){
+coerced5 = "";
 }
 else {
-validate18.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate18.errors = [{instancePath:instancePath+"/base_file",schemaPath:"#/properties/base_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
-if(coerced4 !== undefined){
-data4 = coerced4;
+if(coerced5 !== undefined){
+data4 = coerced5;
 if(data !== undefined){
-data["offset"] = coerced4;
+data["base_file"] = coerced5;
 }
 }
 }
-if(errors === _errs10){
-if((typeof data4 == "number") && (isFinite(data4))){
-if(data4 < 0 || isNaN(data4)){
-validate18.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+if(errors === _errs14){
+if(typeof data4 === "string"){
+if(func2(data4) > 4096){
+validate18.errors = [{instancePath:instancePath+"/base_file",schemaPath:"#/properties/base_file/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
+return false;
+}
+else {
+if(func2(data4) < 1){
+validate18.errors = [{instancePath:instancePath+"/base_file",schemaPath:"#/properties/base_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
-var valid0 = _errs10 === errors;
+}
+var valid0 = _errs14 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.limit !== undefined){
-let data5 = data.limit;
-const _errs12 = errors;
+if(data.base_line !== undefined){
+let data5 = data.base_line;
+const _errs16 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-let dataType5 = typeof data5;
-let coerced5 = undefined;
-if(dataType5 == 'object' && Array.isArray(data5) && data5.length == 1){
+let dataType6 = typeof data5;
+let coerced6 = undefined;
+if(dataType6 == 'object' && Array.isArray(data5) && data5.length == 1){
 data5 = data5[0];
-dataType5 = typeof data5;
+dataType6 = typeof data5;
 if(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5))){
-coerced5 = data5;
+coerced6 = data5;
 }
 }
-if(!(coerced5 !== undefined)){
-if(dataType5 === "boolean" || data5 === null
-              || (dataType5 === "string" && data5 && data5 == +data5 && !(data5 % 1))){
-coerced5 = +data5;
+if(!(coerced6 !== undefined)){
+if(dataType6 === "boolean" || data5 === null
+              || (dataType6 === "string" && data5 && data5 == +data5 && !(data5 % 1))){
+coerced6 = +data5;
 }
 else {
-validate18.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate18.errors = [{instancePath:instancePath+"/base_line",schemaPath:"#/properties/base_line/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
-if(coerced5 !== undefined){
-data5 = coerced5;
+if(coerced6 !== undefined){
+data5 = coerced6;
 if(data !== undefined){
-data["limit"] = coerced5;
+data["base_line"] = coerced6;
 }
 }
 }
-if(errors === _errs12){
+if(errors === _errs16){
 if((typeof data5 == "number") && (isFinite(data5))){
-if(data5 < 0 || isNaN(data5)){
-validate18.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+if(data5 < 1 || isNaN(data5)){
+validate18.errors = [{instancePath:instancePath+"/base_line",schemaPath:"#/properties/base_line/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
 }
-var valid0 = _errs12 === errors;
+var valid0 = _errs16 === errors;
 }
 else {
 var valid0 = true;
-}
 }
 }
 }
@@ -1883,7 +1846,7 @@ return errors === 0;
 }
 
 export const validator9 = validate19;
-const schema20 = {"type":"object","required":["*"],"properties":{"*":{"type":"string"}}};
+const schema20 = {"type":"object","required":["path"],"properties":{"file":{"type":"string","minLength":1,"maxLength":4096},"line":{"type":"integer","minimum":1},"session":{"type":"string","minLength":1,"maxLength":1024},"path":{"type":"string","minLength":1,"maxLength":4096},"offset":{"type":"integer","minimum":0},"limit":{"type":"integer","minimum":0}},"additionalProperties":false};
 
 function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1891,71 +1854,14 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data["*"] === undefined) && (missing0 = "*")){
-validate19.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data["*"] !== undefined){
-let data0 = data["*"];
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(dataType0 == 'object' && Array.isArray(data0) && data0.length == 1){
-data0 = data0[0];
-dataType0 = typeof data0;
-if(typeof data0 === "string"){
-coerced0 = data0;
-}
-}
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-validate19.errors = [{instancePath:instancePath+"/*",schemaPath:"#/properties/*/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["*"] = coerced0;
-}
-}
-}
-}
-}
-}
-else {
-validate19.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate19.errors = vErrors;
-return errors === 0;
-}
-
-export const validator10 = validate20;
-const schema21 = {"type":"object","required":["path"],"properties":{"file":{"type":"string","minLength":1,"maxLength":4096},"line":{"type":"integer","minimum":1},"session":{"type":"string","minLength":1,"maxLength":1024},"path":{"type":"string","minLength":1,"maxLength":4096}},"additionalProperties":false};
-
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
 if((data.path === undefined) && (missing0 = "path")){
-validate20.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate19.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((key0 === "file") || (key0 === "line")) || (key0 === "session")) || (key0 === "path"))){
+if(!((((((key0 === "file") || (key0 === "line")) || (key0 === "session")) || (key0 === "path")) || (key0 === "offset")) || (key0 === "limit"))){
 delete data[key0];
 }
 }
@@ -1981,7 +1887,7 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate19.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1995,12 +1901,12 @@ data["file"] = coerced0;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) > 4096){
-validate20.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
+validate19.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
 return false;
 }
 else {
 if(func2(data0) < 1){
-validate20.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate19.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
@@ -2031,7 +1937,7 @@ if(dataType1 === "boolean" || data1 === null
 coerced1 = +data1;
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate19.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
@@ -2045,7 +1951,7 @@ data["line"] = coerced1;
 if(errors === _errs4){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 1 || isNaN(data1)){
-validate20.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate19.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -2077,7 +1983,7 @@ else if(data2 === null){
 coerced2 = "";
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/session",schemaPath:"#/properties/session/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate19.errors = [{instancePath:instancePath+"/session",schemaPath:"#/properties/session/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2091,12 +1997,12 @@ data["session"] = coerced2;
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(func2(data2) > 1024){
-validate20.errors = [{instancePath:instancePath+"/session",schemaPath:"#/properties/session/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
+validate19.errors = [{instancePath:instancePath+"/session",schemaPath:"#/properties/session/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
 return false;
 }
 else {
 if(func2(data2) < 1){
-validate20.errors = [{instancePath:instancePath+"/session",schemaPath:"#/properties/session/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate19.errors = [{instancePath:instancePath+"/session",schemaPath:"#/properties/session/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
@@ -2129,7 +2035,7 @@ else if(data3 === null){
 coerced3 = "";
 }
 else {
-validate20.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate19.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2143,12 +2049,12 @@ data["path"] = coerced3;
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(func2(data3) > 4096){
-validate20.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
+validate19.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
 return false;
 }
 else {
 if(func2(data3) < 1){
-validate20.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate19.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
@@ -2159,6 +2065,153 @@ var valid0 = _errs8 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+if(data.offset !== undefined){
+let data4 = data.offset;
+const _errs10 = errors;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+let dataType4 = typeof data4;
+let coerced4 = undefined;
+if(dataType4 == 'object' && Array.isArray(data4) && data4.length == 1){
+data4 = data4[0];
+dataType4 = typeof data4;
+if(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4))){
+coerced4 = data4;
+}
+}
+if(!(coerced4 !== undefined)){
+if(dataType4 === "boolean" || data4 === null
+              || (dataType4 === "string" && data4 && data4 == +data4 && !(data4 % 1))){
+coerced4 = +data4;
+}
+else {
+validate19.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced4 !== undefined){
+data4 = coerced4;
+if(data !== undefined){
+data["offset"] = coerced4;
+}
+}
+}
+if(errors === _errs10){
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 < 0 || isNaN(data4)){
+validate19.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.limit !== undefined){
+let data5 = data.limit;
+const _errs12 = errors;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+let dataType5 = typeof data5;
+let coerced5 = undefined;
+if(dataType5 == 'object' && Array.isArray(data5) && data5.length == 1){
+data5 = data5[0];
+dataType5 = typeof data5;
+if(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5))){
+coerced5 = data5;
+}
+}
+if(!(coerced5 !== undefined)){
+if(dataType5 === "boolean" || data5 === null
+              || (dataType5 === "string" && data5 && data5 == +data5 && !(data5 % 1))){
+coerced5 = +data5;
+}
+else {
+validate19.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced5 !== undefined){
+data5 = coerced5;
+if(data !== undefined){
+data["limit"] = coerced5;
+}
+}
+}
+if(errors === _errs12){
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 < 0 || isNaN(data5)){
+validate19.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate19.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate19.errors = vErrors;
+return errors === 0;
+}
+
+export const validator10 = validate20;
+const schema21 = {"type":"object","required":["*"],"properties":{"*":{"type":"string"}}};
+
+function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data["*"] === undefined) && (missing0 = "*")){
+validate20.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data["*"] !== undefined){
+let data0 = data["*"];
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data0) && data0.length == 1){
+data0 = data0[0];
+dataType0 = typeof data0;
+if(typeof data0 === "string"){
+coerced0 = data0;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+validate20.errors = [{instancePath:instancePath+"/*",schemaPath:"#/properties/*/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["*"] = coerced0;
 }
 }
 }
@@ -2175,22 +2228,28 @@ return errors === 0;
 }
 
 export const validator11 = validate21;
-const schema22 = {"type":"object","properties":{"base_file":{"type":"string","minLength":1,"maxLength":4096},"base_line":{"type":"integer","minimum":1},"base_session":{"type":"string","minLength":1,"maxLength":1024},"target_file":{"type":"string","minLength":1,"maxLength":4096},"target_line":{"type":"integer","minimum":1},"target_session":{"type":"string","minLength":1,"maxLength":1024}},"additionalProperties":false};
+const schema22 = {"type":"object","required":["path"],"properties":{"file":{"type":"string","minLength":1,"maxLength":4096},"line":{"type":"integer","minimum":1},"session":{"type":"string","minLength":1,"maxLength":1024},"path":{"type":"string","minLength":1,"maxLength":4096}},"additionalProperties":false};
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.path === undefined) && (missing0 = "path")){
+validate21.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((((key0 === "base_file") || (key0 === "base_line")) || (key0 === "base_session")) || (key0 === "target_file")) || (key0 === "target_line")) || (key0 === "target_session"))){
+if(!((((key0 === "file") || (key0 === "line")) || (key0 === "session")) || (key0 === "path"))){
 delete data[key0];
 }
 }
 if(_errs1 === errors){
-if(data.base_file !== undefined){
-let data0 = data.base_file;
+if(data.file !== undefined){
+let data0 = data.file;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
@@ -2210,26 +2269,26 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/base_file",schemaPath:"#/properties/base_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate21.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced0 !== undefined){
 data0 = coerced0;
 if(data !== undefined){
-data["base_file"] = coerced0;
+data["file"] = coerced0;
 }
 }
 }
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) > 4096){
-validate21.errors = [{instancePath:instancePath+"/base_file",schemaPath:"#/properties/base_file/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
+validate21.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
 return false;
 }
 else {
 if(func2(data0) < 1){
-validate21.errors = [{instancePath:instancePath+"/base_file",schemaPath:"#/properties/base_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate21.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
@@ -2241,8 +2300,8 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.base_line !== undefined){
-let data1 = data.base_line;
+if(data.line !== undefined){
+let data1 = data.line;
 const _errs4 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
 let dataType1 = typeof data1;
@@ -2260,21 +2319,21 @@ if(dataType1 === "boolean" || data1 === null
 coerced1 = +data1;
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/base_line",schemaPath:"#/properties/base_line/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate21.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
 if(coerced1 !== undefined){
 data1 = coerced1;
 if(data !== undefined){
-data["base_line"] = coerced1;
+data["line"] = coerced1;
 }
 }
 }
 if(errors === _errs4){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 1 || isNaN(data1)){
-validate21.errors = [{instancePath:instancePath+"/base_line",schemaPath:"#/properties/base_line/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate21.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -2285,8 +2344,8 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.base_session !== undefined){
-let data2 = data.base_session;
+if(data.session !== undefined){
+let data2 = data.session;
 const _errs6 = errors;
 if(typeof data2 !== "string"){
 let dataType2 = typeof data2;
@@ -2306,26 +2365,26 @@ else if(data2 === null){
 coerced2 = "";
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/base_session",schemaPath:"#/properties/base_session/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate21.errors = [{instancePath:instancePath+"/session",schemaPath:"#/properties/session/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced2 !== undefined){
 data2 = coerced2;
 if(data !== undefined){
-data["base_session"] = coerced2;
+data["session"] = coerced2;
 }
 }
 }
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(func2(data2) > 1024){
-validate21.errors = [{instancePath:instancePath+"/base_session",schemaPath:"#/properties/base_session/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
+validate21.errors = [{instancePath:instancePath+"/session",schemaPath:"#/properties/session/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
 return false;
 }
 else {
 if(func2(data2) < 1){
-validate21.errors = [{instancePath:instancePath+"/base_session",schemaPath:"#/properties/base_session/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate21.errors = [{instancePath:instancePath+"/session",schemaPath:"#/properties/session/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
@@ -2337,8 +2396,8 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.target_file !== undefined){
-let data3 = data.target_file;
+if(data.path !== undefined){
+let data3 = data.path;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
 let dataType3 = typeof data3;
@@ -2358,26 +2417,26 @@ else if(data3 === null){
 coerced3 = "";
 }
 else {
-validate21.errors = [{instancePath:instancePath+"/target_file",schemaPath:"#/properties/target_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate21.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced3 !== undefined){
 data3 = coerced3;
 if(data !== undefined){
-data["target_file"] = coerced3;
+data["path"] = coerced3;
 }
 }
 }
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(func2(data3) > 4096){
-validate21.errors = [{instancePath:instancePath+"/target_file",schemaPath:"#/properties/target_file/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
+validate21.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
 return false;
 }
 else {
 if(func2(data3) < 1){
-validate21.errors = [{instancePath:instancePath+"/target_file",schemaPath:"#/properties/target_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate21.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
@@ -2387,103 +2446,6 @@ var valid0 = _errs8 === errors;
 }
 else {
 var valid0 = true;
-}
-if(valid0){
-if(data.target_line !== undefined){
-let data4 = data.target_line;
-const _errs10 = errors;
-if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-let dataType4 = typeof data4;
-let coerced4 = undefined;
-if(dataType4 == 'object' && Array.isArray(data4) && data4.length == 1){
-data4 = data4[0];
-dataType4 = typeof data4;
-if(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4))){
-coerced4 = data4;
-}
-}
-if(!(coerced4 !== undefined)){
-if(dataType4 === "boolean" || data4 === null
-              || (dataType4 === "string" && data4 && data4 == +data4 && !(data4 % 1))){
-coerced4 = +data4;
-}
-else {
-validate21.errors = [{instancePath:instancePath+"/target_line",schemaPath:"#/properties/target_line/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
-return false;
-}
-}
-if(coerced4 !== undefined){
-data4 = coerced4;
-if(data !== undefined){
-data["target_line"] = coerced4;
-}
-}
-}
-if(errors === _errs10){
-if((typeof data4 == "number") && (isFinite(data4))){
-if(data4 < 1 || isNaN(data4)){
-validate21.errors = [{instancePath:instancePath+"/target_line",schemaPath:"#/properties/target_line/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
-return false;
-}
-}
-}
-var valid0 = _errs10 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.target_session !== undefined){
-let data5 = data.target_session;
-const _errs12 = errors;
-if(typeof data5 !== "string"){
-let dataType5 = typeof data5;
-let coerced5 = undefined;
-if(dataType5 == 'object' && Array.isArray(data5) && data5.length == 1){
-data5 = data5[0];
-dataType5 = typeof data5;
-if(typeof data5 === "string"){
-coerced5 = data5;
-}
-}
-if(!(coerced5 !== undefined)){
-if(dataType5 == "number" || dataType5 == "boolean"){
-coerced5 = "" + data5;
-}
-else if(data5 === null){
-coerced5 = "";
-}
-else {
-validate21.errors = [{instancePath:instancePath+"/target_session",schemaPath:"#/properties/target_session/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced5 !== undefined){
-data5 = coerced5;
-if(data !== undefined){
-data["target_session"] = coerced5;
-}
-}
-}
-if(errors === _errs12){
-if(typeof data5 === "string"){
-if(func2(data5) > 1024){
-validate21.errors = [{instancePath:instancePath+"/target_session",schemaPath:"#/properties/target_session/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
-return false;
-}
-else {
-if(func2(data5) < 1){
-validate21.errors = [{instancePath:instancePath+"/target_session",schemaPath:"#/properties/target_session/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs12 === errors;
-}
-else {
-var valid0 = true;
-}
 }
 }
 }
@@ -2501,22 +2463,16 @@ return errors === 0;
 }
 
 export const validator12 = validate22;
-const schema23 = {"type":"object","required":["path"],"properties":{"base_file":{"type":"string","minLength":1,"maxLength":4096},"base_line":{"type":"integer","minimum":1},"base_session":{"type":"string","minLength":1,"maxLength":1024},"target_file":{"type":"string","minLength":1,"maxLength":4096},"target_line":{"type":"integer","minimum":1},"target_session":{"type":"string","minLength":1,"maxLength":1024},"path":{"type":"string","minLength":1,"maxLength":4096}},"additionalProperties":false};
+const schema23 = {"type":"object","properties":{"base_file":{"type":"string","minLength":1,"maxLength":4096},"base_line":{"type":"integer","minimum":1},"base_session":{"type":"string","minLength":1,"maxLength":1024},"target_file":{"type":"string","minLength":1,"maxLength":4096},"target_line":{"type":"integer","minimum":1},"target_session":{"type":"string","minLength":1,"maxLength":1024}},"additionalProperties":false};
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((data.path === undefined) && (missing0 = "path")){
-validate22.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((((((key0 === "base_file") || (key0 === "base_line")) || (key0 === "base_session")) || (key0 === "target_file")) || (key0 === "target_line")) || (key0 === "target_session")) || (key0 === "path"))){
+if(!((((((key0 === "base_file") || (key0 === "base_line")) || (key0 === "base_session")) || (key0 === "target_file")) || (key0 === "target_line")) || (key0 === "target_session"))){
 delete data[key0];
 }
 }
@@ -2816,60 +2772,6 @@ var valid0 = _errs12 === errors;
 else {
 var valid0 = true;
 }
-if(valid0){
-if(data.path !== undefined){
-let data6 = data.path;
-const _errs14 = errors;
-if(typeof data6 !== "string"){
-let dataType6 = typeof data6;
-let coerced6 = undefined;
-if(dataType6 == 'object' && Array.isArray(data6) && data6.length == 1){
-data6 = data6[0];
-dataType6 = typeof data6;
-if(typeof data6 === "string"){
-coerced6 = data6;
-}
-}
-if(!(coerced6 !== undefined)){
-if(dataType6 == "number" || dataType6 == "boolean"){
-coerced6 = "" + data6;
-}
-else if(data6 === null){
-coerced6 = "";
-}
-else {
-validate22.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-if(coerced6 !== undefined){
-data6 = coerced6;
-if(data !== undefined){
-data["path"] = coerced6;
-}
-}
-}
-if(errors === _errs14){
-if(typeof data6 === "string"){
-if(func2(data6) > 4096){
-validate22.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
-return false;
-}
-else {
-if(func2(data6) < 1){
-validate22.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-}
-}
-var valid0 = _errs14 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
 }
 }
 }
@@ -2887,7 +2789,7 @@ return errors === 0;
 }
 
 export const validator13 = validate23;
-const schema24 = {"type":"object","required":["slice_type"],"properties":{"base_file":{"type":"string","minLength":1,"maxLength":4096},"base_line":{"type":"integer","minimum":1},"base_session":{"type":"string","minLength":1,"maxLength":1024},"target_file":{"type":"string","minLength":1,"maxLength":4096},"target_line":{"type":"integer","minimum":1},"target_session":{"type":"string","minLength":1,"maxLength":1024},"slice_type":{"type":"string","minLength":1}},"additionalProperties":false};
+const schema24 = {"type":"object","required":["path"],"properties":{"base_file":{"type":"string","minLength":1,"maxLength":4096},"base_line":{"type":"integer","minimum":1},"base_session":{"type":"string","minLength":1,"maxLength":1024},"target_file":{"type":"string","minLength":1,"maxLength":4096},"target_line":{"type":"integer","minimum":1},"target_session":{"type":"string","minLength":1,"maxLength":1024},"path":{"type":"string","minLength":1,"maxLength":4096}},"additionalProperties":false};
 
 function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2895,14 +2797,14 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.slice_type === undefined) && (missing0 = "slice_type")){
+if((data.path === undefined) && (missing0 = "path")){
 validate23.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((((((key0 === "base_file") || (key0 === "base_line")) || (key0 === "base_session")) || (key0 === "target_file")) || (key0 === "target_line")) || (key0 === "target_session")) || (key0 === "slice_type"))){
+if(!(((((((key0 === "base_file") || (key0 === "base_line")) || (key0 === "base_session")) || (key0 === "target_file")) || (key0 === "target_line")) || (key0 === "target_session")) || (key0 === "path"))){
 delete data[key0];
 }
 }
@@ -3203,8 +3105,8 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.slice_type !== undefined){
-let data6 = data.slice_type;
+if(data.path !== undefined){
+let data6 = data.path;
 const _errs14 = errors;
 if(typeof data6 !== "string"){
 let dataType6 = typeof data6;
@@ -3224,22 +3126,28 @@ else if(data6 === null){
 coerced6 = "";
 }
 else {
-validate23.errors = [{instancePath:instancePath+"/slice_type",schemaPath:"#/properties/slice_type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate23.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 if(coerced6 !== undefined){
 data6 = coerced6;
 if(data !== undefined){
-data["slice_type"] = coerced6;
+data["path"] = coerced6;
 }
 }
 }
 if(errors === _errs14){
 if(typeof data6 === "string"){
-if(func2(data6) < 1){
-validate23.errors = [{instancePath:instancePath+"/slice_type",schemaPath:"#/properties/slice_type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func2(data6) > 4096){
+validate23.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
 return false;
+}
+else {
+if(func2(data6) < 1){
+validate23.errors = [{instancePath:instancePath+"/path",schemaPath:"#/properties/path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
 }
 }
 }
@@ -3267,7 +3175,7 @@ return errors === 0;
 }
 
 export const validator14 = validate24;
-const schema25 = {"type":"object","required":["q"],"properties":{"file":{"type":"string","minLength":1,"maxLength":4096},"line":{"type":"integer","minimum":1},"session":{"type":"string","minLength":1,"maxLength":1024},"q":{"type":"string","minLength":1,"maxLength":1000},"scope":{"anyOf":[{"type":"string","const":"slices"},{"type":"string","const":"files"},{"type":"string","const":"all"}]},"limit":{"type":"integer","minimum":1,"maximum":1000}},"additionalProperties":false};
+const schema25 = {"type":"object","required":["slice_type"],"properties":{"base_file":{"type":"string","minLength":1,"maxLength":4096},"base_line":{"type":"integer","minimum":1},"base_session":{"type":"string","minLength":1,"maxLength":1024},"target_file":{"type":"string","minLength":1,"maxLength":4096},"target_line":{"type":"integer","minimum":1},"target_session":{"type":"string","minLength":1,"maxLength":1024},"slice_type":{"type":"string","minLength":1}},"additionalProperties":false};
 
 function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -3275,8 +3183,388 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((data.q === undefined) && (missing0 = "q")){
+if((data.slice_type === undefined) && (missing0 = "slice_type")){
 validate24.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((((key0 === "base_file") || (key0 === "base_line")) || (key0 === "base_session")) || (key0 === "target_file")) || (key0 === "target_line")) || (key0 === "target_session")) || (key0 === "slice_type"))){
+delete data[key0];
+}
+}
+if(_errs1 === errors){
+if(data.base_file !== undefined){
+let data0 = data.base_file;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data0) && data0.length == 1){
+data0 = data0[0];
+dataType0 = typeof data0;
+if(typeof data0 === "string"){
+coerced0 = data0;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+validate24.errors = [{instancePath:instancePath+"/base_file",schemaPath:"#/properties/base_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["base_file"] = coerced0;
+}
+}
+}
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 4096){
+validate24.errors = [{instancePath:instancePath+"/base_file",schemaPath:"#/properties/base_file/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
+return false;
+}
+else {
+if(func2(data0) < 1){
+validate24.errors = [{instancePath:instancePath+"/base_file",schemaPath:"#/properties/base_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.base_line !== undefined){
+let data1 = data.base_line;
+const _errs4 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(dataType1 == 'object' && Array.isArray(data1) && data1.length == 1){
+data1 = data1[0];
+dataType1 = typeof data1;
+if(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1))){
+coerced1 = data1;
+}
+}
+if(!(coerced1 !== undefined)){
+if(dataType1 === "boolean" || data1 === null
+              || (dataType1 === "string" && data1 && data1 == +data1 && !(data1 % 1))){
+coerced1 = +data1;
+}
+else {
+validate24.errors = [{instancePath:instancePath+"/base_line",schemaPath:"#/properties/base_line/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["base_line"] = coerced1;
+}
+}
+}
+if(errors === _errs4){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 < 1 || isNaN(data1)){
+validate24.errors = [{instancePath:instancePath+"/base_line",schemaPath:"#/properties/base_line/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.base_session !== undefined){
+let data2 = data.base_session;
+const _errs6 = errors;
+if(typeof data2 !== "string"){
+let dataType2 = typeof data2;
+let coerced2 = undefined;
+if(dataType2 == 'object' && Array.isArray(data2) && data2.length == 1){
+data2 = data2[0];
+dataType2 = typeof data2;
+if(typeof data2 === "string"){
+coerced2 = data2;
+}
+}
+if(!(coerced2 !== undefined)){
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
+}
+else {
+validate24.errors = [{instancePath:instancePath+"/base_session",schemaPath:"#/properties/base_session/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced2 !== undefined){
+data2 = coerced2;
+if(data !== undefined){
+data["base_session"] = coerced2;
+}
+}
+}
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(func2(data2) > 1024){
+validate24.errors = [{instancePath:instancePath+"/base_session",schemaPath:"#/properties/base_session/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
+return false;
+}
+else {
+if(func2(data2) < 1){
+validate24.errors = [{instancePath:instancePath+"/base_session",schemaPath:"#/properties/base_session/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.target_file !== undefined){
+let data3 = data.target_file;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+let dataType3 = typeof data3;
+let coerced3 = undefined;
+if(dataType3 == 'object' && Array.isArray(data3) && data3.length == 1){
+data3 = data3[0];
+dataType3 = typeof data3;
+if(typeof data3 === "string"){
+coerced3 = data3;
+}
+}
+if(!(coerced3 !== undefined)){
+if(dataType3 == "number" || dataType3 == "boolean"){
+coerced3 = "" + data3;
+}
+else if(data3 === null){
+coerced3 = "";
+}
+else {
+validate24.errors = [{instancePath:instancePath+"/target_file",schemaPath:"#/properties/target_file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced3 !== undefined){
+data3 = coerced3;
+if(data !== undefined){
+data["target_file"] = coerced3;
+}
+}
+}
+if(errors === _errs8){
+if(typeof data3 === "string"){
+if(func2(data3) > 4096){
+validate24.errors = [{instancePath:instancePath+"/target_file",schemaPath:"#/properties/target_file/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
+return false;
+}
+else {
+if(func2(data3) < 1){
+validate24.errors = [{instancePath:instancePath+"/target_file",schemaPath:"#/properties/target_file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.target_line !== undefined){
+let data4 = data.target_line;
+const _errs10 = errors;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+let dataType4 = typeof data4;
+let coerced4 = undefined;
+if(dataType4 == 'object' && Array.isArray(data4) && data4.length == 1){
+data4 = data4[0];
+dataType4 = typeof data4;
+if(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4))){
+coerced4 = data4;
+}
+}
+if(!(coerced4 !== undefined)){
+if(dataType4 === "boolean" || data4 === null
+              || (dataType4 === "string" && data4 && data4 == +data4 && !(data4 % 1))){
+coerced4 = +data4;
+}
+else {
+validate24.errors = [{instancePath:instancePath+"/target_line",schemaPath:"#/properties/target_line/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced4 !== undefined){
+data4 = coerced4;
+if(data !== undefined){
+data["target_line"] = coerced4;
+}
+}
+}
+if(errors === _errs10){
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 < 1 || isNaN(data4)){
+validate24.errors = [{instancePath:instancePath+"/target_line",schemaPath:"#/properties/target_line/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.target_session !== undefined){
+let data5 = data.target_session;
+const _errs12 = errors;
+if(typeof data5 !== "string"){
+let dataType5 = typeof data5;
+let coerced5 = undefined;
+if(dataType5 == 'object' && Array.isArray(data5) && data5.length == 1){
+data5 = data5[0];
+dataType5 = typeof data5;
+if(typeof data5 === "string"){
+coerced5 = data5;
+}
+}
+if(!(coerced5 !== undefined)){
+if(dataType5 == "number" || dataType5 == "boolean"){
+coerced5 = "" + data5;
+}
+else if(data5 === null){
+coerced5 = "";
+}
+else {
+validate24.errors = [{instancePath:instancePath+"/target_session",schemaPath:"#/properties/target_session/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced5 !== undefined){
+data5 = coerced5;
+if(data !== undefined){
+data["target_session"] = coerced5;
+}
+}
+}
+if(errors === _errs12){
+if(typeof data5 === "string"){
+if(func2(data5) > 1024){
+validate24.errors = [{instancePath:instancePath+"/target_session",schemaPath:"#/properties/target_session/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
+return false;
+}
+else {
+if(func2(data5) < 1){
+validate24.errors = [{instancePath:instancePath+"/target_session",schemaPath:"#/properties/target_session/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.slice_type !== undefined){
+let data6 = data.slice_type;
+const _errs14 = errors;
+if(typeof data6 !== "string"){
+let dataType6 = typeof data6;
+let coerced6 = undefined;
+if(dataType6 == 'object' && Array.isArray(data6) && data6.length == 1){
+data6 = data6[0];
+dataType6 = typeof data6;
+if(typeof data6 === "string"){
+coerced6 = data6;
+}
+}
+if(!(coerced6 !== undefined)){
+if(dataType6 == "number" || dataType6 == "boolean"){
+coerced6 = "" + data6;
+}
+else if(data6 === null){
+coerced6 = "";
+}
+else {
+validate24.errors = [{instancePath:instancePath+"/slice_type",schemaPath:"#/properties/slice_type/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced6 !== undefined){
+data6 = coerced6;
+if(data !== undefined){
+data["slice_type"] = coerced6;
+}
+}
+}
+if(errors === _errs14){
+if(typeof data6 === "string"){
+if(func2(data6) < 1){
+validate24.errors = [{instancePath:instancePath+"/slice_type",schemaPath:"#/properties/slice_type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate24.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate24.errors = vErrors;
+return errors === 0;
+}
+
+export const validator15 = validate25;
+const schema26 = {"type":"object","required":["q"],"properties":{"file":{"type":"string","minLength":1,"maxLength":4096},"line":{"type":"integer","minimum":1},"session":{"type":"string","minLength":1,"maxLength":1024},"q":{"type":"string","minLength":1,"maxLength":1000},"scope":{"anyOf":[{"type":"string","const":"slices"},{"type":"string","const":"files"},{"type":"string","const":"all"}]},"limit":{"type":"integer","minimum":1,"maximum":1000}},"additionalProperties":false};
+
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.q === undefined) && (missing0 = "q")){
+validate25.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -3308,7 +3596,7 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-validate24.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate25.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3322,12 +3610,12 @@ data["file"] = coerced0;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) > 4096){
-validate24.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
+validate25.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
 return false;
 }
 else {
 if(func2(data0) < 1){
-validate24.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate25.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
@@ -3358,7 +3646,7 @@ if(dataType1 === "boolean" || data1 === null
 coerced1 = +data1;
 }
 else {
-validate24.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate25.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
@@ -3372,7 +3660,7 @@ data["line"] = coerced1;
 if(errors === _errs4){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 1 || isNaN(data1)){
-validate24.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate25.errors = [{instancePath:instancePath+"/line",schemaPath:"#/properties/line/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -3404,7 +3692,7 @@ else if(data2 === null){
 coerced2 = "";
 }
 else {
-validate24.errors = [{instancePath:instancePath+"/session",schemaPath:"#/properties/session/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate25.errors = [{instancePath:instancePath+"/session",schemaPath:"#/properties/session/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3418,12 +3706,12 @@ data["session"] = coerced2;
 if(errors === _errs6){
 if(typeof data2 === "string"){
 if(func2(data2) > 1024){
-validate24.errors = [{instancePath:instancePath+"/session",schemaPath:"#/properties/session/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
+validate25.errors = [{instancePath:instancePath+"/session",schemaPath:"#/properties/session/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
 return false;
 }
 else {
 if(func2(data2) < 1){
-validate24.errors = [{instancePath:instancePath+"/session",schemaPath:"#/properties/session/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate25.errors = [{instancePath:instancePath+"/session",schemaPath:"#/properties/session/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
@@ -3456,7 +3744,7 @@ else if(data3 === null){
 coerced3 = "";
 }
 else {
-validate24.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate25.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3470,12 +3758,12 @@ data["q"] = coerced3;
 if(errors === _errs8){
 if(typeof data3 === "string"){
 if(func2(data3) > 1000){
-validate24.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"}];
+validate25.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"}];
 return false;
 }
 else {
 if(func2(data3) < 1){
-validate24.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate25.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
@@ -3649,7 +3937,7 @@ else {
 vErrors.push(err6);
 }
 errors++;
-validate24.errors = vErrors;
+validate25.errors = vErrors;
 return false;
 }
 else {
@@ -3688,7 +3976,7 @@ if(dataType7 === "boolean" || data5 === null
 coerced7 = +data5;
 }
 else {
-validate24.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate25.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 }
@@ -3702,12 +3990,12 @@ data["limit"] = coerced7;
 if(errors === _errs18){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 > 1000 || isNaN(data5)){
-validate24.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
+validate25.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
 return false;
 }
 else {
 if(data5 < 1 || isNaN(data5)){
-validate24.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+validate25.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
 return false;
 }
 }
@@ -3727,11 +4015,11 @@ var valid0 = true;
 }
 }
 else {
-validate24.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate25.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate24.errors = vErrors;
+validate25.errors = vErrors;
 return errors === 0;
 }
 
@@ -3743,13 +4031,14 @@ export const PRECOMPILED_VALIDATORS: ReadonlyMap<string, (data: unknown, context
   ["{\"type\":\"object\",\"properties\":{\"session_id\":{},\"line_number\":{}}}", validator3],
   ["{\"type\":\"object\",\"properties\":{\"path\":{},\"session_id\":{},\"line_number\":{}}}", validator4],
   ["{\"type\":\"object\",\"properties\":{\"file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"wait\":{\"anyOf\":[{\"type\":\"string\",\"const\":\"0\"},{\"type\":\"string\",\"const\":\"1\"}]}},\"additionalProperties\":false}", validator5],
-  ["{\"type\":\"object\",\"properties\":{\"file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"line\":{\"type\":\"integer\",\"minimum\":1},\"session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"offset\":{\"type\":\"integer\",\"minimum\":0},\"limit\":{\"type\":\"integer\",\"minimum\":0}},\"additionalProperties\":false}", validator6],
-  ["{\"type\":\"object\",\"properties\":{\"file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"line\":{\"type\":\"integer\",\"minimum\":1},\"session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"compare\":{\"anyOf\":[{\"type\":\"string\",\"const\":\"previous\"},{\"type\":\"string\",\"const\":\"none\"}]},\"base_file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"base_line\":{\"type\":\"integer\",\"minimum\":1}},\"additionalProperties\":false}", validator7],
-  ["{\"type\":\"object\",\"required\":[\"path\"],\"properties\":{\"file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"line\":{\"type\":\"integer\",\"minimum\":1},\"session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"path\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"offset\":{\"type\":\"integer\",\"minimum\":0},\"limit\":{\"type\":\"integer\",\"minimum\":0}},\"additionalProperties\":false}", validator8],
-  ["{\"type\":\"object\",\"required\":[\"*\"],\"properties\":{\"*\":{\"type\":\"string\"}}}", validator9],
-  ["{\"type\":\"object\",\"required\":[\"path\"],\"properties\":{\"file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"line\":{\"type\":\"integer\",\"minimum\":1},\"session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"path\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096}},\"additionalProperties\":false}", validator10],
-  ["{\"type\":\"object\",\"properties\":{\"base_file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"base_line\":{\"type\":\"integer\",\"minimum\":1},\"base_session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"target_file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"target_line\":{\"type\":\"integer\",\"minimum\":1},\"target_session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024}},\"additionalProperties\":false}", validator11],
-  ["{\"type\":\"object\",\"required\":[\"path\"],\"properties\":{\"base_file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"base_line\":{\"type\":\"integer\",\"minimum\":1},\"base_session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"target_file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"target_line\":{\"type\":\"integer\",\"minimum\":1},\"target_session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"path\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096}},\"additionalProperties\":false}", validator12],
-  ["{\"type\":\"object\",\"required\":[\"slice_type\"],\"properties\":{\"base_file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"base_line\":{\"type\":\"integer\",\"minimum\":1},\"base_session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"target_file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"target_line\":{\"type\":\"integer\",\"minimum\":1},\"target_session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"slice_type\":{\"type\":\"string\",\"minLength\":1}},\"additionalProperties\":false}", validator13],
-  ["{\"type\":\"object\",\"required\":[\"q\"],\"properties\":{\"file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"line\":{\"type\":\"integer\",\"minimum\":1},\"session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"q\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1000},\"scope\":{\"anyOf\":[{\"type\":\"string\",\"const\":\"slices\"},{\"type\":\"string\",\"const\":\"files\"},{\"type\":\"string\",\"const\":\"all\"}]},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000}},\"additionalProperties\":false}", validator14],
+  ["{\"type\":\"object\",\"required\":[\"call_id\",\"path\"],\"properties\":{\"file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"line\":{\"type\":\"integer\",\"minimum\":1},\"session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"call_id\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"path\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096}},\"additionalProperties\":false}", validator6],
+  ["{\"type\":\"object\",\"properties\":{\"file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"line\":{\"type\":\"integer\",\"minimum\":1},\"session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"offset\":{\"type\":\"integer\",\"minimum\":0},\"limit\":{\"type\":\"integer\",\"minimum\":0}},\"additionalProperties\":false}", validator7],
+  ["{\"type\":\"object\",\"properties\":{\"file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"line\":{\"type\":\"integer\",\"minimum\":1},\"session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"compare\":{\"anyOf\":[{\"type\":\"string\",\"const\":\"previous\"},{\"type\":\"string\",\"const\":\"none\"}]},\"base_file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"base_line\":{\"type\":\"integer\",\"minimum\":1}},\"additionalProperties\":false}", validator8],
+  ["{\"type\":\"object\",\"required\":[\"path\"],\"properties\":{\"file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"line\":{\"type\":\"integer\",\"minimum\":1},\"session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"path\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"offset\":{\"type\":\"integer\",\"minimum\":0},\"limit\":{\"type\":\"integer\",\"minimum\":0}},\"additionalProperties\":false}", validator9],
+  ["{\"type\":\"object\",\"required\":[\"*\"],\"properties\":{\"*\":{\"type\":\"string\"}}}", validator10],
+  ["{\"type\":\"object\",\"required\":[\"path\"],\"properties\":{\"file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"line\":{\"type\":\"integer\",\"minimum\":1},\"session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"path\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096}},\"additionalProperties\":false}", validator11],
+  ["{\"type\":\"object\",\"properties\":{\"base_file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"base_line\":{\"type\":\"integer\",\"minimum\":1},\"base_session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"target_file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"target_line\":{\"type\":\"integer\",\"minimum\":1},\"target_session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024}},\"additionalProperties\":false}", validator12],
+  ["{\"type\":\"object\",\"required\":[\"path\"],\"properties\":{\"base_file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"base_line\":{\"type\":\"integer\",\"minimum\":1},\"base_session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"target_file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"target_line\":{\"type\":\"integer\",\"minimum\":1},\"target_session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"path\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096}},\"additionalProperties\":false}", validator13],
+  ["{\"type\":\"object\",\"required\":[\"slice_type\"],\"properties\":{\"base_file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"base_line\":{\"type\":\"integer\",\"minimum\":1},\"base_session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"target_file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"target_line\":{\"type\":\"integer\",\"minimum\":1},\"target_session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"slice_type\":{\"type\":\"string\",\"minLength\":1}},\"additionalProperties\":false}", validator14],
+  ["{\"type\":\"object\",\"required\":[\"q\"],\"properties\":{\"file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"line\":{\"type\":\"integer\",\"minimum\":1},\"session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"q\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1000},\"scope\":{\"anyOf\":[{\"type\":\"string\",\"const\":\"slices\"},{\"type\":\"string\",\"const\":\"files\"},{\"type\":\"string\",\"const\":\"all\"}]},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000}},\"additionalProperties\":false}", validator15],
 ]);

@@ -3,6 +3,7 @@
  */
 import { Type } from "typebox";
 import { SnapshotRef, Tags, selectorProperties } from "./common.js";
+import { TimelineChanges } from "./tool-calls.js";
 
 export const LineError = Type.Object({
   line_number: Type.Integer(),
@@ -95,6 +96,8 @@ export const Timeline = Type.Object({
     by_name: Type.Array(Type.Object({ name: Type.String(), count: Type.Integer(), failed: Type.Integer() })),
   }),
   errors: Type.Array(TimelineError),
+  /** Only when a per-tool-call undo store lies next to the session file. */
+  changes: Type.Optional(TimelineChanges),
 });
 
 export const TimelineQuery = Type.Object(selectorProperties, { additionalProperties: false });

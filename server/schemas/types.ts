@@ -10,6 +10,7 @@ import type { Entries, SlicePage, SnapshotFiles, SnapshotMeta } from "./legacy.j
 import type { FileList, SessionFile, SessionNode, Timeline } from "./sessions.js";
 import type { FileDiff, SliceDiff, SnapshotDiff } from "./diffs.js";
 import type { SearchResult } from "./search.js";
+import type { TimelineChanges, ToolCallFileDiff } from "./tool-calls.js";
 import type { ErrorBody } from "./common.js";
 
 export type ErrorBodyResponse = Static<typeof ErrorBody>;
@@ -30,6 +31,8 @@ export type SnapshotDiffResponse = Static<typeof SnapshotDiff>;
 export type FileDiffResponse = Static<typeof FileDiff>;
 export type SliceDiffResponse = Static<typeof SliceDiff>;
 export type SearchResponse = Static<typeof SearchResult>;
+export type TimelineChangesResponse = Static<typeof TimelineChanges>;
+export type ToolCallFileDiffResponse = Static<typeof ToolCallFileDiff>;
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type Assert<T extends true> = T;
@@ -50,4 +53,6 @@ export type ContractChecks = [
   Assert<Equal<FileDiffResponse, Viewer.FileDiffView>>,
   Assert<Equal<SliceDiffResponse, Viewer.SliceDiffView>>,
   Assert<Equal<SearchResponse, Viewer.SearchView>>,
+  Assert<Equal<TimelineChangesResponse, Viewer.TimelineChangesView>>,
+  Assert<Equal<ToolCallFileDiffResponse, Viewer.ToolCallFileDiffView>>,
 ];

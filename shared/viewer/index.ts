@@ -10,7 +10,7 @@ export { validationErrorText, snapshotMeta, snapshotEntries, slicePage } from ".
 export type { SessionFileInput } from "./session-list.js";
 export { lineErrorView, sessionFileView } from "./session-list.js";
 export type { TimelineInput } from "./timeline.js";
-export { buildTimeline } from "./timeline.js";
+export { buildTimeline, compareTimes } from "./timeline.js";
 export type { FileContentOptions } from "./file-content.js";
 export { MAX_VIEW_BYTES, imageMimeType, decodeText, fileContent, splitLinesKeepEnds, countLines, toBase64 } from "./file-content.js";
 export { flatFileTree, flatFileTreeJson, buildFileTree } from "./file-tree.js";
@@ -22,3 +22,7 @@ export type { SearchOptions } from "./search.js";
 export { searchSnapshot } from "./search.js";
 export type { ArchiveCandidates } from "./workspace-archives.js";
 export { archiveCandidates, archiveFileName, adjacentArchiveName } from "./workspace-archives.js";
+export type { ToolCallDiffContext, ToolCallDiffOptions } from "./tool-call-changes.js";
+export { timelineChanges, snapshotAfter, toolCallFileDiff } from "./tool-call-changes.js";
+export type { ArchiveManifestRead, ArchiveManifestSummaryView, FilesystemMetaInput } from "./filesystem-meta.js";
+export { archiveManifestSummary, filesystemMetaView } from "./filesystem-meta.js";

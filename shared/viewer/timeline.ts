@@ -184,7 +184,7 @@ function clip(text: string): string {
 }
 
 /** Orders ISO-8601 timestamps by instant; unparsable ones keep their text order, after valid ones. */
-function compareTimes(a: string, b: string): number {
+export function compareTimes(a: string, b: string): number {
   const ta = Date.parse(a);
   const tb = Date.parse(b);
   if (Number.isNaN(ta) || Number.isNaN(tb)) {

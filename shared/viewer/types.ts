@@ -187,6 +187,85 @@ export interface TimelineView {
   events: TimelineEventView[];
   tool_calls: { total: number; failed: number; by_name: ToolStatsView[] };
   errors: TimelineErrorView[];
+  /** What each tool call changed, when a per-tool-call undo store lies next to the session file (absent otherwise). */
+  changes?: TimelineChangesView;
+}
+
+/** How a tool call changed a path (`unknown`: the store recorded no post-state). */
+export type ToolCallChangeKind = "added" | "modified" | "deleted" | "type-changed" | "unknown";
+
+/** What a path was before a tool call or became after it. */
+export type UndoPathKindView = "file" | "directory" | "absent";
+
+/** One path a tool call changed. */
+export interface ToolCallFileView {
+  path: string;
+  change: ToolCallChangeKind;
+  before: UndoPathKindView;
+  /** Null when the post-state is unknown. */
+  after: UndoPathKindView | null;
+  before_size: number | null;
+  after_size: number | null;
+}
+
+/** One tool call of the timeline as the undo store recorded it. */
+export interface ToolCallChangesView {
+  call_id: string;
+  /** Index into the timeline's `events` of the tool call's event. */
+  event_index: number;
+  turn_id: string | null;
+  captured_at: string;
+  /** The call's changes were rolled back (restore of the call, or a turn rollback); the store's state now, not at this line. */
+  undone: boolean;
+  restored_at: string | null;
+  /** Changed paths, sorted (empty: the call was tracked and changed nothing). */
+  files: ToolCallFileView[];
+}
+
+/** `/api/timeline` `changes`: the undo store's view of the line's tool calls. */
+export interface TimelineChangesView {
+  /** Tool calls of `events` the store recorded, in timeline order. */
+  tool_calls: ToolCallChangesView[];
+  /** Calls the store recorded for this session that this line's events do not hold (other turns). */
+  other_calls: number;
+  /** Manifests that could not be read, in a sentence each. */
+  problems: string[];
+}
+
+/** One side of a tool call's file diff. */
+export interface ToolCallSideView {
+  kind: UndoPathKindView;
+  /** File size (null for directories, absent paths and unknown sizes). */
+  size_bytes: number | null;
+  /** UTF-8 text of a file; null when binary, over the text limit, unavailable, or not a file. */
+  text: string | null;
+}
+
+/** Where the post-state of a tool call's file came from. */
+export type ToolCallAfterSource = "recorded" | "next_call" | "workspace" | "unknown";
+
+/** `/api/timeline/tool-call-diff`: one file a tool call changed, pre-image against post-state. */
+export interface ToolCallFileDiffView {
+  call_id: string;
+  path: string;
+  change: ToolCallChangeKind | "unchanged";
+  before: ToolCallSideView;
+  /** Null when the post-state is unknown. */
+  after: ToolCallSideView | null;
+  /**
+   * `recorded`: the post-image stored when the call finished; `next_call`: the pre-image the
+   * session's next call touching the path captured; `workspace`: the file in the workspace of
+   * `after_snapshot` (the session's first snapshot line after the call); `unknown`.
+   */
+  after_source: ToolCallAfterSource;
+  after_snapshot: SnapshotRefView | null;
+  undone: boolean;
+  restored_at: string | null;
+  binary: boolean;
+  engine: DiffEngine;
+  hunks: HunkView[];
+  /** Why there are no hunks, or a caveat about the post-state. */
+  note: string | null;
 }
 
 export type FilesystemSourceKind = "archive" | "virtual_filesystem";

@@ -13,6 +13,7 @@ import { toStrictJson } from "../../shared/session/strict-json.js";
 import { extractVirtualFiles } from "../../shared/session/workspace-items.js";
 import { MAX_VIEW_BYTES, fileContent } from "../../shared/viewer/file-content.js";
 import type { FileSource } from "../../shared/viewer/file-source.js";
+import { archiveManifestSummary, filesystemMetaView } from "../../shared/viewer/filesystem-meta.js";
 import { virtualFileSource } from "../../shared/viewer/file-source.js";
 import { buildFileTree } from "../../shared/viewer/file-tree.js";
 import { searchSnapshot } from "../../shared/viewer/search.js";
@@ -218,22 +219,9 @@ export class LocalApi implements Api {
 
   filesystemMeta(ref: SnapshotRef): Promise<T.FilesystemMetaResponse> {
     return answer(async () => {
-      const workspace = await this.#workspace(ref);
-      if (workspace.source === null) return { has_archive: false, source: null, archive: null, manifest: null, file_count: 0, total_bytes: 0, error: workspace.error };
-      const entries = await workspace.source.list();
-      const manifest = workspace.archive?.manifest ?? null;
-      return {
-        has_archive: workspace.archive !== null,
-        source: workspace.source.kind,
-        archive: workspace.archiveName,
-        manifest:
-          manifest === null
-            ? null
-            : { source: manifest.source, version: manifest.version, created_at: manifest.createdAt, file_count: manifest.fileCount, total_bytes: manifest.totalBytes, session_id: manifest.sessionId, warnings: [...(workspace.archive?.warnings ?? [])] },
-        file_count: entries.length,
-        total_bytes: entries.reduce((sum, entry) => sum + entry.size, 0),
-        error: null,
-      };
+      const { source, archive, archiveName, error } = await this.#workspace(ref);
+      const manifest = archive === null ? null : { manifest: archive.manifest === null ? null : archiveManifestSummary(archive.manifest, archive.warnings), error: null };
+      return filesystemMetaView({ source, archive: archiveName, manifest, error });
     });
   }
 
@@ -305,6 +293,12 @@ export class LocalApi implements Api {
       const workspace = await this.#workspace(ref);
       return searchSnapshot(snapshot, workspace.source, query, { maxHits: limit, scopes: scope === "all" ? ["slices", "files"] : [scope] });
     });
+  }
+
+  async toolCallDiff(ref: SnapshotRef): Promise<T.ToolCallFileDiffResponse> {
+    // Opened files come without the undo store that lies next to a served session file, so
+    // timelines here have no `changes` and nothing asks for this.
+    throw new ApiError(404, `No undo store for ${ref.file}: files opened in the page have none`);
   }
 
   subscribe(): () => void {

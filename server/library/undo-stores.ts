@@ -1,0 +1,122 @@
+/**
+ * The per-tool-call undo stores next to session files, read-only and confined: the store of
+ * session S in `<dir>/X.jsonl` is `<dir>/undo/snapshots/S/` (docs/undo.md). Only real
+ * directories and regular files are read — a symlink anywhere on the way (the store's
+ * directories, a snapshot directory, a manifest, a body) is treated as absent — and session
+ * ids that cannot name a directory (`..`, `/`, …) have no store.
+ */
+import { constants } from "node:fs";
+import type { Dirent } from "node:fs";
+import { lstat, open, readdir, realpath } from "node:fs/promises";
+import path from "node:path";
+import { UNDO_BODIES_DIR, UNDO_MANIFEST_NAME, UNDO_SNAPSHOTS_DIR, isUndoBodyHash, isValidUndoSessionId } from "../../shared/undo/manifest.js";
+import { UNDO_STATE_DIR_NAME } from "../../shared/undo/store-files.node.js";
+import type { BodyLoader, ToolCallChangesResult } from "../../shared/undo/tool-call-changes.js";
+import { readToolCallChanges } from "../../shared/undo/tool-call-changes.js";
+
+/** A session's undo store as read: the changes by tool call (no contents) and a loader for its bodies. */
+export interface UndoSessionStore {
+  readonly changes: ToolCallChangesResult;
+  readonly loadBody: BodyLoader;
+}
+
+export interface UndoStoresOptions {
+  /** Largest manifest read (default 16 MiB). */
+  maxManifestBytes?: number;
+  /** Largest body read (default 64 MiB). */
+  maxBodyBytes?: number;
+}
+
+/** How long a read store is reused without looking at the disk again (as resolved workspaces). */
+const STORE_TTL_MS = 1000;
+const MAX_CACHED_STORES = 64;
+// O_NOFOLLOW refuses a symlink as the last component; where the platform lacks it, lstat did the check.
+const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
+
+/** A regular file's bytes (never through a symlink), or null when it is not one or is larger than `maxBytes`. */
+async function readRegularFile(file: string, maxBytes: number): Promise<Buffer | null> {
+  const handle = await open(file, constants.O_RDONLY | NO_FOLLOW).catch(() => null);
+  if (handle === null) return null;
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile() || stats.size > maxBytes) return null;
+    const bytes = await handle.readFile();
+    return bytes.length > maxBytes ? null : bytes;
+  } finally {
+    await handle.close();
+  }
+}
+
+async function isRealDirectory(directory: string): Promise<boolean> {
+  const stats = await lstat(directory).catch(() => null);
+  return stats !== null && stats.isDirectory();
+}
+
+export class UndoStores {
+  readonly #maxManifestBytes: number;
+  readonly #maxBodyBytes: number;
+  readonly #cache = new Map<string, { at: number; value: Promise<UndoSessionStore | null> }>();
+
+  constructor(options: UndoStoresOptions = {}) {
+    this.#maxManifestBytes = options.maxManifestBytes ?? 16 * 1024 * 1024;
+    this.#maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024;
+  }
+
+  /**
+   * The undo store of `sessionId` next to the session file at `sessionFilePath` (an absolute
+   * path found by walking the served directory), or null when there is none.
+   */
+  async session(sessionFilePath: string, sessionId: string): Promise<UndoSessionStore | null> {
+    if (!isValidUndoSessionId(sessionId)) return null;
+    const directory = path.join(path.dirname(sessionFilePath), UNDO_STATE_DIR_NAME, UNDO_SNAPSHOTS_DIR, sessionId);
+    const now = Date.now();
+    const hit = this.#cache.get(directory);
+    if (hit !== undefined && now - hit.at < STORE_TTL_MS) return hit.value;
+    const value = this.#read(directory);
+    this.#cache.delete(directory);
+    this.#cache.set(directory, { at: now, value });
+    value.catch(() => this.#cache.delete(directory));
+    if (this.#cache.size > MAX_CACHED_STORES) {
+      const oldest = this.#cache.keys().next();
+      if (oldest.done !== true) this.#cache.delete(oldest.value);
+    }
+    return value;
+  }
+
+  async #read(directory: string): Promise<UndoSessionStore | null> {
+    // The session file's directory holds no symlink (the directory walk never follows one), so
+    // a store whose real path differs from its path was reached through a symlink.
+    const real = await realpath(directory).catch(() => null);
+    if (real !== directory || !(await isRealDirectory(directory))) return null;
+    let entries: Dirent[];
+    try {
+      entries = await readdir(directory, { withFileTypes: true });
+    } catch {
+      return null;
+    }
+    const manifests: string[] = [];
+    const problems: string[] = [];
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      if (entry.name === UNDO_BODIES_DIR || entry.name.startsWith(".") || !entry.isDirectory()) continue;
+      const file = path.join(directory, entry.name, UNDO_MANIFEST_NAME);
+      const bytes = await readRegularFile(file, this.#maxManifestBytes).catch(() => null);
+      if (bytes === null) {
+        // A snapshot directory without a manifest is a crashed capture (the store cleans it up on load).
+        const stats = await lstat(file).catch(() => null);
+        if (stats !== null) problems.push(`${entry.name}/${UNDO_MANIFEST_NAME} is not a regular file of at most ${this.#maxManifestBytes} bytes`);
+        continue;
+      }
+      manifests.push(bytes.toString("utf8"));
+    }
+    const bodies = path.join(directory, UNDO_BODIES_DIR);
+    const bodiesReadable = await isRealDirectory(bodies);
+    const maxBodyBytes = this.#maxBodyBytes;
+    const loadBody: BodyLoader = async (hash) => {
+      if (!bodiesReadable || !isUndoBodyHash(hash)) return null;
+      const bytes = await readRegularFile(path.join(bodies, hash), maxBodyBytes).catch(() => null);
+      return bytes === null ? null : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+    };
+    const changes = await readToolCallChanges(manifests, loadBody, { withContent: false });
+    return { changes: { ...changes, problems: [...changes.problems, ...problems.map((message) => ({ where: path.basename(directory), message }))] }, loadBody };
+  }
+}
