@@ -3,12 +3,13 @@
  * dialog, and opened from a bundled HTML file on file:// (no network at all).
  */
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { winkFixture } from "../fixtures/paths.js";
 import { BIG_FILE, writeMultiTurnRun } from "./fixtures/runs.js";
+import { dropFiles } from "./support/drop.js";
 import { cliCommand, startServer } from "./support/server.js";
 import type { RunningServer } from "./support/server.js";
 import { expect, test } from "./support/test.js";
@@ -31,17 +32,7 @@ test("drag and drop a session file with its archives", async ({ page, guarded })
   await page.goto(server.url);
   await expect(page.locator("[data-testid=session-row]").first()).toBeVisible();
   const runDir = path.join(dir, "run");
-  const files = await Promise.all((await readdir(runDir)).map(async (name) => ({ name, base64: (await readFile(path.join(runDir, name))).toString("base64") })));
-  // Runs in the page (a string, so this Node-typed file needs no DOM types).
-  await page.evaluate(`(() => {
-    const transfer = new DataTransfer();
-    for (const item of ${JSON.stringify(files)}) {
-      const bytes = Uint8Array.from(atob(item.base64), (c) => c.charCodeAt(0));
-      transfer.items.add(new File([bytes], item.name));
-    }
-    const init = { dataTransfer: transfer, bubbles: true, cancelable: true };
-    for (const type of ["dragenter", "dragover", "drop"]) document.body.dispatchEvent(new DragEvent(type, init));
-  })()`);
+  await dropFiles(page, runDir, await readdir(runDir));
   await expect(page.getByText("offline")).toBeVisible();
   await expect(page.getByTestId("snapshot-session")).toHaveText(/e2e-root/);
   await page.keyboard.press("3");

@@ -45,6 +45,9 @@ test("timeline across turns, change badges, and a 5,000-line diff in both layout
   await expect(diff.locator(".cm-mergeView")).toBeVisible();
   await expect(diff).toContainText("changed in turn 2");
   await expect(diff.locator(".cm-changedText").first()).toBeVisible();
+  // Collapsed stretches are marked with a glyph Debian's default fonts have (not @codemirror/merge's "⦚").
+  await expect(diff.locator(".cm-collapsedLines").first()).toBeVisible();
+  expect(await page.evaluate(`getComputedStyle(document.querySelector("[data-testid=merge-diff] .cm-collapsedLines"), "::before").content`)).toBe('"↕"');
   await guarded.shot("compare-file");
   await page.keyboard.press("n");
   await page.keyboard.press("u");

@@ -18,6 +18,7 @@ export type {
   SnapshotDiffResponse,
   SnapshotMetaResponse,
   TimelineResponse,
+  ToolCallFileDiffResponse,
 } from "../../server/schemas/types.js";
 type FileListResponse = T.FileListResponse;
 type BrowseResponse = T.BrowseResponse;
@@ -30,6 +31,8 @@ export type TimelineEventResponse = TimelineResponse["events"][number];
 export type FileTreeNodeResponse = BrowseResponse["root"];
 export type SearchHitResponse = SearchResponse["hits"][number];
 export type HunkResponse = FileDiffResponse["hunks"][number];
+export type ToolCallChangesResponse = NonNullable<TimelineResponse["changes"]>["tool_calls"][number];
+export type ToolCallFileResponse = ToolCallChangesResponse["files"][number];
 
 /** One snapshot: a line of a session file. */
 export interface SnapshotRef {
@@ -69,6 +72,8 @@ export interface Api {
   fileDiff(base: SnapshotRef, target: SnapshotRef, path: string): Promise<FileDiffResponse>;
   sliceDiff(base: SnapshotRef, target: SnapshotRef, sliceType: string): Promise<T.SliceDiffResponse>;
   search(ref: SnapshotRef, query: string, scope: SearchScope, limit: number): Promise<SearchResponse>;
+  /** One file a tool call changed, pre-image against post-state (only where the timeline has `changes`). */
+  toolCallDiff(ref: SnapshotRef, callId: string, path: string): Promise<T.ToolCallFileDiffResponse>;
   /** Calls `onChange` when the data changes (live reload); returns the unsubscribe function. */
   subscribe(onChange: (notice: ChangeNotice | null) => void): () => void;
 }

@@ -116,6 +116,10 @@ export class HttpApi implements Api {
     return this.get("/api/search", { ...selector(ref), q, scope, limit });
   }
 
+  toolCallDiff(ref: SnapshotRef, callId: string, path: string): Promise<T.ToolCallFileDiffResponse> {
+    return this.get("/api/timeline/tool-call-diff", { ...selector(ref), call_id: callId, path });
+  }
+
   subscribe(onChange: (notice: ChangeNotice | null) => void): () => void {
     if (typeof EventSource === "undefined") return () => undefined;
     const source = new EventSource(`${this.base}/api/events`);

@@ -15,6 +15,7 @@ export const keys = {
   snapshot: (ref: SnapshotRef) => [...keys.sessionFile(ref.file), "line", ref.line] as const,
   meta: (ref: SnapshotRef) => [...keys.snapshot(ref), "meta"] as const,
   timeline: (ref: SnapshotRef) => [...keys.snapshot(ref), "timeline"] as const,
+  toolCallDiff: (ref: SnapshotRef, callId: string, path: string) => [...keys.timeline(ref), "tool-call", callId, path] as const,
   slice: (ref: SnapshotRef, sliceType: string) => [...keys.snapshot(ref), "slice", sliceType] as const,
   slicePage: (ref: SnapshotRef, sliceType: string, page: number, pageSize: number) => [...keys.slice(ref, sliceType), page, pageSize] as const,
   workspace: (ref: SnapshotRef) => [...keys.snapshot(ref), "workspace"] as const,

@@ -6,8 +6,10 @@
 import { mkdtemp, readFile, readdir, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BIG_FILE, writeMultiTurnRun } from "../../e2e/fixtures/runs.js";
+import { ROOT_SESSION_ID } from "../../examples/agent-run.js";
 import { WINK_FIXTURES } from "../../fixtures/paths.js";
 import { buildApp } from "../../server/app.js";
 import type { WinkApp } from "../../server/app.js";
@@ -43,9 +45,18 @@ const q = (params: Record<string, string | number>) => `?${new URLSearchParams(O
 const sel = (ref: SnapshotRef) => ({ file: ref.file, line: ref.line });
 const side = (prefix: string, ref: SnapshotRef) => ({ [`${prefix}_file`]: ref.file, [`${prefix}_line`]: ref.line });
 
-async function compareSnapshot(pair: Pair, ref: SnapshotRef, base: SnapshotRef | null): Promise<void> {
+/**
+ * Route by route, LocalApi against the server. `undoStore`: the server has the per-tool-call
+ * undo store next to the session file, which dropped files never carry: its timeline has
+ * `changes`, LocalApi's is otherwise the same and has none.
+ */
+async function compareSnapshot(pair: Pair, ref: SnapshotRef, base: SnapshotRef | null, { undoStore = false } = {}): Promise<void> {
   expect(await pair.local.meta(ref)).toEqual(await served(pair, `/api/meta${q(sel(ref))}`));
-  expect(await pair.local.timeline(ref)).toEqual(await served(pair, `/api/timeline${q(sel(ref))}`));
+  const { changes, ...servedTimeline } = (await served(pair, `/api/timeline${q(sel(ref))}`)) as Record<string, unknown>;
+  const localTimeline = await pair.local.timeline(ref);
+  expect(localTimeline).toEqual(undoStore ? servedTimeline : { ...servedTimeline, ...(changes === undefined ? {} : { changes }) });
+  expect("changes" in localTimeline).toBe(false);
+  if (undoStore) expect(changes).toMatchObject({ tool_calls: expect.any(Array) });
   const meta = await pair.local.meta(ref);
   for (const slice of meta.slices) {
     expect(await pair.local.slicePage(ref, slice.slice_type, 1, 3), slice.slice_type).toEqual(await served(pair, `/api/slices/${encodeURIComponent(slice.slice_type)}${q({ ...sel(ref), offset: 1, limit: 3 })}`));
@@ -69,6 +80,7 @@ async function compareSnapshot(pair: Pair, ref: SnapshotRef, base: SnapshotRef |
   }
 }
 
+const EXAMPLE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "examples", "snapshots");
 let runDir: string;
 const pairs: Pair[] = [];
 
@@ -103,6 +115,15 @@ describe("LocalApi answers like the server", () => {
     await compareSnapshot(pair, ref(5), ref(1));
     const diff = await pair.local.fileDiff(ref(1), ref(5), BIG_FILE);
     expect(diff.hunks).toHaveLength(50);
+  }, 60_000);
+
+  it("on the bundled example, whose undo store only the server sees", async () => {
+    const pair = await pairFor(EXAMPLE);
+    pairs.push(pair);
+    const file = `${ROOT_SESSION_ID}.jsonl`;
+    await compareSnapshot(pair, { file, line: 2 }, { file, line: 1 }, { undoStore: true });
+    await compareSnapshot(pair, { file, line: 4 }, null, { undoStore: true });
+    await expect(pair.local.toolCallDiff({ file, line: 2 }, "call_012", "README.md")).rejects.toMatchObject({ status: 404 });
   }, 60_000);
 
   it("reports unknown files, lines and slices as the server does", async () => {

@@ -186,7 +186,7 @@ export function App({ source }: { source: SourceSwitch }) {
 function ActiveView({ state, snapshot, meta }: { state: ViewState; snapshot: SnapshotRef; meta: ReturnType<typeof useMeta>["data"] }) {
   switch (state.view) {
     case "timeline":
-      return <TimelineView snapshot={snapshot} selectedEvent={state.event} />;
+      return <TimelineView snapshot={snapshot} selectedEvent={state.event} change={state.change} />;
     case "files":
       return <FilesView snapshot={snapshot} path={state.path} line={state.at} base={state.base} />;
     case "compare":

@@ -4,7 +4,7 @@ import type { ReactNode } from "react";
 import { useKeymap } from "../state/shortcuts.js";
 import { Icon } from "./Icon.js";
 
-export function Modal({ title, onClose, children, wide = false }: { title: string; onClose: () => void; children: ReactNode; wide?: boolean }) {
+export function Modal({ title, onClose, children, wide = false, className = "" }: { title: string; onClose: () => void; children: ReactNode; wide?: boolean; className?: string }) {
   const panel = useRef<HTMLDivElement>(null);
   useKeymap({ escape: () => onClose() });
   useEffect(() => {
@@ -14,7 +14,7 @@ export function Modal({ title, onClose, children, wide = false }: { title: strin
   }, []);
   return (
     <div className="modal-backdrop" onMouseDown={(event) => event.target === event.currentTarget && onClose()}>
-      <div className={`modal${wide ? " modal-wide" : ""}`} role="dialog" aria-modal="true" aria-label={title} tabIndex={-1} ref={panel}>
+      <div className={`modal${wide ? " modal-wide" : ""}${className === "" ? "" : ` ${className}`}`} role="dialog" aria-modal="true" aria-label={title} tabIndex={-1} ref={panel}>
         <header className="modal-header">
           <h2>{title}</h2>
           <button type="button" className="icon-btn" onClick={onClose} aria-label="Close">

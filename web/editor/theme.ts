@@ -26,7 +26,18 @@ const editorTheme = EditorView.theme({
   "&.cm-merge-b .cm-changedText, .cm-insertedLine .cm-changedText": { background: "var(--diff-add-text) !important" },
   "&.cm-merge-a .cm-changedText, .cm-deletedChunk .cm-deletedText": { background: "var(--diff-del-text) !important" },
   ".cm-deletedChunk": { backgroundColor: "var(--diff-del-line) !important" },
-  ".cm-collapsedLines": { color: "var(--muted)", background: "var(--panel-2)", borderTop: "1px solid var(--border)", borderBottom: "1px solid var(--border)", fontFamily: "var(--sans)", fontSize: "12px", padding: "4px 10px" },
+  ".cm-collapsedLines": {
+    color: "var(--muted)",
+    background: "var(--panel-2)",
+    borderTop: "1px solid var(--border)",
+    borderBottom: "1px solid var(--border)",
+    fontFamily: "var(--sans)",
+    fontSize: "12px",
+    padding: "4px 10px",
+    // @codemirror/merge draws "⦚", which Debian's default fonts (DejaVu, Liberation) lack: it shows as a box.
+    "&:before": { content: '"↕"' },
+    "&:after": { content: '"↕"' },
+  },
   ".cm-changeGutter": { width: "3px", paddingLeft: "1px" },
 });
 

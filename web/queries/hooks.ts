@@ -22,6 +22,10 @@ export function useTimeline(ref: SnapshotRef | null) {
   return useQuery({ ...q.timelineQuery(useApi(), ref ?? placeholder), enabled: ref !== null });
 }
 
+export function useToolCallDiff(ref: SnapshotRef | null, callId: string | null, path: string | null) {
+  return useQuery({ ...q.toolCallDiffQuery(useApi(), ref ?? placeholder, callId ?? "", path ?? ""), enabled: ref !== null && callId !== null && path !== null });
+}
+
 export function useFilesystemMeta(ref: SnapshotRef | null) {
   return useQuery({ ...q.filesystemMetaQuery(useApi(), ref ?? placeholder), enabled: ref !== null });
 }

@@ -17,6 +17,9 @@ export const metaQuery = (api: Api, ref: SnapshotRef) => queryOptions({ queryKey
 
 export const timelineQuery = (api: Api, ref: SnapshotRef) => queryOptions({ queryKey: keys.timeline(ref), queryFn: () => api.timeline(ref) });
 
+export const toolCallDiffQuery = (api: Api, ref: SnapshotRef, callId: string, path: string) =>
+  queryOptions({ queryKey: keys.toolCallDiff(ref, callId, path), queryFn: () => api.toolCallDiff(ref, callId, path) });
+
 export const slicePageQuery = (api: Api, ref: SnapshotRef, sliceType: string, page: number, pageSize = SLICE_PAGE_SIZE) =>
   queryOptions({
     queryKey: keys.slicePage(ref, sliceType, page, pageSize),

@@ -16,6 +16,7 @@ describe("view state in the URL", () => {
       layout: "unified",
       q: "a=b&c",
       event: 7,
+      change: "docs/a b.md",
     };
     expect(parseViewState(serializeViewState(state))).toEqual(state);
   });
@@ -30,8 +31,8 @@ describe("view state in the URL", () => {
     expect(serializeViewState({ view: "slices", file: "f", line: 1 }).toString()).toBe("file=f&line=1");
   });
 
-  it("selecting another snapshot keeps view, slice and path, drops item, event and line", () => {
-    const next = applyPatch({ view: "files", file: "a", line: 1, path: "p", at: 9, item: 2, event: 3, slice: "s" }, selectSnapshotPatch({ file: "b", line: 4 }));
+  it("selecting another snapshot keeps view, slice and path, drops item, event (and its open change) and line", () => {
+    const next = applyPatch({ view: "files", file: "a", line: 1, path: "p", at: 9, item: 2, event: 3, change: "p", slice: "s" }, selectSnapshotPatch({ file: "b", line: 4 }));
     expect(next).toEqual({ view: "files", file: "b", line: 4, path: "p", slice: "s" });
   });
 });

@@ -32,6 +32,8 @@ export interface ViewState {
   readonly q?: string;
   /** Timeline: selected event index. */
   readonly event?: number;
+  /** Timeline: the changed file of the selected tool call whose diff is open. */
+  readonly change?: string;
 }
 
 export const DEFAULT_VIEW: ViewName = "slices";
@@ -73,6 +75,8 @@ export function parseViewState(params: URLSearchParams): ViewState {
   if (q !== undefined) state.q = q;
   const event = positiveInt(params.get("event"), 0);
   if (event !== undefined) state.event = event;
+  const change = text(params.get("change"));
+  if (change !== undefined) state.change = change;
   return state;
 }
 
@@ -93,6 +97,7 @@ export function serializeViewState(state: ViewState): URLSearchParams {
   if (state.layout !== undefined) params.set("layout", state.layout);
   if (state.q !== undefined) params.set("q", state.q);
   if (state.event !== undefined) params.set("event", String(state.event));
+  if (state.change !== undefined) params.set("change", state.change);
   return params;
 }
 
@@ -119,5 +124,5 @@ export function applyPatch(state: ViewState, patch: ViewPatch): ViewState {
  * snapshot too (that is how one follows a file or a slice through a run).
  */
 export function selectSnapshotPatch(ref: SnapshotRef): ViewPatch {
-  return { file: ref.file, line: ref.line, item: undefined, event: undefined, at: undefined };
+  return { file: ref.file, line: ref.line, item: undefined, event: undefined, change: undefined, at: undefined };
 }

@@ -8,7 +8,7 @@ import { Suspense, lazy, useEffect, useMemo, useRef } from "react";
 import type { RefObject } from "react";
 import type { SnapshotDiffResponse, SnapshotRef } from "../../api/api.js";
 import { sameRef } from "../../api/api.js";
-import { EmptyState, ErrorState, Kbd, Spinner } from "../../components/feedback.js";
+import { EmptyState, ErrorState, Spinner } from "../../components/feedback.js";
 import { formatBytes, formatTimestamp, plural } from "../../components/format.js";
 import { Icon } from "../../components/Icon.js";
 import type { MergeDiffHandle } from "../../editor/MergeDiff.js";
@@ -19,6 +19,7 @@ import { useNavigate } from "../../state/url-store.js";
 import { flattenSnapshots, snapshotLabel } from "../sessions/snapshot-list.js";
 import type { SnapshotEntry } from "../sessions/snapshot-list.js";
 import { defaultBase } from "./default-base.js";
+import { DiffHeader, LayoutToggle, badgeClass } from "./DiffHeader.js";
 import { HunkList } from "./HunkList.js";
 
 const MergeDiff = lazy(() => import("../../editor/MergeDiff.js").then((module) => ({ default: module.MergeDiff })));
@@ -88,14 +89,7 @@ export function CompareView({ target, base, path, slice, layout }: CompareViewPr
           <Icon name="compare" />
         </button>
         <SnapshotPicker label="Target" value={target} entries={entries} onChange={(ref) => navigate({ file: ref.file, line: ref.line, path: undefined, slice: undefined })} testId="target-picker" />
-        <div className="segmented" role="group" aria-label="Diff layout">
-          <button type="button" className={effectiveLayout === "split" ? "is-on" : ""} aria-pressed={effectiveLayout === "split"} onClick={() => setLayout("split")}>
-            <Icon name="split" /> Side by side
-          </button>
-          <button type="button" className={effectiveLayout === "unified" ? "is-on" : ""} aria-pressed={effectiveLayout === "unified"} onClick={() => setLayout("unified")}>
-            <Icon name="rows" /> Unified
-          </button>
-        </div>
+        <LayoutToggle layout={effectiveLayout} onChange={setLayout} />
       </div>
       {base === undefined ? (
         <EmptyState title="Pick a base snapshot to compare with">The target is the selected snapshot.</EmptyState>
@@ -176,7 +170,7 @@ function ChangeList({ diff, path, slice }: { diff: SnapshotDiffResponse; path: s
         {sliceChanges.map((entry) => (
           <li key={entry.slice_type}>
             <button type="button" className={`change-item${path === undefined && entry.slice_type === slice ? " is-active" : ""}`} onClick={() => navigate({ slice: entry.slice_type, path: undefined }, { replace: true })} title={entry.slice_type} data-testid="changed-slice">
-              <span className={`change-badge badge-${entry.status === "removed" ? "deleted" : entry.status === "changed" ? "modified" : "added"}`}>{entry.status[0]?.toUpperCase()}</span>
+              <span className={`change-badge ${badgeClass(entry.status)}`}>{entry.status[0]?.toUpperCase()}</span>
               <span className="change-path">{entry.display_name}</span>
               <span className="muted small">
                 {entry.base_count}→{entry.target_count}
@@ -186,21 +180,6 @@ function ChangeList({ diff, path, slice }: { diff: SnapshotDiffResponse; path: s
         ))}
       </ul>
     </aside>
-  );
-}
-
-function DiffHeader({ title, status, facts }: { title: string; status: string; facts: string }) {
-  return (
-    <header className="diff-header">
-      <span className={`change-badge badge-${status === "removed" ? "deleted" : status === "changed" ? "modified" : status}`}>{status}</span>
-      <span className="mono diff-title" title={title} data-testid="diff-title">
-        {title}
-      </span>
-      <span className="muted small">{facts}</span>
-      <span className="muted small diff-keys">
-        <Kbd>N</Kbd>/<Kbd>⇧N</Kbd> changes · <Kbd>J</Kbd>/<Kbd>K</Kbd> files · <Kbd>U</Kbd> layout
-      </span>
-    </header>
   );
 }
 

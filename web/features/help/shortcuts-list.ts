@@ -26,7 +26,17 @@ export const SHORTCUTS: readonly ShortcutGroup[] = [
       ["N / Shift+N", "Next / previous error"],
       ["G G / Shift+G", "First / last event"],
       ["Enter", "Open the event's item in its slice"],
+      ["C", "Diff of the files the selected tool call changed"],
       ["/", "Filter events"],
+    ],
+  },
+  {
+    title: "Tool-call diff",
+    keys: [
+      ["J / K", "Next / previous file of the call"],
+      ["N / Shift+N", "Next / previous change in the diff"],
+      ["U", "Side by side ⇄ unified"],
+      ["Esc", "Back to the timeline"],
     ],
   },
   {

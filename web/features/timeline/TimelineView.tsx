@@ -1,12 +1,14 @@
 /**
  * A session's timeline: its snapshots in time order (selecting one selects it everywhere),
  * tool-call statistics, every error aggregated with one key to jump between them, and the
- * events (tool calls with outcome and duration, prompts) in time order, virtualised.
+ * events (tool calls with outcome and duration, prompts) in time order, virtualised. Where
+ * the session's undo store is served with it, tool calls show the files they changed (and
+ * whether they were undone), and each file opens its pre→post diff.
  */
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { visibleText } from "../slices/json-model.js";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import type { SnapshotRef, TimelineEventResponse, TimelineResponse } from "../../api/api.js";
+import type { SnapshotRef, TimelineEventResponse, TimelineResponse, ToolCallChangesResponse } from "../../api/api.js";
 import { EmptyState, ErrorState, Kbd, Spinner } from "../../components/feedback.js";
 import { elapsedMs, formatDuration, formatOffset, formatTimestamp, plural } from "../../components/format.js";
 import { Icon } from "../../components/Icon.js";
@@ -15,21 +17,22 @@ import { useTimeline } from "../../queries/hooks.js";
 import { doubleKey, useKeymap } from "../../state/shortcuts.js";
 import { useNavigate } from "../../state/url-store.js";
 import { selectSnapshotPatch } from "../../state/view-state.js";
+import { ChangesMarker, ToolCallChangesPanel, ToolCallDiffModal } from "./ToolCallChanges.js";
 
 const ROW_HEIGHT = 52;
 
-export function TimelineView({ snapshot, selectedEvent }: { snapshot: SnapshotRef; selectedEvent: number | undefined }) {
+export function TimelineView({ snapshot, selectedEvent, change }: { snapshot: SnapshotRef; selectedEvent: number | undefined; change?: string | undefined }) {
   const timeline = useTimeline(snapshot);
   if (timeline.isPending) return <Spinner label="Building the timeline…" />;
   if (timeline.isError) return <ErrorState error={timeline.error} title="Could not build the timeline" onRetry={() => void timeline.refetch()} />;
-  return <TimelineBody timeline={timeline.data} selectedEvent={selectedEvent} />;
+  return <TimelineBody snapshot={snapshot} timeline={timeline.data} selectedEvent={selectedEvent} change={change} />;
 }
 
 function kindIcon(event: TimelineEventResponse): IconName {
   return event.kind === "tool_call" ? "tool" : event.kind === "prompt" ? "message" : "bolt";
 }
 
-function TimelineBody({ timeline, selectedEvent }: { timeline: TimelineResponse; selectedEvent: number | undefined }) {
+function TimelineBody({ snapshot, timeline, selectedEvent, change }: { snapshot: SnapshotRef; timeline: TimelineResponse; selectedEvent: number | undefined; change: string | undefined }) {
   const navigate = useNavigate();
   const scroller = useRef<HTMLDivElement>(null);
   const [filter, setFilter] = useState<"all" | "tool_call" | "failed">("all");
@@ -44,6 +47,10 @@ function TimelineBody({ timeline, selectedEvent }: { timeline: TimelineResponse;
     });
   }, [timeline.events, filter, text]);
   const errorEvents = useMemo(() => timeline.errors.filter((error) => error.event_index !== null).map((error) => error.event_index as number), [timeline.errors]);
+  const changesByEvent = useMemo(() => new Map<number, ToolCallChangesResponse>((timeline.changes?.tool_calls ?? []).map((call) => [call.event_index, call])), [timeline.changes]);
+  const selectedChanges = selectedEvent === undefined ? undefined : changesByEvent.get(selectedEvent);
+  const selectedTitle = timeline.events.find((event) => event.index === selectedEvent)?.title ?? "";
+  const snapshotCreatedAt = timeline.snapshots.find((entry) => entry.selected)?.created_at ?? null;
 
   const virtualizer = useVirtualizer({ count: events.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 8 });
   const position = selectedEvent === undefined ? -1 : events.findIndex((event) => event.index === selectedEvent);
@@ -52,7 +59,8 @@ function TimelineBody({ timeline, selectedEvent }: { timeline: TimelineResponse;
     if (position !== -1) virtualizer.scrollToIndex(position, { align: "auto" });
   }, [position, virtualizer]);
 
-  const select = useCallback((index: number | undefined) => navigate({ event: index }, { replace: true }), [navigate]);
+  const select = useCallback((index: number | undefined) => navigate({ event: index, change: undefined }, { replace: true }), [navigate]);
+  const openChange = useCallback((path: string | undefined) => navigate({ change: path }, { replace: true }), [navigate]);
   const open = useCallback((event: TimelineEventResponse) => navigate({ view: "slices", slice: event.slice_type, item: event.item_index }), [navigate]);
 
   const jumpError = useCallback(
@@ -85,13 +93,21 @@ function TimelineBody({ timeline, selectedEvent }: { timeline: TimelineResponse;
     },
     n: () => jumpError(1),
     "shift+n": () => jumpError(-1),
-    enter: () => {
+    enter: (key) => {
+      // A focused control of the timeline (a changed file, a snapshot, an error) takes its own Enter.
+      if (key.target instanceof HTMLElement && key.target.closest(".timeline button") !== null) return false;
       const event = events[position];
       if (event === undefined) return false;
       open(event);
       return true;
     },
     "/": () => filterInput.current?.focus(),
+    c: () => {
+      const first = selectedChanges?.files[0];
+      if (first === undefined) return false;
+      openChange(first.path);
+      return true;
+    },
   });
 
   const duration = elapsedMs(timeline.started_at, timeline.ended_at);
@@ -152,6 +168,7 @@ function TimelineBody({ timeline, selectedEvent }: { timeline: TimelineResponse;
                   const event = events[row.index];
                   if (event === undefined) return null;
                   const failed = event.success === false || event.error !== null;
+                  const changes = changesByEvent.get(event.index);
                   return (
                     <div
                       key={event.index}
@@ -171,6 +188,7 @@ function TimelineBody({ timeline, selectedEvent }: { timeline: TimelineResponse;
                         <span className="event-title">{visibleText(event.title)}</span>
                         <span className="event-summary">{visibleText(event.error ?? event.summary ?? event.display_name)}</span>
                       </span>
+                      {changes !== undefined ? <ChangesMarker changes={changes} /> : null}
                       {event.duration_ms !== null ? <span className="event-duration">{formatDuration(event.duration_ms)}</span> : null}
                       {event.success === true ? (
                         <span className="status status-ok" aria-label="succeeded">
@@ -196,6 +214,7 @@ function TimelineBody({ timeline, selectedEvent }: { timeline: TimelineResponse;
               </div>
             </div>
           )}
+          {selectedChanges !== undefined ? <ToolCallChangesPanel changes={selectedChanges} snapshotCreatedAt={snapshotCreatedAt} activePath={change} onOpen={openChange} /> : null}
         </div>
 
         <aside className="timeline-side">
@@ -228,6 +247,7 @@ function TimelineBody({ timeline, selectedEvent }: { timeline: TimelineResponse;
               </ul>
             )}
           </div>
+          {timeline.changes !== undefined ? <UndoStoreCard changes={timeline.changes} /> : null}
           {timeline.tool_calls.by_name.length > 0 ? (
             <div className="card">
               <h3>Tools</h3>
@@ -252,6 +272,32 @@ function TimelineBody({ timeline, selectedEvent }: { timeline: TimelineResponse;
           ) : null}
         </aside>
       </div>
+      {selectedChanges !== undefined && change !== undefined && selectedChanges.files.some((file) => file.path === change) ? (
+        <ToolCallDiffModal snapshot={snapshot} changes={selectedChanges} toolName={selectedTitle} path={change} onOpen={openChange} onClose={() => openChange(undefined)} />
+      ) : null}
     </section>
+  );
+}
+
+/** The undo store's summary: how many of this line's tool calls changed files, and how many were undone. */
+function UndoStoreCard({ changes }: { changes: NonNullable<TimelineResponse["changes"]> }) {
+  const changed = changes.tool_calls.filter((call) => call.files.length > 0).length;
+  const undone = changes.tool_calls.filter((call) => call.undone).length;
+  return (
+    <div className="card" data-testid="undo-store-card">
+      <h3>Undo store</h3>
+      <p className="muted small">
+        {plural(changed, "tool call")} changed files{undone > 0 ? `, ${undone} undone` : ""}.{changes.other_calls > 0 ? ` ${plural(changes.other_calls, "other call")} of this session are on other lines.` : ""} Select a tool call to see its files.
+      </p>
+      {changes.problems.length > 0 ? (
+        <ul className="error-list">
+          {changes.problems.map((problem, index) => (
+            <li key={index} className="small text-danger">
+              {visibleText(problem)}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
   );
 }
