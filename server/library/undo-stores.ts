@@ -6,7 +6,7 @@
  * ids that cannot name a directory (`..`, `/`, …) have no store.
  */
 import { constants } from "node:fs";
-import type { Dirent } from "node:fs";
+import type { Dirent, Stats } from "node:fs";
 import { lstat, open, readdir, realpath } from "node:fs/promises";
 import path from "node:path";
 import { UNDO_BODIES_DIR, UNDO_MANIFEST_NAME, UNDO_SNAPSHOTS_DIR, isUndoBodyHash, isValidUndoSessionId } from "../../shared/undo/manifest.js";
@@ -56,6 +56,8 @@ export class UndoStores {
   readonly #maxManifestBytes: number;
   readonly #maxBodyBytes: number;
   readonly #cache = new Map<string, { at: number; value: Promise<UndoSessionStore | null> }>();
+  /** The last read of each store, reused while its manifests have not changed. */
+  readonly #lastRead = new Map<string, { signature: string; value: UndoSessionStore }>();
 
   constructor(options: UndoStoresOptions = {}) {
     this.#maxManifestBytes = options.maxManifestBytes ?? 16 * 1024 * 1024;
@@ -94,29 +96,57 @@ export class UndoStores {
     } catch {
       return null;
     }
-    const manifests: string[] = [];
-    const problems: string[] = [];
-    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-      if (entry.name === UNDO_BODIES_DIR || entry.name.startsWith(".") || !entry.isDirectory()) continue;
-      const file = path.join(directory, entry.name, UNDO_MANIFEST_NAME);
-      const bytes = await readRegularFile(file, this.#maxManifestBytes).catch(() => null);
-      if (bytes === null) {
-        // A snapshot directory without a manifest is a crashed capture (the store cleans it up on load).
-        const stats = await lstat(file).catch(() => null);
-        if (stats !== null) problems.push(`${entry.name}/${UNDO_MANIFEST_NAME} is not a regular file of at most ${this.#maxManifestBytes} bytes`);
-        continue;
-      }
-      manifests.push(bytes.toString("utf8"));
-    }
+    const names = entries
+      .filter((entry) => entry.name !== UNDO_BODIES_DIR && !entry.name.startsWith(".") && entry.isDirectory())
+      .map((entry) => entry.name)
+      .sort();
     const bodies = path.join(directory, UNDO_BODIES_DIR);
-    const bodiesReadable = await isRealDirectory(bodies);
+    const [stats, bodiesReadable] = await Promise.all([inBatches(names, (name) => lstat(path.join(directory, name, UNDO_MANIFEST_NAME)).catch(() => null)), isRealDirectory(bodies)]);
+    // Manifests are replaced by rename, so an unchanged (inode, size, mtime) list is an unchanged store.
+    const signature = `${bodiesReadable}\n${names.map((name, index) => `${name}:${fingerprint(stats[index] ?? null)}`).join("\n")}`;
+    const known = this.#lastRead.get(directory);
+    if (known !== undefined && known.signature === signature) return known.value;
+
+    const problems: string[] = [];
+    const texts = await inBatches(names, async (name, index) => {
+      const stat = stats[index];
+      // A snapshot directory without a manifest is a crashed capture (the store cleans it up on load).
+      if (stat === null || stat === undefined) return null;
+      const bytes = stat.isFile() ? await readRegularFile(path.join(directory, name, UNDO_MANIFEST_NAME), this.#maxManifestBytes).catch(() => null) : null;
+      if (bytes === null) problems.push(`${name}/${UNDO_MANIFEST_NAME} is not a regular file of at most ${this.#maxManifestBytes} bytes`);
+      return bytes?.toString("utf8") ?? null;
+    });
     const maxBodyBytes = this.#maxBodyBytes;
     const loadBody: BodyLoader = async (hash) => {
       if (!bodiesReadable || !isUndoBodyHash(hash)) return null;
       const bytes = await readRegularFile(path.join(bodies, hash), maxBodyBytes).catch(() => null);
       return bytes === null ? null : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
     };
-    const changes = await readToolCallChanges(manifests, loadBody, { withContent: false });
-    return { changes: { ...changes, problems: [...changes.problems, ...problems.map((message) => ({ where: path.basename(directory), message }))] }, loadBody };
+    const changes = await readToolCallChanges(
+      texts.filter((text): text is string => text !== null),
+      loadBody,
+      { withContent: false },
+    );
+    const value = { changes: { ...changes, problems: [...changes.problems, ...problems.map((message) => ({ where: path.basename(directory), message }))] }, loadBody };
+    this.#lastRead.delete(directory);
+    this.#lastRead.set(directory, { signature, value });
+    if (this.#lastRead.size > MAX_CACHED_STORES) {
+      const oldest = this.#lastRead.keys().next();
+      if (oldest.done !== true) this.#lastRead.delete(oldest.value);
+    }
+    return value;
   }
+}
+
+function fingerprint(stats: Stats | null): string {
+  return stats === null ? "-" : `${stats.isFile() ? "f" : "o"}${stats.ino}:${stats.size}:${stats.mtimeMs}`;
+}
+
+/** `work` over `items`, a few at a time (a store of thousands of calls opens no thousands of files at once). */
+async function inBatches<T, R>(items: readonly T[], work: (item: T, index: number) => Promise<R>, size = 32): Promise<R[]> {
+  const results: R[] = [];
+  for (let start = 0; start < items.length; start += size) {
+    results.push(...(await Promise.all(items.slice(start, start + size).map((item, offset) => work(item, start + offset)))));
+  }
+  return results;
 }

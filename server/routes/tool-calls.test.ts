@@ -1,7 +1,7 @@
 // What the timeline shows of per-tool-call undo stores: `changes` on /api/timeline and
 // /api/timeline/tool-call-diff, over the bundled example, over generated runs (one with an
 // undone call, one without recorded post-images), and with symlinks where the store should be.
-import { cp, mkdtemp, readFile, readdir, rename, rm, symlink } from "node:fs/promises";
+import { cp, mkdtemp, readFile, readdir, rename, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -159,6 +159,31 @@ describe("a run without recorded post-images", () => {
     const { body } = await json(app, diffUrl(file, 1, UNDO_RUN_UNDONE_CALL, "README.md"));
     expect(body).toMatchObject({ change: "modified", after_source: "recorded", undone: true, after: { text: "oops\n" } });
     expect((body.before as { text: string }).text).toBe(await fileText(app, file, 1, "README.md"));
+  });
+});
+
+describe("a store that changes while served", () => {
+  it("shows a call undone after the first read (manifests are replaced by rename, as the store writes them)", async () => {
+    const dir = await tempDir("wink-tool-calls-live-");
+    const file = await writeUndoRun(dir);
+    const app = await testApp({ path: dir });
+    const undoneOf = async () => new Map((await timeline(app, file, 2)).changes?.tool_calls.map((call) => [call.call_id, call.undone]));
+    expect((await undoneOf()).get("call_004")).toBe(false);
+    const sessionDir = path.join(dir, "undo", "snapshots", UNDO_RUN_SESSION);
+    for (const name of await readdir(sessionDir)) {
+      if (name === "bodies") continue;
+      const manifest = path.join(sessionDir, name, "manifest.json");
+      const json = JSON.parse(await readFile(manifest, "utf8")) as { scope_id: string; restored_at: string | null };
+      if (json.scope_id !== "call_004") continue;
+      await writeFile(`${manifest}.tmp`, JSON.stringify({ ...json, restored_at: "2026-01-15T10:00:00.000Z" }));
+      await rename(`${manifest}.tmp`, manifest);
+    }
+    // Within a second the store's last read is reused; after that it is checked again.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const after = await undoneOf();
+    expect(after.get("call_004")).toBe(true);
+    expect(after.get(UNDO_RUN_UNDONE_CALL)).toBe(true);
+    expect(after.get("call_001")).toBe(false);
   });
 });
 
