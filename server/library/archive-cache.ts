@@ -57,7 +57,8 @@ export class ArchiveCache {
     this.#maxEntries = options.maxEntries ?? 80_000;
     this.#open = new WeightedCache(this.#maxEntries, (key, value) => this.#evicted(key, value));
     this.#openCount = new WeightedCache(options.maxOpen ?? 8, (key) => this.#open.delete(key));
-    this.#contents = new WeightedCache(options.contentBytes ?? 16 * 1024 * 1024);
+    // Contents read once (a search scanning files, a file whose response is cached anyway) are not kept.
+    this.#contents = new WeightedCache(options.contentBytes ?? 16 * 1024 * 1024, undefined, { secondUseOf: 4096 });
   }
 
   /** The archive at `absolutePath` as a file source (opened on first use). */

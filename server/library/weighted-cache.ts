@@ -1,3 +1,13 @@
+export interface WeightedCacheOptions {
+  /**
+   * Store a value only when its key was offered before, among the last `secondUseOf` keys
+   * offered (default 0: store at once). A scan that reads every file once (a search, a
+   * viewer paging through a big tree) then neither flushes what is used again nor keeps
+   * megabytes alive for nothing — that churn had the collector run for every request.
+   */
+  secondUseOf?: number;
+}
+
 /**
  * A least-recently-used cache bounded by total weight (bytes, entries…), so what the
  * server keeps in memory stays bounded whatever the directory holds. Values heavier than
@@ -6,11 +16,17 @@
 export class WeightedCache<K, V> {
   readonly #entries = new Map<K, { value: V; weight: number }>();
   #total = 0;
+  /** Keys offered once and not stored yet (oldest first), when storing waits for a second use. */
+  readonly #offered = new Set<K>();
+  readonly #secondUseOf: number;
 
   constructor(
     private readonly budget: number,
     private readonly onEvict?: (key: K, value: V) => void,
-  ) {}
+    options: WeightedCacheOptions = {},
+  ) {
+    this.#secondUseOf = options.secondUseOf ?? 0;
+  }
 
   get size(): number {
     return this.#entries.size;
@@ -30,6 +46,13 @@ export class WeightedCache<K, V> {
   }
 
   set(key: K, value: V, weight: number): void {
+    if (this.#secondUseOf > 0 && !this.#entries.has(key)) {
+      if (!this.#offered.delete(key)) {
+        this.#offered.add(key);
+        if (this.#offered.size > this.#secondUseOf) this.#offered.delete(this.#offered.values().next().value as K);
+        return;
+      }
+    }
     this.delete(key);
     if (weight > this.budget) {
       this.onEvict?.(key, value);
@@ -70,5 +93,6 @@ export class WeightedCache<K, V> {
 
   clear(): void {
     this.deleteWhere(() => true);
+    this.#offered.clear();
   }
 }

@@ -26,6 +26,8 @@ export interface FilesystemRoutesOptions {
 /** Budget of cached file responses, and the largest one cached. */
 const RESPONSE_CACHE_BYTES = 16 * 1024 * 1024;
 const MAX_CACHED_RESPONSE_CHARS = 512 * 1024;
+/** A response is cached when its file is asked for again among this many requests (see WeightedCache). */
+const SECOND_USE_KEYS = 4096;
 
 /** Largest file the download route sends (it is read into memory first). */
 const MAX_DOWNLOAD_BYTES = 256 * 1024 * 1024;
@@ -40,7 +42,7 @@ export const filesystemRoutes: FastifyPluginAsyncTypebox<FilesystemRoutesOptions
 
   // Rendered file responses, so a file viewed again costs a lookup (bounded by bytes; the
   // key includes the source object, which is new whenever an archive is reopened).
-  const responses = new WeightedCache<string, string>(RESPONSE_CACHE_BYTES);
+  const responses = new WeightedCache<string, string>(RESPONSE_CACHE_BYTES, undefined, { secondUseOf: SECOND_USE_KEYS });
   const sourceIds = new WeakMap<FileSource, number>();
   let nextSourceId = 0;
 

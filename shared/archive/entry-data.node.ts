@@ -10,7 +10,7 @@ import { promisify } from "node:util";
 import zlib from "node:zlib";
 import { ArchiveError } from "../errors.js";
 import { displayPath } from "../filesystem/paths.js";
-import { corrupt, readAt, type CentralEntry } from "./central-directory.node.js";
+import { corrupt, readAt, readAtSync, type CentralEntry } from "./central-directory.node.js";
 import {
   EXTRA_ZIP64,
   FLAG_DATA_DESCRIPTOR,
@@ -31,6 +31,13 @@ const LOCAL_EXTRA_SLACK = 64;
  * 0.17 s), and 256 KiB inflate in well under a millisecond.
  */
 const SYNC_INFLATE_MAX_BYTES = 256 * 1024;
+/**
+ * Entries whose local header and data fit in this many bytes are read on the calling
+ * thread (see `readAtSync`): a viewer's file request is usually one small entry, and the
+ * thread-pool round trip cost more than the read. Bounded, so the event loop waits at most
+ * one small read (one seek when the page cache does not hold it).
+ */
+const SYNC_READ_MAX_BYTES = 64 * 1024;
 /** Chunk size of streamed reads. */
 const STREAM_CHUNK_BYTES = 1024 * 1024;
 
@@ -141,10 +148,11 @@ export async function readEntryData(handle: FileHandle, entry: CentralEntry, dat
   sizeLimit(entry, maxBytes);
   const available = dataEnd - entry.localHeaderOffset;
   const guess = Math.min(LOCAL_HEADER_SIZE + entry.nameLength + entry.extraLength + LOCAL_EXTRA_SLACK + entry.compressedSize, available);
-  let buffer = await readAt(handle, guess, entry.localHeaderOffset);
+  const read = (bytes: number): Buffer | Promise<Buffer> => (bytes <= SYNC_READ_MAX_BYTES ? readAtSync(handle, bytes, entry.localHeaderOffset) : readAt(handle, bytes, entry.localHeaderOffset));
+  let buffer = await read(guess);
   const length = localHeaderLength(buffer, entry);
   if (length + entry.compressedSize > available) corrupt("Entry data extends past the data area", { entry: entry.name });
-  if (length + entry.compressedSize > buffer.length) buffer = await readAt(handle, length + entry.compressedSize, entry.localHeaderOffset);
+  if (length + entry.compressedSize > buffer.length) buffer = await read(length + entry.compressedSize);
   checkLocalHeader(buffer, entry);
   return decodeEntryData(entry, buffer.subarray(length, length + entry.compressedSize));
 }
