@@ -25,7 +25,6 @@ describeFilesystemConformance({
   async create(options = {}) {
     const common = {
       mountPoint: options.mountPoint ?? null,
-      allowGitMetadataWrites: options.allowGitMetadataWrites ?? false,
       ...(options.limits ? { limits: options.limits } : {}),
     };
     if (!options.readOnly) {

@@ -16,6 +16,7 @@ import type { ErrorCode } from "../../errors.js";
 import type { FilesystemLimits } from "../limits.js";
 import type { Filesystem } from "../protocol.js";
 import { READ_ENTIRE_FILE } from "../protocol.js";
+import { writeArchive } from "../../archive/index.js";
 import { withWriter } from "../streams.js";
 import { describeHostilePaths } from "./hostile-paths.js";
 
@@ -25,8 +26,6 @@ export interface ConformanceCreateOptions {
   readonly seed?: Readonly<Record<string, string | Uint8Array>>;
   readonly mountPoint?: string | null;
   readonly limits?: Partial<FilesystemLimits>;
-  /** Allow creating `.git` paths through the protocol (FilesystemOptions.allowGitMetadataWrites). */
-  readonly allowGitMetadataWrites?: boolean;
 }
 
 export interface ConformanceInstance {
@@ -686,24 +685,38 @@ export function describeFilesystemConformance(options: ConformanceOptions): void
       });
 
       it("round-trips nested git repositories unless told to refuse them", async () => {
-        const writer = await make({ limits: {} });
-        await writer.write("repo/src/main.c", "int main(){}\n");
-        await writer.write("top.txt", "top");
-        const seeded = join(dir, "with-git.fs.zip");
-        await writer.exportArchive(seeded);
-        // Add a nested .git directory to the archive's source by writing through an instance that allows it.
-        const gitAware = await make({ allowGitMetadataWrites: true });
-        await gitAware.importArchive(seeded);
-        await gitAware.write("repo/.git/HEAD", "ref: refs/heads/main\n");
-        await gitAware.write("repo/.git/config", "[core]\n\tbare = false\n");
+        // Agents cannot create .git paths, but a workspace may hold a cloned repository:
+        // build such an archive directly, as another backend or a shell command would have.
+        const files: Record<string, string> = {
+          "repo/src/main.c": "int main(){}\n",
+          "repo/.git/HEAD": "ref: refs/heads/main\n",
+          "repo/.git/config": "[core]\n\tbare = false\n",
+          "top.txt": "top",
+        };
         const archive = join(dir, "nested-git.fs.zip");
-        await gitAware.exportArchive(archive);
+        await writeArchive(
+          archive,
+          Object.entries(files).map(([path, text]) => ({
+            path,
+            kind: "file" as const,
+            size: enc(text).length,
+            mode: 0o644,
+            mtimeMs: null,
+            async *chunks() {
+              yield enc(text);
+            },
+          })),
+        );
         await fs.importArchive(archive);
         expect((await fs.read("repo/.git/HEAD")).content).toBe("ref: refs/heads/main\n");
         expect((await fs.read("top.txt")).content).toBe("top");
+        const again = join(dir, "again.fs.zip");
+        expect((await fs.exportArchive(again)).fileCount).toBe(4);
         await fs.write("marker.txt", "keep");
         await expect(fs.importArchive(archive, { allowGitMetadata: false })).rejects.toMatchObject({ code: "E_ARCHIVE_ENTRY" });
         expect((await fs.read("marker.txt")).content).toBe("keep");
+        await fs.importArchive(again);
+        expect((await fs.read("repo/.git/config")).content).toBe("[core]\n\tbare = false\n");
       });
 
       it("leaves the workspace exactly as it was when an import fails", async () => {

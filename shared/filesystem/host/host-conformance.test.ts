@@ -27,7 +27,6 @@ describeFilesystemConformance({
       durable: false,
       readOnly: options.readOnly ?? false,
       mountPoint: options.mountPoint ?? null,
-      allowGitMetadataWrites: options.allowGitMetadataWrites ?? false,
       ...(options.limits ? { limits: options.limits } : {}),
     });
     return { fs: filesystem, cleanup: () => fs.promises.rm(base, { recursive: true, force: true }) };

@@ -60,7 +60,6 @@ export function podmanSandboxTarget(seedInto: (fs: Filesystem, seed: Seed | unde
           filesystem: {
             mountPoint: options.mountPoint ?? null,
             durable: false,
-            ...(options.allowGitMetadataWrites ? { allowGitMetadataWrites: true } : {}),
             ...(options.readOnly ? { readOnly: true } : {}),
             ...(options.limits ? { limits: options.limits } : {}),
           },
@@ -97,7 +96,6 @@ export function podmanExecTarget(seedInto: (fs: Filesystem, seed: Seed | undefin
         container,
         workdir: `/workspace/${dir}`,
         mountPoint: options.mountPoint ?? null,
-        allowGitMetadataWrites: options.allowGitMetadataWrites ?? false,
         ...(options.limits ? { limits: options.limits } : {}),
       };
       const writable = new PodmanFilesystem(common);
