@@ -17,12 +17,36 @@ function conflict(entry: string, message: string, other: string): never {
   throw new ArchiveError("E_ARCHIVE_ENTRY", `${message}: ${displayPath(entry)}`, { entry, reason: "duplicate", conflictsWith: other });
 }
 
-/**
- * Index entries by path, refusing exact duplicates (`a` twice), a file and a directory
- * with the same path (`x/` and `x`) and entries below a file (`a` and `a/b`) — archives
- * that extractors disagree on or fail halfway through.
- */
-export function indexEntries<T extends NamedEntry>(entries: readonly T[]): Map<string, T> {
+/** Finds an entry by path (a directory's path has no trailing "/"). */
+export type EntryLookup<T> = (path: string) => T | undefined;
+
+function comparePathsOf(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** True when paths strictly increase: then no path repeats, and an entry can be found by binary search. */
+function strictlySorted(entries: readonly NamedEntry[]): boolean {
+  for (let i = 1; i < entries.length; i++) if (!((entries[i - 1] as NamedEntry).path < (entries[i] as NamedEntry).path)) return false;
+  return true;
+}
+
+function binarySearchLookup<T extends NamedEntry>(entries: readonly T[]): EntryLookup<T> {
+  return (path) => {
+    let low = 0;
+    let high = entries.length - 1;
+    while (low <= high) {
+      const middle = (low + high) >>> 1;
+      const entry = entries[middle] as T;
+      const order = comparePathsOf(entry.path, path);
+      if (order === 0) return entry;
+      if (order < 0) low = middle + 1;
+      else high = middle - 1;
+    }
+    return undefined;
+  };
+}
+
+function mapLookup<T extends NamedEntry>(entries: readonly T[]): EntryLookup<T> {
   const byPath = new Map<string, T>();
   for (const entry of entries) {
     const previous = byPath.get(entry.path);
@@ -32,9 +56,20 @@ export function indexEntries<T extends NamedEntry>(entries: readonly T[]): Map<s
     }
     byPath.set(entry.path, entry);
   }
+  return (path) => byPath.get(path);
+}
+
+/**
+ * Index entries by path, refusing exact duplicates (`a` twice), a file and a directory
+ * with the same path (`x/` and `x`) and entries below a file (`a` and `a/b`) — archives
+ * that extractors disagree on or fail halfway through. Entries listed in path order (as
+ * writers usually list them) are searched in place; others get a map.
+ */
+export function indexEntries<T extends NamedEntry>(entries: readonly T[]): EntryLookup<T> {
+  const lookup = strictlySorted(entries) ? binarySearchLookup(entries) : mapLookup(entries);
   const directories = new Set<string>();
   // Entries usually come sorted, so most share the previous entry's parent: compare that
-  // prefix instead of building and hashing the parent's name again.
+  // prefix instead of building and looking up the parent's name again.
   let lastParent = "";
   for (const entry of entries) {
     const path = entry.path;
@@ -44,12 +79,12 @@ export function indexEntries<T extends NamedEntry>(entries: readonly T[]): Map<s
     for (let slash = lastSlash; slash > 0; slash = path.lastIndexOf("/", slash - 1)) {
       const parent = path.slice(0, slash);
       if (directories.has(parent)) break;
-      const holder = byPath.get(parent);
+      const holder = lookup(parent);
       if (holder !== undefined && !holder.isDirectory) conflict(entry.name, `Entry lies inside file ${displayPath(holder.name)}`, holder.name);
       directories.add(parent);
     }
   }
-  return byPath;
+  return lookup;
 }
 
 interface PlacedEntry {

@@ -13,7 +13,7 @@ import { comparePaths, displayPath } from "../filesystem/paths.js";
 import { readAt, readCentralDirectory, type CentralEntry } from "./central-directory.node.js";
 import { checkLocalHeader, localHeaderLength, locateData, readEntryData, streamEntryData } from "./entry-data.node.js";
 import { FILES_PREFIX } from "./entry-names.js";
-import { checkOverlaps, indexEntries, sortByOffset } from "./entry-set.js";
+import { checkOverlaps, indexEntries, sortByOffset, type EntryLookup } from "./entry-set.js";
 import { FileIndex, type ArchiveFileEntry } from "./file-index.js";
 import { resolveArchiveLimits, type ArchiveLimits } from "./limits.js";
 import { MANIFEST_NAME, WINK_METADATA_NAME, parseManifest, type ArchiveManifest, type ManifestSource } from "./manifest.js";
@@ -88,9 +88,9 @@ interface Layout {
   ignored: string[];
 }
 
-function pickLayout(entries: readonly CentralEntry[], byPath: ReadonlyMap<string, CentralEntry>): Layout {
+function pickLayout(entries: readonly CentralEntry[], byPath: EntryLookup<CentralEntry>): Layout {
   const asFile = (name: string): CentralEntry | null => {
-    const entry = byPath.get(name);
+    const entry = byPath(name);
     return entry !== undefined && !entry.isDirectory ? entry : null;
   };
   const manifest = asFile(MANIFEST_NAME);
