@@ -16,6 +16,11 @@ export function toBytePath(text: string): string {
   return ASCII_ONLY.test(text) ? text : Buffer.from(text, "utf8").toString("latin1");
 }
 
+/** True when a byte string is plain ASCII (then it is also its own UTF-8 and `fs` path). */
+export function isAsciiBytePath(bytePath: string): boolean {
+  return ASCII_ONLY.test(bytePath);
+}
+
 /** The argument for `fs` calls: plain strings when ASCII (fast), else the exact bytes. */
 export function toFsPath(bytePath: string): string | Buffer {
   return ASCII_ONLY.test(bytePath) ? bytePath : Buffer.from(bytePath, "latin1");

@@ -10,15 +10,14 @@ import { targetLeaf, type TreeChanges } from "./git-target.js";
 import { statOrNever, type RestorePlan, type TargetLeaf } from "./restore-plan.js";
 import type { ReadLeaves } from "./workspace-delta.js";
 import type { IndexEntry, WorkspaceIndex } from "./workspace-index.js";
-import type { WorkspaceScan } from "./workspace-scan.js";
+import type { IndexedScan } from "./workspace-scan.js";
 
 export interface GitRestoreInput {
-  readonly scan: WorkspaceScan;
+  /** The workspace walked against `index`. */
+  readonly scan: IndexedScan;
   /** Mirrors the commit `changes` start from (null: none, `changes` start from the empty tree). */
   readonly index: WorkspaceIndex | null;
   readonly read: ReadLeaves;
-  /** Index leaves the scan did not find. */
-  readonly missing: readonly string[];
   readonly changes: TreeChanges;
   readonly baseMeta: CommitMeta | null;
   readonly targetMeta: CommitMeta | null;
@@ -27,7 +26,10 @@ export interface GitRestoreInput {
 export interface GitRestorePlan extends RestorePlan {
   /** Target leaf of every put. */
   readonly targets: Map<string, TargetLeaf>;
-  /** The index once the plan is applied (stats of touched files are read then). */
+  /**
+   * The index once the plan is applied (stats of touched files are read then). Takes over
+   * the input index: its entries are updated in place rather than copied.
+   */
   nextIndex(rootBytes: string, ref: string, scanStartedAtMs: number): WorkspaceIndex;
 }
 
@@ -54,6 +56,7 @@ function leafViews(input: GitRestoreInput): LeafViews {
   const targetPerms = new Map(input.targetMeta?.perms ?? []);
   const basePerms = new Map(input.baseMeta?.perms ?? []);
   const vanished = new Set(read.vanished);
+  const missing = new Set(scan.missing);
   const targetAt = (path: string): TargetLeaf | null => {
     if (changes.leaves.has(path)) {
       const leaf = changes.leaves.get(path) ?? null;
@@ -62,12 +65,13 @@ function leafViews(input: GitRestoreInput): LeafViews {
     const entry = index?.entries.get(path);
     return entry === undefined ? null : { kind: entry.kind, oid: entry.oid, perm: targetPerms.get(path) ?? defaultPerm(gitModeOf(entry.kind, entry.perm)) };
   };
+  // Every untrusted leaf was read (or vanished); every other leaf of the index is as it records.
   const currentAt = (path: string): IndexEntry | null => {
-    if (!scan.leaves.has(path) || vanished.has(path)) return null;
-    return read.changed.get(path) ?? index?.entries.get(path) ?? null;
+    if (vanished.has(path) || missing.has(path)) return null;
+    return read.changed.get(path) ?? (scan.untrusted.has(path) ? null : (index?.entries.get(path) ?? null));
   };
 
-  const candidates = new Set<string>([...read.changed.keys(), ...read.vanished, ...input.missing, ...changes.leaves.keys()]);
+  const candidates = new Set<string>([...read.changed.keys(), ...read.vanished, ...scan.missing, ...changes.leaves.keys()]);
   for (const path of new Set([...basePerms.keys(), ...targetPerms.keys()])) if (basePerms.get(path) !== targetPerms.get(path)) candidates.add(path);
   return { targetAt, currentAt, candidates };
 }
@@ -86,7 +90,7 @@ export function diffSnapshotWithWorkspace(input: GitRestoreInput): { added: stri
     } else if (now === null) deleted.push(path);
     else if (before.kind !== now.kind || before.oid !== now.oid || gitModeOf(before.kind, before.perm) !== gitModeOf(now.kind, now.perm)) modified.push(path);
   }
-  const currentCount = input.scan.leaves.size - input.read.vanished.length;
+  const currentCount = input.scan.leafCount - input.read.vanished.length;
   return { added, modified, deleted, unchangedCount: currentCount - added.length - modified.length };
 }
 
@@ -145,7 +149,7 @@ export function planGitRestore(input: GitRestoreInput): GitRestorePlan {
     chmods,
     targets,
     nextIndex(rootBytes, ref, scanStartedAtMs) {
-      const entries = index === null ? new Map<string, IndexEntry>() : new Map(index.entries);
+      const entries = index === null ? new Map<string, IndexEntry>() : index.entries;
       const touched = new Set([...puts, ...chmods.map(([path]) => path)]);
       for (const path of candidates) {
         const target = targetAt(path);

@@ -31,16 +31,16 @@ import {
   type CommitMeta,
 } from "./git-repo.js";
 import { diffSnapshotWithWorkspace, planGitRestore } from "./git-restore-plan.js";
-import { readCommit, readSnapshotCommit, stageBlobs, treeChanges, type SnapshotCommit } from "./git-target.js";
+import { readCommit, readSnapshotCommit, stageBlobs, treeChanges, type SnapshotCommit, type TreeChanges } from "./git-target.js";
 import { finishDiff } from "./leaf-diff.js";
 import { LeafReader } from "./leaf-reader.js";
 import { applyRestorePlan, planSize } from "./restore-plan.js";
-import { missingLeaves, readUntrustedLeaves, type ReadLeaves } from "./workspace-delta.js";
+import { readUntrustedLeaves, type ReadLeaves } from "./workspace-delta.js";
 import type { HostSnapshotStrategy, OperationStats, SnapshotDraft, StrategyContext } from "./strategy.js";
 import { loadWorkspaceIndex, saveWorkspaceIndex, type IndexEntry, type WorkspaceIndex } from "./workspace-index.js";
 import { releaseGitSnapshots } from "./release.js";
 import { assertOutsideWorkspace } from "./storage-dir.js";
-import { scanWorkspace, ScanError, type WorkspaceScan } from "./workspace-scan.js";
+import { scanAgainstIndex, ScanError, type IndexedScan } from "./workspace-scan.js";
 
 /** Run `git gc --auto` after this many snapshots (packs the loose objects small snapshots leave). */
 const COMPACT_EVERY = 50;
@@ -110,8 +110,9 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
     }
   }
 
-  private scan(): WorkspaceScan {
-    return scanWorkspace(this.rootBytes, { excludeTopLevelPrefix: STAGING_PREFIX });
+  /** Walk the workspace, setting aside the leaves `index` cannot vouch for. */
+  private scan(index: WorkspaceIndex | null): IndexedScan {
+    return scanAgainstIndex(this.rootBytes, index, { excludeTopLevelPrefix: STAGING_PREFIX });
   }
 
   async capture(draft: SnapshotDraft): Promise<FilesystemSnapshot> {
@@ -122,25 +123,26 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
       if (error instanceof WinkError) throw error;
       throw new SnapshotCreationError(`Failed to create snapshot: cannot prepare the git directory: ${message(error)}`, { gitDir: this.gitDirPath }, { cause: error });
     }
-    let scan: WorkspaceScan;
+    const base = await this.currentIndex(repo);
+    let scan: IndexedScan;
     try {
-      scan = this.scan();
+      scan = this.scan(base);
     } catch (error) {
       throw new SnapshotCreationError(`Failed to create snapshot: ${message(error)}`, { root: this.context.root }, { cause: error });
     }
-    const base = await this.currentIndex(repo);
     const reader = new LeafReader(this.rootBytes);
-    const meta: CommitMeta = { ...draft, ...captureCounts(scan), emptyDirs: emptyDirsOf(scan), perms: unusualPerms(scan) };
+    // fileCount/totalBytes for the trailer, written before the files are read: from the scan.
+    const meta: CommitMeta = { ...draft, fileCount: scan.leafCount, totalBytes: scan.totalBytes, emptyDirs: emptyDirsOf(scan), perms: unusualPerms(scan) };
     const writer = FastImportWriter.start(repo.git);
     let commit: string;
     let read: ReadLeaves;
-    const missing = missingLeaves(scan, base);
+    const missing = scan.missing;
     let changed = missing.length;
     try {
       await writer.begin({ ref: `${SNAPSHOT_REF_PREFIX}${draft.snapshotId}`, message: encodeCommitMessage(meta), time: Date.parse(draft.createdAt) / 1000, parent: base?.ref ?? null });
       // Deletions first: a path that turned from file into directory (or back) is then free.
       for (const p of missing) await writer.delete(p);
-      read = await readUntrustedLeaves(scan, base, reader, async (p, hashed) => {
+      read = await readUntrustedLeaves(scan, reader, async (p, hashed) => {
         const mode = gitModeOf(hashed.stat.kind, hashed.stat.perm);
         const previous = base?.entries.get(p);
         if (previous !== undefined && previous.oid === hashed.oid && gitModeOf(previous.kind, previous.perm) === mode) return;
@@ -150,7 +152,7 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
       });
       for (const p of read.vanished) if (base?.entries.has(p)) await writer.delete(p);
       commit = await writer.finish([BASE_REF]);
-      this.lastStats = { operation: "capture", leaves: scan.leaves.size, read: read.changed.size, changed };
+      this.lastStats = { operation: "capture", leaves: scan.leafCount, read: read.changed.size, changed };
     } catch (error) {
       await writer.abort();
       repo.removeCrashReports();
@@ -159,8 +161,9 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
       }
       throw new SnapshotCreationError(`Failed to create snapshot commit: ${message(error)}`, { gitDir: repo.gitDir }, { cause: error });
     }
-    // The commit's leaves: the base's, minus what went, plus what was read.
-    const entries = base === null ? new Map<string, IndexEntry>() : new Map(base.entries);
+    // The commit's leaves: the base's, minus what went, plus what was read (the base's map
+    // is taken over: the base index is replaced below).
+    const entries = base === null ? new Map<string, IndexEntry>() : base.entries;
     for (const p of missing) entries.delete(p);
     for (const p of read.vanished) entries.delete(p);
     for (const [p, entry] of read.changed) entries.set(p, entry);
@@ -207,18 +210,16 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
     const ours = repo === this.repo;
     const objects = new GitObjectReader(repo.git);
     try {
-      const found = await readSnapshotCommit(objects, snapshot.snapshotId, snapshot.commitRef);
-      if (found === "missing") throw fail(`commit ${snapshot.commitRef} is not in ${repo.gitDir}`);
-      // A released (pruned) snapshot stays unrestorable even before git collects its objects.
-      if (found === "released") throw fail(`the snapshot was released (no ${SNAPSHOT_REF_PREFIX}${snapshot.snapshotId} pointing at ${snapshot.commitRef} in ${repo.gitDir})`);
-      const { index, base } = await this.baseFor(repo, objects, ours, found);
-      const changes = await treeChanges(objects, found.tree, base?.tree ?? null);
-      const scan = this.scan();
-      const missing = missingLeaves(scan, index);
-      const read = await readUntrustedLeaves(scan, index, new LeafReader(this.rootBytes));
-      const plan = planGitRestore({ scan, index, read, missing, changes, baseMeta: base?.meta ?? null, targetMeta: found.meta });
+      const target = readSnapshotCommit(objects, snapshot.snapshotId, snapshot.commitRef).then((found) => {
+        if (found === "missing") throw fail(`commit ${snapshot.commitRef} is not in ${repo.gitDir}`);
+        // A released (pruned) snapshot stays unrestorable even before git collects its objects.
+        if (found === "released") throw fail(`the snapshot was released (no ${SNAPSHOT_REF_PREFIX}${snapshot.snapshotId} pointing at ${snapshot.commitRef} in ${repo.gitDir})`);
+        return found;
+      });
+      const { commit: found, index, base, changes, scan, read } = await this.compareWorkspace(repo, objects, snapshot.commitRef, target);
+      const plan = planGitRestore({ scan, index, read, changes, baseMeta: base?.meta ?? null, targetMeta: found.meta });
       await applyRestorePlan(this.context.root, plan, (staging) => stageBlobs(objects, staging, plan.puts, plan.targets), this.context.treeApply);
-      this.lastStats = { operation: "restore", leaves: scan.leaves.size, read: read.changed.size, changed: planSize(plan) };
+      this.lastStats = { operation: "restore", leaves: scan.leafCount, read: read.changed.size, changed: planSize(plan) };
       // The workspace now mirrors the commit. The index stays in memory only: the file on
       // disk still describes an older commit consistently, and a new process merely reads
       // again the files this restore wrote.
@@ -235,12 +236,29 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
     }
   }
 
-  /** The workspace index and the commit it mirrors, when both are usable (else a full comparison). */
-  private async baseFor(repo: GitSnapshotRepo, objects: GitObjectReader, ours: boolean, found: SnapshotCommit): Promise<{ index: WorkspaceIndex | null; base: SnapshotCommit | null }> {
-    const index = ours ? await this.currentIndex(repo) : null;
-    if (index === null) return { index: null, base: null };
-    const base = index.ref === found.commit ? found : await readCommit(objects, index.ref);
-    return base === null ? { index: null, base: null } : { index, base };
+  /**
+   * The workspace against a commit (`pending`, already requested from `objects`): the walk
+   * against the index, the files the index cannot vouch for, and the tree changes from the
+   * commit the index mirrors to this one. Both commits are requested before the walk, so
+   * the cat-file process starts and answers while the synchronous walk runs. Without a
+   * usable index everything is compared.
+   */
+  private async compareWorkspace(repo: GitSnapshotRepo, objects: GitObjectReader, commitRef: string, pending: Promise<SnapshotCommit>): Promise<WorkspaceComparison> {
+    pending.catch(() => undefined); // awaited below; not unhandled while the walk runs
+    let index = repo === this.repo ? await this.currentIndex(repo) : null;
+    const mirrored = index !== null && index.ref !== commitRef ? readCommit(objects, index.ref) : null;
+    mirrored?.catch(() => undefined);
+    let scan = this.scan(index);
+    const commit = await pending;
+    const base = index === null ? null : index.ref === commit.commit ? commit : await (mirrored ?? readCommit(objects, index.ref));
+    if (index !== null && base === null) {
+      // The index mirrors a commit this repository lacks: compare everything.
+      index = null;
+      scan = this.scan(null);
+    }
+    const changes = await treeChanges(objects, commit.tree, base?.tree ?? null);
+    const read = await readUntrustedLeaves(scan, new LeafReader(this.rootBytes));
+    return { commit, index, base, changes, scan, read };
   }
 
   async diff(base: FilesystemSnapshot, target: FilesystemSnapshot | null): Promise<FilesystemDiff> {
@@ -272,11 +290,8 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
         return finishDiff(added, modified, deleted, targetCount - added.length - modified.length);
       }
       // Against the workspace: both sides as changes from the commit the index mirrors.
-      const { index, base: mirrored } = await this.baseFor(repo, objects, repo === this.repo, from);
-      const changes = await treeChanges(objects, from.tree, mirrored?.tree ?? null);
-      const scan = this.scan();
-      const read = await readUntrustedLeaves(scan, index, new LeafReader(this.rootBytes));
-      const result = diffSnapshotWithWorkspace({ scan, index, read, missing: missingLeaves(scan, index), changes, baseMeta: mirrored?.meta ?? null, targetMeta: from.meta });
+      const { index, base: mirrored, changes, scan, read } = await this.compareWorkspace(repo, objects, from.commit, Promise.resolve(from));
+      const result = diffSnapshotWithWorkspace({ scan, index, read, changes, baseMeta: mirrored?.meta ?? null, targetMeta: from.meta });
       return finishDiff(result.added, result.modified, result.deleted, result.unchangedCount);
     } catch (error) {
       if (error instanceof WinkError) throw error;
@@ -316,6 +331,18 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
 }
 
 
+interface WorkspaceComparison {
+  /** The commit compared with. */
+  readonly commit: SnapshotCommit;
+  /** The index the walk was compared with, and the commit it mirrors (null: none usable). */
+  readonly index: WorkspaceIndex | null;
+  readonly base: SnapshotCommit | null;
+  /** From `base`'s tree (or the empty tree) to `commit`'s. */
+  readonly changes: TreeChanges;
+  readonly scan: IndexedScan;
+  readonly read: ReadLeaves;
+}
+
 function existsDir(dir: string): boolean {
   try {
     return statSync(dir, { throwIfNoEntry: false })?.isDirectory() ?? false;
@@ -324,23 +351,17 @@ function existsDir(dir: string): boolean {
   }
 }
 
-/** fileCount/totalBytes for the commit trailer, written before the files are read, so from the scan. */
-function captureCounts(scan: WorkspaceScan): { fileCount: number; totalBytes: number } {
-  let totalBytes = 0;
-  for (const stat of scan.leaves.values()) totalBytes += stat.size;
-  return { fileCount: scan.leaves.size, totalBytes };
-}
-
 /** Directories without any leaf below: git trees cannot hold them, the trailer does. */
-function emptyDirsOf(scan: WorkspaceScan): string[] {
+function emptyDirsOf(scan: IndexedScan): string[] {
   return [...scan.dirs.keys()].filter((dir) => !scan.dirsWithLeaves.has(dir)).sort(compareBytePaths);
 }
 
 /** Permission bits a git mode does not say: files other than 0644/0755, directories other than 0755. */
-function unusualPerms(scan: WorkspaceScan): [string, number][] {
+function unusualPerms(scan: IndexedScan): [string, number][] {
   const perms: [string, number][] = [];
   for (const [dir, perm] of scan.dirs) if (perm !== defaultPerm("dir")) perms.push([dir, perm]);
-  for (const [p, stat] of scan.leaves) if (stat.kind === "file" && stat.perm !== defaultPerm(gitModeOf(stat.kind, stat.perm))) perms.push([p, stat.perm]);
+  // The scan lists the files whose bits are neither 0644 nor 0755: exactly those whose git mode does not say them.
+  perms.push(...scan.oddPerms);
   return perms.sort((a, b) => compareBytePaths(a[0], b[0]));
 }
 

@@ -1,22 +1,15 @@
 /**
  * How the workspace differs from the state its index mirrors, at the cost of the scan
- * plus reading the changed files: leaves the index trusts are skipped without reading or
- * allocating anything.
+ * plus reading the changed files: the scan already set aside the leaves the index cannot
+ * vouch for (scanAgainstIndex), and only those are read.
  */
 import type { HashedLeaf, LeafReader } from "./leaf-reader.js";
-import { isTrustworthy, type IndexEntry, type WorkspaceIndex } from "./workspace-index.js";
-import type { WorkspaceScan } from "./workspace-scan.js";
+import type { IndexEntry } from "./workspace-index.js";
+import type { IndexedScan } from "./workspace-scan.js";
 
 function errnoOf(error: unknown): string | undefined {
   const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
   return typeof code === "string" ? code : undefined;
-}
-
-/** Index leaves the scan did not find (deleted, or turned into a directory or special file). */
-export function missingLeaves(scan: WorkspaceScan, index: WorkspaceIndex | null): string[] {
-  const missing: string[] = [];
-  if (index !== null) for (const path of index.entries.keys()) if (!scan.leaves.has(path)) missing.push(path);
-  return missing;
 }
 
 export interface ReadLeaves {
@@ -27,22 +20,13 @@ export interface ReadLeaves {
 }
 
 /**
- * Read the scanned leaves the index cannot vouch for. `onRead` sees each one with its
- * content (awaited, so a slow consumer such as a git pipe applies backpressure).
+ * Read the leaves the scan did not trust. `onRead` sees each one with its content
+ * (awaited, so a slow consumer such as a git pipe applies backpressure).
  */
-export async function readUntrustedLeaves(
-  scan: WorkspaceScan,
-  index: WorkspaceIndex | null,
-  reader: LeafReader,
-  onRead?: (path: string, leaf: HashedLeaf) => Promise<void> | void,
-): Promise<ReadLeaves> {
+export async function readUntrustedLeaves(scan: IndexedScan, reader: LeafReader, onRead?: (path: string, leaf: HashedLeaf) => Promise<void> | void): Promise<ReadLeaves> {
   const changed = new Map<string, IndexEntry>();
   const vanished: string[] = [];
-  const entries = index?.entries;
-  const since = index?.scanStartedAtMs ?? 0;
-  for (const [path, stat] of scan.leaves) {
-    const cached = entries?.get(path);
-    if (cached !== undefined && isTrustworthy(cached, stat, since)) continue;
+  for (const [path, stat] of scan.untrusted) {
     let hashed: HashedLeaf;
     try {
       hashed = reader.hash(path, stat.kind);
@@ -58,4 +42,3 @@ export async function readUntrustedLeaves(
   }
   return { changed, vanished };
 }
-

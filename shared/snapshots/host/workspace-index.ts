@@ -12,14 +12,9 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
-import { sameStat, type LeafKind, type LeafStat } from "./workspace-scan.js";
+import { RACY_MARGIN_MS, sameStat, type LeafKind, type LeafStat } from "./workspace-scan.js";
 
-/**
- * A file modified this close to (or after) the start of the scan that recorded it may be
- * modified again within the same timestamp tick, so its stat proves nothing. Kernel file
- * timestamps come from a coarse clock (a few ms behind wall time); 100 ms is ample.
- */
-export const RACY_MARGIN_MS = 100;
+export { RACY_MARGIN_MS };
 
 export interface IndexEntry extends LeafStat {
   /** Content id (git blob id, or content hash for directory strategies). */
