@@ -25,7 +25,7 @@ export interface OpenedArchive {
 export interface ArchiveCacheOptions {
   /** Most archives open at once (default 8). */
   maxOpen?: number;
-  /** Most central-directory entries held across open archives (default 80,000, about 3 MB each 10,000 with the sorted file list; one bigger archive is still kept alone). */
+  /** Most central-directory entries held across open archives (default 80,000, about 2 MB each 10,000 with the sorted file list; one bigger archive is still kept alone). */
   maxEntries?: number;
   /** Budget of cached file contents in bytes (default 16 MiB; files over 1 MiB are not cached). */
   contentBytes?: number;

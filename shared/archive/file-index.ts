@@ -3,7 +3,7 @@
  * the numbers, names found by binary search (no map to build or keep). A reader stays open
  * for as long as a viewer shows its archive, so what it holds per entry is what a
  * long-running server pays: as objects (one central record and one file record per entry,
- * two maps) a 10,000-entry archive held ~8 MB; in columns ~1.5 MB. Entry objects are
+ * two maps) a 10,000-entry archive held ~8 MB; in columns ~1.1 MB. Entry objects are
  * rebuilt on demand (one per `readFile`, all of them for an import).
  */
 import type { CentralEntry } from "./central-directory.node.js";
