@@ -2,7 +2,7 @@
 // the Node reader, writer and importer.
 export * from "./browser.js";
 export { ArchiveReader, openArchive } from "./reader.node.js";
-export type { ArchiveFileEntry, ArchiveVariant, OpenArchiveOptions, ReadFileOptions } from "./reader.node.js";
+export type { ArchiveFileEntry, ArchiveVariant, ManifestCheck, OpenArchiveOptions, ReadFileOptions } from "./reader.node.js";
 export { DEFAULT_COMPRESSION_LEVEL, writeArchive } from "./writer.node.js";
 export type { ArchiveSourceEntry, WriteArchiveOptions } from "./writer.node.js";
 export { extractArchive } from "./extract.node.js";
