@@ -137,10 +137,20 @@ export class DriverFilesystem implements Filesystem {
     if (this.readOnly) throw new PermissionDeniedError(path, `Filesystem is read-only${path === undefined ? "" : `: cannot modify ${displayPath(path)}`}`, { reason: "read-only" });
   }
 
+  /** The error for a path that does not exist: ENOTDIR when a file stands on its way (as POSIX says), else ENOENT. */
+  private async missing(path: string, message?: string): Promise<Error> {
+    try {
+      await this.ensureNoFileAbove(parentPath(path));
+    } catch (error) {
+      return error as Error;
+    }
+    return new FileNotFoundError(path, message);
+  }
+
   /** Stat that must find a regular file (ENOENT, EISDIR, EACCES for links and special files). */
   private async requireFile(path: string): Promise<DriverStat> {
     const stat = await this.driver.stat(path);
-    if (stat === null) throw new FileNotFoundError(path);
+    if (stat === null) throw await this.missing(path);
     if (stat.kind === "directory") throw new IsADirectoryError(path);
     if (stat.kind !== "file") {
       // The driver knows why a link cannot be read (ELOOP for a loop, EACCES otherwise): let it say so.
@@ -152,7 +162,7 @@ export class DriverFilesystem implements Filesystem {
 
   private async requireDirectory(path: string): Promise<void> {
     const stat = await this.driver.stat(path);
-    if (stat === null) throw new FileNotFoundError(path);
+    if (stat === null) throw await this.missing(path);
     if (stat.kind === "file") throw new NotADirectoryError(path);
     if (stat.kind !== "directory") throw new PermissionDeniedError(path, `Refusing to list ${displayPath(path)}: ${describeKind(stat.kind)}`, { reason: stat.kind });
   }
@@ -174,8 +184,8 @@ export class DriverFilesystem implements Filesystem {
     if (parent !== "") {
       const parentStat = await this.driver.stat(parent);
       if (parentStat === null) {
-        if (!createParents) throw new FileNotFoundError(parent, `Parent directory does not exist: ${displayPath(parent)} (pass createParents: true)`);
         await this.ensureNoFileAbove(parent);
+        if (!createParents) throw new FileNotFoundError(parent, `Parent directory does not exist: ${displayPath(parent)} (pass createParents: true)`);
       } else if (parentStat.kind === "file") {
         throw new NotADirectoryError(parent);
       } else if (parentStat.kind !== "directory") {
@@ -251,7 +261,7 @@ export class DriverFilesystem implements Filesystem {
   async stat(path: string): Promise<FileStat> {
     const resolved = this.resolve(path);
     const stat = await this.driver.stat(resolved);
-    if (stat === null) throw new FileNotFoundError(resolved);
+    if (stat === null) throw await this.missing(resolved);
     return toStat(resolved, stat);
   }
 
@@ -389,7 +399,7 @@ export class DriverFilesystem implements Filesystem {
     if (resolved === "") throw new PermissionDeniedError(path, "Cannot delete root", { reason: "root" });
     this.assertWritable(resolved);
     const stat = await this.driver.stat(resolved);
-    if (stat === null) throw new FileNotFoundError(resolved);
+    if (stat === null) throw await this.missing(resolved);
     const recursive = options.recursive ?? false;
     if (stat.kind === "directory" && !recursive && (await this.driver.list(resolved)).length > 0) {
       throw new DirectoryNotEmptyError(resolved, `Directory not empty: ${displayPath(resolved)} (pass recursive: true)`);
@@ -411,9 +421,10 @@ export class DriverFilesystem implements Filesystem {
     const parent = parentPath(resolved);
     if (parent !== "") {
       const parentStat = await this.driver.stat(parent);
-      if (parentStat === null && !parents) throw new FileNotFoundError(parent, `Parent directory does not exist: ${displayPath(parent)} (pass parents: true)`);
-      if (parentStat === null) await this.ensureNoFileAbove(parent);
-      else if (parentStat.kind !== "directory") throw new NotADirectoryError(parent);
+      if (parentStat === null) {
+        await this.ensureNoFileAbove(parent);
+        if (!parents) throw new FileNotFoundError(parent, `Parent directory does not exist: ${displayPath(parent)} (pass parents: true)`);
+      } else if (parentStat.kind !== "directory") throw new NotADirectoryError(parent);
     }
     await this.driver.mkdir(resolved, { parents, existOk });
   }
