@@ -128,6 +128,23 @@ export class DirHandle {
     this.open = false;
     await closeFd(this.fd).catch(() => undefined);
   }
+
+  closeSync(): void {
+    if (!this.open) return;
+    this.open = false;
+    try {
+      fs.closeSync(this.fd);
+    } catch {
+      // already closed or never valid: nothing to release
+    }
+  }
+}
+
+function baseOpenError(error: unknown, basePath: string): WinkError {
+  const code = errnoCode(error);
+  if (code === "ENOENT") return new FileNotFoundError("", `Root directory does not exist: ${basePath}`, { root: basePath });
+  if (code === "ENOTDIR") return new NotADirectoryError("", `Root is not a directory: ${basePath}`, { root: basePath });
+  return mapFsError(error, "", "open the root directory");
 }
 
 /** Open the base directory itself (its own path is followed: it is configuration). */
@@ -135,11 +152,23 @@ export async function openBase(basePath: string): Promise<DirHandle> {
   try {
     return new DirHandle(await openFd(basePath, O_RDONLY | O_DIRECTORY), "");
   } catch (error) {
-    const code = errnoCode(error);
-    if (code === "ENOENT") throw new FileNotFoundError("", `Root directory does not exist: ${basePath}`, { root: basePath });
-    if (code === "ENOTDIR") throw new NotADirectoryError("", `Root is not a directory: ${basePath}`, { root: basePath });
-    throw mapFsError(error, "", "open the root directory");
+    throw baseOpenError(error, basePath);
   }
+}
+
+/** `openBase` without a thread-pool round trip. */
+export function openBaseSync(basePath: string): DirHandle {
+  try {
+    return new DirHandle(fs.openSync(basePath, O_RDONLY | O_DIRECTORY), "");
+  } catch (error) {
+    throw baseOpenError(error, basePath);
+  }
+}
+
+function absentOrThrow(error: unknown, dir: DirHandle, name: Name): null {
+  const code = errnoCode(error);
+  if (code === "ENOENT" || code === "ENOTDIR") return null;
+  throw mapFsError(error, dir.child(name), "stat");
 }
 
 /** lstat of `name` in `dir`; null when it does not exist. */
@@ -147,9 +176,16 @@ export async function lstatAt(dir: DirHandle, name: Name): Promise<fs.Stats | nu
   try {
     return await fs.promises.lstat(dir.at(name));
   } catch (error) {
-    const code = errnoCode(error);
-    if (code === "ENOENT" || code === "ENOTDIR") return null;
-    throw mapFsError(error, dir.child(name), "stat");
+    return absentOrThrow(error, dir, name);
+  }
+}
+
+/** `lstatAt` without a thread-pool round trip. */
+export function lstatAtSync(dir: DirHandle, name: Name): fs.Stats | null {
+  try {
+    return fs.lstatSync(dir.at(name));
+  } catch (error) {
+    return absentOrThrow(error, dir, name);
   }
 }
 
@@ -158,9 +194,13 @@ export async function lstatAt(dir: DirHandle, name: Name): Promise<fs.Stats | nu
  * EACCES otherwise. Following is only ever done by a metadata-only stat, to classify.
  */
 export async function symlinkRefusal(dir: DirHandle, name: Name, fullPath: string): Promise<WinkError> {
+  return symlinkRefusalSync(dir, name, fullPath);
+}
+
+function symlinkRefusalSync(dir: DirHandle, name: Name, fullPath: string): WinkError {
   const component = dir.child(name);
   try {
-    await fs.promises.stat(dir.at(name));
+    fs.statSync(dir.at(name));
   } catch (error) {
     if (errnoCode(error) === "ELOOP") return new SymlinkLoopError(fullPath, `Too many levels of symbolic links: ${displayPath(component)}`);
   }
@@ -178,8 +218,12 @@ export function specialFileRefusal(fullPath: string, component: string, action: 
 
 /** Error for an existing entry of the wrong kind, given its lstat. */
 export async function kindRefusal(dir: DirHandle, name: Name, stats: fs.Stats, fullPath: string, action: string): Promise<WinkError> {
+  return kindRefusalSync(dir, name, stats, fullPath, action);
+}
+
+function kindRefusalSync(dir: DirHandle, name: Name, stats: fs.Stats, fullPath: string, action: string): WinkError {
   const kind = kindOf(stats);
-  if (kind === "symlink") return symlinkRefusal(dir, name, fullPath);
+  if (kind === "symlink") return symlinkRefusalSync(dir, name, fullPath);
   if (kind === "directory") return new IsADirectoryError(fullPath);
   if (kind === "file") return new NotADirectoryError(fullPath, `Not a directory: ${displayPath(dir.child(name))}${dir.child(name) === fullPath ? "" : ` (in ${displayPath(fullPath)})`}`);
   return specialFileRefusal(fullPath, dir.child(name), action);
@@ -194,8 +238,7 @@ export async function openChildDir(dir: DirHandle, name: Name, fullPath: string,
   try {
     return new DirHandle(await openFd(dir.at(name), DIR_FLAGS), rel);
   } catch (error) {
-    const code = errnoCode(error);
-    if (code === "ENOENT" && createMode !== undefined) {
+    if (errnoCode(error) === "ENOENT" && createMode !== undefined) {
       try {
         await fs.promises.mkdir(dir.at(name), createMode);
       } catch (mkdirError) {
@@ -203,15 +246,40 @@ export async function openChildDir(dir: DirHandle, name: Name, fullPath: string,
       }
       return openChildDir(dir, name, fullPath);
     }
-    if (code === "ENOENT") throw new FileNotFoundError(fullPath, `No such file or directory: ${displayPath(rel)}${rel === fullPath ? "" : ` (in ${displayPath(fullPath)})`}`);
-    if (code === "ENOTDIR" || code === "ELOOP") {
-      const stats = await lstatAt(dir, name);
-      if (stats === null) throw new FileNotFoundError(fullPath);
-      if (stats.isDirectory()) throw new PermissionDeniedError(fullPath, `Directory changed while being opened: ${displayPath(rel)}`, { reason: "race" });
-      throw await kindRefusal(dir, name, stats, fullPath, "enter");
-    }
-    throw mapFsError(error, rel, "open directory");
+    throw childDirError(error, dir, name, fullPath);
   }
+}
+
+/** `openChildDir` without thread-pool round trips (same checks, same errors). */
+export function openChildDirSync(dir: DirHandle, name: Name, fullPath: string, createMode?: number): DirHandle {
+  const rel = dir.child(name);
+  try {
+    return new DirHandle(fs.openSync(dir.at(name), DIR_FLAGS), rel);
+  } catch (error) {
+    if (errnoCode(error) === "ENOENT" && createMode !== undefined) {
+      try {
+        fs.mkdirSync(dir.at(name), createMode);
+      } catch (mkdirError) {
+        if (errnoCode(mkdirError) !== "EEXIST") throw mapFsError(mkdirError, rel, "create directory");
+      }
+      return openChildDirSync(dir, name, fullPath);
+    }
+    throw childDirError(error, dir, name, fullPath);
+  }
+}
+
+/** Why `name` in `dir` could not be opened as a directory (classified by an lstat). */
+function childDirError(error: unknown, dir: DirHandle, name: Name, fullPath: string): WinkError {
+  const rel = dir.child(name);
+  const code = errnoCode(error);
+  if (code === "ENOENT") return new FileNotFoundError(fullPath, `No such file or directory: ${displayPath(rel)}${rel === fullPath ? "" : ` (in ${displayPath(fullPath)})`}`);
+  if (code === "ENOTDIR" || code === "ELOOP") {
+    const stats = lstatAtSync(dir, name);
+    if (stats === null) return new FileNotFoundError(fullPath);
+    if (stats.isDirectory()) return new PermissionDeniedError(fullPath, `Directory changed while being opened: ${displayPath(rel)}`, { reason: "race" });
+    return kindRefusalSync(dir, name, stats, fullPath, "enter");
+  }
+  return mapFsError(error, rel, "open directory");
 }
 
 /**
@@ -304,14 +372,33 @@ export async function unlinkQuietly(dir: DirHandle, name: Name): Promise<void> {
   await fs.promises.unlink(dir.at(name)).catch(() => undefined);
 }
 
+function dirSyncError(error: unknown, dir: DirHandle): void {
+  const code = errnoCode(error);
+  if (code !== "EINVAL" && code !== "ENOTSUP" && code !== "EBADF") throw mapFsError(error, dir.rel, "sync directory");
+}
+
 /** fsync a directory's entries (after a rename or unlink), best effort where unsupported. */
 export async function fsyncDir(dir: DirHandle): Promise<void> {
   try {
     await fsyncFd(dir.fd);
   } catch (error) {
-    const code = errnoCode(error);
-    if (code !== "EINVAL" && code !== "ENOTSUP" && code !== "EBADF") throw mapFsError(error, dir.rel, "sync directory");
+    dirSyncError(error, dir);
   }
+}
+
+/** `fsyncDir`, blocking. */
+export function fsyncDirSync(dir: DirHandle): void {
+  try {
+    fs.fsyncSync(dir.fd);
+  } catch (error) {
+    dirSyncError(error, dir);
+  }
+}
+
+/** `writeAll` for a positional write, blocking (small staged files: no thread-pool round trip per chunk). */
+export function writeAllSync(fd: number, data: Uint8Array, position: number): void {
+  let done = 0;
+  while (done < data.byteLength) done += fs.writeSync(fd, data, done, data.byteLength - done, position + done);
 }
 
 /**
@@ -353,6 +440,47 @@ export async function removeEntry(dir: DirHandle, name: Name, fullPath: string):
   }
   try {
     await fs.promises.rmdir(dir.at(name));
+  } catch (error) {
+    if (errnoCode(error) !== "ENOENT") throw mapFsError(error, fullPath, "delete");
+  }
+}
+
+/** `removeEntry`, blocking: the same descriptor walk without a thread-pool round trip per entry. */
+export function removeEntrySync(dir: DirHandle, name: Name, fullPath: string): void {
+  const stats = lstatAtSync(dir, name);
+  if (stats === null) return;
+  if (!stats.isDirectory()) {
+    unlinkOrGone(dir, name, fullPath);
+    return;
+  }
+  let child: DirHandle;
+  try {
+    child = openChildDirSync(dir, name, fullPath);
+  } catch (error) {
+    // Swapped for something else since the lstat: remove whatever is there now, once.
+    const now = lstatAtSync(dir, name);
+    if (now === null) return;
+    if (now.isDirectory()) throw error;
+    unlinkOrGone(dir, name, fullPath);
+    return;
+  }
+  try {
+    for (const entry of fs.readdirSync(child.self, { encoding: "buffer" })) removeEntrySync(child, entry, `${fullPath}/${entry.toString("utf8")}`);
+  } catch (error) {
+    throw mapFsError(error, fullPath, "delete");
+  } finally {
+    child.closeSync();
+  }
+  try {
+    fs.rmdirSync(dir.at(name));
+  } catch (error) {
+    if (errnoCode(error) !== "ENOENT") throw mapFsError(error, fullPath, "delete");
+  }
+}
+
+function unlinkOrGone(dir: DirHandle, name: Name, fullPath: string): void {
+  try {
+    fs.unlinkSync(dir.at(name));
   } catch (error) {
     if (errnoCode(error) !== "ENOENT") throw mapFsError(error, fullPath, "delete");
   }

@@ -12,11 +12,12 @@
  * 2. **Validate** every change against the current tree (kinds, parents, no symlinks on the
  *    way). Nothing in the workspace has changed yet, so any failure up to here just discards
  *    the staging: the workspace is untouched.
- * 3. **Commit**: a journal naming every rename is written to the state directory, fsynced,
- *    and linked into place under a name derived from the root. From this point the change
- *    is decided and will be completed.
+ * 3. **Commit**: a journal naming every rename is written to the state directory (fsynced
+ *    when durable), and linked into place under a name derived from the root. From this
+ *    point the change is decided and will be completed.
  * 4. **Apply**, in phases whose every step can be repeated: deletions move the old entry
- *    into the staging `trash/` (a marker file records that this phase is over), then
+ *    into the staging `trash/` (the journal is then replaced by one saying this phase is
+ *    over: one file, so no state where a marker outlives its journal), then
  *    directories are created, staged entries are renamed into place, modes are set.
  * 5. The journal is removed (the change is complete), then staging and trash are deleted.
  *
@@ -29,6 +30,14 @@
  * `confined.ts`: a symlink planted in the workspace never redirects a rename outside it.
  * One apply per root at a time; concurrent writers to the workspace during an apply are not
  * coordinated with (their changes may be moved to the trash or kept).
+ *
+ * The file operations are synchronous calls on descriptors held for one phase (`DirTree`):
+ * a restore of a few files is a few hundred tiny syscalls, and a thread-pool round trip
+ * for each (plus re-opening every directory from the root for each path) cost far more
+ * than the syscalls themselves. Long phases give the event loop a turn every
+ * `YIELD_EVERY` operations. A descriptor held for a phase is the same confinement as one
+ * held for one operation: it names the directory inode reached without following links
+ * (a directory moved elsewhere mid-phase is the known limit of `confined.ts`, for longer).
  */
 import * as fs from "node:fs";
 import { execFile } from "node:child_process";
@@ -52,16 +61,12 @@ import {
   type DirHandle,
   type Name,
   assertProcFdAvailable,
-  closeFd,
-  fchmodFd,
-  fsyncDir,
-  fsyncFd,
-  lstatAt,
-  openBase,
-  openChildDir,
-  openFd,
-  removeEntry,
-  writeAll,
+  fsyncDirSync,
+  lstatAtSync,
+  openBaseSync,
+  openChildDirSync,
+  removeEntrySync,
+  writeAllSync,
 } from "./confined.js";
 import { errnoCode, mapFsError } from "./host-errors.js";
 
@@ -70,6 +75,10 @@ export const STAGING_PREFIX = ".wink-apply-";
 
 const JOURNAL_VERSION = 1;
 const PERMISSION_BITS = 0o777;
+/** Operations between two turns of the event loop in long phases. */
+const YIELD_EVERY = 512;
+/** Directory descriptors one `DirTree` keeps open at most (then it starts over). */
+const MAX_HELD_DIRS = 256;
 
 /** One change to the tree. Paths are normalised, relative to the root, never "". */
 export type TreeChange =
@@ -96,7 +105,11 @@ export type TreeApplyStep = "staged" | "validated" | "committed" | "deleted" | "
 export interface TreeApplyOptions {
   /** Directory holding journals (and staging when on the root's filesystem). Default `defaultTreeApplyStateDir()`. */
   readonly stateDir?: string;
-  /** fsync staged data and the applied renames (default true). Off only for throwaway trees. */
+  /**
+   * fsync staged data, the journal and the applied renames (default true). Off: no fsync
+   * at all — a killed process is still recovered exactly (the kernel keeps what was
+   * written), a power loss is not. Off only for throwaway trees.
+   */
   readonly durable?: boolean;
   /** Test hook awaited at each step; throwing from it simulates a crash at that point. */
   readonly onStep?: (step: TreeApplyStep, detail: { readonly index?: number; readonly path?: string }) => void | Promise<void>;
@@ -140,16 +153,16 @@ interface RootInfo {
   readonly stateDir: string;
 }
 
-async function rootInfo(root: string, options: TreeApplyOptions): Promise<RootInfo> {
+function rootInfo(root: string, options: TreeApplyOptions): RootInfo {
   assertProcFdAvailable();
   let real: string;
   try {
-    real = await fs.promises.realpath(root);
+    real = fs.realpathSync(root);
   } catch (error) {
     if (errnoCode(error) === "ENOENT") throw new FileNotFoundError("", `Root directory does not exist: ${root}`, { root });
     throw mapFsError(error, "", `resolve the root ${root} to`);
   }
-  const stats = await fs.promises.stat(real);
+  const stats = fs.statSync(real);
   if (!stats.isDirectory()) throw new InvalidArgumentError(`Root is not a directory: ${root}`, { root });
   const key = createHash("sha256").update(real).digest("hex").slice(0, 24);
   const stateDir = path.resolve(options.stateDir ?? defaultTreeApplyStateDir());
@@ -157,7 +170,6 @@ async function rootInfo(root: string, options: TreeApplyOptions): Promise<RootIn
 }
 
 const journalPath = (info: RootInfo): string => path.join(info.stateDir, `${info.key}.journal`);
-const deletedMarkerPath = (info: RootInfo): string => path.join(info.stateDir, `${info.key}.deleted`);
 
 function pidAlive(pid: number): boolean {
   if (pid === process.pid) return true;
@@ -207,28 +219,91 @@ interface Location {
   readonly segments: readonly Name[];
 }
 
-async function openLocation(location: Location, extra: readonly Name[], fullPath: string, createMode?: number): Promise<DirHandle> {
-  let dir = await openBase(location.basePath);
-  try {
-    for (const segment of [...location.segments, ...extra]) {
-      const next = await openChildDir(dir, segment, fullPath, createMode);
-      await dir.close();
+/** A segment as the bytes it names (a string segment is UTF-8), so keys never collide. */
+function segmentKey(segment: Name): string {
+  if (typeof segment !== "string") return segment.toString("latin1");
+  return /^[\x00-\x7f]*$/.test(segment) ? segment : Buffer.from(segment, "utf8").toString("latin1");
+}
+
+function keyOf(segments: readonly Name[]): string {
+  return segments.map(segmentKey).join("/");
+}
+
+/**
+ * The directories below one location, each opened once (confined, one hop at a time from
+ * its parent's descriptor) and held until `close()`. `forget` drops what an operation
+ * moved or removed, so a held descriptor always names what is at its path as far as
+ * this apply knows.
+ */
+class DirTree {
+  private readonly held = new Map<string, DirHandle>();
+
+  constructor(private readonly location: Location) {}
+
+  /** The directory `extra` below the location; `createMode` creates missing ones. */
+  open(extra: readonly Name[], fullPath: string, createMode?: number): DirHandle {
+    if (this.held.size >= MAX_HELD_DIRS) this.close();
+    let key = "";
+    let dir = this.held.get(key);
+    if (dir === undefined) {
+      dir = openBaseSync(this.location.basePath);
+      try {
+        for (const segment of this.location.segments) {
+          const next = openChildDirSync(dir, segment, fullPath, createMode);
+          dir.closeSync();
+          dir = next;
+        }
+      } catch (error) {
+        dir.closeSync();
+        throw error;
+      }
+      this.held.set(key, dir);
+    }
+    for (const segment of extra) {
+      key = key === "" ? segmentKey(segment) : `${key}/${segmentKey(segment)}`;
+      let next = this.held.get(key);
+      if (next === undefined) {
+        next = openChildDirSync(dir, segment, fullPath, createMode);
+        this.held.set(key, next);
+      }
       dir = next;
     }
     return dir;
-  } catch (error) {
-    await dir.close();
-    throw error;
+  }
+
+  /** Drop the descriptors of `segments` and everything below it. */
+  forget(segments: readonly Name[]): void {
+    const key = keyOf(segments);
+    for (const [held, handle] of this.held) {
+      if (key === "" || held === key || held.startsWith(`${key}/`)) {
+        handle.closeSync();
+        this.held.delete(held);
+      }
+    }
+  }
+
+  close(): void {
+    for (const handle of this.held.values()) handle.closeSync();
+    this.held.clear();
   }
 }
 
-async function withLocation<T>(location: Location, extra: readonly Name[], fullPath: string, fn: (dir: DirHandle) => Promise<T>, createMode?: number): Promise<T> {
-  const dir = await openLocation(location, extra, fullPath, createMode);
+/** Run `fn` on one directory of `location`, opened for the call only. */
+function atLocation<T>(location: Location, extra: readonly Name[], fullPath: string, fn: (dir: DirHandle) => T, createMode?: number): T {
+  const tree = new DirTree(location);
   try {
-    return await fn(dir);
+    return fn(tree.open(extra, fullPath, createMode));
   } finally {
-    await dir.close();
+    tree.close();
   }
+}
+
+/** Counts operations and gives the event loop a turn every `YIELD_EVERY` of them. */
+function breather(): () => Promise<void> {
+  let count = 0;
+  return async () => {
+    if (++count % YIELD_EVERY === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+  };
 }
 
 // ---------------------------------------------------------------- staging
@@ -274,13 +349,29 @@ export class TreeStaging {
     if (this.finished) throw new StorageIOError(undefined, "Tree staging already committed or discarded");
   }
 
+  private treeDirs: DirTree | null = null;
+
+  /** The staging tree's directories, held while the staging is being filled. */
+  private dirs(): DirTree {
+    this.treeDirs ??= new DirTree(this.tree);
+    return this.treeDirs;
+  }
+
+  private releaseDirs(): void {
+    this.treeDirs?.close();
+    this.treeDirs = null;
+  }
+
   /** Create a directory in the staging tree (parents included); `mode` sets its permission bits. */
   async mkdir(rel: string, mode?: number): Promise<void> {
     this.checkOpen();
-    const segments = segmentsOf(rel, "staged");
-    await withLocation(this.tree, segments, rel, async (dir) => {
-      if (mode !== undefined) await fchmodFd(dir.fd, mode & PERMISSION_BITS).catch((error: unknown) => Promise.reject(mapFsError(error, rel, "set the mode of")));
-    }, 0o755);
+    const dir = this.dirs().open(segmentsOf(rel, "staged"), rel, 0o755);
+    if (mode === undefined) return;
+    try {
+      fs.fchmodSync(dir.fd, mode & PERMISSION_BITS);
+    } catch (error) {
+      throw mapFsError(error, rel, "set the mode of");
+    }
   }
 
   /** Create a file in the staging tree (parents included) and return a sink for its bytes. */
@@ -288,25 +379,32 @@ export class TreeStaging {
     this.checkOpen();
     const segments = segmentsOf(rel, "staged");
     const name = segments.pop() as string;
-    const fd = await withLocation(this.tree, segments, rel, async (dir) => {
-      try {
-        return await openFd(dir.at(name), CREATE_FLAGS, 0o600);
-      } catch (error) {
-        if (errnoCode(error) === "EEXIST") throw new FileExistsError(rel, `Duplicate entry in the new tree: ${displayPath(rel)}`);
-        throw mapFsError(error, rel, "stage");
-      }
-    }, 0o755);
+    const dir = this.dirs().open(segments, rel, 0o755);
+    let fd: number;
+    try {
+      fd = fs.openSync(dir.at(name), CREATE_FLAGS, 0o600);
+    } catch (error) {
+      if (errnoCode(error) === "EEXIST") throw new FileExistsError(rel, `Duplicate entry in the new tree: ${displayPath(rel)}`);
+      throw mapFsError(error, rel, "stage");
+    }
     const durable = this.options.durable ?? true;
     let position = 0;
     let closed = false;
+    const closeQuietly = (): void => {
+      try {
+        fs.closeSync(fd);
+      } catch {
+        // nothing left to release
+      }
+    };
     return {
       write: async (chunk: Uint8Array): Promise<void> => {
         if (closed) throw new StorageIOError(rel, `Write after close: ${displayPath(rel)}`);
         try {
-          await writeAll(fd, chunk, position);
+          writeAllSync(fd, chunk, position);
         } catch (error) {
           closed = true;
-          await closeFd(fd).catch(() => undefined);
+          closeQuietly();
           throw mapFsError(error, rel, "stage");
         }
         position += chunk.byteLength;
@@ -315,12 +413,12 @@ export class TreeStaging {
         if (closed) return;
         closed = true;
         try {
-          await fchmodFd(fd, (mode ?? 0o644) & PERMISSION_BITS);
-          if (durable) await fsyncFd(fd);
+          fs.fchmodSync(fd, (mode ?? 0o644) & PERMISSION_BITS);
+          if (durable) fs.fsyncSync(fd);
         } catch (error) {
           throw mapFsError(error, rel, "stage");
         } finally {
-          await closeFd(fd).catch(() => undefined);
+          closeQuietly();
         }
       },
     };
@@ -342,20 +440,20 @@ export class TreeStaging {
     this.checkOpen();
     const segments = segmentsOf(rel, "staged");
     const name = segments.pop() as string;
-    await withLocation(this.tree, segments, rel, async (dir) => {
-      try {
-        await fs.promises.symlink(target, dir.at(name));
-      } catch (error) {
-        throw mapFsError(error, rel, "stage");
-      }
-    }, 0o755);
+    const dir = this.dirs().open(segments, rel, 0o755);
+    try {
+      fs.symlinkSync(target, dir.at(name));
+    } catch (error) {
+      throw mapFsError(error, rel, "stage");
+    }
   }
 
   /** Remove the staging area; the workspace is untouched. Idempotent. */
   async discard(): Promise<void> {
     this.finished = true;
+    this.releaseDirs();
     try {
-      await removeStagingArea(this.info, this.location, this.insideRoot);
+      removeStagingArea(this.info, this.location, this.insideRoot);
     } finally {
       liveStagings.delete(path.basename(this.dir));
     }
@@ -365,35 +463,46 @@ export class TreeStaging {
   markFinished(): void {
     this.checkOpen();
     this.finished = true;
+    this.releaseDirs();
   }
 }
 
-async function removeStagingArea(info: RootInfo, location: Location, insideRoot: boolean): Promise<void> {
+function removeStagingArea(info: RootInfo, location: Location, insideRoot: boolean): void {
   if (insideRoot) {
-    await withLocation({ basePath: info.real, segments: [] }, [], "", (root) => removeEntry(root, location.segments[0] as Name, String(location.segments[0])));
+    atLocation({ basePath: info.real, segments: [] }, [], "", (root) => removeEntrySync(root, location.segments[0] as Name, String(location.segments[0])));
   } else {
     const parent = path.dirname(location.basePath);
-    await withLocation({ basePath: parent, segments: [] }, [], "", (dir) => removeEntry(dir, path.basename(location.basePath), path.basename(location.basePath)));
+    atLocation({ basePath: parent, segments: [] }, [], "", (dir) => removeEntrySync(dir, path.basename(location.basePath), path.basename(location.basePath)));
   }
 }
 
 /** Can entries be renamed from `stagingDir` into the root (same mount, not just same device)? */
-async function renameWorks(info: RootInfo, stagingDir: string): Promise<boolean> {
+function renameWorks(info: RootInfo, stagingDir: string): boolean {
   const probe = `${STAGING_PREFIX}${process.pid}-probe-${randomBytes(6).toString("hex")}`;
   const source = path.join(stagingDir, "probe");
-  await fs.promises.writeFile(source, "");
-  const root = await openBase(info.real);
+  fs.writeFileSync(source, "");
+  const root = openBaseSync(info.real);
   try {
-    await fs.promises.rename(source, root.at(probe));
-  } catch (error) {
-    await fs.promises.unlink(source).catch(() => undefined);
-    await root.close();
-    if (errnoCode(error) === "EXDEV") return false;
-    throw mapFsError(error, "", "write into");
+    try {
+      fs.renameSync(source, root.at(probe));
+    } catch (error) {
+      unlinkQuietly(source);
+      if (errnoCode(error) === "EXDEV") return false;
+      throw mapFsError(error, "", "write into");
+    }
+    unlinkQuietly(root.at(probe));
+    return true;
+  } finally {
+    root.closeSync();
   }
-  await fs.promises.unlink(root.at(probe)).catch(() => undefined);
-  await root.close();
-  return true;
+}
+
+function unlinkQuietly(target: string | Buffer): void {
+  try {
+    fs.unlinkSync(target);
+  } catch {
+    // already gone
+  }
 }
 
 /**
@@ -401,29 +510,29 @@ async function renameWorks(info: RootInfo, stagingDir: string): Promise<boolean>
  * staging area on the root's filesystem.
  */
 export async function createTreeStaging(root: string, options: TreeApplyOptions = {}): Promise<TreeStaging> {
-  const info = await rootInfo(root, options);
-  await fs.promises.mkdir(info.stateDir, { recursive: true, mode: 0o700 });
+  const info = rootInfo(root, options);
+  fs.mkdirSync(info.stateDir, { recursive: true, mode: 0o700 });
   await recoverWithInfo(info, options);
   const unique = `${process.pid}-${randomBytes(6).toString("hex")}`;
 
   const outside = path.join(info.stateDir, `staging-${info.key}-${unique}`);
-  await fs.promises.mkdir(outside, { mode: 0o700 });
+  fs.mkdirSync(outside, { mode: 0o700 });
   let usable: boolean;
   try {
-    usable = (await fs.promises.stat(outside)).dev === info.dev && (await renameWorks(info, outside));
+    usable = fs.statSync(outside).dev === info.dev && renameWorks(info, outside);
   } catch (error) {
-    await fs.promises.rm(outside, { recursive: true, force: true });
+    fs.rmSync(outside, { recursive: true, force: true });
     throw error;
   }
   let staging: TreeStaging;
   if (usable) {
     staging = new TreeStaging(root, info, { basePath: outside, segments: [] }, false, options);
   } else {
-    await fs.promises.rm(outside, { recursive: true, force: true });
+    fs.rmSync(outside, { recursive: true, force: true });
     const name = `${STAGING_PREFIX}${unique}`;
-    await withLocation({ basePath: info.real, segments: [] }, [], "", async (dir) => {
+    atLocation({ basePath: info.real, segments: [] }, [], "", (dir) => {
       try {
-        await fs.promises.mkdir(dir.at(name), 0o700);
+        fs.mkdirSync(dir.at(name), 0o700);
       } catch (error) {
         throw mapFsError(error, "", "create a staging directory in");
       }
@@ -431,11 +540,9 @@ export async function createTreeStaging(root: string, options: TreeApplyOptions 
     staging = new TreeStaging(root, info, { basePath: info.real, segments: [name] }, true, options);
   }
   try {
-    for (const sub of ["tree", "trash"]) {
-      await withLocation(staging.location, [], "", async (dir) => {
-        await fs.promises.mkdir(dir.at(sub), 0o700);
-      });
-    }
+    atLocation(staging.location, [], "", (dir) => {
+      for (const sub of ["tree", "trash"]) fs.mkdirSync(dir.at(sub), 0o700);
+    });
   } catch (error) {
     await staging.discard();
     throw mapFsError(error, "", "prepare staging for");
@@ -461,6 +568,8 @@ interface Journal {
   staging: { basePath: string; segments: string[]; insideRoot: boolean };
   durable: boolean;
   ops: JournalOp[];
+  /** Set once phase 1 (deletions into the trash) is complete: it must not run again after puts began. */
+  deletesDone?: boolean;
 }
 
 /** Segments of a journal path, using the raw bytes when the name is not valid UTF-8. */
@@ -478,40 +587,71 @@ function journalSegments(text: string, raw: string | undefined): Name[] {
   return segments;
 }
 
-async function writeJournal(info: RootInfo, journal: Journal): Promise<void> {
-  const target = journalPath(info);
-  const temp = `${target}.tmp-${process.pid}-${randomBytes(6).toString("hex")}`;
-  const fd = await openFd(temp, CREATE_FLAGS, 0o600);
+/** Write `journal` to a new temp file next to the journal; returns its path. */
+function journalTemp(info: RootInfo, journal: Journal): string {
+  const temp = `${journalPath(info)}.tmp-${process.pid}-${randomBytes(6).toString("hex")}`;
+  const fd = fs.openSync(temp, CREATE_FLAGS, 0o600);
   try {
-    await writeAll(fd, Buffer.from(JSON.stringify(journal)), 0);
-    await fsyncFd(fd);
+    writeAllSync(fd, Buffer.from(JSON.stringify(journal)), 0);
+    if (journal.durable) fs.fsyncSync(fd);
+  } catch (error) {
+    unlinkQuietly(temp);
+    throw error;
   } finally {
-    await closeFd(fd).catch(() => undefined);
+    fs.closeSync(fd);
   }
+  return temp;
+}
+
+/** Commit: the journal appears atomically, or the apply is refused when another holds it. */
+function writeJournal(info: RootInfo, journal: Journal): void {
+  const target = journalPath(info);
+  const temp = journalTemp(info, journal);
   try {
     // link() is the commit: atomic, and it fails if another apply holds the journal.
-    await fs.promises.link(temp, target);
+    fs.linkSync(temp, target);
   } catch (error) {
     if (errnoCode(error) === "EEXIST") {
-      const other = await readJournal(info).catch(() => null);
+      let other: Journal | null = null;
+      try {
+        other = readJournal(info);
+      } catch {
+        // unreadable: still busy
+      }
       throw busyError(info, other?.pid ?? -1);
     }
     throw error;
   } finally {
-    await fs.promises.unlink(temp).catch(() => undefined);
+    unlinkQuietly(temp);
   }
-  const dir = await openBase(info.stateDir);
+  if (journal.durable) syncDirectory(info.stateDir);
+}
+
+/** Replace the committed journal atomically (after a phase is complete). */
+function rewriteJournal(info: RootInfo, journal: Journal): void {
+  const temp = journalTemp(info, journal);
   try {
-    await fsyncDir(dir);
+    fs.renameSync(temp, journalPath(info));
+  } catch (error) {
+    unlinkQuietly(temp);
+    throw error;
+  }
+  if (journal.durable) syncDirectory(info.stateDir);
+}
+
+function syncDirectory(dirPath: string): void {
+  const dir = openBaseSync(dirPath);
+  try {
+    fsyncDirSync(dir);
   } finally {
-    await dir.close();
+    dir.closeSync();
   }
 }
 
-async function readJournal(info: RootInfo): Promise<Journal | null> {
+function readJournal(info: RootInfo): Journal | null {
   let text: string;
   try {
-    text = await fs.promises.readFile(journalPath(info), "utf8");
+    text = fs.readFileSync(journalPath(info), "utf8");
   } catch (error) {
     if (errnoCode(error) === "ENOENT") return null;
     throw mapFsError(error, "", "read the tree-change journal of");
@@ -525,9 +665,9 @@ async function readJournal(info: RootInfo): Promise<Journal | null> {
 
 // ---------------------------------------------------------------- apply (shared by commit and recovery)
 
-async function moveEntry(fromDir: DirHandle, fromName: Name, toDir: DirHandle, toName: Name, fullPath: string): Promise<void> {
+function moveEntry(fromDir: DirHandle, fromName: Name, toDir: DirHandle, toName: Name, fullPath: string): void {
   try {
-    await fs.promises.rename(fromDir.at(fromName), toDir.at(toName));
+    fs.renameSync(fromDir.at(fromName), toDir.at(toName));
   } catch (error) {
     throw mapFsError(error, fullPath, "move");
   }
@@ -539,11 +679,17 @@ const stagingLocation = (journal: Journal, sub: "tree" | "trash"): Location => (
   segments: [...journal.staging.segments, sub],
 });
 
+function isMissing(error: unknown): boolean {
+  return error instanceof WinkError && (error.code === "ENOENT" || error.code === "ENOTDIR");
+}
+
 /** Run the apply phases of a committed journal. Every step can be repeated after a crash. */
-async function runJournal(info: RootInfo, journal: Journal, options: TreeApplyOptions): Promise<TreeApplyResult> {
+async function runJournal(info: RootInfo, committed: Journal, options: TreeApplyOptions): Promise<TreeApplyResult> {
+  let journal = committed;
   const step = async (name: TreeApplyStep, detail: { index?: number; path?: string } = {}): Promise<void> => {
     await options.onStep?.(name, detail);
   };
+  const breathe = breather();
   const root = rootLocation(journal);
   let deleted = 0;
   let created = 0;
@@ -551,101 +697,123 @@ async function runJournal(info: RootInfo, journal: Journal, options: TreeApplyOp
   let chmodded = 0;
 
   // Phase 1: move deleted entries into the trash, unless a previous run finished this phase.
-  if (!fs.existsSync(deletedMarkerPath(info))) {
-    const trash = await openLocation(stagingLocation(journal, "trash"), [], "");
+  if (journal.deletesDone !== true) {
+    const trashDirs = new DirTree(stagingLocation(journal, "trash"));
+    const rootDirs = new DirTree(root);
     try {
+      const trash = trashDirs.open([], "");
       for (const [index, op] of journal.ops.entries()) {
         if (op.op !== "delete") continue;
-        if ((await lstatAt(trash, op.trash)) !== null) continue;
+        if (lstatAtSync(trash, op.trash) !== null) continue;
         const segments = journalSegments(op.path, op.raw);
         const name = segments.pop() as Name;
-        const done = await withLocation(root, segments, op.path, async (dir) => {
-          if ((await lstatAt(dir, name)) === null) return false;
-          await moveEntry(dir, name, trash, op.trash, op.path);
-          return true;
-        }).catch((error: unknown) => {
-          if (error instanceof WinkError && (error.code === "ENOENT" || error.code === "ENOTDIR")) return false;
-          throw error;
-        });
-        if (done) deleted++;
+        try {
+          const dir = rootDirs.open(segments, op.path);
+          if (lstatAtSync(dir, name) !== null) {
+            rootDirs.forget([...segments, name]);
+            moveEntry(dir, name, trash, op.trash, op.path);
+            deleted++;
+          }
+        } catch (error) {
+          if (!isMissing(error)) throw error;
+        }
         await step("op", { index, path: op.path });
+        await breathe();
       }
     } finally {
-      await trash.close();
+      trashDirs.close();
+      rootDirs.close();
     }
-    const fd = await openFd(deletedMarkerPath(info), fs.constants.O_WRONLY | fs.constants.O_CREAT, 0o600);
-    await fsyncFd(fd).finally(() => closeFd(fd));
+    journal = { ...journal, deletesDone: true };
+    rewriteJournal(info, journal);
   }
   await step("deleted");
 
   // Phase 2: directories.
-  for (const [index, op] of journal.ops.entries()) {
-    if (op.op !== "mkdir") continue;
-    const segments = op.path.split("/");
-    await withLocation(root, segments, op.path, async (dir) => {
-      if (op.mode !== undefined) await fchmodFd(dir.fd, op.mode & PERMISSION_BITS);
-    }, 0o755);
-    created++;
-    await step("op", { index, path: op.path });
+  const rootDirs = new DirTree(root);
+  try {
+    for (const [index, op] of journal.ops.entries()) {
+      if (op.op !== "mkdir") continue;
+      const dir = rootDirs.open(op.path.split("/"), op.path, 0o755);
+      if (op.mode !== undefined) fs.fchmodSync(dir.fd, op.mode & PERMISSION_BITS);
+      created++;
+      await step("op", { index, path: op.path });
+      await breathe();
+    }
+  } finally {
+    rootDirs.close();
   }
 
   // Phase 3: staged entries into place.
-  const tree = stagingLocation(journal, "tree");
-  for (const [index, op] of journal.ops.entries()) {
-    if (op.op !== "put") continue;
-    const sourceSegments = journalSegments(op.source, op.sourceRaw);
-    const sourceName = sourceSegments.pop() as Name;
-    const targetSegments = journalSegments(op.path, op.raw);
-    const targetName = targetSegments.pop() as Name;
-    const source = await openLocation(tree, sourceSegments, op.source).catch((error: unknown) => {
-      if (error instanceof WinkError && error.code === "ENOENT") return null;
-      throw error;
-    });
-    if (source === null) continue;
-    try {
-      if ((await lstatAt(source, sourceName)) === null) continue; // moved by an earlier run
-      await withLocation(root, targetSegments, op.path, async (dir) => {
-        try {
-          await fs.promises.rename(source.at(sourceName), dir.at(targetName));
-        } catch (error) {
-          const code = errnoCode(error);
-          if (code !== "EISDIR" && code !== "ENOTDIR" && code !== "ENOTEMPTY" && code !== "EEXIST") throw mapFsError(error, op.path, "move into place");
-          // Something unexpected is in the way (validated away, so only a concurrent writer):
-          // keep it in the trash rather than fail half-way, then retry once.
-          await withLocation(stagingLocation(journal, "trash"), [], op.path, (trash) => moveEntry(dir, targetName, trash, `in-the-way-${index}`, op.path));
-          await moveEntry(source, sourceName, dir, targetName, op.path);
-        }
-      }, 0o755);
-    } finally {
-      await source.close();
+  const treeDirs = new DirTree(stagingLocation(journal, "tree"));
+  const targetDirs = new DirTree(root);
+  try {
+    for (const [index, op] of journal.ops.entries()) {
+      if (op.op !== "put") continue;
+      const sourceSegments = journalSegments(op.source, op.sourceRaw);
+      const sourceName = sourceSegments.pop() as Name;
+      const targetSegments = journalSegments(op.path, op.raw);
+      const targetName = targetSegments.pop() as Name;
+      let source: DirHandle;
+      try {
+        source = treeDirs.open(sourceSegments, op.source);
+      } catch (error) {
+        if (error instanceof WinkError && error.code === "ENOENT") continue;
+        throw error;
+      }
+      if (lstatAtSync(source, sourceName) === null) continue; // moved by an earlier run
+      const dir = targetDirs.open(targetSegments, op.path, 0o755);
+      targetDirs.forget([...targetSegments, targetName]);
+      try {
+        fs.renameSync(source.at(sourceName), dir.at(targetName));
+      } catch (error) {
+        const code = errnoCode(error);
+        if (code !== "EISDIR" && code !== "ENOTDIR" && code !== "ENOTEMPTY" && code !== "EEXIST") throw mapFsError(error, op.path, "move into place");
+        // Something unexpected is in the way (validated away, so only a concurrent writer):
+        // keep it in the trash rather than fail half-way, then retry once.
+        atLocation(stagingLocation(journal, "trash"), [], op.path, (trash) => moveEntry(dir, targetName, trash, `in-the-way-${index}`, op.path));
+        moveEntry(source, sourceName, dir, targetName, op.path);
+      }
+      moved++;
+      await step("op", { index, path: op.path });
+      await breathe();
     }
-    moved++;
-    await step("op", { index, path: op.path });
+  } finally {
+    treeDirs.close();
+    targetDirs.close();
   }
 
   // Phase 4: modes.
-  for (const [index, op] of journal.ops.entries()) {
-    if (op.op !== "chmod") continue;
-    const segments = op.path.split("/");
-    const name = segments.pop() as string;
-    await withLocation(root, segments, op.path, async (dir) => {
-      const stats = await lstatAt(dir, name);
-      if (stats === null || stats.isSymbolicLink()) return;
-      await fs.promises.chmod(dir.at(name), op.mode & PERMISSION_BITS).catch((error: unknown) => Promise.reject(mapFsError(error, op.path, "set the mode of")));
-    });
-    chmodded++;
-    await step("op", { index, path: op.path });
+  const modeDirs = new DirTree(root);
+  try {
+    for (const [index, op] of journal.ops.entries()) {
+      if (op.op !== "chmod") continue;
+      const segments = op.path.split("/");
+      const name = segments.pop() as string;
+      const dir = modeDirs.open(segments, op.path);
+      const stats = lstatAtSync(dir, name);
+      if (stats !== null && !stats.isSymbolicLink()) {
+        try {
+          fs.chmodSync(dir.at(name), op.mode & PERMISSION_BITS);
+        } catch (error) {
+          throw mapFsError(error, op.path, "set the mode of");
+        }
+      }
+      chmodded++;
+      await step("op", { index, path: op.path });
+      await breathe();
+    }
+  } finally {
+    modeDirs.close();
   }
 
   if (journal.durable) await syncFilesystem(journal.root);
   // The change is complete once the journal is gone; what follows is cleanup.
-  await fs.promises.unlink(journalPath(info));
-  await fs.promises.unlink(deletedMarkerPath(info)).catch(() => undefined);
-  const stateDir = await openBase(info.stateDir);
-  await fsyncDir(stateDir).finally(() => stateDir.close());
+  fs.unlinkSync(journalPath(info));
+  if (journal.durable) syncDirectory(info.stateDir);
   await step("applied");
   const location: Location = { basePath: journal.staging.basePath, segments: journal.staging.segments };
-  await removeStagingArea(info, location, journal.staging.insideRoot);
+  removeStagingArea(info, location, journal.staging.insideRoot);
   await step("cleaned");
   return { deleted, created, moved, chmodded };
 }
@@ -658,14 +826,19 @@ interface PlannedOp {
   readonly segments: readonly Name[];
 }
 
+type CurrentKind = "file" | "directory" | "symlink" | "other" | null;
+
 /**
  * Check every change against the current tree before anything is committed: targets of
  * mkdir/put must be creatable (no file, symlink or special file on the way that is not being
  * deleted), put sources must exist, puts must not overlap. Throws with the offending path.
  */
 async function validatePlan(staging: TreeStaging, planned: readonly PlannedOp[]): Promise<void> {
-  const deletedPrefixes = planned.filter((p) => p.journal.op === "delete").map((p) => keyOf(p.segments));
-  const isDeleted = (key: string): boolean => deletedPrefixes.some((prefix) => key === prefix || key.startsWith(`${prefix}/`));
+  const deletedKeys = new Set(planned.filter((p) => p.journal.op === "delete").map((p) => keyOf(p.segments)));
+  const isDeleted = (key: string): boolean => {
+    for (let end = key.length; end > 0; end = key.lastIndexOf("/", end - 1)) if (deletedKeys.has(key.slice(0, end))) return true;
+    return false;
+  };
   const createdDirs = new Set<string>();
   const putKeys = new Set<string>();
   for (const p of planned) if (p.journal.op === "put") putKeys.add(keyOf(p.segments));
@@ -674,65 +847,84 @@ async function validatePlan(staging: TreeStaging, planned: readonly PlannedOp[])
   }
 
   const rootLoc: Location = { basePath: staging.info.real, segments: [] };
-  const kindCache = new Map<string, "file" | "directory" | "symlink" | "other" | null>();
-  const currentKind = async (segments: readonly Name[], fullPath: string): Promise<"file" | "directory" | "symlink" | "other" | null> => {
-    const key = keyOf(segments);
-    if (kindCache.has(key)) return kindCache.get(key) ?? null;
-    const parents = segments.slice(0, -1);
-    const name = segments[segments.length - 1] as Name;
-    let kind: "file" | "directory" | "symlink" | "other" | null = null;
-    try {
-      kind = await withLocation(rootLoc, parents, fullPath, async (dir) => {
-        const stats = await lstatAt(dir, name);
-        if (stats === null) return null;
-        return stats.isFile() ? "file" : stats.isDirectory() ? "directory" : stats.isSymbolicLink() ? "symlink" : "other";
-      });
-    } catch (error) {
-      if (!(error instanceof WinkError) || (error.code !== "ENOENT" && error.code !== "ENOTDIR")) throw error;
-    }
-    kindCache.set(key, kind);
-    return kind;
-  };
-
-  const probeDirs = new Map<string, { segments: readonly Name[]; full: string }>([["", { segments: [], full: "" }]]);
-  for (const p of planned) {
-    const op = p.journal;
-    const full = op.path;
-    // Every ancestor must be (or become) a directory; never a link or special file.
-    let underDeleted = false;
-    let deepestDirectory: readonly Name[] = [];
-    for (let i = 1; i < p.segments.length; i++) {
-      const ancestor = p.segments.slice(0, i);
-      const key = keyOf(ancestor);
-      if (isDeleted(key)) {
-        underDeleted = true;
-        break; // recreated as a plain directory
+  const rootDirs = new DirTree(rootLoc);
+  const stagedDirs = new DirTree(staging.tree);
+  const breathe = breather();
+  try {
+    const kindCache = new Map<string, CurrentKind>();
+    const currentKind = (segments: readonly Name[], fullPath: string): CurrentKind => {
+      const key = keyOf(segments);
+      if (kindCache.has(key)) return kindCache.get(key) ?? null;
+      const name = segments[segments.length - 1] as Name;
+      let kind: CurrentKind = null;
+      try {
+        const stats = lstatAtSync(rootDirs.open(segments.slice(0, -1), fullPath), name);
+        if (stats !== null) kind = stats.isFile() ? "file" : stats.isDirectory() ? "directory" : stats.isSymbolicLink() ? "symlink" : "other";
+      } catch (error) {
+        if (!isMissing(error)) throw error;
       }
-      if (putKeys.has(key)) throw new InvalidArgumentError(`Change below a replaced entry: ${displayPath(full)}`, { path: full });
-      const kind = await currentKind(ancestor, full);
-      if (kind === "directory") deepestDirectory = ancestor;
-      if (kind === null) break;
-      if (kind === "directory") continue;
-      if (op.op === "delete" && kind === "file") break; // nothing below a file: the delete is a no-op
-      throw new PermissionDeniedError(full, `Cannot change ${displayPath(full)}: ${displayPath(key)} is ${kind === "other" ? "a special file" : `a ${kind}`}`, { reason: kind });
+      kindCache.set(key, kind);
+      return kind;
+    };
+
+    const probeDirs = new Map<string, { segments: readonly Name[]; full: string }>([["", { segments: [], full: "" }]]);
+    for (const p of planned) {
+      await breathe();
+      const op = p.journal;
+      const full = op.path;
+      // Every ancestor must be (or become) a directory; never a link or special file.
+      let underDeleted = false;
+      let deepestDirectory: readonly Name[] = [];
+      for (let i = 1; i < p.segments.length; i++) {
+        const ancestor = p.segments.slice(0, i);
+        const key = keyOf(ancestor);
+        if (isDeleted(key)) {
+          underDeleted = true;
+          break; // recreated as a plain directory
+        }
+        if (putKeys.has(key)) throw new InvalidArgumentError(`Change below a replaced entry: ${displayPath(full)}`, { path: full });
+        const kind = currentKind(ancestor, full);
+        if (kind === "directory") deepestDirectory = ancestor;
+        if (kind === null) break;
+        if (kind === "directory") continue;
+        if (op.op === "delete" && kind === "file") break; // nothing below a file: the delete is a no-op
+        throw new PermissionDeniedError(full, `Cannot change ${displayPath(full)}: ${displayPath(key)} is ${kind === "other" ? "a special file" : `a ${kind}`}`, { reason: kind });
+      }
+      probeDirs.set(keyOf(deepestDirectory), { segments: deepestDirectory, full });
+      if (op.op === "delete") continue;
+      const key = keyOf(p.segments);
+      const kind = underDeleted || isDeleted(key) ? null : currentKind(p.segments, full);
+      if (op.op === "mkdir" && kind !== null && kind !== "directory") throw new FileExistsError(full, `Cannot create directory ${displayPath(full)}: a ${kind} is in the way`);
+      if (op.op === "put" && kind === "directory") throw new IsADirectoryError(full, `Cannot replace directory ${displayPath(full)} without deleting it first`);
+      if (op.op === "put" && kind === "other") throw new PermissionDeniedError(full, `Cannot replace special file ${displayPath(full)}`, { reason: "other" });
+      if (op.op === "chmod" && kind === null && !createdDirs.has(key) && !putKeys.has(key)) throw new FileNotFoundError(full);
+      if (op.op === "put") {
+        const sourceSegments = journalSegments(op.source, op.sourceRaw);
+        const sourceName = sourceSegments.pop() as Name;
+        let staged: fs.Stats | null;
+        try {
+          staged = lstatAtSync(stagedDirs.open(sourceSegments, op.source), sourceName);
+        } catch {
+          staged = null;
+        }
+        if (staged === null) throw new FileNotFoundError(op.source, `Staged entry missing: ${displayPath(op.source)}`);
+        if (staged.isDirectory() && kind !== null) throw new FileExistsError(full, `Cannot replace ${displayPath(full)} with a directory without deleting it first`);
+      }
     }
-    probeDirs.set(keyOf(deepestDirectory), { segments: deepestDirectory, full });
-    if (op.op === "delete") continue;
-    const key = keyOf(p.segments);
-    const kind = underDeleted || isDeleted(key) ? null : await currentKind(p.segments, full);
-    if (op.op === "mkdir" && kind !== null && kind !== "directory") throw new FileExistsError(full, `Cannot create directory ${displayPath(full)}: a ${kind} is in the way`);
-    if (op.op === "put" && kind === "directory") throw new IsADirectoryError(full, `Cannot replace directory ${displayPath(full)} without deleting it first`);
-    if (op.op === "put" && kind === "other") throw new PermissionDeniedError(full, `Cannot replace special file ${displayPath(full)}`, { reason: "other" });
-    if (op.op === "chmod" && kind === null && !createdDirs.has(key) && !putKeys.has(key)) throw new FileNotFoundError(full);
-    if (op.op === "put") {
-      const sourceSegments = journalSegments(op.source, op.sourceRaw);
-      const sourceName = sourceSegments.pop() as Name;
-      const staged = await withLocation(staging.tree, sourceSegments, op.source, (dir) => lstatAt(dir, sourceName)).catch(() => null);
-      if (staged === null) throw new FileNotFoundError(op.source, `Staged entry missing: ${displayPath(op.source)}`);
-      if (staged.isDirectory() && kind !== null) throw new FileExistsError(full, `Cannot replace ${displayPath(full)} with a directory without deleting it first`);
+    const trashDirs = new DirTree(staging.trash);
+    try {
+      const trash = trashDirs.open([], "");
+      for (const { segments, full } of probeDirs.values()) {
+        probeRename(staging.info, rootDirs, trash, segments, full);
+        await breathe();
+      }
+    } finally {
+      trashDirs.close();
     }
+  } finally {
+    rootDirs.close();
+    stagedDirs.close();
   }
-  for (const { segments, full } of probeDirs.values()) await probeRename(staging, rootLoc, segments, full);
 }
 
 /**
@@ -740,68 +932,63 @@ async function validatePlan(staging: TreeStaging, planned: readonly PlannedOp[])
  * writable) by moving a probe there and back, so that a read-only or separately mounted
  * directory fails the apply *before* the commit instead of halfway through it.
  */
-async function probeRename(staging: TreeStaging, rootLoc: Location, segments: readonly Name[], full: string): Promise<void> {
+function probeRename(info: RootInfo, rootDirs: DirTree, trash: DirHandle, segments: readonly Name[], full: string): void {
   const shown = segments.length === 0 ? "the root" : displayPath(keyOf(segments));
   const probe = `${STAGING_PREFIX}${process.pid}-probe-${randomBytes(6).toString("hex")}`;
+  const dir = rootDirs.open(segments, full);
   // The probe sits in a workspace directory for a moment: name it in a record first, so a
   // recovery after a crash right then can find and remove it (only the root is scanned).
-  const record = probeRecordPath(staging.info, probe);
-  await fs.promises.mkdir(staging.info.stateDir, { recursive: true, mode: 0o700 });
-  await fs.promises.writeFile(record, JSON.stringify({ probe, segments: segments.map((s) => Buffer.from(s).toString("base64")) }));
-  await withLocation(staging.trash, [], "", async (trash) => {
-    const fd = await openFd(trash.at("probe"), CREATE_FLAGS, 0o600);
-    await closeFd(fd);
+  const record = probeRecordPath(info, probe);
+  fs.writeFileSync(record, JSON.stringify({ probe, segments: segments.map((s) => Buffer.from(s).toString("base64")) }));
+  let inWorkspace = false;
+  try {
+    fs.closeSync(fs.openSync(trash.at("probe"), CREATE_FLAGS, 0o600));
     try {
-      await withLocation(rootLoc, segments, full, async (dir) => {
-        try {
-          await fs.promises.rename(trash.at("probe"), dir.at(probe));
-        } catch (error) {
-          if (errnoCode(error) === "EXDEV") {
-            throw new PermissionDeniedError(full, `Cannot change ${displayPath(full)} atomically: ${shown} is on another filesystem (mount point) than the staging area`, { reason: "cross-device" });
-          }
-          throw mapFsError(error, full, `change (in ${shown})`);
-        }
-        await fs.promises.rename(dir.at(probe), trash.at("probe"));
-      });
-    } finally {
-      await fs.promises.unlink(trash.at("probe")).catch(() => undefined);
+      fs.renameSync(trash.at("probe"), dir.at(probe));
+    } catch (error) {
+      if (errnoCode(error) === "EXDEV") {
+        throw new PermissionDeniedError(full, `Cannot change ${displayPath(full)} atomically: ${shown} is on another filesystem (mount point) than the staging area`, { reason: "cross-device" });
+      }
+      throw mapFsError(error, full, `change (in ${shown})`);
     }
-  });
-  await fs.promises.unlink(record).catch(() => undefined);
+    inWorkspace = true;
+    fs.renameSync(dir.at(probe), trash.at("probe"));
+    inWorkspace = false;
+  } finally {
+    unlinkQuietly(trash.at("probe"));
+    // A probe still in the workspace keeps its record, for the next recovery.
+    if (!inWorkspace) unlinkQuietly(record);
+  }
 }
 
 function probeRecordPath(info: RootInfo, probe: string): string {
   return path.join(info.stateDir, `${info.key}.probe.${probe}`);
 }
 
-/** Remove probes that a crashed apply left in workspace directories (see `probeRename`). */
-async function removeDeadProbes(info: RootInfo, isDead: (probe: string) => boolean): Promise<number> {
+/** Remove probes that a crashed apply left in workspace directories (see `probeRename`); `names` lists the state directory. */
+function removeDeadProbes(info: RootInfo, names: readonly string[], isDead: (probe: string) => boolean): number {
   const prefix = `${info.key}.probe.`;
   let removed = 0;
-  for (const name of await fs.promises.readdir(info.stateDir).catch(() => [] as string[])) {
+  for (const name of names) {
     if (!name.startsWith(prefix)) continue;
     const probe = name.slice(prefix.length);
     if (!isDead(probe)) continue;
     const recordPath = path.join(info.stateDir, name);
     try {
-      const record = JSON.parse(await fs.promises.readFile(recordPath, "utf8")) as { probe?: unknown; segments?: unknown };
+      const record = JSON.parse(fs.readFileSync(recordPath, "utf8")) as { probe?: unknown; segments?: unknown };
       if (record.probe === probe && Array.isArray(record.segments)) {
         const segments = record.segments.map((segment) => Buffer.from(String(segment), "base64"));
-        await withLocation({ basePath: info.real, segments: [] }, segments, probe, async (dir) => {
-          await fs.promises.unlink(dir.at(probe));
+        atLocation({ basePath: info.real, segments: [] }, segments, probe, (dir) => {
+          fs.unlinkSync(dir.at(probe));
           removed++;
         });
       }
     } catch {
       // The probe was already moved back, or its directory is gone: nothing left to remove.
     }
-    await fs.promises.unlink(recordPath).catch(() => undefined);
+    unlinkQuietly(recordPath);
   }
   return removed;
-}
-
-function keyOf(segments: readonly Name[]): string {
-  return segments.map((s) => (typeof s === "string" ? s : s.toString("latin1"))).join("/");
 }
 
 function planChanges(changes: readonly TreeChange[]): PlannedOp[] {
@@ -856,6 +1043,7 @@ async function commitAndRun(staging: TreeStaging, planned: readonly PlannedOp[],
   }
   activeApplies.add(info.key);
   try {
+    let journal: Journal;
     try {
       await options.onStep?.("staged", {});
       await validatePlan(staging, planned);
@@ -863,7 +1051,7 @@ async function commitAndRun(staging: TreeStaging, planned: readonly PlannedOp[],
       const durable = options.durable ?? true;
       if (durable) await syncFilesystem(staging.dir);
       staging.markFinished();
-      await writeJournal(info, {
+      journal = {
         version: JOURNAL_VERSION,
         root: info.real,
         rootDev: info.dev,
@@ -873,14 +1061,17 @@ async function commitAndRun(staging: TreeStaging, planned: readonly PlannedOp[],
         staging: { basePath: staging.location.basePath, segments: staging.location.segments.map(String), insideRoot: staging.insideRoot },
         durable,
         ops: planned.map((p) => p.journal),
-      });
+      };
+      writeJournal(info, journal);
     } catch (error) {
-      await removeStagingArea(info, staging.location, staging.insideRoot).catch(() => undefined);
+      try {
+        removeStagingArea(info, staging.location, staging.insideRoot);
+      } catch {
+        // left for the next recovery
+      }
       throw error;
     }
     await options.onStep?.("committed", {});
-    const journal = await readJournal(info);
-    if (journal === null) throw new StorageIOError(undefined, `Tree-change journal vanished for ${info.real}`);
     return await runJournal(info, journal, options);
   } finally {
     activeApplies.delete(info.key);
@@ -914,13 +1105,13 @@ export async function replaceTreeContents(staging: TreeStaging, options: TreeApp
   const planned: PlannedOp[] = [];
   try {
     const rootLoc: Location = { basePath: staging.info.real, segments: [] };
-    const current = await withLocation(rootLoc, [], "", (dir) => fs.promises.readdir(dir.self, { encoding: "buffer" }));
+    const current = atLocation(rootLoc, [], "", (dir) => fs.readdirSync(dir.self, { encoding: "buffer" }));
     let index = 0;
     for (const name of current) {
       if (name.toString("latin1").startsWith(STAGING_PREFIX)) continue;
       planned.push({ journal: { op: "delete", ...encodedPath(name), trash: `d${index++}` }, segments: [name] });
     }
-    const incoming = await withLocation(staging.tree, [], "", (dir) => fs.promises.readdir(dir.self, { encoding: "buffer" }));
+    const incoming = atLocation(staging.tree, [], "", (dir) => fs.readdirSync(dir.self, { encoding: "buffer" }));
     for (const name of incoming) {
       const encoded = encodedPath(name);
       planned.push({
@@ -976,7 +1167,7 @@ export async function applyTreeChanges(root: string, edits: readonly TreeEdit[],
 
 async function recoverWithInfo(info: RootInfo, options: TreeApplyOptions): Promise<TreeRecoveryResult> {
   let rolledForward = false;
-  const journal = await readJournal(info);
+  const journal = readJournal(info);
   if (journal !== null) {
     if (activeApplies.has(info.key) || (journal.pid !== process.pid && pidAlive(journal.pid))) throw busyError(info, journal.pid);
     if (journal.rootDev !== info.dev || journal.rootIno !== info.ino) {
@@ -997,23 +1188,29 @@ async function recoverWithInfo(info: RootInfo, options: TreeApplyOptions): Promi
     if (pid === process.pid) return !name.includes("-probe-") && !liveStagings.has(name) && !activeApplies.has(info.key);
     return !pidAlive(pid);
   };
-  for (const name of await fs.promises.readdir(info.stateDir).catch(() => [] as string[])) {
+  let names: string[];
+  try {
+    names = fs.readdirSync(info.stateDir);
+  } catch {
+    names = [];
+  }
+  for (const name of names) {
     if (dead(name, `staging-${info.key}-`)) {
-      await fs.promises.rm(path.join(info.stateDir, name), { recursive: true, force: true });
+      fs.rmSync(path.join(info.stateDir, name), { recursive: true, force: true });
       removedStagings++;
     } else if (dead(name, `${info.key}.journal.tmp-`)) {
-      await fs.promises.unlink(path.join(info.stateDir, name)).catch(() => undefined);
+      unlinkQuietly(path.join(info.stateDir, name));
     }
   }
-  await withLocation({ basePath: info.real, segments: [] }, [], "", async (dir) => {
-    for (const name of await fs.promises.readdir(dir.self)) {
+  atLocation({ basePath: info.real, segments: [] }, [], "", (dir) => {
+    for (const name of fs.readdirSync(dir.self)) {
       if (dead(name, STAGING_PREFIX)) {
-        await removeEntry(dir, name, name);
+        removeEntrySync(dir, name, name);
         removedStagings++;
       }
     }
   });
-  removedStagings += await removeDeadProbes(info, (probe) => {
+  removedStagings += removeDeadProbes(info, names, (probe) => {
     const pid = Number.parseInt(probe.slice(STAGING_PREFIX.length), 10);
     return Number.isInteger(pid) && pid > 0 && pid !== process.pid && !pidAlive(pid);
   });
@@ -1026,12 +1223,12 @@ async function recoverWithInfo(info: RootInfo, options: TreeApplyOptions): Promi
  * nothing to do. Throws EUNAVAILABLE while another live process is applying.
  */
 export async function recoverTreeChanges(root: string, options: TreeApplyOptions = {}): Promise<TreeRecoveryResult> {
-  const info = await rootInfo(root, options);
+  const info = rootInfo(root, options);
   return recoverWithInfo(info, options);
 }
 
 /** True when a journal for `root` exists (an apply is running or was interrupted). */
 export async function hasPendingTreeChanges(root: string, options: TreeApplyOptions = {}): Promise<boolean> {
-  const info = await rootInfo(root, options);
+  const info = rootInfo(root, options);
   return fs.existsSync(journalPath(info));
 }
