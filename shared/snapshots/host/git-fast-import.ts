@@ -48,6 +48,11 @@ export class FastImportWriter {
     });
   }
 
+  /** The fast-import process id (undefined when it could not start). */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
   static start(git: GitProcess): FastImportWriter {
     // --force: refs/wink/base moves back after a restore (not a fast-forward).
     return new FastImportWriter(git.spawn(["fast-import", "--quiet", "--done", "--force", "--date-format=raw"]));

@@ -8,11 +8,11 @@
  * commit message as one `Wink-Snapshot: <json>` trailer, so a commit alone is enough to
  * restore and to rebuild its record.
  */
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 import type { FilesystemSnapshot } from "../types.js";
-import { FORCED_ATTRIBUTES, GitCommandError, GitProcess } from "./git-process.js";
+import { FORCED_ATTRIBUTES, GitCommandError, GitProcess, WINK_SUBDIR } from "./git-process.js";
 
 export const SNAPSHOT_REF_PREFIX = "refs/wink/snapshots/";
 /** Keeps the commit the workspace index mirrors alive: it is the parent of the next snapshot, even when its own snapshot was pruned. */
@@ -145,6 +145,47 @@ export class GitSnapshotRepo {
     await this.git.run(["gc", "--auto", "--quiet"]);
   }
 
+  /** Where the pid of a fast-import that may be updating refs is noted. */
+  private get refWriterFile(): string {
+    return path.join(this.gitDir, WINK_SUBDIR, "fast-import.pid");
+  }
+
+  /** Note the fast-import process that will update refs (see `removeStaleRefLocks`). */
+  noteRefWriter(pid: number | undefined): void {
+    if (pid === undefined) return;
+    mkdirSync(path.dirname(this.refWriterFile), { recursive: true, mode: 0o700 });
+    writeFileSync(this.refWriterFile, String(pid));
+  }
+
+  /** The noted fast-import has exited. */
+  clearRefWriter(): void {
+    rmSync(this.refWriterFile, { force: true });
+  }
+
+  /**
+   * A fast-import killed while updating refs (kill -9 of the whole process group) leaves
+   * `<ref>.lock` files, and git then refuses every later update of `refs/wink/base`. When
+   * the noted writer is gone, its locks are stale: remove them. Locks of a live writer, or
+   * of a git process we did not start, are left alone.
+   */
+  removeStaleRefLocks(): void {
+    let pid: number;
+    try {
+      pid = Number(readFileSync(this.refWriterFile, "utf8"));
+    } catch {
+      return;
+    }
+    if (Number.isInteger(pid) && pid > 0 && processAlive(pid)) return;
+    const refsDir = path.join(this.gitDir, BASE_REF, "..");
+    rmSync(path.join(this.gitDir, `${BASE_REF}.lock`), { force: true });
+    try {
+      for (const name of readdirSync(path.join(refsDir, "snapshots"))) if (name.endsWith(".lock")) rmSync(path.join(refsDir, "snapshots", name), { force: true });
+    } catch {
+      // no snapshot refs yet
+    }
+    this.clearRefWriter();
+  }
+
   /** Remove crash reports a killed fast-import may leave behind. */
   removeCrashReports(): void {
     try {
@@ -154,5 +195,14 @@ export class GitSnapshotRepo {
     } catch {
       // the directory itself is gone; nothing to tidy
     }
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: unknown }).code === "EPERM";
   }
 }

@@ -170,6 +170,31 @@ describe("git strategy: the external repository", () => {
     expect(readFileSync(path.join(root, "a.txt"), "utf8")).toBe("v2");
   });
 
+  it("removes the ref locks of a fast-import killed mid-update, never those of a live one", async () => {
+    const { root, snapshots } = setup();
+    writeTree(root, { "a.txt": "v1" });
+    await snapshots.snapshot();
+    const gitDir = snapshots.gitDir as string;
+    const lock = path.join(gitDir, "refs", "wink", "base.lock");
+    const noted = path.join(gitDir, "wink", "fast-import.pid");
+    // As after kill -9 of the process group while fast-import held the lock of refs/wink/base.
+    const gone = execFileSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"]).toString();
+    writeFileSync(lock, "");
+    writeFileSync(noted, gone);
+    writeTree(root, { "a.txt": "v2" });
+    const second = await snapshots.snapshot();
+    expect(existsSync(lock)).toBe(false);
+    expect(existsSync(noted)).toBe(false);
+    expect(git(gitDir, "rev-parse", "refs/wink/base").trim()).toBe(second.commitRef);
+    // A writer that is still running keeps its lock: the snapshot fails clearly instead.
+    writeFileSync(lock, "");
+    writeFileSync(noted, String(process.pid));
+    writeTree(root, { "a.txt": "v3" });
+    await expect(snapshots.snapshot()).rejects.toThrow(/Failed to create snapshot commit.*refs\/wink\/base/s);
+    expect(existsSync(lock)).toBe(true);
+    rmSync(lock);
+  });
+
   it("reports a corrupt snapshot (a missing object) and leaves the workspace unchanged", async () => {
     const { root, snapshots } = setup();
     writeTree(root, { "a.txt": "precious v1", "b.txt": "b" });

@@ -133,7 +133,9 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
     const reader = new LeafReader(this.rootBytes);
     // fileCount/totalBytes for the trailer, written before the files are read: from the scan.
     const meta: CommitMeta = { ...draft, fileCount: scan.leafCount, totalBytes: scan.totalBytes, emptyDirs: emptyDirsOf(scan), perms: unusualPerms(scan) };
+    repo.removeStaleRefLocks();
     const writer = FastImportWriter.start(repo.git);
+    repo.noteRefWriter(writer.pid);
     let commit: string;
     let read: ReadLeaves;
     const missing = scan.missing;
@@ -152,8 +154,10 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
       });
       for (const p of read.vanished) if (base?.entries.has(p)) await writer.delete(p);
       commit = await writer.finish([BASE_REF]);
+      repo.clearRefWriter();
       this.lastStats = { operation: "capture", leaves: scan.leafCount, read: read.changed.size, changed };
     } catch (error) {
+      // The noted writer stays noted: if it died holding ref locks, the next capture removes them.
       await writer.abort();
       repo.removeCrashReports();
       if (error instanceof ScanError || (error instanceof Error && error.name === "LeafChangedError")) {
