@@ -40,7 +40,8 @@ import type { HostSnapshotStrategy, OperationStats, SnapshotDraft, StrategyConte
 import { loadWorkspaceIndex, saveWorkspaceIndex, type IndexEntry, type WorkspaceIndex } from "./workspace-index.js";
 import { releaseGitSnapshots } from "./release.js";
 import { assertOutsideWorkspace } from "./storage-dir.js";
-import { scanAgainstIndex, ScanError, type IndexedScan } from "./workspace-scan.js";
+import { scanWorkspaceFast } from "./scan-pool.js";
+import { ScanError, type IndexedScan } from "./workspace-scan.js";
 
 /** Run `git gc --auto` after this many snapshots (packs the loose objects small snapshots leave). */
 const COMPACT_EVERY = 50;
@@ -111,8 +112,8 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
   }
 
   /** Walk the workspace, setting aside the leaves `index` cannot vouch for. */
-  private scan(index: WorkspaceIndex | null): IndexedScan {
-    return scanAgainstIndex(this.rootBytes, index, { excludeTopLevelPrefix: STAGING_PREFIX });
+  private scan(index: WorkspaceIndex | null): Promise<IndexedScan> {
+    return scanWorkspaceFast(this.rootBytes, index, { excludeTopLevelPrefix: STAGING_PREFIX });
   }
 
   async capture(draft: SnapshotDraft): Promise<FilesystemSnapshot> {
@@ -126,7 +127,7 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
     const base = await this.currentIndex(repo);
     let scan: IndexedScan;
     try {
-      scan = this.scan(base);
+      scan = await this.scan(base);
     } catch (error) {
       throw new SnapshotCreationError(`Failed to create snapshot: ${message(error)}`, { root: this.context.root }, { cause: error });
     }
@@ -244,21 +245,21 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
    * The workspace against a commit (`pending`, already requested from `objects`): the walk
    * against the index, the files the index cannot vouch for, and the tree changes from the
    * commit the index mirrors to this one. Both commits are requested before the walk, so
-   * the cat-file process starts and answers while the synchronous walk runs. Without a
-   * usable index everything is compared.
+   * the cat-file process starts and answers while the walk runs. Without a usable index
+   * everything is compared.
    */
   private async compareWorkspace(repo: GitSnapshotRepo, objects: GitObjectReader, commitRef: string, pending: Promise<SnapshotCommit>): Promise<WorkspaceComparison> {
     pending.catch(() => undefined); // awaited below; not unhandled while the walk runs
     let index = repo === this.repo ? await this.currentIndex(repo) : null;
     const mirrored = index !== null && index.ref !== commitRef ? readCommit(objects, index.ref) : null;
     mirrored?.catch(() => undefined);
-    let scan = this.scan(index);
+    let scan = await this.scan(index);
     const commit = await pending;
     const base = index === null ? null : index.ref === commit.commit ? commit : await (mirrored ?? readCommit(objects, index.ref));
     if (index !== null && base === null) {
       // The index mirrors a commit this repository lacks: compare everything.
       index = null;
-      scan = this.scan(null);
+      scan = await this.scan(null);
     }
     const changes = await treeChanges(objects, commit.tree, base?.tree ?? null);
     const read = await readUntrustedLeaves(scan, new LeafReader(this.rootBytes));

@@ -1,0 +1,163 @@
+/**
+ * The walk on worker threads gives exactly what the walk on the main thread gives, fails
+ * the same way, never keeps a process alive, and carries git restores above its threshold.
+ */
+import { Buffer } from "node:buffer";
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+
+import { toBytePath } from "./byte-paths.js";
+import { HostSnapshots } from "./host-snapshots.js";
+import { closeScanPool, PARALLEL_SCAN_MIN_ENTRIES, scanInParallel, scanPoolStarted, scanWorkspaceFast } from "./scan-pool.js";
+import { fingerprint, TempDirs, writeTree } from "./snapshot-test-support.js";
+import { scanAgainstIndex, ScanError, scanWorkspace, type IndexedScan, type LeafStat } from "./workspace-scan.js";
+
+const temps = new TempDirs();
+afterEach(() => temps.removeAll());
+afterAll(() => closeScanPool());
+
+/** A scan as plain sorted data (walk order differs between the two walks). */
+function comparable(scan: IndexedScan): unknown {
+  const byPath = <T>(entries: Iterable<[string, T]>): [string, T][] => [...entries].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return {
+    untrusted: byPath(scan.untrusted),
+    missing: [...scan.missing].sort(),
+    leafCount: scan.leafCount,
+    totalBytes: scan.totalBytes,
+    oddPerms: byPath(scan.oddPerms),
+    dirs: byPath(scan.dirs),
+    others: [...scan.others].sort(),
+    dirsWithLeaves: [...scan.dirsWithLeaves].sort(),
+  };
+}
+
+/** Every kind of entry a walk meets, with names that are not UTF-8 and the applier's staging. */
+function hostileTree(root: string): void {
+  writeTree(root, {
+    "a.txt": "a",
+    "tool.sh": { content: "#!/bin/sh\n", mode: 0o755 },
+    "secret.txt": { content: "s", mode: 0o600 },
+    "deep/er/still/x.bin": new Uint8Array([0, 1, 2]),
+    "deep/er/y.txt": "y",
+    "empty/": { dir: true },
+    "locked/": { dir: true, mode: 0o700 },
+    "links/to-dir": { symlink: "../deep" },
+    "links/dangling": { symlink: "nowhere" },
+    "name with spaces\nand a newline.txt": "n",
+    ".wink-apply-123-abc/staged.txt": "not workspace content",
+  });
+  for (let i = 0; i < 40; i++) writeTree(root, { [`many/d${i % 4}/f${i}.txt`]: `file ${i}` });
+  const latin1 = Buffer.concat([Buffer.from(root), Buffer.from("/caf\xe9-"), Buffer.from([0xff, 0xfe]), Buffer.from(".txt")]);
+  writeFileSync(latin1, "not UTF-8");
+  mkdirSync(Buffer.concat([Buffer.from(`${root}/dir-`), Buffer.from([0xff])]));
+  execFileSync("mkfifo", [path.join(root, "pipe")]);
+}
+
+describe("scan pool", () => {
+  it("walks exactly like the main thread, with and without an index", async () => {
+    const root = temps.make("scan-pool-");
+    hostileTree(root);
+    const rootBytes = toBytePath(root);
+    const options = { excludeTopLevelPrefix: ".wink-apply-" };
+    const plain = scanAgainstIndex(rootBytes, null, options);
+    expect(comparable(await scanInParallel(rootBytes, null, options))).toEqual(comparable(plain));
+    expect(plain.leafCount).toBeGreaterThan(45);
+    expect(plain.others).toEqual(["pipe"]);
+
+    // An index from a while ago: untouched leaves are trusted, the rest set aside or missing.
+    const entries = new Map<string, LeafStat & { oid: string }>();
+    for (const [p, stat] of scanWorkspace(rootBytes, options).leaves) entries.set(p, { ...stat, oid: "0".repeat(40) });
+    writeTree(root, { "a.txt": "changed", "new.txt": "new", "many/d1/f5.txt": "changed too" });
+    rmSync(path.join(root, "deep/er/y.txt"));
+    rmSync(path.join(root, "many/d2"), { recursive: true });
+    const old = (Date.now() - 60_000) / 1000;
+    utimesSync(path.join(root, "tool.sh"), old, old);
+    const baseline = { scanStartedAtMs: Date.now() + 60_000, entries };
+    const sequential = scanAgainstIndex(rootBytes, baseline, options);
+    const parallel = await scanInParallel(rootBytes, baseline, options);
+    expect(comparable(parallel)).toEqual(comparable(sequential));
+    expect(sequential.missing.sort()).toEqual(["deep/er/y.txt", ...Array.from({ length: 10 }, (_, k) => `many/d2/f${2 + 4 * k}.txt`)].sort());
+    expect(sequential.untrusted.has("new.txt")).toBe(true);
+    expect(sequential.untrusted.has("a.txt")).toBe(true);
+    expect(sequential.untrusted.has("tool.sh")).toBe(true);
+    expect(sequential.untrusted.has("secret.txt")).toBe(false);
+  });
+
+  it("trusts what an index recorded long enough before its scan, like the main thread", async () => {
+    const root = temps.make("scan-pool-trust-");
+    for (let i = 0; i < 30; i++) writeTree(root, { [`d${i % 3}/f${i}.txt`]: `v${i}` });
+    const rootBytes = toBytePath(root);
+    const entries = new Map<string, LeafStat & { oid: string }>();
+    for (const [p, stat] of scanWorkspace(rootBytes).leaves) entries.set(p, { ...stat, oid: "0".repeat(40) });
+    const settled = { scanStartedAtMs: Date.now() + 10_000, entries };
+    const racy = { scanStartedAtMs: Date.now() - 10_000, entries };
+    for (const baseline of [settled, racy]) {
+      const parallel = await scanInParallel(rootBytes, baseline);
+      expect(comparable(parallel)).toEqual(comparable(scanAgainstIndex(rootBytes, baseline)));
+    }
+    expect((await scanInParallel(rootBytes, settled)).untrusted.size).toBe(0);
+    expect((await scanInParallel(rootBytes, racy)).untrusted.size).toBe(30);
+  });
+
+  it("fails like the main thread when the root cannot be read", async () => {
+    const missing = path.join(temps.make("scan-pool-gone-"), "gone");
+    const sequential = (() => {
+      try {
+        scanAgainstIndex(missing, null);
+        return null;
+      } catch (error) {
+        return error;
+      }
+    })();
+    const parallel = await scanInParallel(missing, null).catch((error: unknown) => error);
+    expect(sequential).toBeInstanceOf(ScanError);
+    expect(parallel).toBeInstanceOf(ScanError);
+    expect((parallel as ScanError).errno).toBe("ENOENT");
+    expect((parallel as ScanError).message).toBe((sequential as ScanError).message);
+  });
+
+  it("never keeps a process alive", () => {
+    const root = temps.make("scan-pool-exit-");
+    writeTree(root, { "a/b.txt": "b" });
+    const module = path.join(path.dirname(fileURLToPath(import.meta.url)), "scan-pool.ts");
+    const script = `const { scanInParallel } = await import(${JSON.stringify(module)}); const scan = await scanInParallel(${JSON.stringify(root)}, null); console.log(scan.leafCount);`;
+    const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8", timeout: 30_000 });
+    expect(child.stderr).toBe("");
+    expect(child.stdout.trim()).toBe("1");
+    expect(child.signal).toBeNull(); // not killed by the timeout: it exited by itself
+  });
+
+  it("carries git snapshots and restores of a workspace above its threshold", async () => {
+    const root = temps.make("scan-pool-git-");
+    const state = temps.make("scan-pool-state-");
+    const files = PARALLEL_SCAN_MIN_ENTRIES + 100;
+    for (let i = 0; i < files; i++) writeTree(root, { [`d${i % 40}/f${i}.txt`]: `file ${i}\n` });
+    const snapshots = new HostSnapshots(root, { strategy: "git", treeApply: { stateDir: state, durable: false } });
+    try {
+      const first = await snapshots.snapshot();
+      const firstPrint = fingerprint(root);
+      // The first walk (no index yet) ran here and started the pool for the next ones.
+      expect(await scanPoolStarted()).toBe(true);
+      writeTree(root, { "d3/f3.txt": "edited", "d7/new.txt": "new" });
+      rmSync(path.join(root, "d9/f9.txt"));
+      const second = await snapshots.snapshot();
+      expect(snapshots.lastStats).toMatchObject({ leaves: files, changed: 3 });
+      const secondPrint = fingerprint(root);
+      await snapshots.restore(first);
+      expect(fingerprint(root)).toEqual(firstPrint);
+      expect(snapshots.lastStats).toMatchObject({ leaves: files, changed: 3 });
+      await snapshots.restore(second);
+      expect(fingerprint(root)).toEqual(secondPrint);
+      expect(await snapshots.diff(first)).toMatchObject({ added: ["d7/new.txt"], modified: ["d3/f3.txt"], deleted: ["d9/f9.txt"] });
+      // The fast path agrees with the main-thread walk on the restored tree.
+      const rootBytes = toBytePath(root);
+      expect(comparable(await scanWorkspaceFast(rootBytes, null))).toEqual(comparable(scanAgainstIndex(rootBytes, null)));
+    } finally {
+      temps.track(snapshots.gitDir);
+      await snapshots.cleanup();
+    }
+  }, 60_000);
+});
