@@ -25,10 +25,11 @@ import { performance } from "node:perf_hooks";
 import { parsePythonJson } from "../shared/session/python-json-parse.js";
 import { readSessionFile, scanSessionFile } from "../shared/session/session-file.node.js";
 import { parseSessionText } from "../shared/session/session-text.js";
+import { winkFixture } from "../fixtures/paths.js";
 
 const TARGET_BYTES = 25 * 1024 * 1024;
 const RUNS = 7;
-const FIXTURE = "/work/shared/fixtures/wink/db5c4ea2-559a-52c5-8313-741e72978682.jsonl";
+const FIXTURE = winkFixture("db5c4ea2-559a-52c5-8313-741e72978682.jsonl");
 
 const collectGarbage = (globalThis as { gc?: () => void }).gc;
 

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { scanEnvelope, summarizeSnapshot } from "./envelope-scan.js";
 import { dumpsPython } from "./python-json-dumps.js";
 import { parseSnapshotLine } from "./snapshot-line.js";
+import { winkFixture } from "../../fixtures/paths.js";
 
 const encoder = new TextEncoder();
 
@@ -39,7 +40,7 @@ const snapshotArb = fc.record(
 describe("scanEnvelope", () => {
   it("summarises real WINK lines exactly as a full parse does", () => {
     for (const path of ["acc0d4c3-321a-5d97-a3a9-505f3aba4219.jsonl", "db5c4ea2-559a-52c5-8313-741e72978682.jsonl", "fszip-pr633/0f5f356f-9bfe-4e60-8222-b6a717dc8521.jsonl"]) {
-      const lines = readFileSync(`/work/shared/fixtures/wink/${path}`, "utf8").trimEnd().split("\n");
+      const lines = readFileSync(winkFixture(path), "utf8").trimEnd().split("\n");
       lines.forEach((line, index) => {
         const scanned = scanEnvelope(encoder.encode(line), index + 1);
         expect(scanned.ok).toBe(true);

@@ -9,8 +9,9 @@ import { InvalidArgumentError } from "../errors.js";
 import type { JsonValue } from "./json-value.js";
 import { compareCodePoints, dumpsPython, formatPythonFloat } from "./python-json-dumps.js";
 import { parsePythonJson } from "./python-json-parse.js";
+import { WINK_FIXTURES } from "../../fixtures/paths.js";
 
-const FIXTURES = "/work/shared/fixtures/wink";
+const FIXTURES = WINK_FIXTURES;
 
 /**
  * Real python3 as the oracle. Values travel as tagged JSON so that Python sees the same

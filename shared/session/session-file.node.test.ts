@@ -10,10 +10,11 @@ import { summarizeSnapshot } from "./envelope-scan.js";
 import { dumpsPython } from "./python-json-dumps.js";
 import { readJsonLinesFile, readPhysicalLines, readSessionFile, readSnapshotAt, scanSessionFile } from "./session-file.node.js";
 import { parseSessionText } from "./session-text.js";
+import { WINK_FIXTURES, securityFixture } from "../../fixtures/paths.js";
 
-const FIXTURES = "/work/shared/fixtures/wink";
-const HOSTILE = "/work/shared/security/hostile-session.jsonl";
-const GEN_LARGE = "/work/shared/security/gen_large.py";
+const FIXTURES = WINK_FIXTURES;
+const HOSTILE = securityFixture("hostile-session.jsonl");
+const GEN_LARGE = securityFixture("gen_large.py");
 const fixtureFiles = readdirSync(FIXTURES, { recursive: true, encoding: "utf8" })
   .map((name) => join(FIXTURES, name))
   .filter((path) => path.endsWith(".jsonl") && statSync(path).isFile());

@@ -5,10 +5,11 @@ import type { JsonObject } from "./json-value.js";
 import { dumpsPython } from "./python-json-dumps.js";
 import { parseJsonLinesText, parseSessionText } from "./session-text.js";
 import { toStrictJson } from "./strict-json.js";
+import { WINK_FIXTURES, securityFixture } from "../../fixtures/paths.js";
 
-const FIXTURES = "/work/shared/fixtures/wink";
-const HOSTILE = "/work/shared/security/hostile-session.jsonl";
-const HOSTILE_EXPECT = "/work/shared/security/hostile-session.expect.jsonl";
+const FIXTURES = WINK_FIXTURES;
+const HOSTILE = securityFixture("hostile-session.jsonl");
+const HOSTILE_EXPECT = securityFixture("hostile-session.expect.jsonl");
 
 type Outcome = "loads" | "skipped" | "error";
 

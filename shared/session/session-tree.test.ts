@@ -3,8 +3,9 @@ import { describe, expect, it } from "vitest";
 import { parseSessionText } from "./session-text.js";
 import type { SessionTreeInput, SessionTreeNode } from "./session-tree.js";
 import { buildSessionTree } from "./session-tree.js";
+import { winkFixture } from "../../fixtures/paths.js";
 
-const TREE_FILE = "/work/shared/fixtures/wink/db5c4ea2-559a-52c5-8313-741e72978682.jsonl";
+const TREE_FILE = winkFixture("db5c4ea2-559a-52c5-8313-741e72978682.jsonl");
 
 interface Shape {
   id: string;

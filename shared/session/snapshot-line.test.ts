@@ -5,8 +5,9 @@ import { dumpsPython } from "./python-json-dumps.js";
 import type { SessionSnapshot, SnapshotLineResult } from "./snapshot-line.js";
 import { findSlice, parseJsonLine, parseSnapshotLine } from "./snapshot-line.js";
 import { displayName, isEventItem, sliceKindOf } from "./type-names.js";
+import { WINK_FIXTURES } from "../../fixtures/paths.js";
 
-const FIXTURES = "/work/shared/fixtures/wink";
+const FIXTURES = WINK_FIXTURES;
 
 function envelope(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {

@@ -5,8 +5,9 @@ import { Session } from "./session-model.js";
 import { parseSessionText } from "./session-text.js";
 import { parseSnapshotLine } from "./snapshot-line.js";
 import { extractVirtualFiles, FILESYSTEM_SNAPSHOT_REF_TYPE, findFilesystemSnapshotRef } from "./workspace-items.js";
+import { WINK_FIXTURES } from "../../fixtures/paths.js";
 
-const FIXTURES = "/work/shared/fixtures/wink";
+const FIXTURES = WINK_FIXTURES;
 
 describe("extractVirtualFiles", () => {
   const { snapshots } = parseSessionText(readFileSync(`${FIXTURES}/db5c4ea2-559a-52c5-8313-741e72978682.jsonl`));

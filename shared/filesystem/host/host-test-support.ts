@@ -9,17 +9,19 @@ import * as fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { SECURITY_FIXTURES } from "../../../fixtures/paths.js";
 import type { FilesystemDriver, WalkEntry } from "../driver.js";
 import type { HostDriver } from "./host-driver.js";
 
-export const SECURITY_DIR = "/work/shared/security";
+/** The committed copy of the security corpus (fixtures/security). */
+export const SECURITY_DIR = SECURITY_FIXTURES;
 const run = promisify(execFile);
 
 export async function makeTempDir(prefix: string): Promise<string> {
   return fs.promises.mkdtemp(path.join(os.tmpdir(), prefix));
 }
 
-/** Copy a file of /work/shared/security into `dir` (tests never run the shared copy). */
+/** Copy a file of the security corpus into `dir` (tests never run the committed copy). */
 export async function copySecurityFile(name: string, dir: string): Promise<string> {
   const target = path.join(dir, name);
   await fs.promises.copyFile(path.join(SECURITY_DIR, name), target);

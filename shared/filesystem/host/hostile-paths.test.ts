@@ -1,5 +1,5 @@
 /**
- * /work/shared/security/hostile-paths.jsonl against every path-taking method of
+ * fixtures/security/hostile-paths.jsonl against every path-taking method of
  * HostFilesystem. For every path and method: the error (if any) is one of ours with a code,
  * never a raw Node error; nothing outside the root changes; no canary appears. "reject"
  * paths fail everywhere (exists → false); "inside" paths land on their target; "literal"

@@ -1,5 +1,5 @@
 /**
- * Every row of /work/shared/security/README.md's "sandbox-fixture.sh" table, against the
+ * Every row of fixtures/security/README.md (a copy of the team corpus)'s "sandbox-fixture.sh" table, against the
  * whole HostFilesystem stack, plus the symlink-swap races (the fixture's RACE=1 racer, and
  * a racer that swaps a real directory for a symlink — with a naive reader as a control that
  * proves the race is real).

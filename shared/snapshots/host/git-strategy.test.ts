@@ -9,13 +9,14 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 
+import { securityFixture } from "../../../fixtures/paths.js";
 import { extractArchive } from "../../archive/index.js";
 import { SnapshotCreationError, SnapshotError, SnapshotIncompatibleError, SnapshotRestoreError } from "../../errors.js";
 import { HostDriver } from "../../filesystem/host/host-driver.js";
 import { HostSnapshots } from "./host-snapshots.js";
 import { canaries, fingerprint, sleep, TempDirs, writeTree } from "./snapshot-test-support.js";
 
-const POISON_ZIP = "/work/shared/security/zips/70-git-poison.zip";
+const POISON_ZIP = securityFixture("zips/70-git-poison.zip");
 
 const temps = new TempDirs();
 const open: HostSnapshots[] = [];
