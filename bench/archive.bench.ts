@@ -1,11 +1,12 @@
 /**
  * `.fs.zip` archives against Info-ZIP on the same inputs, in the same run:
  *
- * 1. export: writeArchive over a 5,000-file tree (~100 MB: source-like text of mixed sizes,
+ * 1. export: writeArchive (and HostFilesystem.exportArchive) over a 5,000-file tree (~100 MB: source-like text of mixed sizes,
  *    some incompressible binaries, a few multi-MB files, empty files and directories,
  *    exec bits) vs `zip -qr` of the same tree;
  * 2. import: extractArchive of our archive into a directory (a plain fs-backed
- *    TreeTransaction, with async and with sync fs calls) vs `unzip -q` of the same archive;
+ *    TreeTransaction, with async and with sync fs calls), and HostFilesystem.importArchive
+ *    (staged and swapped in, durable or not), vs `unzip -q` of the same archive;
  * 3. listing: openArchive (central directory + validation) of a 10,000-file/~100 MB archive
  *    vs `zipinfo -1` (a process spawn included: that is what a peer costs);
  * 4. import peak RSS (fresh process, /usr/bin/time %M) for two archives of 5,000 files whose
@@ -27,6 +28,7 @@ import { performance } from "node:perf_hooks";
 import { promisify } from "node:util";
 import { DirectoryTransaction, walkDirectory } from "../shared/archive/archive.test-support.js";
 import { extractArchive, openArchive, writeArchive } from "../shared/archive/index.js";
+import { HostFilesystem } from "../shared/filesystem/host/index.js";
 
 const run = promisify(execFile);
 const RUNS = 5;
@@ -219,6 +221,10 @@ async function main(): Promise<void> {
     const result = await compare(RUNS, () => timeInProcess(() => writeArchive(ours, walkDirectory(TREE_5K, { io }))), () => timeCommand("zip", ["-qr", theirs, "."], TREE_5K), removeZip);
     report("export", `writeArchive (source io: ${io})`, "zip -qr", result, `  sizes ${mb(fs.statSync(ours).size)} vs ${mb(fs.statSync(theirs).size)}`);
   }
+  // What users call: the host backend's exportArchive (every read through the confined driver).
+  const source = new HostFilesystem({ root: TREE_5K, readOnly: true });
+  const exported = await compare(RUNS, () => timeInProcess(() => source.exportArchive(ours)), () => timeCommand("zip", ["-qr", theirs, "."], TREE_5K), removeZip);
+  report("export", "HostFilesystem.exportArchive", "zip -qr", exported, `  sizes ${mb(fs.statSync(ours).size)} vs ${mb(fs.statSync(theirs).size)}`);
 
   // 2. import (the same archive for both), into tmpfs when there is one: file creation on the
   //    shared disk swings by 3x with other processes' I/O and would drown both tools' own cost.
@@ -229,6 +235,16 @@ async function main(): Promise<void> {
   for (const io of ["async", "sync"] as const) {
     const extracted = await compare(RUNS, () => timeInProcess(() => childExtract(ours, target, io)), () => timeCommand("unzip", ["-q", ours, "-d", target]), clear);
     report("import", `extractArchive (target io: ${io})`, "unzip -q", extracted);
+  }
+  // What users call: the host backend's importArchive (validate, stage, journal, swap in),
+  // with its default durability (fsync) and without.
+  for (const durable of [true, false]) {
+    const hostImport = async (): Promise<void> => {
+      fs.mkdirSync(target, { recursive: true });
+      await new HostFilesystem({ root: target, stateDir: path.join(scratch, "state"), durable }).importArchive(ours);
+    };
+    const imported = await compare(RUNS, () => timeInProcess(hostImport), () => timeCommand("unzip", ["-q", ours, "-d", target]), clear);
+    report("import", `HostFilesystem.importArchive (durable: ${durable})`, "unzip -q", imported);
   }
   fs.rmSync(scratch, { recursive: true, force: true });
 

@@ -19,6 +19,7 @@ import {
 } from "../errors.js";
 import type { DriverStat, FilesystemDriver, WalkEntry } from "./driver.js";
 import { compileGlob } from "./glob.js";
+import { ReadAhead } from "./read-ahead.js";
 import { compileGrepPattern, GrepMatcher, type GrepFile } from "./grep-engine.js";
 import { resolveLimits, type FilesystemLimits } from "./limits.js";
 import { comparePaths, displayPath, joinPath, parentPath, relativeTo, resolveWorkspacePath } from "./paths.js";
@@ -66,6 +67,8 @@ const GREP_BATCH_BYTES = 2 * 1024 * 1024;
 const GREP_READ_CONCURRENCY = 32;
 /** Chunk size when streaming a file into an archive. */
 const EXPORT_CHUNK_BYTES = 1024 * 1024;
+/** Small files an export reads ahead of the archive writer (see ReadAhead). */
+const EXPORT_READ_AHEAD = { maxFileBytes: 256 * 1024, budgetBytes: 8 * 1024 * 1024, maxPending: 32 };
 
 function isNonNegativeInteger(value: unknown): value is number {
   return typeof value === "number" && Number.isInteger(value) && value >= 0;
@@ -471,8 +474,9 @@ export class DriverFilesystem implements Filesystem {
     }
     nodes.sort((a, b) => comparePaths(a.path, b.path));
     const driver = this.driver;
+    const readAhead = new ReadAhead(nodes, (node) => driver.readFile(node.path, { offset: 0, length: node.size }), EXPORT_READ_AHEAD);
     async function* source() {
-      for (const node of nodes) {
+      for (const [index, node] of nodes.entries()) {
         yield {
           path: relativeTo(node.path, base),
           kind: node.kind as "file" | "directory",
@@ -480,6 +484,10 @@ export class DriverFilesystem implements Filesystem {
           mode: node.mode,
           mtimeMs: node.mtimeMs,
           async *chunks(): AsyncIterable<Uint8Array> {
+            if (readAhead.isSmall(index)) {
+              yield await readAhead.take(index);
+              return;
+            }
             for (let offset = 0; offset < node.size; offset += EXPORT_CHUNK_BYTES) {
               yield await driver.readFile(node.path, { offset, length: Math.min(EXPORT_CHUNK_BYTES, node.size - offset) });
             }
