@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { WeightedCache } from "./weighted-cache.js";
 
@@ -37,5 +38,86 @@ describe("WeightedCache", () => {
     cache.clear();
     cache.set("k4", "k4", 1);
     expect(cache.get("k4")).toBeUndefined();
+  });
+});
+
+/** The obvious model: an array from least to most recent, and the list of pending offers. */
+class ModelCache {
+  entries: { key: string; value: number; weight: number }[] = [];
+  offers: string[] = [];
+  offerLog: string[] = [];
+  evicted: string[] = [];
+  constructor(
+    readonly budget: number,
+    readonly secondUseOf: number,
+  ) {}
+  get total(): number {
+    return this.entries.reduce((sum, entry) => sum + entry.weight, 0);
+  }
+  get(key: string): number | undefined {
+    const index = this.entries.findIndex((entry) => entry.key === key);
+    if (index === -1) return undefined;
+    const [entry] = this.entries.splice(index, 1);
+    this.entries.push(entry!);
+    return entry!.value;
+  }
+  set(key: string, value: number, weight: number): void {
+    if (this.secondUseOf > 0 && !this.entries.some((entry) => entry.key === key)) {
+      // Remembered: offered among the last `secondUseOf` recorded offers and not taken since.
+      const recent = this.offerLog.slice(-this.secondUseOf);
+      if (!(this.offers.includes(key) && recent.includes(key))) {
+        this.offers = this.offers.filter((offered) => offered !== key);
+        this.offers.push(key);
+        this.offerLog.push(key);
+        return;
+      }
+      this.offers = this.offers.filter((offered) => offered !== key);
+    }
+    this.delete(key);
+    if (weight > this.budget) {
+      this.evicted.push(key);
+      return;
+    }
+    this.entries.push({ key, value, weight });
+    while (this.total > this.budget) this.evicted.push(this.entries.shift()!.key);
+  }
+  delete(key: string): void {
+    const index = this.entries.findIndex((entry) => entry.key === key);
+    if (index !== -1) this.evicted.push(this.entries.splice(index, 1)[0]!.key);
+  }
+}
+
+describe("WeightedCache against a model", () => {
+  it("gives the same values, weights and evictions for random operations", () => {
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant("get" as const), key: fc.integer({ min: 0, max: 12 }) }),
+      fc.record({ kind: fc.constant("set" as const), key: fc.integer({ min: 0, max: 12 }), weight: fc.integer({ min: 0, max: 25 }) }),
+      fc.record({ kind: fc.constant("delete" as const), key: fc.integer({ min: 0, max: 12 }) }),
+      fc.record({ kind: fc.constant("makeRoom" as const), weight: fc.integer({ min: 0, max: 25 }) }),
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 4 }), fc.array(op, { maxLength: 200 }), (secondUseOf, ops) => {
+        const evicted: string[] = [];
+        const cache = new WeightedCache<string, number>(20, (key) => evicted.push(key), { secondUseOf });
+        const model = new ModelCache(20, secondUseOf);
+        ops.forEach((operation, step) => {
+          if (operation.kind === "get") expect(cache.get(`k${operation.key}`)).toBe(model.get(`k${operation.key}`));
+          else if (operation.kind === "set") {
+            cache.set(`k${operation.key}`, step, operation.weight);
+            model.set(`k${operation.key}`, step, operation.weight);
+          } else if (operation.kind === "delete") {
+            cache.delete(`k${operation.key}`);
+            model.delete(`k${operation.key}`);
+          } else {
+            cache.makeRoom(operation.weight);
+            while (model.entries.length > 0 && model.total + operation.weight > model.budget) model.evicted.push(model.entries.shift()!.key);
+          }
+          expect(cache.weight).toBe(model.total);
+          expect(cache.size).toBe(model.entries.length);
+          expect(evicted).toEqual(model.evicted);
+        });
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -8,16 +8,34 @@ export interface WeightedCacheOptions {
   secondUseOf?: number;
 }
 
+interface Node<K, V> {
+  readonly key: K;
+  value: V;
+  weight: number;
+  older: Node<K, V> | null;
+  newer: Node<K, V> | null;
+}
+
 /**
  * A least-recently-used cache bounded by total weight (bytes, entries…), so what the
  * server keeps in memory stays bounded whatever the directory holds. Values heavier than
  * the whole budget are never stored.
+ *
+ * Recency is a linked list rather than a Map's insertion order: evicting the oldest entries
+ * of a Map means iterating from its start, past the deleted slots that every move to the
+ * back leaves there until the next rehash — thousands of them on a busy file route.
  */
 export class WeightedCache<K, V> {
-  readonly #entries = new Map<K, { value: V; weight: number }>();
+  readonly #entries = new Map<K, Node<K, V>>();
+  /** Least recently used end of the list, and the most recently used end. */
+  #oldest: Node<K, V> | null = null;
+  #newest: Node<K, V> | null = null;
   #total = 0;
-  /** Keys offered once and not stored yet (oldest first), when storing waits for a second use. */
-  readonly #offered = new Set<K>();
+  /** Keys offered once and not stored yet, with the number of their offer. */
+  readonly #offeredAt = new Map<K, number>();
+  /** The last `secondUseOf` offers, by offer number modulo its length, to forget the oldest. */
+  readonly #offerRing: (K | undefined)[];
+  #offers = 0;
   readonly #secondUseOf: number;
 
   constructor(
@@ -26,6 +44,7 @@ export class WeightedCache<K, V> {
     options: WeightedCacheOptions = {},
   ) {
     this.#secondUseOf = options.secondUseOf ?? 0;
+    this.#offerRing = new Array<K | undefined>(this.#secondUseOf);
   }
 
   get size(): number {
@@ -37,53 +56,36 @@ export class WeightedCache<K, V> {
   }
 
   get(key: K): V | undefined {
-    const entry = this.#entries.get(key);
-    if (entry === undefined) return undefined;
-    // Re-insert: Map iteration order is insertion order, so the first key is the least recent.
-    this.#entries.delete(key);
-    this.#entries.set(key, entry);
-    return entry.value;
+    const node = this.#entries.get(key);
+    if (node === undefined) return undefined;
+    this.#unlink(node);
+    this.#append(node);
+    return node.value;
   }
 
   set(key: K, value: V, weight: number): void {
-    if (this.#secondUseOf > 0 && !this.#entries.has(key)) {
-      if (!this.#offered.delete(key)) {
-        this.#offered.add(key);
-        if (this.#offered.size > this.#secondUseOf) this.#offered.delete(this.#offered.values().next().value as K);
-        return;
-      }
-    }
+    if (this.#secondUseOf > 0 && !this.#entries.has(key) && !this.#takeOffer(key)) return;
     this.delete(key);
     if (weight > this.budget) {
       this.onEvict?.(key, value);
       return;
     }
-    this.#entries.set(key, { value, weight });
+    const node: Node<K, V> = { key, value, weight, older: null, newer: null };
+    this.#entries.set(key, node);
+    this.#append(node);
     this.#total += weight;
-    for (const [oldKey, old] of this.#entries) {
-      if (this.#total <= this.budget) break;
-      this.#entries.delete(oldKey);
-      this.#total -= old.weight;
-      this.onEvict?.(oldKey, old.value);
-    }
+    this.#evictUntil(0);
   }
 
   /** Evicts least recently used entries until `weight` more would fit (call before building a big value). */
   makeRoom(weight: number): void {
-    for (const [oldKey, old] of this.#entries) {
-      if (this.#total + weight <= this.budget) break;
-      this.#entries.delete(oldKey);
-      this.#total -= old.weight;
-      this.onEvict?.(oldKey, old.value);
-    }
+    this.#evictUntil(weight);
   }
 
   delete(key: K): void {
-    const entry = this.#entries.get(key);
-    if (entry === undefined) return;
-    this.#entries.delete(key);
-    this.#total -= entry.weight;
-    this.onEvict?.(key, entry.value);
+    const node = this.#entries.get(key);
+    if (node === undefined) return;
+    this.#remove(node);
   }
 
   /** Removes every entry whose key matches. */
@@ -93,6 +95,47 @@ export class WeightedCache<K, V> {
 
   clear(): void {
     this.deleteWhere(() => true);
-    this.#offered.clear();
+    this.#offeredAt.clear();
+    this.#offerRing.fill(undefined);
+  }
+
+  /** True when `key` was offered among the last `secondUseOf` offers (and forgets that offer); else records the offer. */
+  #takeOffer(key: K): boolean {
+    if (this.#offeredAt.delete(key)) return true;
+    const slot = this.#offers % this.#secondUseOf;
+    const forgotten = this.#offerRing[slot];
+    // The slot's key may since have been taken, or offered again later: forget only that offer.
+    if (forgotten !== undefined && this.#offeredAt.get(forgotten) === this.#offers - this.#secondUseOf) this.#offeredAt.delete(forgotten);
+    this.#offerRing[slot] = key;
+    this.#offeredAt.set(key, this.#offers++);
+    return false;
+  }
+
+  #evictUntil(room: number): void {
+    while (this.#oldest !== null && this.#total + room > this.budget) this.#remove(this.#oldest);
+  }
+
+  #remove(node: Node<K, V>): void {
+    this.#entries.delete(node.key);
+    this.#unlink(node);
+    this.#total -= node.weight;
+    this.onEvict?.(node.key, node.value);
+  }
+
+  #append(node: Node<K, V>): void {
+    node.older = this.#newest;
+    node.newer = null;
+    if (this.#newest === null) this.#oldest = node;
+    else this.#newest.newer = node;
+    this.#newest = node;
+  }
+
+  #unlink(node: Node<K, V>): void {
+    if (node.older === null) this.#oldest = node.newer;
+    else node.older.newer = node.newer;
+    if (node.newer === null) this.#newest = node.older;
+    else node.newer.older = node.older;
+    node.older = null;
+    node.newer = null;
   }
 }

@@ -60,7 +60,16 @@ const plugin: FastifyPluginAsync<HostCheckOptions> = async (app, options) => {
   const extra = new Set<string>();
   const bind = options.bindHost?.toLowerCase();
   if (bind !== undefined && !WILDCARDS.has(bind)) extra.add(bind.includes(":") && !bind.startsWith("[") ? `[${bind}]` : bind);
-  app.addHook("onRequest", async (request) => checkRequest(request, extra));
+  // A callback hook: it runs on every request, and an async one costs a promise each time.
+  app.addHook("onRequest", (request, _reply, done) => {
+    try {
+      checkRequest(request, extra);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    done();
+  });
 };
 
 /** Registers the request-origin checks on the whole app. */
