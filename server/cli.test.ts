@@ -1,7 +1,7 @@
 // The real CLI as a user runs it: a child process on a loopback port, talked to over HTTP.
 import { spawn } from "node:child_process";
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
-import { writeFile } from "node:fs/promises";
+import { chmod, copyFile, writeFile } from "node:fs/promises";
 import http from "node:http";
 import net from "node:net";
 import path from "node:path";
@@ -16,8 +16,15 @@ afterEach(async () => {
   await cleanUp();
 });
 
-function startCli(args: string[]): { child: ChildProcessWithoutNullStreams; output: () => string; errors: () => string; exit: Promise<number | null> } {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(packageRoot(), "server", "cli.ts"), ...args], { cwd: packageRoot(), env: { ...process.env, NODE_NO_WARNINGS: "1" } });
+/**
+ * Runs the CLI from its sources. `withoutDacOverride`: as root without the capabilities that
+ * let root read any file (setpriv drops them from the bounding set), so a mode-000 file is
+ * really unreadable to it, as it is to any user.
+ */
+function startCli(args: string[], options: { withoutDacOverride?: boolean } = {}): { child: ChildProcessWithoutNullStreams; output: () => string; errors: () => string; exit: Promise<number | null> } {
+  const command = [process.execPath, "--import", "tsx", path.join(packageRoot(), "server", "cli.ts"), ...args];
+  if (options.withoutDacOverride === true) command.unshift("setpriv", "--bounding-set", "-dac_override,-dac_read_search");
+  const child = spawn(command[0] as string, command.slice(1), { cwd: packageRoot(), env: { ...process.env, NODE_NO_WARNINGS: "1" } });
   children.push(child);
   let stdout = "";
   let stderr = "";
@@ -89,6 +96,25 @@ describe("wink-debug CLI", () => {
       expect(lines[0]).toContain(path.basename(target));
       expect(cli.errors()).not.toMatch(/\n\s+at /);
     }
+  });
+
+  it("fails with one line naming the path for a session file it may not read", async () => {
+    const dir = await tempDir();
+    const locked = path.join(dir, "locked.jsonl");
+    await copyFile(path.join(FIXTURES, "fszip-pr633", "0f5f356f-9bfe-4e60-8222-b6a717dc8521.jsonl"), locked);
+    await chmod(locked, 0o000);
+    const cli = startCli([locked, "--port", "0"], { withoutDacOverride: true });
+    expect(await cli.exit).toBe(2);
+    const lines = cli.errors().trim().split("\n");
+    expect(lines, cli.errors()).toHaveLength(1);
+    expect(lines[0]).toMatch(/^wink-debug: error: .*locked\.jsonl.*permission denied/i);
+    expect(cli.output()).not.toMatch(/http:\/\//);
+    // The same file readable: the same command serves it (so the refusal above was the permission).
+    await chmod(locked, 0o644);
+    const readable = startCli([locked, "--port", "0"], { withoutDacOverride: true });
+    expect(await waitForUrl(readable.output)).toMatch(/^http:\/\/127\.0\.0\.1:/);
+    readable.child.kill("SIGTERM");
+    expect(await readable.exit).toBe(0);
   });
 
   it("refuses a busy port given with --port (exit 3) and bad arguments (exit 2)", async () => {
