@@ -119,12 +119,12 @@ export class ArchiveCache {
       kind: "archive",
       label,
       list: async () => entries,
-      read: async (path, maxBytes) => {
+      read: async (path, maxBytes, options) => {
         const key = `${absolutePath}\n${path}`;
         const hit = contents.get(key);
         if (hit !== undefined) return hit;
         const bytes = await reader.readFile(path, { maxBytes });
-        if (bytes.length <= MAX_CACHED_FILE_BYTES) contents.set(key, bytes, bytes.length);
+        if (options?.transient !== true && bytes.length <= MAX_CACHED_FILE_BYTES) contents.set(key, bytes, bytes.length);
         return bytes;
       },
     };

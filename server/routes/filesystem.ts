@@ -57,7 +57,8 @@ export const filesystemRoutes: FastifyPluginAsyncTypebox<FilesystemRoutesOptions
     if (body === undefined) {
       let bytes: Uint8Array;
       try {
-        bytes = await source.read(path, MAX_VIEW_BYTES);
+        // The response cache below keeps the rendered file; caching its bytes too would hold it twice.
+        bytes = await source.read(path, MAX_VIEW_BYTES, { transient: true });
       } catch (error) {
         if (error instanceof ArchiveError && error.code === "E_ARCHIVE_LIMIT") {
           throw new ArchiveError("E_ARCHIVE_LIMIT", `${path} is larger than ${MAX_VIEW_BYTES} bytes: use /api/filesystem/download`, error.data);

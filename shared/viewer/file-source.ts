@@ -23,8 +23,10 @@ export interface FileSource {
   /**
    * The file's bytes. Throws `FileNotFoundError` for a path that is not in `list()` and an
    * error with code `E_ARCHIVE_LIMIT`/`EINVAL` when the file is larger than `maxBytes`.
+   * `transient`: the caller keeps what it derives from the bytes itself (a rendered
+   * response), so a source with a cache need not keep them too.
    */
-  read(path: string, maxBytes: number): Promise<Uint8Array>;
+  read(path: string, maxBytes: number, options?: { readonly transient?: boolean }): Promise<Uint8Array>;
 }
 
 const encoder = new TextEncoder();
