@@ -1,12 +1,14 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 
 import type { FilesystemSnapshot } from "../types.js";
 import { HostSnapshots } from "./host-snapshots.js";
 import { hostSnapshotContract } from "./host-snapshot-contract.js";
-import { ReflinkArea } from "./snapshot-test-support.js";
+import { closeScanPool, PARALLEL_SCAN_MIN_ENTRIES, scanPoolStarted } from "./scan-pool.js";
+import { fingerprint, ReflinkArea, TempDirs, writeTree } from "./snapshot-test-support.js";
+import { RACY_MARGIN_MS } from "./workspace-scan.js";
 
 const unknown = (name: "copy" | "reflink") => (existing: FilesystemSnapshot): FilesystemSnapshot => ({
   ...existing,
@@ -58,3 +60,45 @@ if (area.dir !== null) {
     });
   });
 }
+
+describe("host snapshots: copy strategy above the parallel walk threshold", () => {
+  const temps = new TempDirs();
+  afterEach(() => temps.removeAll());
+  afterAll(() => closeScanPool());
+
+  it("snapshots, restores and diffs a workspace the scan pool walks", async () => {
+    const root = temps.make("dir-pool-");
+    const state = temps.make("dir-pool-state-");
+    const storage = path.join(temps.make("dir-pool-store-"), "snapshots");
+    const files = PARALLEL_SCAN_MIN_ENTRIES + 100;
+    for (let i = 0; i < files; i++) writeTree(root, { [`d${i % 40}/f${i}.txt`]: `file ${i}\n` });
+    writeTree(root, { "tool.sh": { content: "#!/bin/sh\n", mode: 0o755 }, "links/to-d1": { symlink: "../d1" } });
+    const leaves = files + 2;
+    // Past the racy margin, so the next snapshot may trust what the first one recorded.
+    await new Promise((resolve) => setTimeout(resolve, RACY_MARGIN_MS + 50));
+    const snapshots = new HostSnapshots(root, { strategy: "copy", snapshotDir: storage, treeApply: { stateDir: state, durable: false } });
+    const first = await snapshots.snapshot();
+    const firstPrint = fingerprint(root);
+    // The first walk (no index yet) ran on this thread and started the pool for the next ones.
+    expect(await scanPoolStarted()).toBe(true);
+    writeTree(root, { "d3/f3.txt": "edited", "d7/new.txt": "new" });
+    rmSync(path.join(root, "d9/f9.txt"));
+    const second = await snapshots.snapshot();
+    // Every leaf is in the snapshot; only the two changed files (and the symlink, always remade) were written.
+    expect(snapshots.lastStats).toMatchObject({ leaves, changed: 2 });
+    expect(statSync(path.join(storage, second.commitRef, "tree/d5/f5.txt")).nlink).toBe(2);
+    const secondPrint = fingerprint(root);
+    await snapshots.restore(first);
+    expect(fingerprint(root)).toEqual(firstPrint);
+    expect(snapshots.lastStats).toMatchObject({ leaves, changed: 3 });
+    await snapshots.restore(second);
+    expect(fingerprint(root)).toEqual(secondPrint);
+    expect(await snapshots.diff(first)).toMatchObject({ added: ["d7/new.txt"], modified: ["d3/f3.txt"], deleted: ["d9/f9.txt"] });
+    // A fresh instance (no index in memory) over the same storage restores from the files on disk.
+    writeTree(root, { "d11/f11.txt": "edited again" });
+    const other = new HostSnapshots(root, { strategy: "copy", snapshotDir: storage, treeApply: { stateDir: state, durable: false } });
+    await other.restore(first);
+    expect(fingerprint(root)).toEqual(firstPrint);
+    await snapshots.cleanup();
+  }, 60_000);
+});

@@ -44,7 +44,8 @@ import { applyRestorePlan, indexAfterRestore, planRestore, planSize, stagedName,
 import { ensureStorageDir } from "./storage-dir.js";
 import type { HostSnapshotStrategy, OperationStats, SnapshotDraft, StrategyContext } from "./strategy.js";
 import { isTrustworthy, loadWorkspaceIndex, saveWorkspaceIndex, type IndexEntry, type WorkspaceIndex } from "./workspace-index.js";
-import { leafStatOf, regularFileStat, scanWorkspace, type LeafKind, type LeafStat, type WorkspaceScan } from "./workspace-scan.js";
+import { PARALLEL_SCAN_MIN_ENTRIES, scanWorkspaceFast } from "./scan-pool.js";
+import { leafStatOf, regularFileStat, type IndexedScan, type LeafKind, type LeafStat, type WorkspaceScan } from "./workspace-scan.js";
 
 const MANIFEST = DIRECTORY_SNAPSHOT_MANIFEST;
 const TREE = "tree";
@@ -152,8 +153,26 @@ export class DirectorySnapshotStrategy implements HostSnapshotStrategy {
     }
   }
 
-  private scan(): WorkspaceScan {
-    return scanWorkspace(this.rootBytes, { excludeTopLevelPrefix: STAGING_PREFIX });
+  /** The workspace index as a scan baseline, without creating a storage directory that does not exist yet. */
+  private baseline(): WorkspaceIndex | null {
+    if (this.indexLoaded) return this.index;
+    if (this.dir === null || !existsSync(this.dir)) return null;
+    return this.currentIndex();
+  }
+
+  /**
+   * Every leaf of the workspace. The walk runs against the workspace index (on worker
+   * threads when the workspace is big, scan-pool.ts), so the leaves it trusts come back
+   * only counted; their lstat equals their index entry field for field, so the entry
+   * stands in for it and callers see exactly what a plain walk returns.
+   */
+  private async scan(): Promise<WorkspaceScan> {
+    const index = this.baseline();
+    // Our operations are synchronous underneath: without one turn of the event loop the pool's
+    // "ready" messages (threads started by an earlier walk) would never be seen.
+    if ((index?.entries.size ?? 0) >= PARALLEL_SCAN_MIN_ENTRIES) await new Promise<void>((resolve) => setImmediate(resolve));
+    const scan = await scanWorkspaceFast(this.rootBytes, index, { excludeTopLevelPrefix: STAGING_PREFIX });
+    return { ...scan, leaves: withTrustedLeaves(scan, index) };
   }
 
   async capture(draft: SnapshotDraft): Promise<FilesystemSnapshot> {
@@ -166,7 +185,7 @@ export class DirectorySnapshotStrategy implements HostSnapshotStrategy {
           snapshotDir: dir,
         });
       }
-      scan = this.scan();
+      scan = await this.scan();
     } catch (error) {
       if (error instanceof WinkError) throw error;
       throw new SnapshotCreationError(`Failed to create snapshot: ${message(error)}`, { root: this.context.root }, { cause: error });
@@ -259,7 +278,7 @@ export class DirectorySnapshotStrategy implements HostSnapshotStrategy {
       new SnapshotRestoreError(`Failed to restore snapshot ${snapshot.snapshotId}: ${reason}`, { snapshotId: snapshot.snapshotId }, { cause });
     const { manifest, storage, treeBytes } = this.storageOf(snapshot, fail);
     try {
-      const scan = this.scan();
+      const scan = await this.scan();
       const reader = new LeafReader(this.rootBytes);
       const targetLeaves = new Map<string, TargetLeaf>();
       for (const [p, leaf] of manifest.leaves) targetLeaves.set(p, { kind: leaf.kind, perm: leaf.perm, oid: "=" });
@@ -334,7 +353,7 @@ export class DirectorySnapshotStrategy implements HostSnapshotStrategy {
       }
       for (const p of baseManifest.leaves.keys()) if (!targetManifest.leaves.has(p)) deleted.push(p);
     } else {
-      const scan = this.scan();
+      const scan = await this.scan();
       const reader = new LeafReader(this.rootBytes);
       for (const [p, stat] of scan.leaves) {
         compare(p, stat, () => {
@@ -373,6 +392,16 @@ export class DirectorySnapshotStrategy implements HostSnapshotStrategy {
     }
     return records.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
   }
+}
+
+/** The scan's untrusted leaves plus the index entries it trusted (met unchanged: neither untrusted nor missing). */
+function withTrustedLeaves(scan: IndexedScan, index: WorkspaceIndex | null): Map<string, LeafStat> {
+  if (index === null || scan.untrusted.size === scan.leafCount) return scan.untrusted;
+  const missing = new Set(scan.missing);
+  const leaves = new Map<string, LeafStat>();
+  for (const [p, entry] of index.entries) if (!missing.has(p) && !scan.untrusted.has(p)) leaves.set(p, entry);
+  for (const [p, stat] of scan.untrusted) leaves.set(p, stat);
+  return leaves;
 }
 
 /** Copy one workspace file without following links; returns the stat it was copied from. */

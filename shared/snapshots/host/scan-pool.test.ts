@@ -130,6 +130,17 @@ describe("scan pool", () => {
     expect(child.signal).toBeNull(); // not killed by the timeout: it exited by itself
   });
 
+  it("never keeps a process alive when a walk started the pool and none used it", () => {
+    const root = temps.make("scan-pool-started-");
+    for (let i = 0; i < PARALLEL_SCAN_MIN_ENTRIES; i++) writeTree(root, { [`d${i % 20}/f${i}.txt`]: "x" });
+    const module = path.join(path.dirname(fileURLToPath(import.meta.url)), "scan-pool.ts");
+    const script = `const { scanWorkspaceFast } = await import(${JSON.stringify(module)}); const scan = await scanWorkspaceFast(${JSON.stringify(root)}, null); console.log(scan.leafCount);`;
+    const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8", timeout: 30_000 });
+    expect(child.stderr).toBe("");
+    expect(child.stdout.trim()).toBe(String(PARALLEL_SCAN_MIN_ENTRIES)); // enough to start the pool
+    expect(child.signal).toBeNull(); // not killed by the timeout: it exited by itself
+  });
+
   it("carries git snapshots and restores of a workspace above its threshold", async () => {
     const root = temps.make("scan-pool-git-");
     const state = temps.make("scan-pool-state-");

@@ -131,7 +131,6 @@ class ScanPool {
     this.whenReady = new Promise((resolve, reject) => {
       for (let i = 0; i < size; i++) {
         const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [], stdout: false, stderr: false });
-        worker.unref();
         worker.on("message", (reply: WorkerReply) => {
           if (reply.ready === true) {
             if (++this.startedCount === size) resolve();
@@ -147,6 +146,8 @@ class ScanPool {
         };
         worker.on("error", broken);
         worker.on("exit", (code) => broken(new Error(`scan worker exited (${code})`)));
+        // After the listeners: adding a "message" listener references the worker's port again.
+        worker.unref();
         this.workers.push(worker);
       }
     });
