@@ -84,6 +84,12 @@ export function isolatedGitEnv(home: string): NodeJS.ProcessEnv {
     GIT_PROTOCOL_FROM_USER: "0",
     LC_ALL: "C",
     LANG: "C",
+    // fast-import and cat-file allocate and free a zlib stream per object at the top of
+    // glibc's heap; with the default 128 KiB trim threshold every free returns the pages
+    // with brk() and the next object asks for them again. 50,000 blobs made ~200,000 brk
+    // calls: 15.8 s of a first snapshot instead of 0.56 s on this VM, where each costs ~33 us.
+    // Other libcs ignore the variable.
+    GLIBC_TUNABLES: "glibc.malloc.trim_threshold=67108864",
   };
   if (process.env.TMPDIR !== undefined) env.TMPDIR = process.env.TMPDIR;
   return env;
