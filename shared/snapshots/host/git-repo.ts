@@ -198,7 +198,17 @@ export class GitSnapshotRepo {
   }
 }
 
+const PROC_STAT_WORKS = existsSync("/proc/self/stat");
+
 function processAlive(pid: number): boolean {
+  // A killed writer can linger as a zombie until its new parent reaps it; it holds nothing.
+  if (PROC_STAT_WORKS) try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    return state !== "Z" && state !== "X";
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "ENOENT") return false;
+  }
   try {
     process.kill(pid, 0);
     return true;

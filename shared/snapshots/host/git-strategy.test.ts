@@ -3,7 +3,7 @@
  * hardening against hostile workspaces and callers, and real git seeing what we stored.
  */
 import { Buffer } from "node:buffer";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -194,6 +194,31 @@ describe("git strategy: the external repository", () => {
     await expect(snapshots.snapshot()).rejects.toThrow(/Failed to create snapshot commit.*refs\/wink\/base/s);
     expect(existsSync(lock)).toBe(true);
     rmSync(lock);
+  });
+
+  it("takes a killed writer that is still a zombie (not yet reaped) for gone", async () => {
+    const { root, snapshots } = setup();
+    writeTree(root, { "a.txt": "v1" });
+    await snapshots.snapshot();
+    const gitDir = snapshots.gitDir as string;
+    const lock = path.join(gitDir, "refs", "wink", "base.lock");
+    // `true` exits at once; its parent execs into sleep, which never reaps it: a zombie for as long as sleep runs.
+    const parent = spawn("sh", ["-c", "true & echo $!; exec sleep 30"], { stdio: ["ignore", "pipe", "ignore"] });
+    try {
+      const zombie = await new Promise<string>((resolve) => parent.stdout.once("data", (data: Buffer) => resolve(data.toString().trim())));
+      for (let tries = 0; !readFileSync(`/proc/${zombie}/stat`, "latin1").includes(") Z "); tries++) {
+        if (tries > 100) throw new Error(`process ${zombie} never became a zombie`);
+        await sleep(20);
+      }
+      writeFileSync(lock, "");
+      writeFileSync(path.join(gitDir, "wink", "fast-import.pid"), zombie);
+      writeTree(root, { "a.txt": "v2" });
+      const second = await snapshots.snapshot();
+      expect(existsSync(lock)).toBe(false);
+      expect(git(gitDir, "rev-parse", "refs/wink/base").trim()).toBe(second.commitRef);
+    } finally {
+      parent.kill("SIGKILL");
+    }
   });
 
   it("reports a corrupt snapshot (a missing object) and leaves the workspace unchanged", async () => {
