@@ -14,7 +14,7 @@
  *
  * Snapshots reuse the host snapshot strategies (`HostSnapshots`): "overlay" (default)
  * clones the overlay with reflinks where the filesystem supports them, else copies it
- * (unchanged files hard-linked to the previous snapshot); "git" keeps an external bare
+ * (each snapshot stores only what changed since the previous one); "git" keeps an external bare
  * repository. Records say `backend: "podman"` and `strategy: "overlay-<name>"`.
  * `commitContainer()` is `podman commit` (the container's own filesystem — never the
  * bind-mounted workspace); podman refuses it for `--rootfs` containers.

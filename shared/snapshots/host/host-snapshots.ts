@@ -5,7 +5,7 @@
  *
  * - `git` (default when git runs): an external bare repository, O(changes) snapshots;
  * - `reflink`: copy-on-write clones in a snapshot directory (btrfs, XFS, …);
- * - `copy`: plain copies, unchanged files hard-linked to the previous snapshot;
+ * - `copy`: plain copies of what changed, earlier snapshots' copies referenced for the rest;
  * - `archive`: a `.fs.zip` per snapshot through the filesystem's export/import.
  *
  * Operations on one instance run one at a time. A snapshot taken by any host strategy can

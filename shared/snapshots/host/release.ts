@@ -3,10 +3,12 @@
  * snapshots of a process that is long gone):
  * - git: the snapshot's ref is deleted, then one `git gc` per repository drops what no
  *   ref reaches any more;
- * - reflink/copy: the snapshot directory (only when it holds our manifest);
+ * - reflink/copy: the snapshot's manifest is renamed away, then every released snapshot
+ *   directory that no live snapshot (nor the workspace index) reads files from is deleted
+ *   (directories are touched only when they hold our manifest or our release marker);
  * - archive: the `.fs.zip` and its record file.
  */
-import { existsSync, rmSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 
 import type { FilesystemSnapshot } from "../types.js";
@@ -28,8 +30,74 @@ export async function releaseGitSnapshots(gitDir: string, snapshotIds: readonly 
   if (deleted > 0) await repo.collectGarbage();
 }
 
+/** What a released reflink/copy snapshot directory holds instead of its manifest, until nothing reads from it. */
+export const DIRECTORY_SNAPSHOT_RELEASED = "released.json";
+/** The snapshot directories whose trees a reflink/copy snapshot reads its files from (JSON array of names). */
+export const DIRECTORY_SNAPSHOT_OWNERS = "owners.json";
+const TRASH_PREFIX = ".released-";
+
 export function releaseDirectorySnapshot(storagePath: string): void {
-  if (existsSync(path.join(storagePath, DIRECTORY_SNAPSHOT_MANIFEST))) rmSync(storagePath, { recursive: true, force: true });
+  const manifest = path.join(storagePath, DIRECTORY_SNAPSHOT_MANIFEST);
+  if (existsSync(manifest)) {
+    // One rename: from here on the snapshot is neither listed nor restorable, whatever happens next.
+    renameSync(manifest, path.join(storagePath, DIRECTORY_SNAPSHOT_RELEASED));
+  }
+  if (existsSync(path.join(storagePath, DIRECTORY_SNAPSHOT_RELEASED))) collectDirectorySnapshots(path.dirname(storagePath));
+}
+
+/**
+ * The snapshot directories a live snapshot reads from: its owners file, else its manifest's
+ * list (version-1 snapshots have neither and hold all their files themselves). Null: unknown.
+ */
+function ownersOf(dir: string, name: string): readonly string[] | null {
+  const isNames = (value: unknown): value is string[] => Array.isArray(value) && value.every((o) => typeof o === "string");
+  try {
+    const owners = JSON.parse(readFileSync(path.join(dir, name, DIRECTORY_SNAPSHOT_OWNERS), "utf8")) as unknown;
+    return isNames(owners) ? owners : null;
+  } catch {
+    // no owners file: ask the manifest
+  }
+  try {
+    const manifest = JSON.parse(readFileSync(path.join(dir, name, DIRECTORY_SNAPSHOT_MANIFEST), "utf8")) as { version?: unknown; owners?: unknown };
+    if (manifest.version === 1) return [name];
+    return isNames(manifest.owners) ? manifest.owners : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Delete the released snapshot directories of `dir` that no live snapshot reads from. A
+ * snapshot stores only the files that changed since the one before and names where the
+ * others are, so a released snapshot's tree lives on while a later one points into it.
+ * A directory is renamed aside before it is deleted, so a tree is either whole or gone
+ * (the next snapshot trusts a tree by its presence); a crash leaves only what the next
+ * collection finishes.
+ */
+export function collectDirectorySnapshots(dir: string): void {
+  if (!isDirectory(dir)) return;
+  const live = new Set<string>();
+  const released: string[] = [];
+  for (const name of readdirSync(dir)) {
+    if (name.startsWith(TRASH_PREFIX)) {
+      rmSync(path.join(dir, name), { recursive: true, force: true });
+      continue;
+    }
+    if (name.startsWith(".")) continue; // snapshots being written
+    if (existsSync(path.join(dir, name, DIRECTORY_SNAPSHOT_MANIFEST))) {
+      const owners = ownersOf(dir, name);
+      if (owners === null) return; // cannot tell what it needs: delete nothing
+      for (const owner of owners) live.add(owner);
+    } else if (existsSync(path.join(dir, name, DIRECTORY_SNAPSHOT_RELEASED))) {
+      released.push(name);
+    }
+  }
+  for (const name of released) {
+    if (live.has(name)) continue;
+    const trash = path.join(dir, `${TRASH_PREFIX}${name}`);
+    renameSync(path.join(dir, name), trash);
+    rmSync(trash, { recursive: true, force: true });
+  }
 }
 
 export function releaseArchiveSnapshot(archivePath: string): void {

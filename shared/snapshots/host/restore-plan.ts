@@ -146,8 +146,10 @@ export function indexAfterRestore(
   const changed = new Set(puts);
   for (const [p, leaf] of target) {
     const known = current.get(p);
-    if (!changed.has(p) && known !== undefined && known.perm === leaf.perm) entries.set(p, { ...known, oid: oidOf(p, leaf) });
-    else entries.set(p, { ...statOrNever(rootBytes, p, leaf.kind), oid: oidOf(p, leaf) });
+    const oid = oidOf(p, leaf);
+    // An unchanged entry object is kept: the index save reuses its serialised form.
+    if (!changed.has(p) && known !== undefined && known.perm === leaf.perm) entries.set(p, known.oid === oid ? known : { ...known, oid });
+    else entries.set(p, { ...statOrNever(rootBytes, p, leaf.kind), oid });
   }
   return entries;
 }
