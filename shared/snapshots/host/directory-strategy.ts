@@ -1,10 +1,7 @@
 /**
- * reflink / copy snapshots: each snapshot is a directory outside the workspace,
- *
- *   <snapshotDir>/<snapshotId>/tree/…          the files this snapshot stored (mtime and permission bits kept)
- *   <snapshotDir>/<snapshotId>/manifest.json   the record, directories, and every leaf with its stat and owner
- *   <snapshotDir>/<snapshotId>/owners.json     the snapshot directories its leaves are stored in
- *   <snapshotDir>/index.json                   the workspace index (stat cache; each entry names its owner)
+ * reflink / copy snapshots: each snapshot is a directory outside the workspace, in the
+ * format of directory-manifest.ts (stored files keep their mtime and permission bits), and
+ * `<snapshotDir>/index.json` is the workspace index (stat cache; each entry names its owner).
  *
  * A snapshot stores only the files that changed since the previous one, cloned (`reflink`:
  * FICLONE, required) or copied (`copy`: FICLONE when it happens to work, else bytes); for
@@ -34,7 +31,7 @@ import {
   statSync,
   symlinkSync,
   utimesSync,
-  writeFileSync,
+  type Stats,
 } from "node:fs";
 import path from "node:path";
 
@@ -45,7 +42,16 @@ import { joinBytePath, parentBytePath, toBytePath, toFsPath } from "./byte-paths
 import { supportsReflink } from "./detect-strategy.js";
 import { finishDiff } from "./leaf-diff.js";
 import { LeafChangedError, LeafReader, PROC_FD_WORKS } from "./leaf-reader.js";
-import { DIRECTORY_SNAPSHOT_MANIFEST, DIRECTORY_SNAPSHOT_OWNERS, releaseDirectorySnapshot } from "./release.js";
+import {
+  DIRECTORY_SNAPSHOT_MANIFEST as MANIFEST,
+  DIRECTORY_SNAPSHOT_TREE as TREE,
+  isOwnerName,
+  readDirectoryManifest,
+  writeDirectoryManifest,
+  type DirectoryManifest as Manifest,
+  type StoredLeaf,
+} from "./directory-manifest.js";
+import { releaseDirectorySnapshot } from "./release.js";
 import { applyRestorePlan, indexAfterRestore, planRestore, planSize, stagedName, type TargetLeaf } from "./restore-plan.js";
 import { ensureStorageDir } from "./storage-dir.js";
 import type { HostSnapshotStrategy, OperationStats, SnapshotDraft, StrategyContext } from "./strategy.js";
@@ -53,9 +59,6 @@ import { isTrustworthy, loadWorkspaceIndex, saveWorkspaceIndex, type IndexEntry,
 import { PARALLEL_SCAN_MIN_ENTRIES, scanWorkspaceFast } from "./scan-pool.js";
 import { leafStatOf, regularFileStat, type IndexedScan, type LeafKind, type LeafStat, type WorkspaceScan } from "./workspace-scan.js";
 
-const MANIFEST = DIRECTORY_SNAPSHOT_MANIFEST;
-const TREE = "tree";
-const FORMAT_VERSION = 2;
 /** Parsed manifests kept per strategy (a 50,000-leaf one is ~10 MB and ~25 ms to parse). */
 const MANIFEST_CACHE_SIZE = 4;
 
@@ -65,55 +68,8 @@ export interface DirectoryStrategyOptions {
   readonly snapshotDir?: string | null;
 }
 
-/** A leaf as the manifest records it. */
-interface StoredLeaf {
-  readonly kind: LeafKind;
-  readonly perm: number;
-  readonly size: number;
-  readonly mtimeMs: number;
-  /**
-   * The owner: the snapshot directory whose tree holds the bytes. With the path it names
-   * the stored content, so a manifest's leaves serve as a restore's target state as they are.
-   */
-  readonly oid: string;
-}
-
-interface Manifest {
-  readonly record: FilesystemSnapshot;
-  readonly dirs: Map<string, number>;
-  readonly leaves: Map<string, StoredLeaf>;
-}
-
-/** path, kind, perm, size, mtimeMs, index into `owners` (version 1: no owner, the snapshot itself). */
-type PackedLeaf = [string, 0 | 1, number, number, number, number?];
-
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/** A snapshot directory name: one path segment. */
-function isOwnerName(name: unknown): name is string {
-  return typeof name === "string" && name !== "" && name !== "." && name !== ".." && !name.includes("/") && !name.includes("\0");
-}
-
-function readManifest(storagePath: string): Manifest | null {
-  let parsed: { version?: unknown; record?: FilesystemSnapshot; dirs?: [string, number][]; owners?: unknown; leaves?: PackedLeaf[] };
-  try {
-    parsed = JSON.parse(readFileSync(path.join(storagePath, MANIFEST), "utf8")) as typeof parsed;
-  } catch {
-    return null;
-  }
-  if ((parsed.version !== 1 && parsed.version !== FORMAT_VERSION) || parsed.record === undefined || !Array.isArray(parsed.dirs) || !Array.isArray(parsed.leaves)) return null;
-  const self = path.basename(storagePath);
-  const owners = parsed.version === 1 ? [self] : parsed.owners;
-  if (!Array.isArray(owners) || !owners.every(isOwnerName)) return null;
-  const leaves = new Map<string, StoredLeaf>();
-  for (const [p, kind, perm, size, mtimeMs, ownerIndex = 0] of parsed.leaves) {
-    const owner = owners[ownerIndex] as string | undefined;
-    if (owner === undefined) return null;
-    leaves.set(p, { kind: kind === 1 ? "symlink" : "file", perm, size, mtimeMs, oid: owner });
-  }
-  return { record: parsed.record, dirs: new Map(parsed.dirs), leaves };
 }
 
 /** Where a stored leaf's bytes are: `relative` in its owner's tree, a sibling of `storagePath`. */
@@ -124,8 +80,7 @@ function storedPath(storagePath: string, relative: string, leaf: StoredLeaf): st
 /** Git-style blob id of a stored leaf. */
 function hashStored(storagePath: string, relative: string, leaf: StoredLeaf): string {
   const full = storedPath(storagePath, relative, leaf);
-  const kind = leaf.kind;
-  const data = kind === "symlink" ? readlinkSync(full, { encoding: "buffer" }) : readFileSync(full);
+  const data = leaf.kind === "symlink" ? readlinkSync(full, { encoding: "buffer" }) : readFileSync(full);
   return createHash("sha1").update(`blob ${data.length}\0`).update(data).digest("hex");
 }
 
@@ -226,7 +181,7 @@ export class DirectorySnapshotStrategy implements HostSnapshotStrategy {
     const partial = path.join(dir, `.partial-${draft.snapshotId}`);
     const final = path.join(dir, draft.snapshotId);
     try {
-      const { entries, copied } = this.copyTree(scan, path.join(partial, TREE), draft.snapshotId);
+      const { entries, copied } = this.copyTree(scan, dir, path.join(partial, TREE), draft.snapshotId);
       this.lastStats = { operation: "capture", leaves: scan.leaves.size, read: copied, changed: copied };
       let totalBytes = 0;
       for (const entry of entries.values()) totalBytes += entry.size;
@@ -241,22 +196,10 @@ export class DirectorySnapshotStrategy implements HostSnapshotStrategy {
         gitDir: null,
         storagePath: final,
       };
-      const owners: string[] = [];
-      const ownerIndex = new Map<string, number>();
-      const leaves: PackedLeaf[] = [];
-      for (const [p, e] of entries) {
-        let at = ownerIndex.get(e.oid);
-        if (at === undefined) {
-          at = owners.push(e.oid) - 1;
-          ownerIndex.set(e.oid, at);
-        }
-        leaves.push([p, e.kind === "symlink" ? 1 : 0, e.perm, e.size, e.mtimeMs, at]);
-      }
+      const owners = writeDirectoryManifest(partial, record, scan.dirs, entries);
       // Another process may have released (and collected) a snapshot we read from since the walk.
       const gone = owners.filter((owner) => owner !== draft.snapshotId && !existsSync(path.join(dir, owner, TREE)));
       if (gone.length > 0) throw new Error(`snapshot storage ${gone.join(", ")} was released while this snapshot was written; take it again`);
-      writeFileSync(path.join(partial, DIRECTORY_SNAPSHOT_OWNERS), JSON.stringify(owners));
-      writeFileSync(path.join(partial, MANIFEST), JSON.stringify({ version: FORMAT_VERSION, record, dirs: [...scan.dirs], owners, leaves }));
       renameSync(partial, final);
       this.setIndex({ ref: draft.snapshotId, scanStartedAtMs: scan.startedAtMs, entries });
       return record;
@@ -271,8 +214,7 @@ export class DirectorySnapshotStrategy implements HostSnapshotStrategy {
    * returns every leaf with the stat its stored copy was made from and, as its `oid`, the
    * snapshot directory that holds it (`snapshotId` for the ones stored now).
    */
-  private copyTree(scan: WorkspaceScan, treeDir: string, snapshotId: string): { entries: Map<string, IndexEntry>; copied: number } {
-    const dir = this.ensureDir();
+  private copyTree(scan: WorkspaceScan, dir: string, treeDir: string, snapshotId: string): { entries: Map<string, IndexEntry>; copied: number } {
     const treeBytes = toBytePath(treeDir);
     mkdirSync(treeDir, { recursive: true, mode: 0o700 });
     // Only the directories of stored files exist in a tree; the manifest keeps every directory and its mode.
@@ -333,19 +275,18 @@ export class DirectorySnapshotStrategy implements HostSnapshotStrategy {
   /** The snapshot's storage directory and manifest. */
   private storageOf(snapshot: FilesystemSnapshot, fail: (reason: string) => WinkError): { manifest: Manifest; storage: string } {
     const storage = snapshot.storagePath ?? (this.dir !== null ? path.join(this.dir, snapshot.commitRef) : null);
-    if (storage === null || !existsSync(path.join(storage, MANIFEST))) {
+    const stat = storage === null ? undefined : statSync(path.join(storage, MANIFEST), { throwIfNoEntry: false });
+    if (storage === null || stat === undefined) {
       if (storage !== null && existsSync(storage)) throw fail(`${path.join(storage, MANIFEST)} is missing (the snapshot was released, or this is not a snapshot directory)`);
       throw fail(`its storage ${storage ?? "(none)"} does not exist`);
     }
-    const manifest = this.cachedManifest(storage);
+    const manifest = this.cachedManifest(storage, stat);
     if (manifest === null) throw fail(`${path.join(storage, MANIFEST)} is unreadable or of an unknown format`);
     return { manifest, storage };
   }
 
   /** A snapshot's manifest, parsed once for repeated restores and diffs (manifests are never rewritten; the stat check covers one edited by hand). */
-  private cachedManifest(storage: string): Manifest | null {
-    const stat = statSync(path.join(storage, MANIFEST), { throwIfNoEntry: false });
-    if (stat === undefined) return null;
+  private cachedManifest(storage: string, stat: Stats): Manifest | null {
     const stamp = `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
     const cached = this.manifests.get(storage);
     this.manifests.delete(storage);
@@ -353,7 +294,7 @@ export class DirectorySnapshotStrategy implements HostSnapshotStrategy {
       this.manifests.set(storage, cached);
       return cached.manifest;
     }
-    const manifest = readManifest(storage);
+    const manifest = readDirectoryManifest(storage);
     if (manifest === null) return null;
     this.manifests.set(storage, { stamp, manifest });
     for (const key of this.manifests.keys()) {
@@ -484,7 +425,7 @@ export class DirectorySnapshotStrategy implements HostSnapshotStrategy {
     const records: FilesystemSnapshot[] = [];
     for (const name of readdirSync(this.dir)) {
       if (name.startsWith(".")) continue;
-      const manifest = readManifest(path.join(this.dir, name));
+      const manifest = readDirectoryManifest(path.join(this.dir, name));
       if (manifest !== null) records.push(manifest.record);
     }
     return records.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));

@@ -4,18 +4,16 @@
  * - git: the snapshot's ref is deleted, then one `git gc` per repository drops what no
  *   ref reaches any more;
  * - reflink/copy: the snapshot's manifest is renamed away, then every released snapshot
- *   directory that no live snapshot (nor the workspace index) reads files from is deleted
- *   (directories are touched only when they hold our manifest or our release marker);
+ *   directory that no live snapshot reads files from is deleted (directories are touched
+ *   only when they hold our manifest or our release marker);
  * - archive: the `.fs.zip` and its record file.
  */
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { existsSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 
 import type { FilesystemSnapshot } from "../types.js";
+import { DIRECTORY_SNAPSHOT_MANIFEST, DIRECTORY_SNAPSHOT_RELEASED, readDirectoryOwners } from "./directory-manifest.js";
 import { GitSnapshotRepo } from "./git-repo.js";
-
-/** File inside every reflink/copy snapshot directory; its presence proves the directory is one. */
-export const DIRECTORY_SNAPSHOT_MANIFEST = "manifest.json";
 
 function isDirectory(dir: string): boolean {
   return statSync(dir, { throwIfNoEntry: false })?.isDirectory() ?? false;
@@ -30,10 +28,6 @@ export async function releaseGitSnapshots(gitDir: string, snapshotIds: readonly 
   if (deleted > 0) await repo.collectGarbage();
 }
 
-/** What a released reflink/copy snapshot directory holds instead of its manifest, until nothing reads from it. */
-export const DIRECTORY_SNAPSHOT_RELEASED = "released.json";
-/** The snapshot directories whose trees a reflink/copy snapshot reads its files from (JSON array of names). */
-export const DIRECTORY_SNAPSHOT_OWNERS = "owners.json";
 const TRASH_PREFIX = ".released-";
 
 export function releaseDirectorySnapshot(storagePath: string): void {
@@ -43,27 +37,6 @@ export function releaseDirectorySnapshot(storagePath: string): void {
     renameSync(manifest, path.join(storagePath, DIRECTORY_SNAPSHOT_RELEASED));
   }
   if (existsSync(path.join(storagePath, DIRECTORY_SNAPSHOT_RELEASED))) collectDirectorySnapshots(path.dirname(storagePath));
-}
-
-/**
- * The snapshot directories a live snapshot reads from: its owners file, else its manifest's
- * list (version-1 snapshots have neither and hold all their files themselves). Null: unknown.
- */
-function ownersOf(dir: string, name: string): readonly string[] | null {
-  const isNames = (value: unknown): value is string[] => Array.isArray(value) && value.every((o) => typeof o === "string");
-  try {
-    const owners = JSON.parse(readFileSync(path.join(dir, name, DIRECTORY_SNAPSHOT_OWNERS), "utf8")) as unknown;
-    return isNames(owners) ? owners : null;
-  } catch {
-    // no owners file: ask the manifest
-  }
-  try {
-    const manifest = JSON.parse(readFileSync(path.join(dir, name, DIRECTORY_SNAPSHOT_MANIFEST), "utf8")) as { version?: unknown; owners?: unknown };
-    if (manifest.version === 1) return [name];
-    return isNames(manifest.owners) ? manifest.owners : null;
-  } catch {
-    return null;
-  }
 }
 
 /**
@@ -85,7 +58,7 @@ export function collectDirectorySnapshots(dir: string): void {
     }
     if (name.startsWith(".")) continue; // snapshots being written
     if (existsSync(path.join(dir, name, DIRECTORY_SNAPSHOT_MANIFEST))) {
-      const owners = ownersOf(dir, name);
+      const owners = readDirectoryOwners(path.join(dir, name));
       if (owners === null) return; // cannot tell what it needs: delete nothing
       for (const owner of owners) live.add(owner);
     } else if (existsSync(path.join(dir, name, DIRECTORY_SNAPSHOT_RELEASED))) {
