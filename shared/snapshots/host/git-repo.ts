@@ -200,15 +200,21 @@ export class GitSnapshotRepo {
 
 const PROC_STAT_WORKS = existsSync("/proc/self/stat");
 
-function processAlive(pid: number): boolean {
-  // A killed writer can linger as a zombie until its new parent reaps it; it holds nothing.
-  if (PROC_STAT_WORKS) try {
+/** The process's state letter from /proc (R, S, Z…), "" when it does not exist, null when /proc cannot tell. */
+function procState(pid: number): string | null {
+  if (!PROC_STAT_WORKS) return null;
+  try {
     const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-    return state !== "Z" && state !== "X";
+    return stat.charAt(stat.lastIndexOf(")") + 2);
   } catch (error) {
-    if ((error as { code?: unknown }).code === "ENOENT") return false;
+    return (error as { code?: unknown }).code === "ENOENT" ? "" : null;
   }
+}
+
+function processAlive(pid: number): boolean {
+  const state = procState(pid);
+  // A killed writer can linger as a zombie until its new parent reaps it; it holds nothing.
+  if (state !== null) return state !== "" && state !== "Z" && state !== "X";
   try {
     process.kill(pid, 0);
     return true;

@@ -29,6 +29,15 @@ function setup(options: { gitDir?: string | null } = {}): { root: string; state:
   return { root, state, snapshots };
 }
 
+/** A workspace with one git snapshot, and where a fast-import's lock of refs/wink/base and its noted pid go. */
+async function snapshottedRepo(): Promise<{ root: string; snapshots: HostSnapshots; gitDir: string; lock: string; noted: string }> {
+  const { root, snapshots } = setup();
+  writeTree(root, { "a.txt": "v1" });
+  await snapshots.snapshot();
+  const gitDir = snapshots.gitDir as string;
+  return { root, snapshots, gitDir, lock: path.join(gitDir, "refs", "wink", "base.lock"), noted: path.join(gitDir, "wink", "fast-import.pid") };
+}
+
 /** Real git, outside our hardening, reading our repository. */
 function git(gitDir: string, ...args: string[]): string {
   return execFileSync("git", [`--git-dir=${gitDir}`, ...args], { env: { PATH: process.env.PATH ?? "", HOME: tmpdir(), GIT_CONFIG_NOSYSTEM: "1" } }).toString("latin1");
@@ -172,12 +181,7 @@ describe("git strategy: the external repository", () => {
   });
 
   it("removes the ref locks of a fast-import killed mid-update, never those of a live one", async () => {
-    const { root, snapshots } = setup();
-    writeTree(root, { "a.txt": "v1" });
-    await snapshots.snapshot();
-    const gitDir = snapshots.gitDir as string;
-    const lock = path.join(gitDir, "refs", "wink", "base.lock");
-    const noted = path.join(gitDir, "wink", "fast-import.pid");
+    const { root, snapshots, gitDir, lock, noted } = await snapshottedRepo();
     // As after kill -9 of the process group while fast-import held the lock of refs/wink/base.
     const gone = execFileSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"]).toString();
     writeFileSync(lock, "");
@@ -197,11 +201,7 @@ describe("git strategy: the external repository", () => {
   });
 
   it("takes a killed writer that is still a zombie (not yet reaped) for gone", async () => {
-    const { root, snapshots } = setup();
-    writeTree(root, { "a.txt": "v1" });
-    await snapshots.snapshot();
-    const gitDir = snapshots.gitDir as string;
-    const lock = path.join(gitDir, "refs", "wink", "base.lock");
+    const { root, snapshots, gitDir, lock, noted } = await snapshottedRepo();
     // `true` exits at once; its parent execs into sleep, which never reaps it: a zombie for as long as sleep runs.
     const parent = spawn("sh", ["-c", "true & echo $!; exec sleep 30"], { stdio: ["ignore", "pipe", "ignore"] });
     try {
@@ -211,7 +211,7 @@ describe("git strategy: the external repository", () => {
         await sleep(20);
       }
       writeFileSync(lock, "");
-      writeFileSync(path.join(gitDir, "wink", "fast-import.pid"), zombie);
+      writeFileSync(noted, zombie);
       writeTree(root, { "a.txt": "v2" });
       const second = await snapshots.snapshot();
       expect(existsSync(lock)).toBe(false);
