@@ -32,6 +32,19 @@ export const ERROR_CODES = {
   E_SNAPSHOT_NOT_FOUND: { status: 404, description: "The requested snapshot does not exist." },
   E_SNAPSHOT_INCOMPATIBLE: { status: 409, description: "The snapshot belongs to another kind of filesystem or workspace." },
   E_SESSION_LOAD: { status: 400, description: "A session snapshot file could not be loaded." },
+  E_SOURCE_INVALID: { status: 400, description: "A source URL, object key, prefix or byte range is invalid (or the range lies past the end of the object)." },
+  E_SOURCE_NOT_FOUND: { status: 404, description: "The object (or bucket, or folder) does not exist in the store." },
+  E_SOURCE_FORBIDDEN: { status: 403, description: "The store refused access to the object (403, permissions, a symlink or special file in a local folder)." },
+  E_SOURCE_CREDENTIALS_MISSING: { status: 401, description: "No credentials were found for the store (environment, shared config and profiles were tried)." },
+  E_SOURCE_CREDENTIALS_EXPIRED: { status: 401, description: "The credentials for the store have expired; refresh them (for example `aws sso login`) and retry." },
+  E_SOURCE_CREDENTIALS_INVALID: { status: 401, description: "The store rejected the credentials (unknown access key, wrong secret, bad signature)." },
+  E_SOURCE_THROTTLED: { status: 503, description: "The store kept asking us to slow down (503/SlowDown, 429) after bounded retries with backoff." },
+  E_SOURCE_CHANGED: { status: 409, description: "The object changed (its ETag) between two reads; reopen it. Bytes of two versions are never mixed." },
+  E_SOURCE_TRUNCATED: { status: 502, description: "The store sent fewer bytes than it announced (a cut connection or a truncated object)." },
+  E_SOURCE_UNREACHABLE: { status: 502, description: "The store could not be reached (connection refused or reset, unknown host)." },
+  E_SOURCE_TIMEOUT: { status: 504, description: "The store did not answer within the time budget." },
+  E_SOURCE_FAILED: { status: 502, description: "The store failed or answered something unusable (unexpected status, malformed listing, I/O error)." },
+  E_SOURCE_LIMIT: { status: 413, description: "A read exceeds a configured limit (line length, read size)." },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -213,6 +226,41 @@ export class SnapshotIncompatibleError extends SnapshotError {
 export class SessionLoadError extends WinkError {
   constructor(message: string, data: ErrorData = {}, options?: { cause?: unknown }) {
     super("E_SESSION_LOAD", message, data, options);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Source errors (local folders, HTTP and S3 stores): `url` in data names the object or
+// listing without credentials, `key` the object key relative to the source's root.
+
+export type SourceErrorCode =
+  | "E_SOURCE_INVALID"
+  | "E_SOURCE_NOT_FOUND"
+  | "E_SOURCE_FORBIDDEN"
+  | "E_SOURCE_CREDENTIALS_MISSING"
+  | "E_SOURCE_CREDENTIALS_EXPIRED"
+  | "E_SOURCE_CREDENTIALS_INVALID"
+  | "E_SOURCE_THROTTLED"
+  | "E_SOURCE_CHANGED"
+  | "E_SOURCE_TRUNCATED"
+  | "E_SOURCE_UNREACHABLE"
+  | "E_SOURCE_TIMEOUT"
+  | "E_SOURCE_FAILED"
+  | "E_SOURCE_LIMIT";
+
+export class SourceError extends WinkError {
+  constructor(code: SourceErrorCode, message: string, data: ErrorData = {}, options?: { cause?: unknown }) {
+    super(code, message, data, options);
+  }
+
+  /** The object or listing the error is about, as shown to people (never with credentials). */
+  get url(): string | undefined {
+    return typeof this.data.url === "string" ? this.data.url : undefined;
+  }
+
+  /** Whether trying the same request again may succeed (throttling, a dropped connection, 5xx). */
+  get retryable(): boolean {
+    return this.data.retryable === true;
   }
 }
 

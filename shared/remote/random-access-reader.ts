@@ -1,0 +1,162 @@
+/**
+ * Random access to one version of one object: `read(offset, length)` the way a ZIP reader
+ * uses a file descriptor (end record, central directory, then members), over ranged requests.
+ *
+ * - Reads are cut into fixed blocks kept in the source's shared `RangeCache`, keyed by the
+ *   version's validator; missing neighbouring blocks are fetched in one request, and
+ *   concurrent reads of the same blocks share one request (coalescing).
+ * - Sequential reads (each starting where the last ended) grow a read-ahead window, so
+ *   streaming a member costs a few larger requests rather than many small ones.
+ * - Every request carries the version's validator: if the object changes, reads fail with
+ *   `E_SOURCE_CHANGED` and the caller reopens; bytes of two versions are never combined.
+ * - Reads larger than `maxCachedReadBytes` go straight to the store and are not cached, so
+ *   one large member cannot flush everything else.
+ */
+import { SourceError } from "../errors.js";
+import type { ObjectInfo } from "./driver.js";
+import { RangeCache } from "./range-cache.js";
+import type { Source } from "./source.js";
+
+export interface ReaderOptions {
+  /** Cache block size (default 64 KiB). */
+  readonly blockBytes?: number;
+  /** Largest read-ahead window for sequential reads (default 1 MiB). */
+  readonly maxReadAheadBytes?: number;
+  /** Larger reads bypass the cache (default 8 MiB). */
+  readonly maxCachedReadBytes?: number;
+}
+
+const DEFAULT_BLOCK_BYTES = 64 * 1024;
+const DEFAULT_MAX_READ_AHEAD_BYTES = 1024 * 1024;
+const DEFAULT_MAX_CACHED_READ_BYTES = 8 * 1024 * 1024;
+
+let uncachedVersions = 0;
+
+export class RandomAccessReader {
+  readonly key: string;
+  readonly size: number;
+  readonly etag: string | null;
+  readonly mtimeMs: number | null;
+  private readonly blockBytes: number;
+  private readonly maxReadAheadBlocks: number;
+  private readonly maxCachedReadBytes: number;
+  /** Cache identity of this version; without a validator, private to this reader. */
+  private readonly version: string;
+  private readonly inflight = new Map<number, Promise<Uint8Array>>();
+  private lastEnd = -1;
+  private readAheadBlocks = 0;
+
+  constructor(
+    private readonly source: Source,
+    info: ObjectInfo,
+    options: ReaderOptions,
+    /** Bytes already read (the tail `open` fetched), served without a request. */
+    private readonly pinned: { readonly offset: number; readonly bytes: Uint8Array } | null,
+  ) {
+    this.key = info.key;
+    this.size = info.size;
+    this.etag = info.etag;
+    this.mtimeMs = info.mtimeMs;
+    this.blockBytes = options.blockBytes ?? DEFAULT_BLOCK_BYTES;
+    this.maxReadAheadBlocks = Math.floor((options.maxReadAheadBytes ?? DEFAULT_MAX_READ_AHEAD_BYTES) / this.blockBytes);
+    this.maxCachedReadBytes = options.maxCachedReadBytes ?? DEFAULT_MAX_CACHED_READ_BYTES;
+    this.version = info.etag ?? `(no validator ${++uncachedVersions})`;
+  }
+
+  /** Exactly `length` bytes at `offset` of this version (the range must lie inside the object). */
+  async read(offset: number, length: number): Promise<Uint8Array> {
+    if (!Number.isSafeInteger(offset) || !Number.isSafeInteger(length) || offset < 0 || length < 0 || offset + length > this.size) {
+      throw new SourceError("E_SOURCE_INVALID", `Cannot read ${length} bytes at offset ${offset} of ${this.source.describe(this.key)} (${this.size} bytes)`, {
+        url: this.source.describe(this.key),
+        key: this.key,
+        reason: "range-outside-object",
+      });
+    }
+    if (length === 0) return new Uint8Array(0);
+    const pinned = this.pinned;
+    if (pinned !== null && offset >= pinned.offset && offset + length <= pinned.offset + pinned.bytes.byteLength) {
+      return pinned.bytes.subarray(offset - pinned.offset, offset - pinned.offset + length);
+    }
+    const sequential = offset === this.lastEnd;
+    this.lastEnd = offset + length;
+    this.readAheadBlocks = sequential ? Math.min(this.maxReadAheadBlocks, Math.max(1, this.readAheadBlocks * 2)) : 0;
+    if (length > this.maxCachedReadBytes) return this.fetch(offset, length);
+
+    const first = Math.floor(offset / this.blockBytes);
+    const last = Math.floor((offset + length - 1) / this.blockBytes);
+    const lastBlock = Math.floor((this.size - 1) / this.blockBytes);
+    const blocks = this.blocks(first, Math.min(lastBlock, last + this.readAheadBlocks));
+    const out = new Uint8Array(length);
+    for (let block = first; block <= last; block++) {
+      const bytes = await (blocks.get(block) as Promise<Uint8Array>);
+      const blockStart = block * this.blockBytes;
+      const from = Math.max(offset, blockStart);
+      const to = Math.min(offset + length, blockStart + bytes.byteLength);
+      out.set(bytes.subarray(from - blockStart, to - blockStart), from - offset);
+    }
+    return out;
+  }
+
+  /** Promises for blocks first..last: cached, already being fetched, or fetched now in runs of neighbours. */
+  private blocks(first: number, last: number): Map<number, Promise<Uint8Array>> {
+    const result = new Map<number, Promise<Uint8Array>>();
+    let runStart = -1;
+    const flush = (end: number): void => {
+      if (runStart === -1) return;
+      const run = this.fetchRun(runStart, end);
+      for (const [block, promise] of run) result.set(block, promise);
+      runStart = -1;
+    };
+    for (let block = first; block <= last; block++) {
+      const cached = this.source.cache.get(RangeCache.entryKey(this.source.location, this.key, this.version, block));
+      const pending = cached === undefined ? this.inflight.get(block) : Promise.resolve(cached);
+      if (pending === undefined) {
+        if (runStart === -1) runStart = block;
+        continue;
+      }
+      flush(block - 1);
+      result.set(block, pending);
+    }
+    flush(last);
+    return result;
+  }
+
+  /** One request for blocks first..last; each block is cached and shared while in flight. */
+  private fetchRun(first: number, last: number): Map<number, Promise<Uint8Array>> {
+    const offset = first * this.blockBytes;
+    const end = Math.min(this.size, (last + 1) * this.blockBytes);
+    const request = this.fetch(offset, end - offset);
+    const promises = new Map<number, Promise<Uint8Array>>();
+    for (let block = first; block <= last; block++) {
+      const promise = request.then((bytes) => {
+        const start = (block - first) * this.blockBytes;
+        const copy = bytes.slice(start, Math.min(bytes.byteLength, start + this.blockBytes));
+        this.source.cache.set(RangeCache.entryKey(this.source.location, this.key, this.version, block), copy);
+        return copy;
+      });
+      const settle = (): void => {
+        if (this.inflight.get(block) === promise) this.inflight.delete(block);
+      };
+      promise.then(settle, settle);
+      this.inflight.set(block, promise);
+      promises.set(block, promise);
+    }
+    return promises;
+  }
+
+  /** A read of this version straight from the store. */
+  private async fetch(offset: number, length: number): Promise<Uint8Array> {
+    const result = await this.source.read(this.key, { offset, length }, { etag: this.etag });
+    if (result.size !== this.size) {
+      // Only reachable without a validator: the size is all that shows the change.
+      this.source.cache.forget(this.source.location, this.key);
+      throw new SourceError("E_SOURCE_CHANGED", `${this.source.describe(this.key)} changed since it was opened (${result.size} bytes, was ${this.size}); reopen it`, {
+        url: this.source.describe(this.key),
+        key: this.key,
+        expectedSize: this.size,
+        actualSize: result.size,
+      });
+    }
+    return result.bytes;
+  }
+}

@@ -1,0 +1,395 @@
+/**
+ * `Source`: what the viewer reads through, over any driver. Shared behaviour lives here,
+ * once: key and range checks, a time budget per request (until the answer, then between
+ * chunks of the body), bounded retries with jittered backoff for throttling and dropped
+ * connections, counting every body against what the store announced (a short body is
+ * `E_SOURCE_TRUNCATED`, never silently short data), pinning a version by its validator
+ * (`E_SOURCE_CHANGED` rather than bytes of two versions), and the random-access readers with
+ * their shared block cache.
+ */
+import { SourceError, WinkError } from "../errors.js";
+import type { ByteRange, DriverBody, ListPage, ObjectInfo, SourceDriver } from "./driver.js";
+import { checkKey, checkPrefix } from "./keys.js";
+import { RangeCache } from "./range-cache.js";
+import { RandomAccessReader, type ReaderOptions } from "./random-access-reader.js";
+import { checkRange, describeRange } from "./ranges.js";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelay, sleep } from "./retry.js";
+
+export interface SourceOptions {
+  /** Budget per request: until the store answers, then between two chunks of its body (default 30 s). */
+  readonly timeoutMs?: number;
+  readonly retry?: RetryPolicy;
+  /** The block cache readers share (default: a new 64 MiB cache for this source). */
+  readonly cache?: RangeCache;
+  /** Largest single `read` (default 256 MiB); stream larger ranges. */
+  readonly maxReadBytes?: number;
+  /** Jitter source (tests pin it). */
+  readonly random?: () => number;
+}
+
+export interface SourceListOptions {
+  readonly delimiter?: "/";
+  readonly cursor?: string;
+  /** Objects plus prefixes per page (default 1,000, S3's maximum). */
+  readonly limit?: number;
+  readonly signal?: AbortSignal;
+}
+
+export interface CallOptions {
+  readonly signal?: AbortSignal;
+}
+
+export interface SourceReadOptions extends CallOptions {
+  /** The version the caller holds (from `stat`, a listing or an earlier read). */
+  readonly etag?: string | null;
+}
+
+/** Bytes of one range and the version they belong to. */
+export interface RangeRead {
+  readonly bytes: Uint8Array;
+  readonly offset: number;
+  /** Size of the whole object. */
+  readonly size: number;
+  readonly etag: string | null;
+  readonly mtimeMs: number | null;
+}
+
+/** A ranged body being streamed: the version at once, the bytes as they come. */
+export interface RangeStream {
+  readonly offset: number;
+  readonly length: number;
+  readonly size: number;
+  readonly etag: string | null;
+  readonly mtimeMs: number | null;
+  readonly chunks: AsyncIterable<Uint8Array>;
+  cancel(): void;
+}
+
+/** What this source asked of its store, for benchmarks and tests. */
+export interface SourceStats {
+  requests: number;
+  bytesReceived: number;
+  retries: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_LIST_LIMIT = 1000;
+const DEFAULT_MAX_READ_BYTES = 256 * 1024 * 1024;
+
+class TimeoutMarker extends Error {}
+
+/** One attempt's abort controller: the caller's signal, plus a re-armable time budget. */
+class Attempt {
+  readonly controller = new AbortController();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private finished = false;
+  private readonly unlink: () => void;
+
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly caller: AbortSignal | undefined,
+  ) {
+    const onAbort = (): void => this.controller.abort(caller?.reason);
+    if (caller?.aborted) onAbort();
+    caller?.addEventListener("abort", onAbort, { once: true });
+    this.unlink = () => caller?.removeEventListener("abort", onAbort);
+    this.arm();
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get timedOut(): boolean {
+    return this.controller.signal.reason instanceof TimeoutMarker;
+  }
+
+  get callerAborted(): boolean {
+    return this.caller?.aborted === true;
+  }
+
+  /** Restart the budget (called on every chunk of a body). */
+  arm(): void {
+    clearTimeout(this.timer);
+    if (this.finished) return;
+    this.timer = setTimeout(() => this.controller.abort(new TimeoutMarker()), this.timeoutMs);
+  }
+
+  pause(): void {
+    clearTimeout(this.timer);
+  }
+
+  done(): void {
+    this.finished = true;
+    clearTimeout(this.timer);
+    this.unlink();
+  }
+}
+
+export class Source {
+  readonly stats: SourceStats = { requests: 0, bytesReceived: 0, retries: 0 };
+  readonly cache: RangeCache;
+  private readonly timeoutMs: number;
+  private readonly retry: RetryPolicy;
+  private readonly maxReadBytes: number;
+  private readonly random: () => number;
+
+  constructor(
+    readonly driver: SourceDriver,
+    options: SourceOptions = {},
+  ) {
+    this.cache = options.cache ?? new RangeCache();
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.retry = options.retry ?? DEFAULT_RETRY_POLICY;
+    this.maxReadBytes = options.maxReadBytes ?? DEFAULT_MAX_READ_BYTES;
+    this.random = options.random ?? Math.random;
+  }
+
+  /** The root as shown to people (no credentials). */
+  get location(): string {
+    return this.driver.location;
+  }
+
+  describe(key: string): string {
+    return this.driver.describe(key);
+  }
+
+  /** One page of the objects (and, with a delimiter, folders) whose keys start with `prefix`. */
+  list(prefix: string, options: SourceListOptions = {}): Promise<ListPage> {
+    checkPrefix(prefix);
+    const limit = options.limit ?? DEFAULT_LIST_LIMIT;
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new SourceError("E_SOURCE_INVALID", `Invalid listing page size ${limit}`, { reason: "limit" });
+    return this.withRetries(this.describe(prefix), undefined, options.signal, (attempt) =>
+      this.driver.list(prefix, {
+        limit,
+        signal: attempt.signal,
+        ...(options.delimiter === undefined ? {} : { delimiter: options.delimiter }),
+        ...(options.cursor === undefined ? {} : { cursor: options.cursor }),
+      }),
+    );
+  }
+
+  /** Every page of a listing, one after another. */
+  async *listPages(prefix: string, options: Omit<SourceListOptions, "cursor"> = {}): AsyncGenerator<ListPage> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.list(prefix, { ...options, ...(cursor === undefined ? {} : { cursor }) });
+      yield page;
+      cursor = page.cursor ?? undefined;
+    } while (cursor !== undefined);
+  }
+
+  /** Size, validator and mtime of one object; `E_SOURCE_NOT_FOUND` when it is missing. */
+  async stat(key: string, options: CallOptions = {}): Promise<ObjectInfo> {
+    checkKey(key);
+    const info = await this.withRetries(this.describe(key), key, options.signal, (attempt) => this.driver.stat(key, { signal: attempt.signal }));
+    if (info === null) throw new SourceError("E_SOURCE_FAILED", `${this.describe(key)}: the store answered "not modified" to a plain stat`, { url: this.describe(key), key });
+    return info;
+  }
+
+  /**
+   * Asks the store whether `info` is still current (If-None-Match / If-Modified-Since):
+   * null when it is, else the object's new info.
+   */
+  async revalidate(info: ObjectInfo, options: CallOptions = {}): Promise<ObjectInfo | null> {
+    checkKey(info.key);
+    return this.withRetries(this.describe(info.key), info.key, options.signal, (attempt) =>
+      this.driver.stat(info.key, { signal: attempt.signal, ...(info.etag === null ? {} : { ifNoneMatch: info.etag }) }),
+    );
+  }
+
+  /** The bytes of `range`, all of them or an error: short bodies are retried, then `E_SOURCE_TRUNCATED`. */
+  async read(key: string, range: ByteRange, options: SourceReadOptions = {}): Promise<RangeRead> {
+    checkKey(key);
+    checkRange(range);
+    const url = this.describe(key);
+    return this.withRetries(url, key, options.signal, async (attempt) => {
+      const body = await this.driver.read(key, range, { signal: attempt.signal, ...(options.etag === undefined ? {} : { etag: options.etag }) });
+      this.checkVersion(body, options.etag, url, key);
+      if (body.length > this.maxReadBytes) {
+        body.cancel();
+        throw new SourceError("E_SOURCE_LIMIT", `Refusing to read ${body.length} bytes of ${url} at once (limit ${this.maxReadBytes}); stream it`, { url, key, limit: this.maxReadBytes });
+      }
+      const bytes = new Uint8Array(body.length);
+      let received = 0;
+      for await (const chunk of this.counted(body, attempt, url, key, range)) {
+        bytes.set(chunk, received);
+        received += chunk.byteLength;
+      }
+      return { bytes, offset: body.offset, size: body.size, etag: body.etag, mtimeMs: body.mtimeMs };
+    });
+  }
+
+  /**
+   * Streams `range` without holding it: for scans (a line index) and large members. The
+   * version is pinned by the first answer; a connection cut mid-body resumes where it
+   * stopped (with If-Range, so never with another version's bytes), within the retry budget.
+   */
+  async stream(key: string, range: ByteRange, options: SourceReadOptions = {}): Promise<RangeStream> {
+    checkKey(key);
+    checkRange(range);
+    const url = this.describe(key);
+    const first = await this.openBody(key, range, options.etag, options.signal);
+    const { body } = first;
+    this.checkVersion(body, options.etag, url, key);
+    let current = first;
+    const self = this;
+    async function* chunks(): AsyncGenerator<Uint8Array> {
+      let received = 0;
+      let resumes = 0;
+      let complete = false;
+      try {
+        for (;;) {
+          try {
+            const rest = received === 0 ? range : { offset: body.offset + received, length: body.length - received };
+            for await (const chunk of self.counted(current.body, current.attempt, url, key, rest)) {
+              received += chunk.byteLength;
+              yield chunk;
+            }
+            complete = true;
+            return;
+          } catch (error) {
+            const canResume = error instanceof SourceError && error.code === "E_SOURCE_TRUNCATED" && body.etag !== null && resumes + 1 < self.retry.attempts;
+            if (!canResume) throw error;
+            current.attempt.done();
+            resumes++;
+            self.stats.retries++;
+            current = await self.openBody(key, { offset: body.offset + received, length: body.length - received }, body.etag, options.signal);
+          }
+        }
+      } finally {
+        current.attempt.done();
+        if (!complete) current.body.cancel();
+      }
+    }
+    return { offset: body.offset, length: body.length, size: body.size, etag: body.etag, mtimeMs: body.mtimeMs, chunks: chunks(), cancel: () => current.body.cancel() };
+  }
+
+  /**
+   * A random-access reader over one version of `key` (see `RandomAccessReader`). With
+   * `tail`, the first request reads the object's last `tail` bytes (a ZIP reader's end
+   * record and often its whole central directory) instead of a separate stat.
+   */
+  async open(key: string, options: ReaderOptions & CallOptions & { readonly tail?: number } = {}): Promise<RandomAccessReader> {
+    if (options.tail !== undefined) {
+      const tail = await this.read(key, { suffix: options.tail }, options);
+      const info = { key, size: tail.size, etag: tail.etag, mtimeMs: tail.mtimeMs };
+      return new RandomAccessReader(this, info, options, { offset: tail.offset, bytes: tail.bytes });
+    }
+    return new RandomAccessReader(this, await this.stat(key, options), options, null);
+  }
+
+  async close(): Promise<void> {
+    await this.driver.close?.();
+  }
+
+  private checkVersion(body: DriverBody, expected: string | null | undefined, url: string, key: string): void {
+    if (expected == null || body.etag === expected) return;
+    body.cancel();
+    this.cache.forget(this.location, key);
+    throw new SourceError("E_SOURCE_CHANGED", `${url} changed since it was opened (ETag ${body.etag ?? "none"}, expected ${expected}); reopen it`, {
+      url,
+      key,
+      expected,
+      actual: body.etag,
+    });
+  }
+
+  /** Opens a body within the retry budget; its attempt (time budget) stays armed for the body. */
+  private async openBody(key: string, range: ByteRange, etag: string | null | undefined, signal: AbortSignal | undefined): Promise<{ body: DriverBody; attempt: Attempt }> {
+    let opened: Attempt | null = null;
+    const body = await this.withRetries(
+      this.describe(key),
+      key,
+      signal,
+      async (attempt) => {
+        const answer = await this.driver.read(key, range, { signal: attempt.signal, ...(etag === undefined ? {} : { etag }) });
+        opened = attempt;
+        return answer;
+      },
+      true,
+    );
+    return { body, attempt: opened as unknown as Attempt };
+  }
+
+  /** A body's chunks, counted: the time budget restarts per chunk; a short or cut body is `E_SOURCE_TRUNCATED`. */
+  private async *counted(body: DriverBody, attempt: Attempt, url: string, key: string, range: ByteRange): AsyncGenerator<Uint8Array> {
+    let received = 0;
+    try {
+      for await (const chunk of body.chunks) {
+        attempt.arm();
+        if (received + chunk.byteLength > body.length) {
+          throw new SourceError("E_SOURCE_FAILED", `${url} sent more than the ${body.length} bytes it announced for ${describeRange(range)}`, { url, key });
+        }
+        received += chunk.byteLength;
+        this.stats.bytesReceived += chunk.byteLength;
+        // The budget is the store's, not the consumer's: it does not run while we yield.
+        attempt.pause();
+        yield chunk;
+        attempt.arm();
+      }
+    } catch (error) {
+      body.cancel();
+      if (error instanceof SourceError) throw error;
+      if (attempt.callerAborted) throw attempt.signal.reason;
+      if (attempt.timedOut) {
+        throw new SourceError("E_SOURCE_TIMEOUT", `${url} stopped sending for ${this.timeoutMs} ms after ${received} of ${body.length} bytes`, { url, key, received, expected: body.length });
+      }
+      throw this.truncated(url, key, received, body.length, error);
+    }
+    if (received < body.length) throw this.truncated(url, key, received, body.length, null);
+  }
+
+  private truncated(url: string, key: string, received: number, expected: number, cause: unknown): SourceError {
+    const how = cause === null ? "the body ended" : "the connection was cut";
+    return new SourceError("E_SOURCE_TRUNCATED", `${url}: ${how} after ${received} of ${expected} bytes`, { url, key, received, expected, retryable: true });
+  }
+
+  /**
+   * Runs `request` with a time budget, retrying retryable failures with backoff. With
+   * `keepOpen`, the successful attempt's budget is left armed for the body that follows.
+   */
+  private async withRetries<T>(url: string, key: string | undefined, signal: AbortSignal | undefined, request: (attempt: Attempt) => Promise<T>, keepOpen = false): Promise<T> {
+    for (let number = 1; ; number++) {
+      signal?.throwIfAborted();
+      const attempt = new Attempt(this.timeoutMs, signal);
+      let succeeded = false;
+      try {
+        this.stats.requests++;
+        const result = await request(attempt);
+        succeeded = true;
+        return result;
+      } catch (caught) {
+        const error = this.classify(caught, attempt, url, key);
+        if (error.code === "E_SOURCE_CHANGED" && key !== undefined) this.cache.forget(this.location, key);
+        const delay = error.retryable ? retryDelay(this.retry, number, typeof error.data.retryAfterMs === "number" ? error.data.retryAfterMs : null, this.random) : null;
+        if (delay === null) throw this.final(error, number);
+        this.stats.retries++;
+        await sleep(delay, signal);
+      } finally {
+        if (!(succeeded && keepOpen)) attempt.done();
+      }
+    }
+  }
+
+  /** Any failure of an attempt as a source error (the caller's own abort passes through). */
+  private classify(error: unknown, attempt: Attempt, url: string, key: string | undefined): SourceError {
+    if (attempt.callerAborted) throw attempt.signal.reason;
+    if (attempt.timedOut) {
+      return new SourceError("E_SOURCE_TIMEOUT", `No answer from the store for ${url} within ${this.timeoutMs} ms`, { url, ...(key === undefined ? {} : { key }), timeoutMs: this.timeoutMs });
+    }
+    if (error instanceof SourceError) return error;
+    const detail = error instanceof WinkError || error instanceof Error ? error.message : String(error);
+    return new SourceError("E_SOURCE_FAILED", `Reading ${url} failed: ${detail}`, { url, ...(key === undefined ? {} : { key }) });
+  }
+
+  /** The error a caller sees: after retries, it says how many attempts were made. */
+  private final(error: SourceError, attempts: number): SourceError {
+    if (attempts === 1) return error;
+    return new SourceError(error.code as ConstructorParameters<typeof SourceError>[0], `${error.message} (gave up after ${attempts} attempts)`, { ...error.data, attempts });
+  }
+}
+
+export function createSource(driver: SourceDriver, options?: SourceOptions): Source {
+  return new Source(driver, options);
+}

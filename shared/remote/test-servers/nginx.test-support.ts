@@ -1,0 +1,81 @@
+/**
+ * A real HTTP server for tests: Debian's nginx in the foreground on a free loopback port,
+ * serving a folder with Range support and JSON directory listings, plus locations that
+ * produce the failures a remote store can have:
+ *
+ * - `/forbidden/…` → 403, `/gone/…` → 404 (nginx `return`).
+ * - `/busy/…` → 503 with `Retry-After: 0`, always (a store that stays throttled).
+ * - `/throttled/…` → served from the same folder through `limit_req` (2 requests/s, no
+ *   burst): bursts get 503 — real rate limiting that a retry with backoff gets through.
+ * - `/slow/…` → served at 1 KiB/s (`limit_rate`): a stalled transfer for time budgets.
+ * - `/private/…` → needs Basic auth (user `reader`, password `opensesame`).
+ * - `/plain/…` → the same folder without directory listings (for index files).
+ * - `/s3-slowdown/…` → 503 with S3's SlowDown error document: a stand-in S3 endpoint for
+ *   throttling, which radosgw 16 cannot produce (it has no rate limits).
+ */
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { DaemonGroup, freePort, requireCommands } from "./daemons.test-support.js";
+
+export interface NginxServer {
+  /** Base URL ending in "/" (the served folder's root). */
+  readonly url: string;
+  readonly port: number;
+  stop(): Promise<void>;
+}
+
+export const PRIVATE_USER = "reader";
+export const PRIVATE_PASSWORD = "opensesame";
+/** htpasswd line for PRIVATE_USER (apr1 hash of PRIVATE_PASSWORD made with `openssl passwd -apr1`). */
+const HTPASSWD = `${PRIVATE_USER}:$apr1$wink$WrcOFnk6NDuZqsBHRjvOU.\n`;
+
+function config(dir: string, root: string, port: number): string {
+  return `daemon off;
+master_process off;
+user root;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log;
+events { worker_connections 256; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fcgi;
+  uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
+  types { application/zip zip; application/x-ndjson jsonl; application/json json; }
+  default_type application/octet-stream;
+  sendfile on;
+  limit_req_zone $binary_remote_addr zone=throttle:1m rate=2r/s;
+  server {
+    listen 127.0.0.1:${port};
+    root ${root};
+    location / { autoindex on; autoindex_format json; }
+    location /forbidden/ { return 403; }
+    location /gone/ { return 404; }
+    location /busy/ { add_header Retry-After 0 always; return 503; }
+    location /throttled/ { alias ${root}/; limit_req zone=throttle; limit_req_status 503; autoindex on; autoindex_format json; }
+    location /slow/ { alias ${root}/; limit_rate 1k; }
+    location /private/ { alias ${root}/; auth_basic "runs"; auth_basic_user_file ${dir}/htpasswd; autoindex on; autoindex_format json; }
+    location /plain/ { alias ${root}/; autoindex off; }
+    location /s3-slowdown/ { default_type application/xml; add_header x-amz-request-id slowdown always; return 503 '<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>'; }
+  }
+}
+`;
+}
+
+/** Starts nginx serving `root` (an absolute folder) within `timeoutMs` (default 30 s). */
+export async function startNginx(root: string, options: { timeoutMs?: number } = {}): Promise<NginxServer> {
+  requireCommands(["nginx"], "Debian package nginx");
+  const group = new DaemonGroup("nginx");
+  try {
+    const port = await freePort();
+    const conf = path.join(group.dir, "nginx.conf");
+    writeFileSync(conf, config(group.dir, path.resolve(root), port));
+    writeFileSync(path.join(group.dir, "htpasswd"), HTPASSWD);
+    group.spawn("nginx", ["-p", group.dir, "-c", conf, "-e", path.join(group.dir, "error.log")], "nginx");
+    const url = `http://127.0.0.1:${port}/`;
+    await group.waitFor("nginx", async () => (await fetch(`${url}gone/`, { signal: AbortSignal.timeout(1000) })).status === 404, options.timeoutMs ?? 30_000);
+    return { url, port, stop: () => group.stop() };
+  } catch (error) {
+    await group.stop();
+    throw error;
+  }
+}
