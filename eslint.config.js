@@ -24,8 +24,8 @@ export default tseslint.config(
   },
   {
     // Code the browser also runs must not reach for Node built-ins.
-    files: ["web/**/*.{ts,tsx}", "shared/session/**/*.ts", "shared/viewer/**/*.ts", "shared/browser.ts"],
-    ignores: ["**/*.node.ts", "**/*.test.ts"],
+    files: ["web/**/*.{ts,tsx}", "shared/session/**/*.ts", "shared/viewer/**/*.ts", "shared/remote/**/*.ts", "shared/browser.ts"],
+    ignores: ["**/*.node.ts", "**/*.test.ts", "**/*.test-support.ts", "shared/remote/index.ts"],
     rules: {
       "no-restricted-imports": ["error", { patterns: [{ group: ["node:*", "fs", "path", "os", "child_process", "zlib", "crypto"], message: "browser-safe module: no Node built-ins" }] }],
     },

@@ -18,6 +18,7 @@
  *
  * The SDK module is loaded on first use, so the rest of the library never pays for it.
  */
+import type * as Sdk from "@aws-sdk/client-s3";
 import type { S3Client, S3ClientConfig } from "@aws-sdk/client-s3";
 import { SourceError } from "../errors.js";
 import type { ByteRange, DriverBody, ListOptions, ListPage, ObjectInfo, ReadOptions, SourceDriver, StatOptions } from "./driver.js";
@@ -25,7 +26,7 @@ import { connectionError, statusError } from "./http-status.js";
 import { keyProblem } from "./keys.js";
 import { answersRange, noChunks, parseContentRange, rangeHeader, unsatisfiable } from "./ranges.js";
 
-type SdkModule = typeof import("@aws-sdk/client-s3");
+type SdkModule = typeof Sdk;
 
 export interface S3Credentials {
   readonly accessKeyId: string;
@@ -138,20 +139,20 @@ export class S3Driver implements SourceDriver {
 
   async list(prefix: string, options: ListOptions): Promise<ListPage> {
     const { sdk, client } = await this.client();
-    const answer = await client
-      .send(
+    const answer = await this.send(() =>
+      client.send(
         new sdk.ListObjectsV2Command({
-          Bucket: this.bucket,
-          Prefix: this.prefix + prefix,
-          MaxKeys: options.limit,
-          ...(options.delimiter === undefined ? {} : { Delimiter: options.delimiter }),
-          ...(options.cursor === undefined ? {} : { ContinuationToken: options.cursor }),
+        Bucket: this.bucket,
+        Prefix: this.prefix + prefix,
+        MaxKeys: options.limit,
+        ...(options.delimiter === undefined ? {} : { Delimiter: options.delimiter }),
+        ...(options.cursor === undefined ? {} : { ContinuationToken: options.cursor }),
         }),
         { abortSignal: options.signal },
-      )
-      .catch((error: unknown) => {
-        throw this.mapError(error, this.describe(prefix), undefined);
-      });
+      ),
+    ).catch((error: unknown) => {
+      throw this.mapError(error, this.describe(prefix), undefined);
+    });
     const objects: ObjectInfo[] = [];
     const prefixes: string[] = [];
     let skipped = 0;
@@ -173,9 +174,10 @@ export class S3Driver implements SourceDriver {
   async stat(key: string, options: StatOptions = {}): Promise<ObjectInfo | null> {
     const { sdk, client } = await this.client();
     try {
-      const head = await client.send(
-        new sdk.HeadObjectCommand({ Bucket: this.bucket, Key: this.prefix + key, ...(options.ifNoneMatch === undefined ? {} : { IfNoneMatch: options.ifNoneMatch }) }),
-        { abortSignal: options.signal },
+      const head = await this.send(() =>
+        client.send(new sdk.HeadObjectCommand({ Bucket: this.bucket, Key: this.prefix + key, ...(options.ifNoneMatch === undefined ? {} : { IfNoneMatch: options.ifNoneMatch }) }), {
+          abortSignal: options.signal,
+        }),
       );
       return { key, size: head.ContentLength ?? 0, etag: head.ETag ?? null, mtimeMs: head.LastModified?.getTime() ?? null };
     } catch (error) {
@@ -190,9 +192,10 @@ export class S3Driver implements SourceDriver {
     const expected = options.etag ?? null;
     let answer;
     try {
-      answer = await client.send(
-        new sdk.GetObjectCommand({ Bucket: this.bucket, Key: this.prefix + key, Range: rangeHeader(range), ...(expected === null ? {} : { IfMatch: expected }) }),
-        { abortSignal: options.signal },
+      answer = await this.send(() =>
+        client.send(new sdk.GetObjectCommand({ Bucket: this.bucket, Key: this.prefix + key, Range: rangeHeader(range), ...(expected === null ? {} : { IfMatch: expected }) }), {
+          abortSignal: options.signal,
+        }),
       );
     } catch (error) {
       const status = asSdkError(error).$metadata?.httpStatusCode;
@@ -220,6 +223,30 @@ export class S3Driver implements SourceDriver {
       throw new SourceError("E_SOURCE_FAILED", `${url} answered ${rangeHeader(range)} with Content-Range ${answer.ContentRange ?? "(none)"}`, { url, key });
     }
     return { offset: got.offset, length: got.length, size: got.size, etag, mtimeMs: answer.LastModified?.getTime() ?? null, chunks: stream ?? noChunks(), cancel };
+  }
+
+  /**
+   * `client.send`, with a better reason when the provider chain finds no credentials: the
+   * chain moves past a profile whose credentials are expired (credential_process, SSO) and
+   * ends with "Could not load credentials from any providers", so the profile is asked
+   * again on its own to say what is wrong with it.
+   */
+  private async send<Output>(request: () => Promise<Output>): Promise<Output> {
+    try {
+      return await request();
+    } catch (error) {
+      const sdkError = asSdkError(error);
+      const profile = this.options.profile ?? process.env.AWS_PROFILE;
+      if (sdkError.name !== "CredentialsProviderError" || this.options.credentials !== undefined || profile === undefined) throw error;
+      const { fromIni } = await import("@aws-sdk/credential-provider-ini");
+      try {
+        await fromIni({ profile, ignoreCache: true })();
+      } catch (profileError) {
+        const reason = asSdkError(profileError).message;
+        if (reason !== undefined && reason !== "") throw Object.assign(new Error(`${sdkError.message ?? ""}; profile ${profile}: ${reason}`), { name: "CredentialsProviderError" });
+      }
+      throw error;
+    }
   }
 
   private changed(url: string, key: string, expected: string, actual: string | null): SourceError {

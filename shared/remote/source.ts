@@ -230,39 +230,49 @@ export class Source {
     checkRange(range);
     const url = this.describe(key);
     const first = await this.openBody(key, range, options.etag, options.signal);
+    this.checkVersion(first.body, options.etag, url, key);
+    const state = { current: first };
     const { body } = first;
-    this.checkVersion(body, options.etag, url, key);
-    let current = first;
-    const self = this;
-    async function* chunks(): AsyncGenerator<Uint8Array> {
-      let received = 0;
-      let resumes = 0;
-      let complete = false;
-      try {
-        for (;;) {
-          try {
-            const rest = received === 0 ? range : { offset: body.offset + received, length: body.length - received };
-            for await (const chunk of self.counted(current.body, current.attempt, url, key, rest)) {
-              received += chunk.byteLength;
-              yield chunk;
-            }
-            complete = true;
-            return;
-          } catch (error) {
-            const canResume = error instanceof SourceError && error.code === "E_SOURCE_TRUNCATED" && body.etag !== null && resumes + 1 < self.retry.attempts;
-            if (!canResume) throw error;
-            current.attempt.done();
-            resumes++;
-            self.stats.retries++;
-            current = await self.openBody(key, { offset: body.offset + received, length: body.length - received }, body.etag, options.signal);
+    return {
+      offset: body.offset,
+      length: body.length,
+      size: body.size,
+      etag: body.etag,
+      mtimeMs: body.mtimeMs,
+      chunks: this.resumingChunks(state, key, url, range, options.signal),
+      cancel: () => state.current.body.cancel(),
+    };
+  }
+
+  /** The chunks of a stream; a cut resumes after the last byte received, pinned to the first answer's version. */
+  private async *resumingChunks(state: { current: { body: DriverBody; attempt: Attempt } }, key: string, url: string, range: ByteRange, signal: AbortSignal | undefined): AsyncGenerator<Uint8Array> {
+    const { body } = state.current;
+    let received = 0;
+    let resumes = 0;
+    let complete = false;
+    try {
+      for (;;) {
+        try {
+          const rest = received === 0 ? range : { offset: body.offset + received, length: body.length - received };
+          for await (const chunk of this.counted(state.current.body, state.current.attempt, url, key, rest)) {
+            received += chunk.byteLength;
+            yield chunk;
           }
+          complete = true;
+          return;
+        } catch (error) {
+          const canResume = error instanceof SourceError && error.code === "E_SOURCE_TRUNCATED" && body.etag !== null && resumes + 1 < this.retry.attempts;
+          if (!canResume) throw error;
+          state.current.attempt.done();
+          resumes++;
+          this.stats.retries++;
+          state.current = await this.openBody(key, { offset: body.offset + received, length: body.length - received }, body.etag, signal);
         }
-      } finally {
-        current.attempt.done();
-        if (!complete) current.body.cancel();
       }
+    } finally {
+      state.current.attempt.done();
+      if (!complete) state.current.body.cancel();
     }
-    return { offset: body.offset, length: body.length, size: body.size, etag: body.etag, mtimeMs: body.mtimeMs, chunks: chunks(), cancel: () => current.body.cancel() };
   }
 
   /**

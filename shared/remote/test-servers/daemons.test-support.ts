@@ -84,7 +84,7 @@ export class DaemonGroup {
     } catch (error) {
       const failed = error as { stdout?: string; stderr?: string; message: string };
       const output = `${failed.stderr ?? ""}${failed.stdout ?? ""}`.trim();
-      throw new Error(`${this.name}: ${command} ${args.join(" ")} failed: ${failed.message.split("\n")[0]}\n${output.slice(-2000)}`);
+      throw new Error(`${this.name}: ${command} ${args.join(" ")} failed: ${failed.message.split("\n")[0]}\n${output.slice(-2000)}`, { cause: error });
     }
   }
 
