@@ -85,7 +85,10 @@ export class RandomAccessReader {
     const first = Math.floor(offset / this.blockBytes);
     const last = Math.floor((offset + length - 1) / this.blockBytes);
     const lastBlock = Math.floor((this.size - 1) / this.blockBytes);
-    const blocks = this.blocks(first, Math.min(lastBlock, last + this.readAheadBlocks));
+    // Read ahead only when the read itself misses: fetching just the next block on every
+    // sequential read would turn the window into one small request per call.
+    const misses = this.anyMissing(first, last);
+    const blocks = this.blocks(first, misses ? Math.min(lastBlock, last + this.readAheadBlocks) : last);
     const out = new Uint8Array(length);
     for (let block = first; block <= last; block++) {
       const bytes = await (blocks.get(block) as Promise<Uint8Array>);
@@ -95,6 +98,14 @@ export class RandomAccessReader {
       out.set(bytes.subarray(from - blockStart, to - blockStart), from - offset);
     }
     return out;
+  }
+
+  private anyMissing(first: number, last: number): boolean {
+    for (let block = first; block <= last; block++) {
+      if (this.inflight.has(block)) continue;
+      if (!this.source.cache.has(RangeCache.entryKey(this.source.location, this.key, this.version, block))) return true;
+    }
+    return false;
   }
 
   /** Promises for blocks first..last: cached, already being fetched, or fetched now in runs of neighbours. */

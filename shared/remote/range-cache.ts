@@ -42,6 +42,11 @@ export class RangeCache {
     return bytes;
   }
 
+  /** Whether `entry` is held (without counting a hit or refreshing it). */
+  has(entry: string): boolean {
+    return this.blocks.has(entry);
+  }
+
   set(entry: string, bytes: Uint8Array): void {
     if (bytes.byteLength > this.maxBytes) return;
     const previous = this.blocks.get(entry);

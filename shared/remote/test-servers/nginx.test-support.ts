@@ -21,6 +21,8 @@ export interface NginxServer {
   /** Base URL ending in "/" (the served folder's root). */
   readonly url: string;
   readonly port: number;
+  /** The server's temp dir (config, logs, the pid list the watchdog reads). */
+  readonly dir: string;
   stop(): Promise<void>;
 }
 
@@ -73,7 +75,7 @@ export async function startNginx(root: string, options: { timeoutMs?: number } =
     group.spawn("nginx", ["-p", group.dir, "-c", conf, "-e", path.join(group.dir, "error.log")], "nginx");
     const url = `http://127.0.0.1:${port}/`;
     await group.waitFor("nginx", async () => (await fetch(`${url}gone/`, { signal: AbortSignal.timeout(1000) })).status === 404, options.timeoutMs ?? 30_000);
-    return { url, port, stop: () => group.stop() };
+    return { url, port, dir: group.dir, stop: () => group.stop() };
   } catch (error) {
     await group.stop();
     throw error;
