@@ -19,6 +19,7 @@ const BENCHMARKS = [
   { name: "web", file: "bench/web.bench.ts" },
   { name: "web-size", file: "bench/web-size.ts" },
   { name: "podman", file: "bench/podman.bench.ts" },
+  { name: "remote", file: "bench/remote.bench.ts" },
 ];
 
 const wanted = process.argv.slice(2);

@@ -30,7 +30,7 @@ export interface ObjectInfo {
   readonly mtimeMs: number | null;
 }
 
-export interface ListOptions {
+export interface DriverListOptions {
   /** "/" lists one level: keys below deeper "folders" are rolled up into `prefixes`. */
   readonly delimiter?: "/";
   /** Where the previous page ended (its `cursor`); absent for the first page. */
@@ -54,13 +54,13 @@ export interface ListPage {
 /** `length` bytes from `offset`, or the last `suffix` bytes (what a ZIP reader asks first). */
 export type ByteRange = { readonly offset: number; readonly length: number } | { readonly suffix: number };
 
-export interface ReadOptions {
+export interface DriverReadOptions {
   /** The version the caller holds: a different version yields `E_SOURCE_CHANGED`, never its bytes. */
   readonly etag?: string | null;
   readonly signal?: AbortSignal;
 }
 
-export interface StatOptions {
+export interface DriverStatOptions {
   /** Revalidate: when the object still has this validator, `stat` resolves to null (304). */
   readonly ifNoneMatch?: string;
   readonly signal?: AbortSignal;
@@ -99,15 +99,15 @@ export interface SourceDriver {
   /** How `key` is shown in messages (a URL for remote stores). */
   describe(key: string): string;
   /** One page of the keys that start with `prefix` ("" for everything, "runs/" for a folder). */
-  list(prefix: string, options: ListOptions): Promise<ListPage>;
+  list(prefix: string, options: DriverListOptions): Promise<ListPage>;
   /** The object's size and validator; `E_SOURCE_NOT_FOUND` for a missing object or a folder. */
-  stat(key: string, options?: StatOptions): Promise<ObjectInfo | null>;
+  stat(key: string, options?: DriverStatOptions): Promise<ObjectInfo | null>;
   /**
    * A ranged read. A range that runs past the end is clamped; one that starts at or past the
    * end is `E_SOURCE_INVALID` (reason "range-not-satisfiable"), except a suffix of an empty
    * object, which reads as no bytes.
    */
-  read(key: string, range: ByteRange, options?: ReadOptions): Promise<DriverBody>;
+  read(key: string, range: ByteRange, options?: DriverReadOptions): Promise<DriverBody>;
   /** Release connections and clients. */
   close?(): Promise<void>;
 }

@@ -17,10 +17,10 @@
 import * as http from "node:http";
 import * as https from "node:https";
 import { SourceError } from "../errors.js";
-import type { ByteRange, DriverBody, ListOptions, ListPage, ObjectInfo, ReadOptions, SourceDriver, StatOptions } from "./driver.js";
+import type { ByteRange, DriverBody, DriverListOptions, ListPage, ObjectInfo, DriverReadOptions, SourceDriver, DriverStatOptions } from "./driver.js";
 import { connectionError, statusError } from "./http-status.js";
 import { INDEX_FILE_NAME, parseIndexFile } from "./index-file.js";
-import { type FolderEntry, listByWalking, listFromObjects } from "./listing.js";
+import { type Folder, type FolderEntry, listByWalking, listFromObjects } from "./listing.js";
 import { answersRange, clampRange, noChunks, parseContentRange, parseUnsatisfiedRange, rangeHeader, unsatisfiable } from "./ranges.js";
 
 /** How listings are made: nginx JSON directory listings, an index file, or whichever the server has. */
@@ -200,7 +200,7 @@ export class HttpDriver implements SourceDriver {
     return statusError({ url, ...(key === undefined ? {} : { key }), status: response.statusCode ?? 0, retryAfter: response.headers["retry-after"] ?? null, authenticated: this.authenticated });
   }
 
-  async stat(key: string, options: StatOptions = {}): Promise<ObjectInfo | null> {
+  async stat(key: string, options: DriverStatOptions = {}): Promise<ObjectInfo | null> {
     const url = this.urlOf(key);
     const conditional = options.ifNoneMatch === undefined ? {} : conditionalHeaders(options.ifNoneMatch, "none-match");
     const response = await this.send("HEAD", url, conditional, options.signal, key, false);
@@ -216,7 +216,7 @@ export class HttpDriver implements SourceDriver {
     return { key, size, etag: validatorOf(response.headers), mtimeMs: mtimeOf(response.headers) };
   }
 
-  async read(key: string, range: ByteRange, options: ReadOptions = {}): Promise<DriverBody> {
+  async read(key: string, range: ByteRange, options: DriverReadOptions = {}): Promise<DriverBody> {
     const url = this.urlOf(key);
     const shown = url.href;
     const expected = options.etag ?? null;
@@ -276,7 +276,7 @@ export class HttpDriver implements SourceDriver {
     throw this.failure(response, shown, key);
   }
 
-  async list(prefix: string, options: ListOptions): Promise<ListPage> {
+  async list(prefix: string, options: DriverListOptions): Promise<ListPage> {
     this.listingMode ??= this.detectListing(options.signal);
     const mode = await this.listingMode.catch((error: unknown) => {
       this.listingMode = null; // a failed detection (server down) is tried again next time
@@ -300,7 +300,7 @@ export class HttpDriver implements SourceDriver {
     );
   }
 
-  private async readFolder(folder: string, signal: AbortSignal | undefined): Promise<FolderEntry[] | null> {
+  private async readFolder(folder: string, signal: AbortSignal | undefined): Promise<Folder | null> {
     const url = folder === "" ? this.base : new URL(folder.slice(0, -1).split("/").map(encodeURIComponent).join("/") + "/", this.base);
     const answer = await this.fetchJson(url, signal, folder);
     if (answer.kind === "missing") return null;
@@ -316,7 +316,7 @@ export class HttpDriver implements SourceDriver {
         entries.push({ name: entry.name, kind: "file", info: { key: `${folder}${entry.name}`, size: entry.size, etag: null, mtimeMs: Number.isNaN(mtimeMs) ? null : mtimeMs } });
       }
     }
-    return entries;
+    return { entries };
   }
 
   /** The index file's objects, revalidated with If-None-Match on every listing. */

@@ -4,9 +4,9 @@
  * time budgets and typed failures; random access for ZIP central directories; JSONL line
  * indexes built newest line first. See docs/remote-sources.md.
  */
-export type { ByteRange, DriverBody, DriverCapabilities, ListOptions, ListPage, ObjectInfo, ReadOptions, SourceDriver, StatOptions } from "./driver.js";
+export type { ByteRange, DriverBody, DriverCapabilities, DriverListOptions, ListPage, ObjectInfo, DriverReadOptions, SourceDriver, DriverStatOptions } from "./driver.js";
 export { MAX_KEY_BYTES, checkKey, checkPrefix, compareKeys, keyProblem } from "./keys.js";
-export { type FolderEntry, type ReadFolder, listByWalking, listFromObjects } from "./listing.js";
+export { type Folder, type FolderEntry, type ReadFolder, listByWalking, listFromObjects } from "./listing.js";
 export { INDEX_FILE_NAME, parseIndexFile, renderIndexFile } from "./index-file.js";
 export { DEFAULT_RANGE_CACHE_BYTES, RangeCache, type RangeCacheOptions } from "./range-cache.js";
 export { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelay } from "./retry.js";

@@ -17,8 +17,8 @@ import { SourceError, WinkError } from "../errors.js";
 import { displayPath } from "../filesystem/paths.js";
 import { type DirHandle, closeFd, openRegularForRead, splitParent, withDirectory } from "../filesystem/host/confined.js";
 import { errnoCode } from "../filesystem/host/host-errors.js";
-import type { ByteRange, DriverBody, ListOptions, ListPage, ObjectInfo, ReadOptions, SourceDriver, StatOptions } from "./driver.js";
-import { type FolderEntry, listByWalking } from "./listing.js";
+import type { ByteRange, DriverBody, DriverListOptions, ListPage, ObjectInfo, DriverReadOptions, SourceDriver, DriverStatOptions } from "./driver.js";
+import { type Folder, type FolderEntry, listByWalking } from "./listing.js";
 import { clampRange, unsatisfiable } from "./ranges.js";
 
 const fstatBig = promisify((fd: number, callback: (error: NodeJS.ErrnoException | null, stats: fs.BigIntStats) => void) => fs.fstat(fd, { bigint: true }, callback));
@@ -26,8 +26,6 @@ const readFd = promisify(fs.read);
 
 /** Bytes per read(2) while streaming a range. */
 const CHUNK_BYTES = 1024 * 1024;
-/** Parallel lstat calls while listing one directory. */
-const STAT_CONCURRENCY = 32;
 
 export interface LocalDriverOptions {
   /** The folder whose files are the source's objects (must exist). */
@@ -55,32 +53,19 @@ export class LocalDriver implements SourceDriver {
     return key === "" ? "the folder's root" : displayPath(key);
   }
 
-  list(prefix: string, options: ListOptions): Promise<ListPage> {
+  list(prefix: string, options: DriverListOptions): Promise<ListPage> {
     return listByWalking((folder, namePrefix) => this.readFolder(folder, namePrefix), prefix, options);
   }
 
-  /** One folder's entries, files with their lstat; null when the folder does not exist. */
-  private async readFolder(folder: string, namePrefix: string): Promise<FolderEntry[] | null> {
+  /** One folder's names and kinds; files are stat'ed only when they land on a page. */
+  private async readFolder(folder: string, namePrefix: string): Promise<Folder | null> {
     const segments = folder === "" ? [] : folder.slice(0, -1).split("/");
     try {
-      return await withDirectory(this.options.root, segments, folder, async (dir) => {
-        const dirents = await fs.promises.readdir(dir.self, { withFileTypes: true });
-        const entries: FolderEntry[] = [];
-        const files = dirents.filter((dirent) => dirent.name.startsWith(namePrefix));
-        for (let i = 0; i < files.length; i += STAT_CONCURRENCY) {
-          const batch = files.slice(i, i + STAT_CONCURRENCY);
-          const stats = await Promise.all(batch.map((dirent) => (dirent.isFile() ? lstatBig(dir, dirent.name) : null)));
-          for (const [j, dirent] of batch.entries()) {
-            const entryStats = stats[j];
-            if (dirent.isDirectory()) entries.push({ name: dirent.name, kind: "directory" });
-            else if (!dirent.isFile()) entries.push({ name: dirent.name, kind: "other" });
-            else if (entryStats == null) continue; // vanished since readdir
-            else if (entryStats.isFile()) entries.push({ name: dirent.name, kind: "file", info: infoOf(`${folder}${dirent.name}`, entryStats) });
-            else entries.push({ name: dirent.name, kind: "other" }); // replaced by a link or a special file
-          }
-        }
-        return entries;
-      });
+      const dirents = await withDirectory(this.options.root, segments, folder, (dir) => fs.promises.readdir(dir.self, { withFileTypes: true }));
+      const entries: FolderEntry[] = dirents
+        .filter((dirent) => dirent.name.startsWith(namePrefix))
+        .map((dirent) => ({ name: dirent.name, kind: dirent.isFile() ? "file" : dirent.isDirectory() ? "directory" : "other" }));
+      return { entries, infos: (names) => this.infos(segments, folder, names) };
     } catch (error) {
       // A missing folder lists as nothing, as an S3 prefix nobody wrote to does; so does a
       // symlinked one, which listings skip.
@@ -92,7 +77,19 @@ export class LocalDriver implements SourceDriver {
     }
   }
 
-  async stat(key: string, options: StatOptions = {}): Promise<ObjectInfo | null> {
+  /** lstat of files in one folder (one confined walk to it for the batch); null for a file gone or replaced by a link. */
+  private async infos(segments: readonly string[], folder: string, names: readonly string[]): Promise<(ObjectInfo | null)[]> {
+    try {
+      return await withDirectory(this.options.root, segments, folder, async (dir) => {
+        const stats = await Promise.all(names.map((name) => lstatBig(dir, name)));
+        return stats.map((entryStats, i) => (entryStats?.isFile() === true ? infoOf(`${folder}${names[i] as string}`, entryStats) : null));
+      });
+    } catch (error) {
+      throw this.mapError(error, folder, "list");
+    }
+  }
+
+  async stat(key: string, options: DriverStatOptions = {}): Promise<ObjectInfo | null> {
     const { parents, name } = splitParent(key);
     try {
       const stats = await withDirectory(this.options.root, parents, key, (dir) => lstatBig(dir, name));
@@ -106,7 +103,7 @@ export class LocalDriver implements SourceDriver {
     }
   }
 
-  async read(key: string, range: ByteRange, options: ReadOptions = {}): Promise<DriverBody> {
+  async read(key: string, range: ByteRange, options: DriverReadOptions = {}): Promise<DriverBody> {
     const { parents, name } = splitParent(key);
     let fd: number;
     try {

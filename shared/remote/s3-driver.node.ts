@@ -21,7 +21,7 @@
 import type * as Sdk from "@aws-sdk/client-s3";
 import type { S3Client, S3ClientConfig } from "@aws-sdk/client-s3";
 import { SourceError } from "../errors.js";
-import type { ByteRange, DriverBody, ListOptions, ListPage, ObjectInfo, ReadOptions, SourceDriver, StatOptions } from "./driver.js";
+import type { ByteRange, DriverBody, DriverListOptions, ListPage, ObjectInfo, DriverReadOptions, SourceDriver, DriverStatOptions } from "./driver.js";
 import { connectionError, statusError } from "./http-status.js";
 import { keyProblem } from "./keys.js";
 import { answersRange, noChunks, parseContentRange, rangeHeader, unsatisfiable } from "./ranges.js";
@@ -137,7 +137,7 @@ export class S3Driver implements SourceDriver {
     client.destroy();
   }
 
-  async list(prefix: string, options: ListOptions): Promise<ListPage> {
+  async list(prefix: string, options: DriverListOptions): Promise<ListPage> {
     const { sdk, client } = await this.client();
     const answer = await this.send(() =>
       client.send(
@@ -171,7 +171,7 @@ export class S3Driver implements SourceDriver {
     return { objects, prefixes, cursor: answer.IsTruncated === true ? (answer.NextContinuationToken ?? null) : null, skipped };
   }
 
-  async stat(key: string, options: StatOptions = {}): Promise<ObjectInfo | null> {
+  async stat(key: string, options: DriverStatOptions = {}): Promise<ObjectInfo | null> {
     const { sdk, client } = await this.client();
     try {
       const head = await this.send(() =>
@@ -186,7 +186,7 @@ export class S3Driver implements SourceDriver {
     }
   }
 
-  async read(key: string, range: ByteRange, options: ReadOptions = {}): Promise<DriverBody> {
+  async read(key: string, range: ByteRange, options: DriverReadOptions = {}): Promise<DriverBody> {
     const { sdk, client } = await this.client();
     const url = this.describe(key);
     const expected = options.etag ?? null;

@@ -1,0 +1,243 @@
+/**
+ * Remote sources against local peers, in the same run, on real servers (nginx and Ceph
+ * radosgw on loopback, started here):
+ *
+ * 1. first tree of an unopened 10,000-file archive: open by one suffix read, then the
+ *    central directory parsed and validated by shared/archive's `readCentralDirectory`,
+ *    over HTTP (nginx) and S3 (radosgw), next to `unzip -l` on the local file (aim ≤ 2×);
+ * 2. bytes transferred to show one file of a 100 MB archive (end record, directory, the
+ *    member's local header and data; CRC checked), aim < 1 % of the archive;
+ * 3. the newest line of a 25 MB session file (250 lines), aim < 10 % of its bytes read;
+ * 4. a listing of 5,000 runs: first page (1,000) and the whole listing, local folder, HTTP
+ *    and S3, next to `ls -f` of the local folder; aim: first page < 300 ms.
+ *
+ * Every remote open is cold (a new Source: empty cache) on warm connections; "first" is the
+ * first open in this process (TLS-less loopback, so mostly module and connection set-up).
+ * Times are medians of RUNS runs, ours and the peer alternately.
+ *
+ * Run: npm run bench -- remote
+ */
+import { execFile } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { promisify } from "node:util";
+import zlib from "node:zlib";
+import { writeArchive } from "../shared/archive/index.js";
+import { readCentralDirectory } from "../shared/archive/central-directory.node.js";
+import { locateData } from "../shared/archive/entry-data.node.js";
+import { DEFAULT_ARCHIVE_LIMITS } from "../shared/archive/limits.js";
+import { LineIndex, Source, createHttpDriver, createLocalDriver, createS3Driver } from "../shared/remote/index.js";
+import type { SourceDriver , RandomAccessReader} from "../shared/remote/index.js";
+import { startNginx } from "../shared/remote/test-servers/nginx.test-support.js";
+import { startRadosGateway } from "../shared/remote/test-servers/radosgw.test-support.js";
+import { ensureArchive, median, sessionLine, TOOL_TYPE, fileText } from "./server-fixtures.js";
+
+const run = promisify(execFile);
+const RUNS = 9;
+const WORK = path.resolve(import.meta.dirname, ".work", "remote");
+const ZIP_10K = path.join(WORK, "store", "archives", "tree-10k.fs.zip");
+const ZIP_100M = path.join(WORK, "store", "archives", "big-100m.fs.zip");
+const SESSION_25M = path.join(WORK, "store", "sessions", "run-25m.jsonl");
+const LISTING = path.join(WORK, "store", "listing");
+const LISTING_COUNT = 5000;
+
+/** Deterministic incompressible bytes (so a 100 MB archive is 100 MB). */
+function noise(seed: number, bytes: number): Uint8Array {
+  const out = new Uint8Array(bytes);
+  let state = seed >>> 0 || 1;
+  for (let i = 0; i < bytes; i += 4) {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    out[i] = state & 0xff;
+    out[i + 1] = (state >>> 8) & 0xff;
+    out[i + 2] = (state >>> 16) & 0xff;
+    out[i + 3] = (state >>> 24) & 0xff;
+  }
+  return out;
+}
+
+async function fixtures(): Promise<void> {
+  await ensureArchive(ZIP_10K, 10_000, 120);
+  if (!existsSync(ZIP_100M)) {
+    const entries = Array.from({ length: 200 }, (_, index) => ({
+      path: `blobs/blob-${index}.bin`,
+      kind: "file" as const,
+      size: 512 * 1024,
+      mode: 0o644,
+      mtimeMs: Date.parse("2026-11-22T00:00:00Z"),
+      chunks: async function* () {
+        yield noise(index + 1, 512 * 1024);
+      },
+    }));
+    await writeArchive(ZIP_100M, entries, { compressionLevel: 1 });
+  }
+  if (!existsSync(SESSION_25M)) {
+    await mkdir(path.dirname(SESSION_25M), { recursive: true });
+    const lines: string[] = [];
+    for (let n = 0; n < 250; n++) {
+      const items = Array.from({ length: 10 }, (_, i) => ({
+        call_id: `call_${n}_${i}`,
+        created_at: "2026-11-22T01:00:00.000000+00:00",
+        event_id: `event-${n}-${i}`,
+        name: "read_file",
+        params: { path: `src/file-${i}.ts` },
+        rendered_output: fileText(n * 10 + i, 10_000),
+        result: { message: "ok", success: true, value: null },
+      }));
+      lines.push(sessionLine(`session-${n}`, [{ type: TOOL_TYPE, items }]));
+    }
+    await writeFile(SESSION_25M, `${lines.join("\n")}\n`);
+  }
+  if (!existsSync(LISTING)) {
+    await mkdir(LISTING, { recursive: true });
+    for (let i = 0; i < LISTING_COUNT; i++) await writeFile(path.join(LISTING, `run-${String(i).padStart(5, "0")}.jsonl`), "{}\n");
+  }
+}
+
+/** A FileHandle-shaped view of a reader for shared/archive's parser (the phase-2 seam: the reader will take a byte source instead). */
+function handleOf(reader: RandomAccessReader): FileHandle {
+  return {
+    read: async (buffer: Uint8Array, offset: number, length: number, position: number) => {
+      const bytes = await reader.read(position, Math.min(length, reader.size - position));
+      buffer.set(bytes, offset);
+      return { bytesRead: bytes.byteLength, buffer };
+    },
+  } as unknown as FileHandle;
+}
+
+async function firstTree(driver: SourceDriver, key: string): Promise<{ ms: number; entries: number; requests: number; bytes: number }> {
+  const source = new Source(driver);
+  const started = performance.now();
+  const reader = await source.open(key, { tail: 128 * 1024 });
+  const directory = await readCentralDirectory(handleOf(reader), reader.size, DEFAULT_ARCHIVE_LIMITS);
+  return { ms: performance.now() - started, entries: directory.entries.length, requests: source.stats.requests, bytes: source.stats.bytesReceived };
+}
+
+async function oneMember(driver: SourceDriver, key: string): Promise<{ ms: number; bytes: number; size: number; member: number }> {
+  const source = new Source(driver);
+  const started = performance.now();
+  const reader = await source.open(key, { tail: 128 * 1024 });
+  const handle = handleOf(reader);
+  const directory = await readCentralDirectory(handle, reader.size, DEFAULT_ARCHIVE_LIMITS);
+  const entry = directory.entries[Math.floor(directory.entries.length / 2)];
+  if (entry === undefined) throw new Error("empty archive");
+  const dataStart = await locateData(handle, entry, directory.offset);
+  const compressed = await reader.read(dataStart, entry.compressedSize);
+  const data = entry.method === 8 ? zlib.inflateRawSync(compressed) : Buffer.from(compressed);
+  if (zlib.crc32(data) !== entry.crc32 || data.length !== entry.size) throw new Error(`CRC mismatch in ${entry.name}`);
+  return { ms: performance.now() - started, bytes: source.stats.bytesReceived, size: reader.size, member: entry.size };
+}
+
+async function newestLine(driver: SourceDriver, key: string): Promise<{ ms: number; bytes: number; size: number }> {
+  const source = new Source(driver);
+  const started = performance.now();
+  const reader = await source.open(key);
+  const index = new LineIndex(source, reader);
+  const [last] = await index.newest(1);
+  if (last === undefined) throw new Error("no line");
+  const parsed = JSON.parse(Buffer.from(await index.readLine(last)).toString("utf8")) as { tags?: { session_id?: string } };
+  if (parsed.tags?.session_id !== "session-249") throw new Error(`unexpected newest line ${JSON.stringify(parsed.tags)}`);
+  return { ms: performance.now() - started, bytes: source.stats.bytesReceived, size: reader.size };
+}
+
+async function listing(driver: SourceDriver, prefix: string): Promise<{ firstMs: number; allMs: number; count: number }> {
+  const source = new Source(driver);
+  const started = performance.now();
+  let firstMs = 0;
+  let count = 0;
+  for await (const page of source.listPages(prefix, { delimiter: "/" })) {
+    if (firstMs === 0) firstMs = performance.now() - started;
+    count += page.objects.length;
+  }
+  return { firstMs, allMs: performance.now() - started, count };
+}
+
+async function timed(command: string, args: string[]): Promise<number> {
+  const started = performance.now();
+  await run(command, args, { maxBuffer: 64 * 1024 * 1024 });
+  return performance.now() - started;
+}
+
+const fmt = (ms: number): string => `${ms.toFixed(1)} ms`;
+const pct = (part: number, whole: number): string => `${((100 * part) / whole).toFixed(2)} %`;
+
+async function main(): Promise<void> {
+  await fixtures();
+  const store = path.join(WORK, "store");
+  const nginx = await startNginx(store);
+  const t0 = performance.now();
+  const gateway = await startRadosGateway();
+  console.log(`radosgw up in ${fmt(performance.now() - t0)}`);
+  try {
+    await gateway.createBucket("bench");
+    for (const file of [ZIP_10K, ZIP_100M, SESSION_25M]) await gateway.put("bench", path.relative(store, file), await readFile(file));
+    const names = readdirSync(LISTING);
+    for (let i = 0; i < names.length; i += 32) {
+      await Promise.all(names.slice(i, i + 32).map((name) => gateway.put("bench", `listing/${name}`, "{}\n")));
+    }
+    const http = createHttpDriver({ url: nginx.url });
+    const s3 = createS3Driver({ url: "s3://bench/", endpoint: gateway.endpoint, credentials: gateway.owner });
+    const local = createLocalDriver({ root: store });
+    const zipKey = path.relative(store, ZIP_10K);
+
+    console.log(`\n1. first tree of an unopened 10,000-file archive (${(statSync(ZIP_10K).size / 1e6).toFixed(2)} MB), ${RUNS} runs`);
+    const firstHttp = await firstTree(http, zipKey);
+    const firstS3 = await firstTree(s3, zipKey);
+    const times = { unzip: [] as number[], http: [] as number[], s3: [] as number[] };
+    let sample = firstHttp;
+    let sampleS3 = firstS3;
+    for (let i = 0; i < RUNS; i++) {
+      times.unzip.push(await timed("unzip", ["-l", ZIP_10K]));
+      sample = await firstTree(http, zipKey);
+      times.http.push(sample.ms);
+      sampleS3 = await firstTree(s3, zipKey);
+      times.s3.push(sampleS3.ms);
+    }
+    const unzip = median(times.unzip);
+    console.log(`   unzip -l (local file, process spawn included): ${fmt(unzip)}`);
+    console.log(`   HTTP (nginx):   ${fmt(median(times.http))}  = ${(median(times.http) / unzip).toFixed(2)}x unzip -l  (first in process ${fmt(firstHttp.ms)}; ${sample.entries} entries, ${sample.requests} requests, ${sample.bytes} bytes)`);
+    console.log(`   S3 (radosgw):   ${fmt(median(times.s3))}  = ${(median(times.s3) / unzip).toFixed(2)}x unzip -l  (first in process ${fmt(firstS3.ms)}; ${sampleS3.entries} entries, ${sampleS3.requests} requests, ${sampleS3.bytes} bytes)`);
+
+    const bigKey = path.relative(store, ZIP_100M);
+    console.log(`\n2. one file of a ${(statSync(ZIP_100M).size / 1e6).toFixed(1)} MB archive`);
+    for (const [name, driver] of [["HTTP", http], ["S3", s3]] as const) {
+      const member = await oneMember(driver, bigKey);
+      console.log(`   ${name}: ${member.bytes} bytes transferred (${pct(member.bytes, member.size)} of the archive; the member is ${member.member} bytes), ${fmt(member.ms)}`);
+    }
+
+    const sessionKey = path.relative(store, SESSION_25M);
+    console.log(`\n3. newest line of a ${(statSync(SESSION_25M).size / 1e6).toFixed(1)} MB session file (250 lines)`);
+    for (const [name, driver] of [["local", local], ["HTTP", http], ["S3", s3]] as const) {
+      const line = await newestLine(driver, sessionKey);
+      console.log(`   ${name}: ${line.bytes} bytes read (${pct(line.bytes, line.size)}), ${fmt(line.ms)}`);
+    }
+
+    console.log(`\n4. listing ${LISTING_COUNT} runs (pages of 1,000), ${RUNS} runs`);
+    const ls: number[] = [];
+    const results: Record<string, { first: number[]; all: number[]; count: number }> = { local: { first: [], all: [], count: 0 }, HTTP: { first: [], all: [], count: 0 }, S3: { first: [], all: [], count: 0 } };
+    for (let i = 0; i < RUNS; i++) {
+      ls.push(await timed("ls", ["-f", LISTING]));
+      for (const [name, driver] of [["local", local], ["HTTP", http], ["S3", s3]] as const) {
+        const result = await listing(driver, "listing/");
+        const slot = results[name] as { first: number[]; all: number[]; count: number };
+        slot.first.push(result.firstMs);
+        slot.all.push(result.allMs);
+        slot.count = result.count;
+      }
+    }
+    console.log(`   ls -f (local folder, process spawn included): ${fmt(median(ls))}`);
+    for (const [name, slot] of Object.entries(results)) {
+      console.log(`   ${name}: first page ${fmt(median(slot.first))}, all ${slot.count} in ${fmt(median(slot.all))} (${(median(slot.all) / median(ls)).toFixed(2)}x ls -f)`);
+    }
+    await Promise.all([http, s3].map((driver) => driver.close?.()));
+  } finally {
+    await gateway.stop();
+    await nginx.stop();
+  }
+}
+
+await main();
