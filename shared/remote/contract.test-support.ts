@@ -5,6 +5,8 @@
  * namespace (a folder, a URL, a bucket prefix) and to write into it; what a driver cannot
  * do is declared there, never skipped silently.
  */
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { SourceError } from "../errors.js";
 import type { ListPage, ObjectInfo } from "./driver.js";
@@ -32,14 +34,29 @@ export interface SourceContractOptions {
 
 const text = (bytes: Uint8Array): string => Buffer.from(bytes).toString("utf8");
 
-async function expectSourceError(promise: Promise<unknown>, code: string): Promise<SourceError> {
+/** The `SourceError` `promise` rejects with (the test fails if it resolves or rejects with anything else). */
+export async function sourceFailure(promise: Promise<unknown>): Promise<SourceError> {
   const error = await promise.then(
     () => null,
     (caught: unknown) => caught,
   );
-  expect(error, `expected ${code}`).toBeInstanceOf(SourceError);
-  expect((error as SourceError).code).toBe(code);
+  expect(error, "expected a SourceError").toBeInstanceOf(SourceError);
   return error as SourceError;
+}
+
+async function expectSourceError(promise: Promise<unknown>, code: string): Promise<SourceError> {
+  const error = await sourceFailure(promise);
+  expect(error.code).toBe(code);
+  return error;
+}
+
+/** Writes a new file and renames it over the old one (a new inode, as writers that replace files do). */
+export function replaceFile(folder: string, key: string, body: Uint8Array | string): void {
+  const target = path.join(folder, key);
+  mkdirSync(path.dirname(target), { recursive: true });
+  const temp = `${target}.tmp-${process.pid}`;
+  writeFileSync(temp, body);
+  renameSync(temp, target);
 }
 
 async function listAll(source: Source, prefix: string, options: { delimiter?: "/"; limit?: number } = {}): Promise<{ pages: ListPage[]; keys: string[]; prefixes: string[] }> {

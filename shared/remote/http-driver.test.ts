@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SourceError } from "../errors.js";
-import { describeSourceContract } from "./contract.test-support.js";
+import { describeSourceContract, replaceFile, sourceFailure } from "./contract.test-support.js";
 import { createHttpDriver } from "./http-driver.node.js";
 import { INDEX_FILE_NAME, renderIndexFile } from "./index-file.js";
 import { createLocalDriver } from "./local-driver.node.js";
@@ -26,13 +26,6 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-function putFile(folder: string, key: string, body: Uint8Array | string): void {
-  const target = path.join(folder, key);
-  mkdirSync(path.dirname(target), { recursive: true });
-  const temp = `${target}.tmp-${process.pid}`;
-  writeFileSync(temp, body);
-  renameSync(temp, target);
-}
 
 /** A new folder under the served root, and its URL below `location` ("", "plain/", "private/"…). */
 function namespace(location = ""): { folder: string; url: string } {
@@ -46,14 +39,6 @@ function source(url: string, options: SourceOptions = {}): Source {
   return new Source(createHttpDriver({ url }), options);
 }
 
-async function failure(promise: Promise<unknown>): Promise<SourceError> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(SourceError);
-  return error as SourceError;
-}
 
 const fastRetries = { attempts: 3, baseDelayMs: 10, maxDelayMs: 50 };
 
@@ -65,7 +50,7 @@ describeSourceContract({
     const { folder, url } = namespace();
     return {
       source: source(url),
-      put: async (key, body) => putFile(folder, key, body),
+      put: async (key, body) => replaceFile(folder, key, body),
       remove: async (key) => rmSync(path.join(folder, key)),
     };
   },
@@ -73,11 +58,11 @@ describeSourceContract({
 
 describe("HTTP driver against nginx", () => {
   it("answers 403 and 404 with errors naming the URL", async () => {
-    const forbidden = await failure(source(`${nginx.url}forbidden/`).read("run.jsonl", { offset: 0, length: 10 }));
+    const forbidden = await sourceFailure(source(`${nginx.url}forbidden/`).read("run.jsonl", { offset: 0, length: 10 }));
     expect(forbidden.code).toBe("E_SOURCE_FORBIDDEN");
     expect(forbidden.message).toContain(`${nginx.url}forbidden/run.jsonl`);
     expect(forbidden.data.status).toBe(403);
-    const gone = await failure(source(`${nginx.url}gone/`).stat("run.jsonl"));
+    const gone = await sourceFailure(source(`${nginx.url}gone/`).stat("run.jsonl"));
     expect(gone.code).toBe("E_SOURCE_NOT_FOUND");
     expect(gone.url).toBe(`${nginx.url}gone/run.jsonl`);
   });
@@ -85,7 +70,7 @@ describe("HTTP driver against nginx", () => {
   it("retries a store that stays throttled (503) a bounded number of times, then says so", async () => {
     const busy = source(`${nginx.url}busy/`, { retry: fastRetries });
     const started = Date.now();
-    const error = await failure(busy.read("run.jsonl", { offset: 0, length: 10 }));
+    const error = await sourceFailure(busy.read("run.jsonl", { offset: 0, length: 10 }));
     expect(error.code).toBe("E_SOURCE_THROTTLED");
     expect(error.message).toContain("gave up after 3 attempts");
     expect(error.data.attempts).toBe(3);
@@ -95,7 +80,7 @@ describe("HTTP driver against nginx", () => {
 
   it("gets through real rate limiting (nginx limit_req, 2 requests/s) by backing off with jitter", async () => {
     const { folder } = namespace();
-    putFile(folder, "run.jsonl", "0123456789".repeat(100));
+    replaceFile(folder, "run.jsonl", "0123456789".repeat(100));
     const throttled = source(`${nginx.url}throttled/${path.basename(folder)}/`, { retry: { attempts: 12, baseDelayMs: 200, maxDelayMs: 1_000 } });
     const reads = await Promise.all([0, 100, 200, 300].map((offset) => throttled.read("run.jsonl", { offset, length: 10 })));
     for (const read of reads) expect(Buffer.from(read.bytes).toString()).toBe("0123456789");
@@ -104,10 +89,10 @@ describe("HTTP driver against nginx", () => {
 
   it("turns a stalled transfer into E_SOURCE_TIMEOUT within the budget", async () => {
     const { folder } = namespace();
-    putFile(folder, "big.bin", Buffer.alloc(200_000, 1));
+    replaceFile(folder, "big.bin", Buffer.alloc(200_000, 1));
     const slow = source(`${nginx.url}slow/${path.basename(folder)}/`, { timeoutMs: 400, retry: fastRetries });
     const started = Date.now();
-    const error = await failure(slow.read("big.bin", { offset: 0, length: 200_000 }));
+    const error = await sourceFailure(slow.read("big.bin", { offset: 0, length: 200_000 }));
     expect(error.code).toBe("E_SOURCE_TIMEOUT");
     expect(error.message).toContain("big.bin");
     expect(Date.now() - started).toBeLessThan(10_000);
@@ -115,11 +100,11 @@ describe("HTTP driver against nginx", () => {
 
   it("sends user:password from the URL as Basic auth and never shows it", async () => {
     const { folder, url } = namespace("private/");
-    putFile(folder, "run.jsonl", "secret run");
-    const withoutCredentials = await failure(source(url).read("run.jsonl", { offset: 0, length: 6 }));
+    replaceFile(folder, "run.jsonl", "secret run");
+    const withoutCredentials = await sourceFailure(source(url).read("run.jsonl", { offset: 0, length: 6 }));
     expect(withoutCredentials.code).toBe("E_SOURCE_CREDENTIALS_MISSING");
     const wrongUrl = url.replace("http://", `http://${PRIVATE_USER}:not-the-password@`);
-    const wrong = await failure(source(wrongUrl).read("run.jsonl", { offset: 0, length: 6 }));
+    const wrong = await sourceFailure(source(wrongUrl).read("run.jsonl", { offset: 0, length: 6 }));
     expect(wrong.code).toBe("E_SOURCE_CREDENTIALS_INVALID");
     expect(JSON.stringify(wrong)).not.toContain("not-the-password");
     expect(wrong.message).not.toContain("not-the-password");
@@ -133,11 +118,11 @@ describe("HTTP driver against nginx", () => {
   it("reports a cut connection as E_SOURCE_TRUNCATED after bounded retries, and recovers when the next connection holds", async () => {
     const { folder } = namespace();
     const body = Buffer.from(Array.from({ length: 1_000_000 }, (_, i) => i % 253));
-    putFile(folder, "run.bin", body);
+    replaceFile(folder, "run.bin", body);
     const always = await startCutProxy({ host: "127.0.0.1", port: nginx.port }, { afterBytes: 20_000 });
     try {
       const cut = source(`${always.origin}/${path.basename(folder)}/`, { retry: fastRetries });
-      const error = await failure(cut.read("run.bin", { offset: 0, length: 500_000 }));
+      const error = await sourceFailure(cut.read("run.bin", { offset: 0, length: 500_000 }));
       expect(error.code).toBe("E_SOURCE_TRUNCATED");
       expect(error.message).toMatch(/run\.bin: the connection was cut after \d+ of 500000 bytes/);
       expect(error.data.attempts).toBe(3);
@@ -161,7 +146,7 @@ describe("HTTP driver against nginx", () => {
   it("fails fast with E_SOURCE_UNREACHABLE when nothing listens", async () => {
     const port = await freePort();
     const unreachable = source(`http://127.0.0.1:${port}/runs/`, { retry: fastRetries });
-    const error = await failure(unreachable.list(""));
+    const error = await sourceFailure(unreachable.list(""));
     expect(error.code).toBe("E_SOURCE_UNREACHABLE");
     expect(error.message).toContain(`127.0.0.1:${port}`);
     expect(unreachable.stats.requests).toBe(1);
@@ -169,31 +154,31 @@ describe("HTTP driver against nginx", () => {
 
   it("cancels the whole new file that If-Range answers with after a change", async () => {
     const { folder, url } = namespace();
-    putFile(folder, "big.bin", Buffer.alloc(20_000_000, 1));
+    replaceFile(folder, "big.bin", Buffer.alloc(20_000_000, 1));
     const http = source(url);
     const reader = await http.open("big.bin");
     await reader.read(0, 10);
     const before = http.stats.bytesReceived;
-    putFile(folder, "big.bin", Buffer.alloc(20_000_001, 2));
-    expect((await failure(reader.read(10_000_000, 10))).code).toBe("E_SOURCE_CHANGED");
+    replaceFile(folder, "big.bin", Buffer.alloc(20_000_001, 2));
+    expect((await sourceFailure(reader.read(10_000_000, 10))).code).toBe("E_SOURCE_CHANGED");
     expect(http.stats.bytesReceived).toBe(before);
   });
 
   it("lists from wink-index.json where the server has no directory listings, revalidating it", async () => {
     const { folder, url } = namespace("plain/");
-    putFile(folder, "runs/a.jsonl", "a");
+    replaceFile(folder, "runs/a.jsonl", "a");
     const plain = source(url);
-    const error = await failure(plain.list(""));
+    const error = await sourceFailure(plain.list(""));
     expect(error.code).toBe("E_SOURCE_FAILED");
     expect(error.message).toContain("autoindex_format json");
     expect(error.message).toContain(INDEX_FILE_NAME);
     const local = new Source(createLocalDriver({ root: folder }));
-    putFile(folder, INDEX_FILE_NAME, renderIndexFile((await local.list("")).objects));
+    replaceFile(folder, INDEX_FILE_NAME, renderIndexFile((await local.list("")).objects));
     const indexed = source(url);
     expect((await indexed.list("", { delimiter: "/" })).prefixes).toEqual(["runs/"]);
     expect((await indexed.list("runs/")).objects.map((object) => [object.key, object.size])).toEqual([["runs/a.jsonl", 1]]);
-    putFile(folder, "runs/b.jsonl", "bb");
-    putFile(folder, INDEX_FILE_NAME, renderIndexFile((await local.list("")).objects));
+    replaceFile(folder, "runs/b.jsonl", "bb");
+    replaceFile(folder, INDEX_FILE_NAME, renderIndexFile((await local.list("")).objects));
     expect((await indexed.list("runs/")).objects.map((object) => object.key)).toEqual(["runs/a.jsonl", "runs/b.jsonl"]);
     expect(Buffer.from((await indexed.read("runs/b.jsonl", { suffix: 2 })).bytes).toString()).toBe("bb");
   });

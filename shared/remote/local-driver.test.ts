@@ -1,10 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { SourceError } from "../errors.js";
-import { describeSourceContract } from "./contract.test-support.js";
+import { describeSourceContract, replaceFile } from "./contract.test-support.js";
 import { createLocalDriver } from "./local-driver.node.js";
 import { Source } from "./source.js";
 
@@ -19,14 +19,6 @@ function newRoot(): string {
   return root;
 }
 
-/** Writes a new file and renames it over the old one (a new inode, as a writer that replaces files does). */
-function putFile(root: string, key: string, body: Uint8Array | string): void {
-  const target = path.join(root, key);
-  mkdirSync(path.dirname(target), { recursive: true });
-  const temp = `${target}.tmp-${process.pid}`;
-  writeFileSync(temp, body);
-  renameSync(temp, target);
-}
 
 describeSourceContract({
   name: "local folder",
@@ -35,7 +27,7 @@ describeSourceContract({
     const root = newRoot();
     return {
       source: new Source(createLocalDriver({ root })),
-      put: async (key, body) => putFile(root, key, body),
+      put: async (key, body) => replaceFile(root, key, body),
       remove: async (key) => rmSync(path.join(root, key)),
     };
   },
@@ -56,7 +48,7 @@ describe("local folder driver", () => {
     const root = newRoot();
     const outside = newRoot();
     writeFileSync(path.join(outside, "secret.txt"), "secret");
-    putFile(root, "runs/a.jsonl", "{}\n");
+    replaceFile(root, "runs/a.jsonl", "{}\n");
     symlinkSync(path.join(outside, "secret.txt"), path.join(root, "runs", "link.jsonl"));
     symlinkSync(outside, path.join(root, "escape"));
     const source = new Source(createLocalDriver({ root }));
@@ -87,7 +79,7 @@ describe("local folder driver", () => {
 
   it("reports a file cut short under a reader as a change (size, mtime and ctime are in the validator)", async () => {
     const root = newRoot();
-    putFile(root, "grow.jsonl", "x".repeat(100_000));
+    replaceFile(root, "grow.jsonl", "x".repeat(100_000));
     const source = new Source(createLocalDriver({ root }));
     const reader = await source.open("grow.jsonl");
     truncateSync(path.join(root, "grow.jsonl"), 50_000);
@@ -96,7 +88,7 @@ describe("local folder driver", () => {
 
   it("reads a file truncated after it was opened as E_SOURCE_TRUNCATED, never as short data", async () => {
     const root = newRoot();
-    putFile(root, "big.bin", Buffer.alloc(8 * 1024 * 1024, 7));
+    replaceFile(root, "big.bin", Buffer.alloc(8 * 1024 * 1024, 7));
     const driver = createLocalDriver({ root });
     const body = await driver.read("big.bin", { offset: 0, length: 8 * 1024 * 1024 });
     truncateSync(path.join(root, "big.bin"), 1024);
@@ -104,7 +96,7 @@ describe("local folder driver", () => {
     for await (const chunk of body.chunks) received += chunk.byteLength;
     expect(received).toBeLessThan(body.length);
     // The same cut through Source, which counts what arrived against what was announced.
-    putFile(root, "big.bin", Buffer.alloc(8 * 1024 * 1024, 7));
+    replaceFile(root, "big.bin", Buffer.alloc(8 * 1024 * 1024, 7));
     const source = new Source(createLocalDriver({ root }), { retry: { attempts: 1, baseDelayMs: 0, maxDelayMs: 0 } });
     const stream = await source.stream("big.bin", { offset: 0, length: 8 * 1024 * 1024 });
     truncateSync(path.join(root, "big.bin"), 1024);

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { SourceError } from "../errors.js";
-import { describeSourceContract } from "./contract.test-support.js";
+import type { SourceError } from "../errors.js";
+import { describeSourceContract, sourceFailure } from "./contract.test-support.js";
 import { type S3DriverOptions, createS3Driver } from "./s3-driver.node.js";
 import { Source, type SourceOptions } from "./source.js";
 import { startCutProxy } from "./test-servers/cut-proxy.test-support.js";
@@ -52,14 +52,6 @@ function s3(options: Partial<S3DriverOptions> & { url?: string }, sourceOptions:
   return new Source(createS3Driver({ url: `s3://${BUCKET}/`, endpoint: gateway.endpoint, credentials: gateway.owner, ...options }), sourceOptions);
 }
 
-async function failure(promise: Promise<unknown>): Promise<SourceError> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(SourceError);
-  return error as SourceError;
-}
 
 function expectNoSecret(error: SourceError, ...secrets: string[]): void {
   for (const secret of secrets) {
@@ -88,12 +80,12 @@ describeSourceContract({
 describe("S3 driver against radosgw", () => {
   it("rejected keys are E_SOURCE_CREDENTIALS_INVALID, and neither secret nor signature leaks", async () => {
     await gateway.put(BUCKET, "auth/run.jsonl", "{}");
-    const wrongSecret = await failure(s3({ credentials: { accessKeyId: gateway.owner.accessKeyId, secretAccessKey: "wrong-secret-7f3a" } }).read("auth/run.jsonl", { offset: 0, length: 2 }));
+    const wrongSecret = await sourceFailure(s3({ credentials: { accessKeyId: gateway.owner.accessKeyId, secretAccessKey: "wrong-secret-7f3a" } }).read("auth/run.jsonl", { offset: 0, length: 2 }));
     expect(wrongSecret.code).toBe("E_SOURCE_CREDENTIALS_INVALID");
     expect(wrongSecret.data.storeCode).toBe("SignatureDoesNotMatch");
     expect(wrongSecret.message).toContain(`s3://${BUCKET}/auth/run.jsonl`);
     expectNoSecret(wrongSecret, "wrong-secret-7f3a", gateway.owner.secretAccessKey);
-    const unknownKey = await failure(s3({ credentials: { accessKeyId: "AKIDUNKNOWN", secretAccessKey: "whatever-9c2e" } }).list(""));
+    const unknownKey = await sourceFailure(s3({ credentials: { accessKeyId: "AKIDUNKNOWN", secretAccessKey: "whatever-9c2e" } }).list(""));
     expect(unknownKey.code).toBe("E_SOURCE_CREDENTIALS_INVALID");
     expect(unknownKey.data.storeCode).toBe("InvalidAccessKeyId");
     expectNoSecret(unknownKey, "whatever-9c2e");
@@ -103,7 +95,7 @@ describe("S3 driver against radosgw", () => {
     await gateway.put(BUCKET, "private/run.jsonl", "{}");
     const stranger = s3({ credentials: gateway.stranger });
     for (const attempt of [() => stranger.list("private/"), () => stranger.read("private/run.jsonl", { offset: 0, length: 2 })]) {
-      const error = await failure(attempt());
+      const error = await sourceFailure(attempt());
       expect(error.code).toBe("E_SOURCE_FORBIDDEN");
       expect(error.data.status).toBe(403);
       expectNoSecret(error, gateway.stranger.secretAccessKey);
@@ -111,7 +103,7 @@ describe("S3 driver against radosgw", () => {
   });
 
   it("a missing bucket is E_SOURCE_NOT_FOUND naming it", async () => {
-    const error = await failure(s3({ url: "s3://no-such-bucket-here/runs/" }).list(""));
+    const error = await sourceFailure(s3({ url: "s3://no-such-bucket-here/runs/" }).list(""));
     expect(error.code).toBe("E_SOURCE_NOT_FOUND");
     expect(error.data.reason).toBe("bucket");
     expect(error.message).toContain("no-such-bucket-here");
@@ -138,7 +130,7 @@ describe("S3 driver against radosgw", () => {
   it("without credentials anywhere: E_SOURCE_CREDENTIALS_MISSING saying where to put them", async () => {
     awsEnvironment({});
     const source = new Source(createS3Driver({ url: `s3://${BUCKET}/`, endpoint: gateway.endpoint }));
-    const error = await failure(source.list(""));
+    const error = await sourceFailure(source.list(""));
     expect(error.code).toBe("E_SOURCE_CREDENTIALS_MISSING");
     expect(error.message).toContain("AWS_PROFILE");
     expect(source.stats.requests).toBe(1);
@@ -151,7 +143,7 @@ describe("S3 driver against radosgw", () => {
     writeFileSync(script, `#!/bin/sh\necho '${json}'\n`, { mode: 0o755 });
     writeFileSync(process.env.AWS_CONFIG_FILE as string, `[profile stale]\ncredential_process = ${script}\n`);
     const source = new Source(createS3Driver({ url: `s3://${BUCKET}/`, endpoint: gateway.endpoint, profile: "stale" }));
-    const error = await failure(source.list(""));
+    const error = await sourceFailure(source.list(""));
     expect(error.code).toBe("E_SOURCE_CREDENTIALS_EXPIRED");
     expect(error.message).toContain("refresh them");
     expectNoSecret(error, gateway.owner.secretAccessKey);
@@ -171,7 +163,7 @@ describe("S3 driver against radosgw", () => {
     const proxy = await startCutProxy({ host: "127.0.0.1", port }, { afterBytes: 30_000 });
     try {
       const source = s3({ endpoint: proxy.origin }, { retry: fastRetries });
-      const error = await failure(source.read("cut/run.bin", { offset: 0, length: 600_000 }));
+      const error = await sourceFailure(source.read("cut/run.bin", { offset: 0, length: 600_000 }));
       expect(error.code).toBe("E_SOURCE_TRUNCATED");
       expect(error.message).toContain(`s3://${BUCKET}/cut/run.bin`);
       expect(error.data.attempts).toBe(3);
@@ -182,7 +174,7 @@ describe("S3 driver against radosgw", () => {
 
   it("an endpoint nothing listens on is E_SOURCE_UNREACHABLE", async () => {
     const source = s3({ endpoint: `http://127.0.0.1:${await freePort()}` }, { retry: fastRetries });
-    const error = await failure(source.stat("run.jsonl"));
+    const error = await sourceFailure(source.stat("run.jsonl"));
     expect(error.code).toBe("E_SOURCE_UNREACHABLE");
   });
 });
@@ -200,7 +192,7 @@ describe("S3 throttling (nginx stands in for an S3 endpoint answering 503 SlowDo
 
   it("retries SlowDown with backoff a bounded number of times, then E_SOURCE_THROTTLED", async () => {
     const source = new Source(createS3Driver({ url: `s3://${BUCKET}/`, endpoint: `${nginx.url}s3-slowdown`, credentials: { accessKeyId: "a", secretAccessKey: "b" } }), { retry: fastRetries });
-    const error = await failure(source.read("run.jsonl", { offset: 0, length: 10 }));
+    const error = await sourceFailure(source.read("run.jsonl", { offset: 0, length: 10 }));
     expect(error.code).toBe("E_SOURCE_THROTTLED");
     expect(error.data.storeCode).toBe("SlowDown");
     expect(error.message).toContain(`s3://${BUCKET}/run.jsonl`);

@@ -54,16 +54,8 @@ export interface RangeRead {
   readonly mtimeMs: number | null;
 }
 
-/** A ranged body being streamed: the version at once, the bytes as they come. */
-export interface RangeStream {
-  readonly offset: number;
-  readonly length: number;
-  readonly size: number;
-  readonly etag: string | null;
-  readonly mtimeMs: number | null;
-  readonly chunks: AsyncIterable<Uint8Array>;
-  cancel(): void;
-}
+/** A ranged body being streamed: the version at once, the bytes as they come (counted, resumed when cut). */
+export type RangeStream = DriverBody;
 
 /** What this source asked of its store, for benchmarks and tests. */
 export interface SourceStats {
