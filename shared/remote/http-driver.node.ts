@@ -39,6 +39,9 @@ export interface HttpDriverOptions {
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 5;
 const DEFAULT_MAX_LISTING_BYTES = 64 * 1024 * 1024;
+/** How long the pages after a first page may reuse its folder reads. */
+const FOLDER_REUSE_MS = 30_000;
+const MAX_REUSED_FOLDERS = 256;
 
 interface ParsedRoot {
   readonly base: URL;
@@ -146,6 +149,8 @@ export class HttpDriver implements SourceDriver {
   private readonly maxListingBytes: number;
   private listingMode: Promise<"autoindex" | "index-file"> | null = null;
   private indexCache: { etag: string; objects: ObjectInfo[] } | null = null;
+  /** Folder listings of the paging sequence under way (see `list`). */
+  private folderCache = new Map<string, { readonly at: number; readonly folder: Folder | null }>();
 
   constructor(options: HttpDriverOptions) {
     const { base, authorization } = parseRoot(options.url);
@@ -283,7 +288,25 @@ export class HttpDriver implements SourceDriver {
       throw error;
     });
     if (mode === "index-file") return listFromObjects(await this.indexObjects(options.signal), prefix, options);
-    return listByWalking((folder) => this.readFolder(folder, options.signal), prefix, options);
+    // A first page reads every folder afresh; the pages that continue it reuse those reads
+    // (nginx sends a whole directory at once, so page 5 of 5,000 runs would otherwise fetch
+    // and parse all 5,000 names a fifth time). Like an S3 continuation token, a paging
+    // sequence sees the store as it was when it began, for a bounded time.
+    const now = Date.now();
+    if (options.cursor === undefined) this.folderCache.clear();
+    for (const [folder, cached] of this.folderCache) if (now - cached.at > FOLDER_REUSE_MS) this.folderCache.delete(folder);
+    return listByWalking(
+      async (folder) => {
+        const cached = this.folderCache.get(folder);
+        if (cached !== undefined) return cached.folder;
+        const read = await this.readFolder(folder, options.signal);
+        this.folderCache.set(folder, { at: Date.now(), folder: read });
+        if (this.folderCache.size > MAX_REUSED_FOLDERS) this.folderCache.delete(this.folderCache.keys().next().value as string);
+        return read;
+      },
+      prefix,
+      options,
+    );
   }
 
   /** Autoindex when the root answers with a JSON listing, else the index file. */
