@@ -53,17 +53,20 @@ export function splitPrefix(prefix: string): { folder: string; namePrefix: strin
 }
 
 /**
- * Orders keys as S3 does (by their UTF-8 bytes). UTF-16 code-unit order differs only for
- * characters above U+FFFF against U+E000–U+FFFF, so compare code points.
+ * Orders keys as S3 does (by their UTF-8 bytes), which is code point order. UTF-16 code-unit
+ * order (JavaScript's `<`) agrees except where a surrogate (a character above U+FFFF) meets
+ * a unit in U+E000–U+FFFF, so only that case is corrected, at the first differing unit.
  */
 export function compareKeys(a: string, b: string): number {
   if (a === b) return 0;
   const length = Math.min(a.length, b.length);
-  for (let i = 0; i < length; i++) {
-    const x = a.codePointAt(i) as number;
-    const y = b.codePointAt(i) as number;
-    if (x !== y) return x - y;
-    if (x > 0xffff) i++;
-  }
-  return a.length - b.length;
+  let i = 0;
+  while (i < length && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  if (i === length) return a.length - b.length;
+  const x = a.charCodeAt(i);
+  const y = b.charCodeAt(i);
+  const xSurrogate = x >= 0xd800 && x <= 0xdfff;
+  const ySurrogate = y >= 0xd800 && y <= 0xdfff;
+  if (xSurrogate !== ySurrogate && (x >= 0xe000 || y >= 0xe000)) return xSurrogate ? 1 : -1;
+  return x - y;
 }

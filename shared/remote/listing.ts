@@ -23,7 +23,7 @@ export interface Folder {
 }
 
 /** Files whose info is asked for at once while filling a page. */
-const INFO_BATCH = 32;
+const INFO_BATCH = 256;
 
 /** Reads one folder ("" or "runs/"); null when it does not exist. Only names starting with `namePrefix` are needed. */
 export type ReadFolder = (folder: string, namePrefix: string) => Promise<Folder | null>;

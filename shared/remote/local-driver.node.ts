@@ -77,11 +77,15 @@ export class LocalDriver implements SourceDriver {
     }
   }
 
-  /** lstat of files in one folder (one confined walk to it for the batch); null for a file gone or replaced by a link. */
+  /**
+   * lstat of files in one folder (one confined walk to it for the batch); null for a file
+   * gone or replaced by a link. Synchronous: a thread-pool round trip costs the main thread
+   * more than the ~3 µs lstat of a cached inode, and a page stats up to 1,000 of them.
+   */
   private async infos(segments: readonly string[], folder: string, names: readonly string[]): Promise<(ObjectInfo | null)[]> {
     try {
       return await withDirectory(this.options.root, segments, folder, async (dir) => {
-        const stats = await Promise.all(names.map((name) => lstatBig(dir, name)));
+        const stats = names.map((name) => lstatBigSync(dir, name));
         return stats.map((entryStats, i) => (entryStats?.isFile() === true ? infoOf(`${folder}${names[i] as string}`, entryStats) : null));
       });
     } catch (error) {
@@ -187,6 +191,16 @@ export class LocalDriver implements SourceDriver {
     if (code === "EACCES" || code === "EPERM") return this.forbidden(key, "permission");
     const detail = error instanceof Error ? error.message : String(error);
     return new SourceError("E_SOURCE_FAILED", `Cannot ${action} ${url} in the local folder: ${detail}`, { url, key, errno: code ?? null });
+  }
+}
+
+function lstatBigSync(dir: DirHandle, name: string): fs.BigIntStats | null {
+  try {
+    return fs.lstatSync(dir.at(name), { bigint: true });
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code === "ENOENT" || code === "ENOTDIR") return null;
+    throw error;
   }
 }
 
