@@ -109,12 +109,14 @@ function handleOf(reader: RandomAccessReader): FileHandle {
   } as unknown as FileHandle;
 }
 
-async function firstTree(driver: SourceDriver, key: string): Promise<{ ms: number; entries: number; requests: number; bytes: number }> {
+async function firstTree(driver: SourceDriver, key: string): Promise<{ ms: number; cpuMs: number; entries: number; requests: number; bytes: number }> {
   const source = new Source(driver);
+  const cpu = process.cpuUsage();
   const started = performance.now();
   const reader = await source.open(key, { tail: 128 * 1024 });
   const directory = await readCentralDirectory(handleOf(reader), reader.size, DEFAULT_ARCHIVE_LIMITS);
-  return { ms: performance.now() - started, entries: directory.entries.length, requests: source.stats.requests, bytes: source.stats.bytesReceived };
+  const used = process.cpuUsage(cpu);
+  return { ms: performance.now() - started, cpuMs: (used.user + used.system) / 1000, entries: directory.entries.length, requests: source.stats.requests, bytes: source.stats.bytesReceived };
 }
 
 async function oneMember(driver: SourceDriver, key: string): Promise<{ ms: number; bytes: number; size: number; member: number }> {
@@ -187,20 +189,22 @@ async function main(): Promise<void> {
     console.log(`\n1. first tree of an unopened 10,000-file archive (${(statSync(ZIP_10K).size / 1e6).toFixed(2)} MB), ${RUNS} runs`);
     const firstHttp = await firstTree(http, zipKey);
     const firstS3 = await firstTree(s3, zipKey);
-    const times = { unzip: [] as number[], http: [] as number[], s3: [] as number[] };
+    const times = { unzip: [] as number[], http: [] as number[], s3: [] as number[], httpCpu: [] as number[], s3Cpu: [] as number[] };
     let sample = firstHttp;
     let sampleS3 = firstS3;
     for (let i = 0; i < RUNS; i++) {
       times.unzip.push(await timed("unzip", ["-l", ZIP_10K]));
       sample = await firstTree(http, zipKey);
       times.http.push(sample.ms);
+      times.httpCpu.push(sample.cpuMs);
       sampleS3 = await firstTree(s3, zipKey);
       times.s3.push(sampleS3.ms);
+      times.s3Cpu.push(sampleS3.cpuMs);
     }
     const unzip = median(times.unzip);
     console.log(`   unzip -l (local file, process spawn included): ${fmt(unzip)}`);
-    console.log(`   HTTP (nginx):   ${fmt(median(times.http))}  = ${(median(times.http) / unzip).toFixed(2)}x unzip -l  (first in process ${fmt(firstHttp.ms)}; ${sample.entries} entries, ${sample.requests} requests, ${sample.bytes} bytes)`);
-    console.log(`   S3 (radosgw):   ${fmt(median(times.s3))}  = ${(median(times.s3) / unzip).toFixed(2)}x unzip -l  (first in process ${fmt(firstS3.ms)}; ${sampleS3.entries} entries, ${sampleS3.requests} requests, ${sampleS3.bytes} bytes)`);
+    console.log(`   HTTP (nginx):   ${fmt(median(times.http))}  = ${(median(times.http) / unzip).toFixed(2)}x unzip -l  (CPU ${fmt(median(times.httpCpu))}; first in process ${fmt(firstHttp.ms)}; ${sample.entries} entries, ${sample.requests} requests, ${sample.bytes} bytes)`);
+    console.log(`   S3 (radosgw):   ${fmt(median(times.s3))}  = ${(median(times.s3) / unzip).toFixed(2)}x unzip -l  (CPU ${fmt(median(times.s3Cpu))}; first in process ${fmt(firstS3.ms)}; ${sampleS3.entries} entries, ${sampleS3.requests} requests, ${sampleS3.bytes} bytes)`);
 
     const bigKey = path.relative(store, ZIP_100M);
     console.log(`\n2. one file of a ${(statSync(ZIP_100M).size / 1e6).toFixed(1)} MB archive`);
