@@ -222,7 +222,12 @@ export class Source {
     checkRange(range);
     const url = this.describe(key);
     const first = await this.openBody(key, range, options.etag, options.signal);
-    this.checkVersion(first.body, options.etag, url, key);
+    try {
+      this.checkVersion(first.body, options.etag, url, key);
+    } catch (error) {
+      first.attempt.done();
+      throw error;
+    }
     const state = { current: first };
     const { body } = first;
     return {
@@ -232,7 +237,10 @@ export class Source {
       etag: body.etag,
       mtimeMs: body.mtimeMs,
       chunks: this.resumingChunks(state, key, url, range, options.signal),
-      cancel: () => state.current.body.cancel(),
+      cancel: () => {
+        state.current.body.cancel();
+        state.current.attempt.done();
+      },
     };
   }
 
