@@ -14,9 +14,10 @@ import { type RadosGateway, startRadosGateway } from "./test-servers/radosgw.tes
 const BUCKET = "runs";
 let gateway: RadosGateway;
 let namespaces = 0;
-const scratch = mkdtempSync(path.join(tmpdir(), "wink-s3-source-"));
+let scratch: string;
 
 beforeAll(async () => {
+  scratch = mkdtempSync(path.join(tmpdir(), "wink-s3-source-"));
   gateway = await startRadosGateway();
   await gateway.createBucket(BUCKET);
 }, 180_000);
@@ -181,8 +182,9 @@ describe("S3 driver against radosgw", () => {
 
 describe("S3 throttling (nginx stands in for an S3 endpoint answering 503 SlowDown: radosgw 16 has no rate limits)", () => {
   let nginx: NginxServer;
-  const root = mkdtempSync(path.join(tmpdir(), "wink-s3-slowdown-"));
+  let root: string;
   beforeAll(async () => {
+    root = mkdtempSync(path.join(tmpdir(), "wink-s3-slowdown-"));
     nginx = await startNginx(root);
   });
   afterAll(async () => {

@@ -7,7 +7,7 @@ import { type Server, type Socket, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import fc from "fast-check";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SourceError } from "../errors.js";
 import { readPhysicalLines } from "../session/session-file.node.js";
 import { createHttpDriver } from "./http-driver.node.js";
@@ -18,7 +18,10 @@ import { RangeCache } from "./range-cache.js";
 import { retryDelay } from "./retry.js";
 import { Source } from "./source.js";
 
-const root = mkdtempSync(path.join(tmpdir(), "wink-source-layer-"));
+let root: string;
+beforeAll(() => {
+  root = mkdtempSync(path.join(tmpdir(), "wink-source-layer-"));
+});
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 let files = 0;
 
