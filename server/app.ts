@@ -16,6 +16,7 @@ import type { FastifyInstance } from "fastify";
 import { SessionLoadError } from "../shared/errors.js";
 import { ArchiveCache } from "./library/archive-cache.js";
 import type { ArchiveCacheOptions } from "./library/archive-cache.js";
+import { DebugBundles } from "./library/debug-bundles.js";
 import { DirectoryWatcher } from "./library/directory-watcher.js";
 import { EventStream } from "./library/event-stream.js";
 import { requestValidatorFactory } from "./library/request-validators.js";
@@ -30,6 +31,7 @@ import { jsonBody } from "./plugins/json-body.js";
 import { securityHeaders } from "./plugins/security-headers.js";
 import { spaFallback } from "./plugins/spa-fallback.js";
 import { strictJson } from "./plugins/strict-json.js";
+import { bundleRoutes } from "./routes/debug-bundles.js";
 import { diffRoutes } from "./routes/diffs.js";
 import { eventRoutes } from "./routes/events.js";
 import { filesystemRoutes } from "./routes/filesystem.js";
@@ -39,7 +41,7 @@ import { sessionRoutes } from "./routes/sessions.js";
 import { toolCallRoutes } from "./routes/tool-calls.js";
 
 export interface AppOptions {
-  /** A directory of session files, or one session file (its directory is then served). */
+  /** A directory of session files and debug bundles, or one such file (its directory is then served). */
   path: string;
   /** Include session files in subdirectories. */
   recursive?: boolean;
@@ -83,13 +85,14 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   const displayRoot = isFile ? path.dirname(given) : given;
   const root = await realpath(displayRoot);
 
-  const directory = await SnapshotDirectory.open(root, { recursive: options.recursive ?? false, ...(options.lineCacheBytes === undefined ? {} : { lineCacheBytes: options.lineCacheBytes }) });
   const archives = new ArchiveCache(options.archiveCache);
-  const state = new ViewerState(directory, archives, displayRoot);
+  const bundles = new DebugBundles(archives);
+  const directory = await SnapshotDirectory.open(root, { recursive: options.recursive ?? false, bundles, ...(options.lineCacheBytes === undefined ? {} : { lineCacheBytes: options.lineCacheBytes }) });
+  const state = new ViewerState(directory, archives, displayRoot, bundles);
   try {
     if (isFile) {
       const relative = path.basename(given);
-      if (directory.get(relative) === undefined) throw new SessionLoadError(`Not a session file (.jsonl or .json): ${given}`, { path: given });
+      if (directory.get(relative) === undefined) throw new SessionLoadError(`Not a session file (.jsonl or .json) or a WINK debug bundle (.zip): ${given}`, { path: given });
       await state.initialize(relative);
     } else {
       await state.initialize();
@@ -117,8 +120,7 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   await app.register(securityHeaders);
   await app.register(jsonBody);
   await app.register(strictJson);
-  const onSelect = (selection: { record: { path: string }; entry: { lineNumber: number } }) =>
-    events.send("select", { file: selection.record.path, line_number: selection.entry.lineNumber });
+  const onSelect = (current: { file: string; line: number }) => events.send("select", { file: current.file, line_number: current.line });
   await app.register(legacyRoutes, { state, onSelect });
   const undoStores = new UndoStores();
   await app.register(sessionRoutes, { state, undoStores });
@@ -126,6 +128,7 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   await app.register(filesystemRoutes, { state });
   await app.register(diffRoutes, { state });
   await app.register(searchRoutes, { state });
+  await app.register(bundleRoutes, { state });
   await app.register(eventRoutes, { state, events });
   await app.register(spaFallback, { webDir: options.webDir ?? path.join(packageRoot(), "dist", "web") });
 

@@ -2,8 +2,8 @@
 /**
  * `wink-debug [DIR|FILE] [--host 127.0.0.1] [--port 8000] [--open|--no-open] [--recursive]`
  *
- * Serves a directory of WINK session files (or the directory of one file) on loopback and
- * prints the URL. Without an argument it serves the bundled example run. Problems with the
+ * Serves a directory of WINK session files and debug bundles (or the directory of one
+ * file) on loopback and prints the URL. Without an argument it serves the bundled example run. Problems with the
  * input are one line on stderr, never a stack trace:
  *   exit 0  stopped normally (Ctrl-C, SIGTERM)
  *   exit 2  bad arguments, or nothing to serve (missing path, empty directory, unreadable file)
@@ -19,15 +19,16 @@ import { packageRoot, packageVersion } from "./package-root.js";
 
 const USAGE = `Usage: wink-debug [DIR|FILE] [options]
 
-Serve WINK session snapshots (*.jsonl, *.json, with their .fs.zip workspaces) in a local
-web viewer. DIR defaults to the bundled example run.
+Serve WINK session snapshots (*.jsonl, *.json, with their .fs.zip workspaces) and WINK
+debug bundles (*.zip with a debug_bundle/ root) in a local web viewer. DIR defaults to
+the bundled example run; FILE may be a session file or a bundle.
 
 Options:
   --host HOST      address to listen on (default 127.0.0.1; only loopback names are answered)
   --port PORT      port (default 8000, or the next free one; 0 picks any free port)
   --open           open the viewer in a browser, when one is available
   --no-open        do not open a browser (default)
-  -r, --recursive  also serve session files in subdirectories
+  -r, --recursive  also serve subdirectories (e.g. an EvalLoop's {target}/{request_id}/*.zip)
   -h, --help       show this help
   -v, --version    print the version
 
@@ -190,8 +191,14 @@ async function main(): Promise<void> {
   const address = app.server.address();
   const actualPort = typeof address === "object" && address !== null ? address.port : port;
   const url = urlOf(options.host, actualPort);
-  const count = state.directory.files().length;
-  process.stdout.write(`wink-debug ${packageVersion()} serving ${state.displayRoot} (${count} session file${count === 1 ? "" : "s"}${options.recursive ? ", recursive" : ""})\n`);
+  const files = state.directory.files();
+  const bundles = files.filter((record) => record.kind === "bundle").length;
+  const sessions = files.length - bundles;
+  const counted = [
+    ...(sessions > 0 || bundles === 0 ? [`${sessions} session file${sessions === 1 ? "" : "s"}`] : []),
+    ...(bundles > 0 ? [`${bundles} debug bundle${bundles === 1 ? "" : "s"}`] : []),
+  ].join(", ");
+  process.stdout.write(`wink-debug ${packageVersion()} serving ${state.displayRoot} (${counted}${options.recursive ? ", recursive" : ""})\n`);
   process.stdout.write(`  ${url}   (ready in ${Date.now() - started} ms; Ctrl-C to stop)\n`);
   if (!["127.0.0.1", "localhost", "::1"].includes(options.host)) {
     process.stdout.write(`  note: listening on ${options.host}; requests are still answered only for loopback names and ${options.host}\n`);

@@ -9,4 +9,5 @@ export * from "./filesystem/glob.js";
 export * from "./archive/browser.js";
 export * from "./session/browser.js";
 export * from "./viewer/index.js";
+export * from "./debug-bundle/index.js";
 export * from "./undo/browser.js";

@@ -16,3 +16,4 @@ export * from "./workspace/index.js";
 export * from "./session/index.js";
 export * from "./viewer/index.js";
 export * from "./remote/index.js";
+export * from "./debug-bundle/index.js";

@@ -2,6 +2,10 @@
  * The served directory: its session files, each indexed lazily (line offsets and envelope
  * summaries, no items) and parsed line by line on demand through a memory-bounded cache.
  *
+ * WINK debug bundles (`*.zip` whose entries live under `debug_bundle/`) are listed beside
+ * session files: a bundle is a session file of two lines, its session before the run (line
+ * 1) and after it (line 2), read through the bundle reader instead of from disk.
+ *
  * Only regular files found by walking the directory (symlinks never followed) are ever
  * opened, and callers name files by their relative path in this listing, so nothing
  * outside the directory can be read through it.
@@ -12,6 +16,8 @@ import path from "node:path";
 import type { SessionFileIndex, SessionSnapshot } from "../../shared/session/index.js";
 import { readSnapshotAt, scanSessionFile } from "../../shared/session/index.js";
 import { SessionLoadError } from "../../shared/errors.js";
+import type { DebugBundles } from "./debug-bundles.js";
+import { isBundleCandidate, sniffDebugBundle } from "./debug-bundles.js";
 import { COLLECT_AFTER_BYTES, collectGarbageSoon } from "./memory-pressure.js";
 import { WeightedCache } from "./weighted-cache.js";
 
@@ -21,6 +27,8 @@ export interface SessionFileRecord {
   readonly path: string;
   readonly absolutePath: string;
   readonly name: string;
+  /** `session`: a `.jsonl`/`.json` session file; `bundle`: a WINK debug bundle (`.zip`). */
+  readonly kind: "session" | "bundle";
   size: number;
   mtimeMs: number;
   ctimeMs: number;
@@ -34,6 +42,16 @@ export interface SnapshotDirectoryOptions {
   recursive?: boolean;
   /** Budget of parsed lines kept in memory, in estimated heap bytes (default 64 MiB: one 25 MB line and small ones). */
   lineCacheBytes?: number;
+  /** Reads debug bundles; without it `.zip` files are not listed. */
+  bundles?: DebugBundles;
+}
+
+interface FoundFile {
+  absolutePath: string;
+  kind: "session" | "bundle";
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
 }
 
 export interface DirectoryChanges {
@@ -55,10 +73,14 @@ export class SnapshotDirectory {
   readonly #indexing = new Map<string, Promise<SessionFileIndex>>();
   readonly #lines: WeightedCache<string, SessionSnapshot>;
   readonly #parsing = new Map<string, Promise<SessionSnapshot>>();
+  readonly #bundles: DebugBundles | null;
+  /** What sniffing each `.zip` found, while its size and mtime stay the same. */
+  readonly #sniffed = new Map<string, { size: number; mtimeMs: number; bundle: boolean }>();
 
   private constructor(root: string, options: SnapshotDirectoryOptions) {
     this.root = root;
     this.recursive = options.recursive ?? false;
+    this.#bundles = options.bundles ?? null;
     this.#lines = new WeightedCache(options.lineCacheBytes ?? 64 * 1024 * 1024);
   }
 
@@ -85,8 +107,9 @@ export class SnapshotDirectory {
 
   /** Walks the directory again; changed files lose their index (they are indexed again on use). */
   async refresh(): Promise<DirectoryChanges> {
-    const found = new Map<string, { absolutePath: string; size: number; mtimeMs: number; ctimeMs: number }>();
+    const found = new Map<string, FoundFile>();
     await this.#walk(this.root, "", 0, found);
+    await this.#keepBundles(found);
     const changes: DirectoryChanges = { added: [], changed: [], removed: [] };
     for (const [relative, stats] of found) {
       const record = this.#files.get(relative);
@@ -94,6 +117,7 @@ export class SnapshotDirectory {
         this.#files.set(relative, { path: relative, name: path.posix.basename(relative), index: null, error: null, ...stats });
         changes.added.push(relative);
       } else if (record.size !== stats.size || record.mtimeMs !== stats.mtimeMs) {
+        if (record.kind === "bundle") this.#bundles?.forget(record.absolutePath);
         Object.assign(record, { size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, index: null, error: null });
         this.#forget(relative);
         changes.changed.push(relative);
@@ -110,7 +134,8 @@ export class SnapshotDirectory {
 
   /** Re-reads one file's index now (POST /api/reload); the old index stays when reading fails. */
   async reindex(record: SessionFileRecord): Promise<SessionFileIndex> {
-    const index = await scanSessionFile(record.absolutePath);
+    if (record.kind === "bundle") this.#bundles?.forget(record.absolutePath);
+    const index = await this.#scan(record);
     this.#forget(record.path);
     Object.assign(record, { index, error: null, size: index.sizeBytes, mtimeMs: index.mtimeMs });
     return index;
@@ -121,7 +146,7 @@ export class SnapshotDirectory {
     if (record.index !== null) return record.index;
     const running = this.#indexing.get(record.path);
     if (running !== undefined) return running;
-    const task = scanSessionFile(record.absolutePath)
+    const task = this.#scan(record)
       .then((index) => {
         if (index.sizeBytes >= COLLECT_AFTER_BYTES) collectGarbageSoon();
         if (this.#files.get(record.path) === record) {
@@ -168,7 +193,17 @@ export class SnapshotDirectory {
     return task;
   }
 
+  /** A session file's index from disk, or a bundle's from its session members. */
+  async #scan(record: SessionFileRecord): Promise<SessionFileIndex> {
+    if (record.kind === "session") return scanSessionFile(record.absolutePath);
+    if (this.#bundles === null) throw new SessionLoadError(`Cannot read debug bundle ${record.path}`, { path: record.path });
+    const session = await this.#bundles.session(record.absolutePath, record.path);
+    return { path: record.absolutePath, sizeBytes: record.size, mtimeMs: record.mtimeMs, lineCount: session.lineCount, entries: [...session.entries], errors: [...session.errors] };
+  }
+
   async #parse(record: SessionFileRecord, lineNumber: number, key: string): Promise<SessionSnapshot> {
+    // A bundle keeps its (two) parsed lines itself.
+    if (record.kind === "bundle" && this.#bundles !== null) return this.#bundles.snapshot(record.absolutePath, record.path, lineNumber);
     for (let attempt = 0; attempt < 2; attempt++) {
       const index = await this.ensureIndexed(record);
       const location = index.entries.find((entry) => entry.lineNumber === lineNumber);
@@ -195,7 +230,22 @@ export class SnapshotDirectory {
     this.#lines.deleteWhere((key) => key.startsWith(`${relative}\n`));
   }
 
-  async #walk(absolute: string, relative: string, depth: number, found: Map<string, { absolutePath: string; size: number; mtimeMs: number; ctimeMs: number }>): Promise<void> {
+  /** Drops the `.zip` files of `found` that are not debug bundles (sniffing each new or changed one). */
+  async #keepBundles(found: Map<string, FoundFile>): Promise<void> {
+    for (const [relative, file] of found) {
+      if (file.kind !== "bundle") continue;
+      const known = this.#sniffed.get(relative);
+      let bundle = known?.bundle;
+      if (known === undefined || known.size !== file.size || known.mtimeMs !== file.mtimeMs) {
+        bundle = await sniffDebugBundle(file.absolutePath);
+        this.#sniffed.set(relative, { size: file.size, mtimeMs: file.mtimeMs, bundle });
+      }
+      if (!bundle) found.delete(relative);
+    }
+    for (const relative of this.#sniffed.keys()) if (!found.has(relative)) this.#sniffed.delete(relative);
+  }
+
+  async #walk(absolute: string, relative: string, depth: number, found: Map<string, FoundFile>): Promise<void> {
     let entries: Dirent[];
     try {
       entries = await readdir(absolute, { withFileTypes: true });
@@ -212,10 +262,12 @@ export class SnapshotDirectory {
         continue;
       }
       // Regular files only: a symlink could point outside the served directory.
-      if (!entry.isFile() || !SESSION_FILE.test(entry.name)) continue;
+      if (!entry.isFile()) continue;
+      const kind = SESSION_FILE.test(entry.name) ? "session" : this.#bundles !== null && isBundleCandidate(entry.name) ? "bundle" : null;
+      if (kind === null) continue;
       try {
         const stats = await lstat(childAbsolute);
-        if (stats.isFile()) found.set(childRelative, { absolutePath: childAbsolute, size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs });
+        if (stats.isFile()) found.set(childRelative, { absolutePath: childAbsolute, kind, size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs });
       } catch {
         // vanished or unreadable between readdir and lstat: skipped, like WINK's listing
       }

@@ -8,10 +8,12 @@ import type { SessionFileIndex, SessionIndexEntry, SessionSnapshot } from "../..
 import { SessionLoadError } from "../../shared/errors.js";
 import type { IndexedSnapshotLine } from "../../shared/viewer/index.js";
 import { ServerError, notFound } from "../errors.js";
+import type { DebugBundle } from "../../shared/debug-bundle/index.js";
 import type { ArchiveCache } from "./archive-cache.js";
+import type { DebugBundles } from "./debug-bundles.js";
 import type { SessionFileRecord, SnapshotDirectory } from "./snapshot-directory.js";
 import type { ResolvedWorkspace } from "./workspace-source.js";
-import { resolveWorkspace } from "./workspace-source.js";
+import { bundleWorkspace, resolveWorkspace } from "./workspace-source.js";
 
 /** The snapshot selector of a request. */
 export interface SnapshotSelector {
@@ -28,6 +30,23 @@ export interface Selection {
   readonly record: SessionFileRecord;
   readonly index: SessionFileIndex;
   readonly entry: SessionIndexEntry;
+}
+
+/** A debug bundle of the served directory, opened. */
+export interface BundleSelection {
+  readonly record: SessionFileRecord;
+  readonly bundle: DebugBundle;
+}
+
+/** The line a file opens on: a session file's first line, a bundle's last (its state after the run, else before). */
+function defaultEntry(record: SessionFileRecord, index: SessionFileIndex): SessionIndexEntry | undefined {
+  return record.kind === "bundle" ? index.entries[index.entries.length - 1] : index.entries[0];
+}
+
+/** The line of a session: in a session file its first line, in a bundle its last (both lines share the id). */
+function entryOfSession(record: SessionFileRecord, index: SessionFileIndex, sessionId: string): SessionIndexEntry | undefined {
+  const matches = (candidate: SessionIndexEntry) => candidate.sessionId === sessionId;
+  return record.kind === "bundle" ? index.entries.findLast(matches) : index.entries.find(matches);
 }
 
 /** What the summary-level views need from an index entry. */
@@ -49,6 +68,8 @@ export class ViewerState {
     readonly archives: ArchiveCache,
     /** The root as the user gave it (switch accepts paths under it as well as under the real root). */
     readonly displayRoot: string = directory.root,
+    /** Reads the directory's debug bundles (none: bundles are not served). */
+    readonly bundles: DebugBundles | null = null,
   ) {}
 
   /** The current file and line, or null before anything loaded. */
@@ -56,18 +77,26 @@ export class ViewerState {
     return this.#current === null ? null : { file: this.#current.file, line: this.#current.line };
   }
 
-  /** Makes the newest loadable file (or `preferred`) current. Throws when no file loads. */
-  async initialize(preferred?: string): Promise<Selection> {
+  /**
+   * Makes the newest loadable file (or `preferred`) current. Throws when no file loads. A
+   * debug bundle that opens is loadable even without a session (its logs and error still
+   * are worth showing); it is current with line 0 then.
+   */
+  async initialize(preferred?: string): Promise<void> {
     const candidates = preferred === undefined ? this.directory.newestFirst() : [this.directory.get(preferred)].filter((r): r is SessionFileRecord => r !== undefined);
     if (candidates.length === 0) {
-      throw new SessionLoadError(preferred === undefined ? `No snapshots found under ${this.displayRoot}` : `Not a session file: ${preferred}`, { path: preferred ?? this.displayRoot });
+      throw new SessionLoadError(preferred === undefined ? `No session files or debug bundles found under ${this.displayRoot}` : `Not a session file: ${preferred}`, { path: preferred ?? this.displayRoot });
     }
     let lastError: unknown = null;
     for (const record of candidates) {
       try {
+        if (await this.#bundleWithoutSession(record)) {
+          this.#current = { file: record.path, line: 0, sessionId: "" };
+          return;
+        }
         const selection = await this.#firstLine(record);
         this.#setCurrent(selection);
-        return selection;
+        return;
       } catch (error) {
         lastError = error;
       }
@@ -88,7 +117,7 @@ export class ViewerState {
       return { record, index, entry };
     }
     if (selector.session !== undefined) {
-      const entry = index.entries.find((candidate) => candidate.sessionId === selector.session);
+      const entry = entryOfSession(record, index, selector.session);
       if (entry === undefined) throw notFound(`Unknown session_id: ${selector.session}`);
       return { record, index, entry };
     }
@@ -96,8 +125,8 @@ export class ViewerState {
     if (current !== null && current.file === file) {
       const entry =
         index.entries.find((candidate) => candidate.lineNumber === current.line && candidate.sessionId === current.sessionId) ??
-        index.entries.find((candidate) => candidate.sessionId === current.sessionId) ??
-        index.entries[0];
+        entryOfSession(record, index, current.sessionId) ??
+        defaultEntry(record, index);
       if (entry !== undefined) return { record, index, entry };
     }
     return this.#firstLine(record);
@@ -108,8 +137,31 @@ export class ViewerState {
     return this.directory.readSnapshot(selection.record, selection.entry.lineNumber);
   }
 
+  /**
+   * The debug bundle a request is about: its `file`, else the current file. 404 when that is
+   * not a bundle; the bundle's own error (corrupt, refused, no manifest) otherwise.
+   */
+  async bundle(selector: Pick<SnapshotSelector, "file"> = {}): Promise<BundleSelection> {
+    const file = selector.file ?? this.#current?.file;
+    if (file === undefined) throw notFound("No debug bundle is selected");
+    const record = this.directory.get(file);
+    if (record === undefined) throw notFound(`Unknown debug bundle: ${file}`);
+    if (record.kind !== "bundle" || this.bundles === null) throw notFound(`${file} is a session file, not a debug bundle`);
+    return { record, bundle: await this.bundles.open(record.absolutePath, record.path) };
+  }
+
+  /** True when `file` (else the current file) is a debug bundle of the directory. */
+  isBundle(file?: string): boolean {
+    const name = file ?? this.#current?.file;
+    return name !== undefined && this.directory.get(name)?.kind === "bundle";
+  }
+
   /** The selected line's workspace. */
   async workspace(selection: Selection): Promise<ResolvedWorkspace> {
+    if (selection.record.kind === "bundle" && this.bundles !== null) {
+      const bundle = await this.bundles.open(selection.record.absolutePath, selection.record.path);
+      return bundleWorkspace(bundle, selection.entry.lineNumber === defaultEntry(selection.record, selection.index)?.lineNumber);
+    }
     const key = `${selection.record.path}\n${selection.entry.lineNumber}`;
     const now = Date.now();
     const hit = this.#workspaces.get(key);
@@ -141,8 +193,9 @@ export class ViewerState {
   /**
    * WINK's `/api/switch`: another file (or the newest file of a directory) under the served
    * directory, then optionally a line of it. The current state is unchanged on failure.
+   * Null when the file is a debug bundle without a session (it is current nonetheless).
    */
-  async switchTo(input: string, sessionId?: string, lineNumber?: number): Promise<Selection> {
+  async switchTo(input: string, sessionId?: string, lineNumber?: number): Promise<Selection | null> {
     const relative = this.relativeToRoot(input);
     if (relative === null) throw new ServerError("WD_ERR_OUTSIDE_ROOT", `Snapshot must live under ${this.displayRoot}`);
     let record = this.directory.get(relative);
@@ -155,8 +208,12 @@ export class ViewerState {
       record = this.directory.newestFirst().find((candidate) => candidate.path.startsWith(prefix));
     }
     if (record === undefined) throw new ServerError("WD_ERR_NOT_LOADABLE", `No snapshot file at ${input}`);
+    if (sessionId === undefined && lineNumber === undefined && (await this.#bundleWithoutSession(record))) {
+      this.#current = { file: record.path, line: 0, sessionId: "" };
+      return null;
+    }
     const index = await this.directory.ensureIndexed(record);
-    let entry = index.entries[0];
+    let entry = defaultEntry(record, index);
     if (sessionId !== undefined || lineNumber !== undefined) {
       entry = sessionId !== undefined ? index.entries.find((c) => c.sessionId === sessionId) : index.entries.find((c) => c.lineNumber === lineNumber);
       if (entry === undefined) throw new ServerError("WD_ERR_BAD_REQUEST", sessionId !== undefined ? `Unknown session_id: ${sessionId}` : `Unknown line_number: ${lineNumber}`);
@@ -171,7 +228,19 @@ export class ViewerState {
    * WINK's `/api/reload`: reads the current file again; keeps the selected session when it
    * still exists, else the first line. On failure the previous state stays served.
    */
-  async reload(): Promise<Selection> {
+  async reload(): Promise<Selection | null> {
+    if (this.#current !== null && this.#current.line === 0) {
+      // A bundle without a session: open it again; it may have one now.
+      const record = this.directory.get(this.#current.file);
+      if (record === undefined) throw new ServerError("WD_ERR_NOT_LOADABLE", `Reload failed: ${this.#current.file} is gone`);
+      await this.directory.reindex(record).catch((error: unknown) => {
+        throw new ServerError("WD_ERR_NOT_LOADABLE", `Reload failed: ${error instanceof Error ? error.message : String(error)}`);
+      });
+      if (await this.#bundleWithoutSession(record)) return null;
+      const selection = await this.#firstLine(record);
+      this.#setCurrent(selection);
+      return selection;
+    }
     const current = await this.resolve();
     const previous = current.record.index;
     let index: SessionFileIndex;
@@ -180,7 +249,10 @@ export class ViewerState {
     } catch (error) {
       throw new ServerError("WD_ERR_NOT_LOADABLE", `Reload failed: ${error instanceof Error ? error.message : String(error)}`);
     }
-    const entry = index.entries.find((c) => c.sessionId === current.entry.sessionId) ?? index.entries[0];
+    const entry =
+      index.entries.find((c) => c.lineNumber === current.entry.lineNumber && c.sessionId === current.entry.sessionId) ??
+      index.entries.find((c) => c.sessionId === current.entry.sessionId) ??
+      defaultEntry(current.record, index);
     if (entry === undefined) {
       current.record.index = previous; // keep serving what loaded before
       const reason = index.errors[0] === undefined ? "it contains no snapshot line" : `line ${index.errors[0].lineNumber}: ${index.errors[0].reason}`;
@@ -203,9 +275,20 @@ export class ViewerState {
     return null;
   }
 
+  /** True for a bundle that opens but has no session line (no before.jsonl or after.jsonl that loads). */
+  async #bundleWithoutSession(record: SessionFileRecord): Promise<boolean> {
+    if (record.kind !== "bundle") return false;
+    const index = await this.directory.ensureIndexed(record);
+    return index.entries.length === 0;
+  }
+
   async #firstLine(record: SessionFileRecord): Promise<Selection> {
     const index = await this.directory.ensureIndexed(record);
-    const entry = index.entries[0];
+    const entry = defaultEntry(record, index);
+    if (entry === undefined && record.kind === "bundle") {
+      const reason = index.errors[0] === undefined ? "it holds neither session/before.jsonl nor session/after.jsonl" : index.errors.map((error) => error.reason).join("; ");
+      throw notFound(`Debug bundle ${record.path} has no session snapshot: ${reason}`);
+    }
     if (entry === undefined) {
       const reason = index.errors[0] === undefined ? "contained no entries" : `line ${index.errors[0].lineNumber}: ${index.errors[0].reason}`;
       throw new ServerError("WD_ERR_NOT_LOADABLE", `${record.path} has no loadable snapshot line (${reason})`);

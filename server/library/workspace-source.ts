@@ -11,6 +11,7 @@ import { extractVirtualFiles } from "../../shared/session/index.js";
 import type { EnvelopeSummary } from "../../shared/session/index.js";
 import type { FileSource, FilesystemMetaView } from "../../shared/viewer/index.js";
 import { archiveCandidates, filesystemMetaView, virtualFileSource } from "../../shared/viewer/index.js";
+import type { DebugBundle } from "../../shared/debug-bundle/index.js";
 import type { ArchiveCache, ManifestSummary } from "./archive-cache.js";
 
 /** A snapshot's workspace, or why it has none. */
@@ -59,6 +60,32 @@ export async function resolveWorkspace(sessionFilePath: string, summary: Envelop
   }
   const vfs = snapshot === null ? null : virtualSource(snapshot);
   return { source: vfs, manifest: null, archive: null, error: vfs === null ? error : null };
+}
+
+/**
+ * A debug bundle's workspace: its `filesystem/` capture, which WINK takes when the run ends,
+ * so it belongs to the bundle's last session line (after, else before); the other line has
+ * none. The manifest summary is the bundle's (format version, capture notes as warnings).
+ */
+export function bundleWorkspace(bundle: DebugBundle, lastLine: boolean): ResolvedWorkspace {
+  const source = lastLine ? bundle.workspace() : null;
+  if (source === null) return { source: null, manifest: null, archive: null, error: null };
+  const manifest = async (): Promise<ManifestSummary> => {
+    const files = await source.list();
+    return {
+      manifest: {
+        source: "manifest.json",
+        version: bundle.manifest.formatVersion,
+        created_at: bundle.manifest.createdAt,
+        file_count: files.length,
+        total_bytes: files.reduce((sum, file) => sum + file.size, 0),
+        session_id: bundle.manifest.sessionId,
+        warnings: bundle.workspaceNotes(),
+      },
+      error: null,
+    };
+  };
+  return { source, manifest, archive: bundle.name, error: null };
 }
 
 function virtualSource(snapshot: SessionSnapshot): FileSource | null {

@@ -2,23 +2,39 @@
  * WINK's viewer routes, same names and shapes: `/api/meta`, `/api/entries`,
  * `/api/slices/:slice_type`, `/api/raw`, `POST /api/reload`, `/api/snapshots`,
  * `POST /api/select`, `POST /api/switch`. Every GET also takes the explicit selector.
+ *
+ * When the file is a WINK debug bundle, `/api/meta` (and what reload and switch return) is
+ * WINK's bundle meta merged with the snapshot meta of the bundle's session line.
  */
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { bundleMetaView } from "../../shared/debug-bundle/index.js";
+import type { BundleMetaView } from "../../shared/debug-bundle/index.js";
 import { snapshotEntries, snapshotMeta, slicePage } from "../../shared/viewer/index.js";
+import type { SnapshotMetaView } from "../../shared/viewer/index.js";
 import { badRequest, notFound } from "../errors.js";
-import type { Selection, ViewerState } from "../library/viewer-state.js";
+import type { Selection, SnapshotSelector, ViewerState } from "../library/viewer-state.js";
 import { indexedLine } from "../library/viewer-state.js";
 import { errorResponses } from "../schemas/common.js";
-import { Entries, RawLine, SelectBody, SelectorQuery, SliceParams, SlicePage, SliceQuery, SnapshotFiles, SnapshotMeta, SwitchBody } from "../schemas/legacy.js";
+import { Meta } from "../schemas/bundles.js";
+import { Entries, RawLine, SelectBody, SelectorQuery, SliceParams, SlicePage, SliceQuery, SnapshotFiles, SwitchBody } from "../schemas/legacy.js";
 import { isoTime, selectorOf } from "./request-helpers.js";
 
 export interface LegacyRoutesOptions {
   state: ViewerState;
-  /** Told when the current snapshot changes (for live-reload listeners). */
-  onSelect?: (selection: Selection) => void;
+  /** Told when the current snapshot changes (for live-reload listeners); line 0: a bundle without a session. */
+  onSelect?: (current: { file: string; line: number }) => void;
 }
 
 const metaOf = (selection: Selection) => snapshotMeta(selection.record.path, indexedLine(selection.entry));
+
+/** `/api/meta` of a file: the snapshot meta, or for a debug bundle the bundle meta with it. */
+async function metaFor(state: ViewerState, selector: SnapshotSelector, selection: Selection | null = null): Promise<SnapshotMetaView | BundleMetaView> {
+  if (!state.isBundle(selector.file)) return metaOf(selection ?? (await state.resolve(selector)));
+  const { record, bundle } = await state.bundle(selector);
+  const index = await state.directory.ensureIndexed(record);
+  const line = index.entries.length === 0 ? null : (selection ?? (await state.resolve({ ...selector, file: record.path })));
+  return bundleMetaView(bundle, record.path, line === null ? null : metaOf(line));
+}
 
 /** An optional body field that must be a string when present. */
 function optionalString(value: unknown, name: string): string | undefined {
@@ -35,8 +51,8 @@ function optionalInteger(value: unknown, name: string): number | undefined {
 }
 
 export const legacyRoutes: FastifyPluginAsyncTypebox<LegacyRoutesOptions> = async (app, { state, onSelect }) => {
-  app.get("/api/meta", { schema: { querystring: SelectorQuery, response: { 200: SnapshotMeta, ...errorResponses } } }, async (request) => {
-    return metaOf(await state.resolve(selectorOf(request.query)));
+  app.get("/api/meta", { schema: { querystring: SelectorQuery, response: { 200: Meta, ...errorResponses } } }, async (request) => {
+    return metaFor(state, selectorOf(request.query));
   });
 
   app.get("/api/entries", { schema: { querystring: SelectorQuery, response: { 200: Entries, ...errorResponses } } }, async (request) => {
@@ -61,30 +77,30 @@ export const legacyRoutes: FastifyPluginAsyncTypebox<LegacyRoutesOptions> = asyn
     return state.directory.newestFirst().map((record) => ({ path: record.path, name: record.name, created_at: isoTime(Math.max(record.ctimeMs, record.mtimeMs)) }));
   });
 
-  app.post("/api/reload", { schema: { response: { 200: SnapshotMeta, ...errorResponses } } }, async () => {
-    const selection = await state.reload();
-    onSelect?.(selection);
-    return metaOf(selection);
+  const selected = async (selection: Selection | null) => {
+    const current = state.current;
+    if (current !== null) onSelect?.(current);
+    return metaFor(state, { file: selection?.record.path ?? current?.file }, selection);
+  };
+
+  app.post("/api/reload", { schema: { response: { 200: Meta, ...errorResponses } } }, async () => {
+    return selected(await state.reload());
   });
 
-  app.post("/api/select", { schema: { body: SelectBody, response: { 200: SnapshotMeta, ...errorResponses } } }, async (request) => {
+  app.post("/api/select", { schema: { body: SelectBody, response: { 200: Meta, ...errorResponses } } }, async (request) => {
     const body = request.body ?? {};
     const sessionId = optionalString(body.session_id, "session_id");
     const lineNumber = optionalInteger(body.line_number, "line_number");
     if (sessionId === undefined && lineNumber === undefined) throw badRequest("session_id or line_number is required");
-    const selection = await state.select(sessionId, lineNumber);
-    onSelect?.(selection);
-    return metaOf(selection);
+    return selected(await state.select(sessionId, lineNumber));
   });
 
-  app.post("/api/switch", { schema: { body: SwitchBody, response: { 200: SnapshotMeta, ...errorResponses } } }, async (request) => {
+  app.post("/api/switch", { schema: { body: SwitchBody, response: { 200: Meta, ...errorResponses } } }, async (request) => {
     const body = request.body ?? {};
     if (typeof body.path !== "string" || body.path === "") throw badRequest("path is required");
     const sessionId = optionalString(body.session_id, "session_id");
     const lineNumber = optionalInteger(body.line_number, "line_number");
-    const selection = await state.switchTo(body.path, sessionId, lineNumber);
-    onSelect?.(selection);
-    return metaOf(selection);
+    return selected(await state.switchTo(body.path, sessionId, lineNumber));
   });
 };
 

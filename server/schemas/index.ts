@@ -9,4 +9,5 @@ export * from "./filesystem.js";
 export * from "./diffs.js";
 export * from "./search.js";
 export * from "./tool-calls.js";
+export * from "./bundles.js";
 export type * from "./types.js";

@@ -12,6 +12,24 @@ import type { FileDiff, SliceDiff, SnapshotDiff } from "./diffs.js";
 import type { SearchResult } from "./search.js";
 import type { TimelineChanges, ToolCallFileDiff } from "./tool-calls.js";
 import type { ErrorBody } from "./common.js";
+import type * as Bundle from "../../shared/debug-bundle/index.js";
+import type {
+  BundleCompare,
+  BundleFile,
+  BundleGroups,
+  BundleIntegrity,
+  BundleList,
+  BundleMeta,
+  BundleRequest,
+  BundleSearch,
+  BundleSummary,
+  Environment,
+  LogFacets,
+  LogPage,
+  Meta,
+  TranscriptFacets,
+  TranscriptPage,
+} from "./bundles.js";
 
 export type ErrorBodyResponse = Static<typeof ErrorBody>;
 export type SnapshotMetaResponse = Static<typeof SnapshotMeta>;
@@ -34,6 +52,24 @@ export type SearchResponse = Static<typeof SearchResult>;
 export type TimelineChangesResponse = Static<typeof TimelineChanges>;
 export type ToolCallFileDiffResponse = Static<typeof ToolCallFileDiff>;
 
+export type MetaResponse = Static<typeof Meta>;
+export type BundleMetaResponse = Static<typeof BundleMeta>;
+export type LogPageResponse = Static<typeof LogPage>;
+export type LogEntryResponse = LogPageResponse["entries"][number];
+export type LogFacetsResponse = Static<typeof LogFacets>;
+export type TranscriptPageResponse = Static<typeof TranscriptPage>;
+export type TranscriptEntryResponse = TranscriptPageResponse["entries"][number];
+export type TranscriptFacetsResponse = Static<typeof TranscriptFacets>;
+export type EnvironmentResponse = Static<typeof Environment>;
+export type BundleFileResponse = Static<typeof BundleFile>;
+export type BundleRequestResponse = Static<typeof BundleRequest>;
+export type BundleIntegrityResponse = Static<typeof BundleIntegrity>;
+export type BundleSummaryResponse = Static<typeof BundleSummary>;
+export type BundleListResponse = Static<typeof BundleList>;
+export type BundleGroupsResponse = Static<typeof BundleGroups>;
+export type BundleCompareResponse = Static<typeof BundleCompare>;
+export type BundleSearchResponse = Static<typeof BundleSearch>;
+
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type Assert<T extends true> = T;
 
@@ -55,4 +91,18 @@ export type ContractChecks = [
   Assert<Equal<SearchResponse, Viewer.SearchView>>,
   Assert<Equal<TimelineChangesResponse, Viewer.TimelineChangesView>>,
   Assert<Equal<ToolCallFileDiffResponse, Viewer.ToolCallFileDiffView>>,
+  Assert<Equal<MetaResponse, Viewer.SnapshotMetaView | Bundle.BundleMetaView>>,
+  Assert<Equal<BundleMetaResponse, Bundle.BundleMetaView>>,
+  Assert<Equal<LogPageResponse, Bundle.LogPageView>>,
+  Assert<Equal<LogFacetsResponse, Bundle.LogFacetsView>>,
+  Assert<Equal<TranscriptPageResponse, Bundle.TranscriptPageView>>,
+  Assert<Equal<TranscriptFacetsResponse, Bundle.TranscriptFacetsView>>,
+  Assert<Equal<EnvironmentResponse, Bundle.EnvironmentView>>,
+  Assert<Equal<BundleFileResponse, Bundle.BundleFileView>>,
+  Assert<Equal<BundleIntegrityResponse, Bundle.BundleIntegrityView>>,
+  Assert<Equal<BundleSummaryResponse, Bundle.BundleSummaryView>>,
+  Assert<Equal<BundleListResponse, Bundle.BundleListItemView[]>>,
+  Assert<Equal<BundleGroupsResponse, Bundle.BundleGroupView[]>>,
+  Assert<Equal<BundleCompareResponse, Bundle.BundleCompareView>>,
+  Assert<Equal<BundleSearchResponse, Bundle.BundleSearchView>>,
 ];

@@ -30,7 +30,7 @@ const SNIPPET_RADIUS = 60;
 const MAX_WALK_DEPTH = 200;
 
 /** Searches `query` in the snapshot's slice items and in `files` (when given). */
-export async function searchSnapshot(snapshot: SessionSnapshot, files: FileSource | null, query: string, options: SearchOptions = {}): Promise<SearchView> {
+export async function searchSnapshot(snapshot: Pick<SessionSnapshot, "slices">, files: FileSource | null, query: string, options: SearchOptions = {}): Promise<SearchView> {
   const now = options.now ?? (() => Date.now());
   const deadline = now() + (options.timeoutMs ?? 2000);
   const maxHits = options.maxHits ?? 200;
@@ -117,7 +117,8 @@ function walk(value: JsonValue, path: string, depth: number, visit: (text: strin
   }
 }
 
-function snippet(text: string, at: number, length: number): string {
+/** Up to 60 characters either side of a match, on one line, with ellipses where cut. */
+export function snippet(text: string, at: number, length: number): string {
   const start = Math.max(0, at - SNIPPET_RADIUS);
   const end = Math.min(text.length, at + length + SNIPPET_RADIUS);
   const body = text.slice(start, end).replace(/[\r\n\t]+/g, " ");

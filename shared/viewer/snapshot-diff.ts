@@ -95,7 +95,7 @@ async function findEntry(source: FileSource | null, path: string): Promise<FileI
 }
 
 /** Per slice type: added, removed, changed or unchanged, with item counts. */
-export function diffSliceSummaries(base: SessionSnapshot, target: SessionSnapshot): SliceChangeView[] {
+export function diffSliceSummaries(base: Pick<SessionSnapshot, "slices">, target: Pick<SessionSnapshot, "slices">): SliceChangeView[] {
   const baseSlices = new Map(base.slices.map((slice) => [slice.sliceType, slice]));
   const targetSlices = new Map(target.slices.map((slice) => [slice.sliceType, slice]));
   const types = [...new Set([...baseSlices.keys(), ...targetSlices.keys()])].sort();

@@ -1,0 +1,246 @@
+// WINK debug bundles served over HTTP (inject): every fixture bundle through every route
+// with no unexpected status and the counts of index.json; WINK's 404s; folders of bundles,
+// a bundle given directly and the EvalLoop layout; grouping, compare, search; hostile bundles.
+import { cp, readdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { WINK_BUNDLE_FIXTURES } from "../../fixtures/paths.js";
+import { FIXTURE_INDEX, fixtureBundle, writeCraftedZip } from "../../shared/debug-bundle/bundle.test-support.js";
+import { parsePythonJson } from "../../shared/session/index.js";
+import { FIXTURES, cleanUp, get, post, snapshotLine, tempDir, testApp, writeSession } from "../test-support.js";
+import type { WinkApp } from "../app.js";
+
+afterEach(cleanUp);
+
+const q = (file: string) => `file=${encodeURIComponent(file)}`;
+
+/** GET that must answer `expected` (200 by default); returns the parsed body. */
+async function json<T>(app: WinkApp, url: string, expected = 200): Promise<T> {
+  const response = await get(app, url);
+  expect(response.statusCode, `${url}: ${response.body.slice(0, 300)}`).toBe(expected);
+  return parsePythonJson(response.body) as T;
+}
+
+interface Page {
+  total: number;
+  entries: Record<string, unknown>[];
+}
+
+describe("every fixture bundle over HTTP", () => {
+  it("answers every route with the counts of index.json and 404 only where WINK does", async () => {
+    const app = await testApp({ path: WINK_BUNDLE_FIXTURES, recursive: true });
+    const statuses: string[] = [];
+    const check = async <T>(url: string, expected = 200): Promise<T> => {
+      const response = await get(app, url);
+      if (response.statusCode !== expected) statuses.push(`${url} → ${response.statusCode} ${response.body.slice(0, 200)}`);
+      return parsePythonJson(response.body) as T;
+    };
+    const listed = await check<{ files: { path: string; status: string; snapshot_count: number }[] }>("/api/files?wait=1");
+    // (index.json beside them is listed too, as any .json file is: it just is not a session.)
+    expect(listed.files.filter((file) => file.path.endsWith(".zip")).map((file) => file.path).sort()).toEqual(FIXTURE_INDEX.map((fixture) => fixture.file).sort());
+    expect(listed.files.filter((file) => file.path.endsWith(".zip")).every((file) => file.status === "ready")).toBe(true);
+    for (const fixture of FIXTURE_INDEX) {
+      const file = q(fixture.file);
+      const has = (member: string) => fixture.has[member] === true;
+      const meta = await check<{ status: string; bundle_id: string; line_number: number; slices: { slice_type: string; count: number }[] }>(`/api/meta?${file}`);
+      expect(meta.status).toBe(fixture.status);
+      expect(meta.line_number).toBe(has("session/after.jsonl") ? 2 : 1);
+      for (const slice of meta.slices) {
+        const page = await check<{ items: unknown[] }>(`/api/slices/${encodeURIComponent(slice.slice_type)}?${file}`);
+        expect(page.items).toHaveLength(slice.count);
+      }
+      if (has("session/after.jsonl")) expect(meta.slices.reduce((sum, slice) => sum + slice.count, 0)).toBe(fixture.wink_query_counts.session_slices);
+      const logs = await check<Page>(`/api/logs?${file}&limit=50`);
+      expect(logs.total).toBe(fixture.log_lines);
+      const facets = await check<{ levels: { name: string; count: number }[] }>(`/api/logs/facets?${file}`);
+      expect(Object.fromEntries(facets.levels.map((level) => [level.name, level.count]))).toEqual(fixture.log_levels);
+      expect((await check<Page>(`/api/transcript?${file}&limit=20`)).total).toBe(fixture.transcript_events_in_logs);
+      await check(`/api/transcript/facets?${file}`);
+      await check(`/api/environment?${file}`);
+      await check(`/api/manifest?${file}`);
+      await check(`/api/config?${file}`, has("config.json") ? 200 : 404);
+      await check(`/api/metrics?${file}`, has("metrics.json") ? 200 : 404);
+      const error = await check<{ type?: string; message?: string }>(`/api/error?${file}`, has("error.json") ? 200 : 404);
+      if (fixture.error !== null) expect({ type: error.type, message: error.message }).toEqual(fixture.error);
+      await check(`/api/bundle/run-context?${file}`, has("run_context.json") ? 200 : 404);
+      await check(`/api/bundle/eval?${file}`, has("eval.json") ? 200 : 404);
+      await check(`/api/bundle/prompt-overrides?${file}`, has("prompt_overrides.json") ? 200 : 404);
+      const summary = await check<{ status: string; error: unknown; iteration: number | null }>(`/api/bundle?${file}`);
+      expect(summary.iteration).toBe(fixture.iteration);
+      const request = await check<{ input: unknown; output: unknown }>(`/api/bundle/request?${file}`);
+      expect(request.output === null).toBe(!has("request/output.json"));
+      expect((await check<{ ok: boolean }>(`/api/bundle/integrity?${file}`)).ok).toBe(fixture.integrity_ok);
+      const members = await check<string[]>(`/api/bundle/files?${file}`);
+      expect(members).toHaveLength(fixture.zip_entries);
+      for (const member of members) await check(`/api/files/${member.split("/").map(encodeURIComponent).join("/")}?${file}`);
+      const tree = await check<{ path: string }[]>(`/api/filesystem/tree?${file}`);
+      expect(tree).toHaveLength(fixture.filesystem_files);
+      for (const entry of tree) await check(`/api/filesystem/file?${file}&path=${encodeURIComponent(entry.path)}`);
+      await check(`/api/filesystem/meta?${file}`);
+      await check(`/api/filesystem/browse?${file}`);
+      await check(`/api/timeline?${file}`);
+      await check(`/api/entries?${file}`);
+      await check(`/api/raw?${file}`);
+      await check(`/api/search?${file}&q=calc`);
+    }
+    await check("/api/bundles");
+    await check("/api/bundles/groups");
+    await check("/api/bundles/search?q=ZeroDivisionError");
+    expect(statuses).toEqual([]);
+    // Nothing was written next to the bundles (WINK writes <bundle>.zip.sqlite).
+    const written = await readdir(WINK_BUNDLE_FIXTURES, { recursive: true });
+    expect(written.filter((name) => /sqlite|\.tmp|cache/i.test(name))).toEqual([]);
+  });
+
+  it("answers 404 where WINK answers 404", async () => {
+    const failed = fixtureBundle("02-failed-run");
+    const app = await testApp({ path: path.join(WINK_BUNDLE_FIXTURES, failed.file) });
+    expect((await get(app, "/api/config")).statusCode).toBe(404);
+    expect(JSON.parse((await get(app, "/api/metrics")).body)).toEqual({ detail: "Metrics not found in bundle" });
+    expect(JSON.parse((await get(app, "/api/error")).body)).toMatchObject({ type: "PromptEvaluationError" });
+    expect((await get(app, "/api/slices/no.such%3AType")).statusCode).toBe(404);
+    expect((await get(app, "/api/files/no/such/member.json")).statusCode).toBe(404);
+    expect((await get(app, "/api/files/..%2Fmanifest.json")).statusCode).toBe(400);
+    // The failed run's session is its before.jsonl.
+    expect(await json(app, "/api/meta")).toMatchObject({ status: "error", line_number: 1, bundle_id: "e523fd0d-e949-41b5-8de3-f0b1f5920007" });
+    const timeline = await json<{ snapshots: unknown[] }>(app, "/api/timeline");
+    expect(timeline.snapshots).toHaveLength(1);
+    expect((await json<{ source: unknown }>(app, "/api/filesystem/meta")).source).toBeNull();
+  });
+
+  it("pages logs with WINK's comma-list filters, exclusions, search and time navigation", async () => {
+    const long = fixtureBundle("03-long-run");
+    const app = await testApp({ path: path.join(WINK_BUNDLE_FIXTURES, long.file) });
+    const warnings = await json<Page>(app, "/api/logs?level=warning,error&limit=5");
+    expect(warnings.total).toBe(652);
+    expect(warnings.entries).toHaveLength(5);
+    const facets = await json<{ loggers: { name: string; count: number }[] }>(app, "/api/logs/facets");
+    const [first, second] = facets.loggers;
+    if (first === undefined || second === undefined) throw new Error("facets");
+    expect((await json<Page>(app, `/api/logs?logger=${encodeURIComponent(`${first.name},${second.name}`)}&limit=0`)).total).toBe(first.count + second.count);
+    expect((await json<Page>(app, `/api/logs?exclude_logger=${encodeURIComponent(first.name)}&limit=0`)).total).toBe(long.log_lines - first.count);
+    const all = await json<Page>(app, "/api/logs?offset=3000&limit=1");
+    const at = String(all.entries[0]?.timestamp);
+    const jumped = await json<Page & { offset: number }>(app, `/api/logs?at=${encodeURIComponent(at)}&limit=3`);
+    expect(jumped.offset).toBeLessThanOrEqual(3000);
+    expect(Date.parse(String(jumped.entries[0]?.timestamp))).toBeGreaterThanOrEqual(Date.parse(at));
+    expect((await get(app, "/api/logs?at=yesterday")).statusCode).toBe(400);
+    expect((await get(app, "/api/logs?offset=-1")).statusCode).toBe(400);
+  });
+});
+
+describe("discovery", () => {
+  it("serves a folder of bundles, groups one request's iterations and compares them", async () => {
+    const app = await testApp({ path: path.join(WINK_BUNDLE_FIXTURES, "06-iterations") });
+    const bundles = await json<{ path: string; selected: boolean }[]>(app, "/api/bundles");
+    expect(bundles).toHaveLength(3);
+    expect(bundles.filter((bundle) => bundle.selected)).toHaveLength(1);
+    const groups = await json<{ key: string; bundles: { path: string; iteration: number }[] }[]>(app, "/api/bundles/groups");
+    expect(groups).toHaveLength(1);
+    expect(groups[0]?.key).toBe("trace_id");
+    expect(groups[0]?.bundles.map((bundle) => bundle.iteration)).toEqual([1, 2, 3]);
+    const [one, two] = groups[0]?.bundles ?? [];
+    if (one === undefined || two === undefined) throw new Error("group");
+    // Without a base: the previous iteration.
+    const compared = await json<{ base: { path: string }; same_group: boolean; files: { changes: { path: string; status: string }[] }; metrics: { metric: string; delta: number | null }[] }>(app, `/api/bundles/compare?target_file=${encodeURIComponent(two.path)}`);
+    expect(compared.base.path).toBe(one.path);
+    expect(compared.same_group).toBe(true);
+    const changes = Object.fromEntries(compared.files.changes.map((change) => [change.path, change.status]));
+    expect(changes).toMatchObject({ "src/inventory/legacy_sync.py": "deleted", "src/inventory/reservations.py": "added", "tests/test_reservations.py": "added", "docs/notes.md": "modified" });
+    expect(compared.metrics.find((metric) => metric.metric === "token_usage.input_tokens")?.delta).not.toBeNull();
+    // The same workspace diff through the snapshot diff routes, each bundle's after line a side.
+    const diff = await json<{ files: { deleted: number; added: number } }>(app, `/api/diff?base_file=${encodeURIComponent(one.path)}&base_line=2&target_file=${encodeURIComponent(two.path)}&target_line=2`);
+    expect(diff.files).toMatchObject({ deleted: 1, added: 2 });
+    const fileDiff = await json<{ status: string; hunks: unknown[] }>(app, `/api/diff/file?base_file=${encodeURIComponent(one.path)}&base_line=2&target_file=${encodeURIComponent(two.path)}&target_line=2&path=docs/notes.md`);
+    expect(fileDiff.status).toBe("modified");
+    expect(fileDiff.hunks.length).toBeGreaterThan(0);
+    expect((await get(app, `/api/bundles/compare?target_file=${encodeURIComponent(one.path)}`)).statusCode).toBe(400);
+    // Search across the request's bundles: logs, transcript, members, slices and files.
+    const search = await json<{ hits: { bundle: string; kind: string }[] }>(app, `/api/bundles/search?q=reservation&in=group&${q(two.path)}&limit=1000`);
+    expect(new Set(search.hits.map((hit) => hit.kind))).toEqual(new Set(["log", "transcript", "member", "slice", "file"]));
+    expect(new Set(search.hits.map((hit) => hit.bundle)).size).toBeGreaterThan(1);
+    expect((await get(app, "/api/bundles/search?q=x&scope=logs,nope")).statusCode).toBe(400);
+  });
+
+  it("serves a bundle given directly, and the EvalLoop layout with -r", async () => {
+    const evaluation = fixtureBundle("08-eval");
+    const direct = await testApp({ path: path.join(WINK_BUNDLE_FIXTURES, evaluation.file) });
+    expect(await json(direct, "/api/meta")).toMatchObject({ bundle_id: "7cb96be5-fd3b-4479-b08c-2148288810d1", request_id: "", line_number: 1 });
+    const evalRoot = path.join(WINK_BUNDLE_FIXTURES, "08-eval");
+    const recursive = await testApp({ path: evalRoot, recursive: true });
+    expect((await json<unknown[]>(recursive, "/api/bundles")).length).toBe(1);
+    await expect(testApp({ path: evalRoot })).rejects.toThrow(/No session files or debug bundles found/);
+  });
+
+  it("lists bundles beside session files and archives, and does not take an archive for a bundle", async () => {
+    const dir = await tempDir();
+    await cp(path.join(FIXTURES, "fszip-pr633"), dir, { recursive: true });
+    const failed = fixtureBundle("02-failed-run");
+    await cp(path.join(WINK_BUNDLE_FIXTURES, failed.file), path.join(dir, "failed.zip"));
+    await writeFile(path.join(dir, "other.zip"), "PK not a bundle");
+    const app = await testApp({ path: dir });
+    const files = await json<{ files: { path: string }[] }>(app, "/api/files?wait=1");
+    const names = files.files.map((file) => file.path);
+    expect(names).toContain("failed.zip");
+    expect(names.some((name) => name.endsWith(".jsonl"))).toBe(true);
+    expect(names.filter((name) => name.endsWith(".zip"))).toEqual(["failed.zip"]);
+    expect(await json(app, `/api/error?${q("failed.zip")}`)).toMatchObject({ type: "PromptEvaluationError" });
+    const session = names.find((name) => name.endsWith(".jsonl")) as string;
+    expect((await get(app, `/api/logs?${q(session)}`)).statusCode).toBe(404);
+    // switch to the bundle, then reload it
+    expect((await post(app, "/api/switch", { path: "failed.zip" })).statusCode).toBe(200);
+    expect(parsePythonJson((await post(app, "/api/reload")).body)).toMatchObject({ status: "error", bundle_id: failed.file.slice(failed.file.indexOf("/") + 1, failed.file.indexOf("_")) });
+    expect(await json(app, "/api/logs?limit=1")).toMatchObject({ total: failed.log_lines });
+  });
+});
+
+describe("hostile bundles", () => {
+  const sessionLine = snapshotLine({ sessionId: "s1", slices: [{ type: "m:Note", items: [{ text: "hi" }] }] });
+
+  it("refuses unsafe bundles (listed with their error) and flags checksum mismatches, serving the rest", async () => {
+    const dir = await tempDir();
+    await writeSession(dir, "run.jsonl", [sessionLine]);
+    await writeCraftedZip(path.join(dir, "traversal.zip"), [{ name: "debug_bundle/../../tmp/wink-canary-http.txt", data: "x" }], { manifest: true });
+    await writeCraftedZip(path.join(dir, "no-manifest.zip"), [{ name: "debug_bundle/error.json", data: "{}" }]);
+    await writeCraftedZip(path.join(dir, "lying.zip"), [{ name: "debug_bundle/logs/app.jsonl", data: "", zeros: 129 * 1024 * 1024 }], { manifest: true });
+    await writeCraftedZip(path.join(dir, "mismatch.zip"), [{ name: "debug_bundle/metrics.json", data: '{"timing": {"duration_ms": 5}}' }], { manifest: true, checksums: { "metrics.json": "f".repeat(64) } });
+    const app = await testApp({ path: dir });
+    const files = await json<{ files: { path: string; status: string; error: string | null }[] }>(app, "/api/files?wait=1");
+    const byName = Object.fromEntries(files.files.map((file) => [file.path, file]));
+    expect(byName["traversal.zip"]?.status).toBe("error");
+    expect(byName["traversal.zip"]?.error).toMatch(/\.\./);
+    expect(byName["no-manifest.zip"]?.error).toContain("no debug_bundle/manifest.json");
+    expect((await get(app, `/api/bundle?${q("traversal.zip")}`)).statusCode).toBe(422);
+    expect((await get(app, `/api/logs?${q("no-manifest.zip")}`)).statusCode).toBe(422);
+    // A member declaring more than the log limit is refused before anything is inflated.
+    expect((await get(app, `/api/logs?${q("lying.zip")}`)).statusCode).toBe(413);
+    expect((await get(app, `/api/bundle?${q("lying.zip")}`)).statusCode).toBe(200);
+    expect(await json(app, `/api/metrics?${q("mismatch.zip")}`)).toEqual({ timing: { duration_ms: 5 } });
+    const integrity = await json<{ ok: boolean; mismatched: { member: string }[] }>(app, `/api/bundle/integrity?${q("mismatch.zip")}`);
+    expect(integrity.ok).toBe(false);
+    expect(integrity.mismatched.map((entry) => entry.member)).toEqual(["metrics.json"]);
+    expect((await json<{ integrity: { ok: boolean } }>(app, `/api/bundle?${q("mismatch.zip")}`)).integrity.ok).toBe(false);
+    // The session file next to them is unaffected.
+    expect((await get(app, `/api/meta?${q("run.jsonl")}`)).statusCode).toBe(200);
+    const canaries = (await readdir("/tmp")).filter((name) => name.includes("wink-canary-http"));
+    expect(canaries).toEqual([]);
+  });
+
+  it("a bundle without a session opens on its logs and error (meta has no line)", async () => {
+    const dir = await tempDir();
+    await writeCraftedZip(
+      path.join(dir, "direct.zip"),
+      [
+        { name: "debug_bundle/logs/app.jsonl", data: '{"timestamp": "2026-11-26T05:00:00+00:00", "level": "ERROR", "logger": "x", "event": "boom", "message": "m", "context": {}}\n' },
+        { name: "debug_bundle/error.json", data: '{"type": "RuntimeError", "message": "boom", "traceback": ["Traceback (most recent call last):\\n", "RuntimeError: boom\\n"]}' },
+      ],
+      { manifest: true, status: "error" },
+    );
+    const app = await testApp({ path: dir });
+    expect(await json(app, "/api/meta")).toMatchObject({ status: "error", line_number: null, version: null, slices: [] });
+    expect((await get(app, "/api/timeline")).statusCode).toBe(404);
+    expect((await json<Page>(app, "/api/logs")).total).toBe(1);
+    expect((await json<{ error: { traceback_text: string } }>(app, "/api/bundle")).error.traceback_text).toBe("Traceback (most recent call last):\nRuntimeError: boom\n");
+    expect((await post(app, "/api/reload")).statusCode).toBe(200);
+  });
+});

@@ -1,0 +1,116 @@
+/**
+ * Search across bundles and across everything a bundle holds — logs, transcript, the small
+ * JSON and text members (request, output, error, metrics, config, run context, eval,
+ * environment), the session's slices and the workspace files — where WINK's viewer searches
+ * each view on its own. A case-insensitive substring, bounded in hits and time.
+ */
+import { searchSnapshot, snippet } from "../viewer/search.js";
+import type { DebugBundle } from "./bundle.js";
+import { ENVIRONMENT_MEMBERS } from "./environment.js";
+import { BUNDLE_MEMBERS } from "./layout.js";
+import type { BundleSearchHitView, BundleSearchView } from "./types.js";
+
+export type BundleSearchScope = "logs" | "transcript" | "members" | "slices" | "files";
+
+export const BUNDLE_SEARCH_SCOPES: readonly BundleSearchScope[] = ["logs", "transcript", "members", "slices", "files"];
+
+export interface BundleSearchOptions {
+  readonly scopes?: readonly BundleSearchScope[];
+  /** Most hits in all (default 200). */
+  readonly maxHits?: number;
+  /** Time budget in milliseconds (default 3,000). */
+  readonly timeoutMs?: number;
+  readonly now?: () => number;
+}
+
+/** Members searched as text, in the order a reader meets them. */
+const SEARCHED_MEMBERS = [
+  BUNDLE_MEMBERS.error,
+  BUNDLE_MEMBERS.requestInput,
+  BUNDLE_MEMBERS.requestOutput,
+  BUNDLE_MEMBERS.metrics,
+  BUNDLE_MEMBERS.config,
+  BUNDLE_MEMBERS.runContext,
+  BUNDLE_MEMBERS.eval,
+  BUNDLE_MEMBERS.promptOverrides,
+  ...Object.values(ENVIRONMENT_MEMBERS),
+];
+
+/** Searches `query` in each bundle, in order, until the hit or time budget runs out. */
+export async function searchBundles(bundles: readonly DebugBundle[], query: string, options: BundleSearchOptions = {}): Promise<BundleSearchView> {
+  const now = options.now ?? (() => Date.now());
+  const deadline = now() + (options.timeoutMs ?? 3000);
+  const maxHits = options.maxHits ?? 200;
+  const scopes = new Set(options.scopes ?? BUNDLE_SEARCH_SCOPES);
+  const needle = query.toLowerCase();
+  const view: BundleSearchView = { query, hits: [], truncated: false, scanned_bundles: 0 };
+  if (needle === "") return view;
+  const hits = view.hits;
+  const full = (): boolean => {
+    if (hits.length >= maxHits || now() > deadline) view.truncated = true;
+    return view.truncated;
+  };
+  const add = (hit: BundleSearchHitView): boolean => {
+    if (hits.length >= maxHits) {
+      view.truncated = true;
+      return false;
+    }
+    hits.push(hit);
+    return true;
+  };
+
+  for (const bundle of bundles) {
+    if (full()) break;
+    view.scanned_bundles += 1;
+    const path = bundle.path;
+    if (scopes.has("members")) {
+      for (const member of SEARCHED_MEMBERS) {
+        if (full()) break;
+        const text = await bundle.text(member).catch(() => null);
+        const at = text === null ? -1 : text.toLowerCase().indexOf(needle);
+        if (text !== null && at !== -1) add({ bundle: path, kind: "member", member, snippet: snippet(text, at, needle.length) });
+      }
+    }
+    if (scopes.has("logs") && !full()) {
+      const logs = await bundle.logs().catch(() => null);
+      for (const index of logs?.matching({ search: query }) ?? []) {
+        if (logs === null) break;
+        const entry = logs.entry(index);
+        const message = entry.message.toLowerCase().indexOf(needle);
+        const text = message !== -1 ? entry.message : JSON.stringify(entry.context);
+        const at = message !== -1 ? message : Math.max(0, text.toLowerCase().indexOf(needle));
+        if (!add({ bundle: path, kind: "log", line_number: entry.line_number, level: entry.level, logger: entry.logger, event: entry.event, snippet: snippet(text, at, needle.length) })) break;
+      }
+    }
+    if (scopes.has("transcript") && !full()) {
+      const transcript = await bundle.transcript().catch(() => null);
+      for (const index of transcript?.matching({ search: query }) ?? []) {
+        if (transcript === null) break;
+        const entry = transcript.entry(index);
+        const candidates = [entry.content, entry.raw_json ?? "", entry.parsed ?? ""];
+        const text = candidates.find((candidate) => candidate.toLowerCase().includes(needle)) ?? entry.content;
+        if (!add({ bundle: path, kind: "transcript", rowid: entry.rowid, entry_type: entry.entry_type, snippet: snippet(text, Math.max(0, text.toLowerCase().indexOf(needle)), needle.length) })) break;
+      }
+    }
+    if (scopes.has("slices") && !full()) {
+      const session = await bundle.session().catch(() => null);
+      const line = session?.defaultLine ?? null;
+      const snapshot = line === null ? undefined : session?.snapshot(line);
+      if (snapshot !== undefined && line !== null) {
+        const found = await searchSnapshot(snapshot, null, query, { scopes: ["slices"], maxHits: maxHits - hits.length, timeoutMs: Math.max(0, deadline - now()), now });
+        for (const hit of found.hits) if (hit.kind === "slice") add({ bundle: path, line_number: line, ...hit });
+        if (found.truncated) view.truncated = true;
+      }
+    }
+    if (scopes.has("files") && !full()) {
+      const workspace = bundle.workspace();
+      if (workspace !== null) {
+        const found = await searchSnapshot({ slices: [] }, workspace, query, { scopes: ["files"], maxHits: maxHits - hits.length, timeoutMs: Math.max(0, deadline - now()), now });
+        for (const hit of found.hits) if (hit.kind === "file") add({ bundle: path, ...hit });
+        if (found.truncated) view.truncated = true;
+      }
+    }
+  }
+  full();
+  return view;
+}
