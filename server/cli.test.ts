@@ -6,6 +6,7 @@ import http from "node:http";
 import net from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { WINK_BUNDLE_FIXTURES } from "../fixtures/paths.js";
 import { packageRoot } from "./package-root.js";
 import { FIXTURES, cleanUp, tempDir } from "./test-support.js";
 
@@ -132,6 +133,35 @@ describe("wink-debug CLI", () => {
     const bad = startCli(["--port", "eighty"]);
     expect(await bad.exit).toBe(2);
     expect(bad.errors()).toContain("--port");
+  });
+
+  it("serves a folder of WINK debug bundles, one bundle given directly, and the EvalLoop layout with -r", async () => {
+    const folder = startCli([path.join(WINK_BUNDLE_FIXTURES, "06-iterations"), "--port", "0"]);
+    const url = await waitForUrl(folder.output);
+    expect(folder.output()).toContain("(3 debug bundles)");
+    const meta = (await (await fetch(`${url}api/meta`)).json()) as { bundle_id: string; status: string };
+    expect(meta.status).toBe("success");
+    expect((await (await fetch(`${url}api/logs/facets`)).json()) as { levels: unknown[] }).toHaveProperty("levels");
+    folder.child.kill("SIGTERM");
+    expect(await folder.exit).toBe(0);
+
+    const failed = "02-failed-run/e523fd0d-e949-41b5-8de3-f0b1f5920007_20261126_054534.zip";
+    const direct = startCli([path.join(WINK_BUNDLE_FIXTURES, failed), "--port", "0"]);
+    const directUrl = await waitForUrl(direct.output);
+    expect(((await (await fetch(`${directUrl}api/error`)).json()) as { type: string }).type).toBe("PromptEvaluationError");
+    direct.child.kill("SIGTERM");
+    expect(await direct.exit).toBe(0);
+
+    // The EvalLoop writes {target}/{request_id}/*.zip: found with -r, and named when not.
+    const flat = startCli([path.join(WINK_BUNDLE_FIXTURES, "08-eval"), "--port", "0"]);
+    expect(await flat.exit).toBe(2);
+    expect(flat.errors()).toMatch(/No session files or debug bundles found under .*08-eval/);
+    const recursive = startCli([path.join(WINK_BUNDLE_FIXTURES, "08-eval"), "-r", "--port", "0"]);
+    const recursiveUrl = await waitForUrl(recursive.output);
+    expect(recursive.output()).toContain("(1 debug bundle, recursive)");
+    expect(((await (await fetch(`${recursiveUrl}api/bundles`)).json()) as unknown[]).length).toBe(1);
+    recursive.child.kill("SIGTERM");
+    expect(await recursive.exit).toBe(0);
   });
 
   it("prints help and version", async () => {
