@@ -1,7 +1,7 @@
 /**
  * `wink-debug bundle DIR|FILE -o run.html`: one self-contained HTML file holding the web
  * app (the single-chunk build in `dist/web-standalone`, inlined) and the run's session
- * files and archives (base64 in a JSON block that is never executed). It opens offline
+ * files, archives and WINK debug bundles (base64 in a JSON block that is never executed). It opens offline
  * from `file://` in any browser and reads the data with the in-browser `LocalApi`.
  *
  * The page carries its own CSP: the one inline script is allowed by its SHA-256 hash, no
@@ -12,13 +12,14 @@ import { createHash } from "node:crypto";
 import { readFile, readdir, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { sniffDebugBundle } from "./library/debug-bundles.js";
 import { packageRoot } from "./package-root.js";
 
 /** Largest run bundled by default (the HTML holds it base64-encoded, in memory, in the browser). */
 export const DEFAULT_MAX_BUNDLE_BYTES = 64 * 1024 * 1024;
 
 export interface BundleOptions {
-  /** A directory of session files, or one session file. */
+  /** A directory of session files and/or debug bundles, or one session file or bundle. */
   readonly source: string;
   /** The HTML file to write. */
   readonly output: string;
@@ -114,8 +115,12 @@ export async function buildBundle(options: BundleOptions): Promise<BundleResult>
   const source = path.resolve(options.source);
   const stats = await stat(source).catch(() => null);
   if (stats === null) throw new BundleError(`No such file or directory: ${source}`);
-  const files = stats.isDirectory() ? await listRun(source, options.recursive ?? false) : await singleFileRun(source);
-  if (!files.some((file) => SESSION_FILE.test(file.path))) throw new BundleError(`No session file (.jsonl or .json) in ${source}`);
+  const single = !stats.isDirectory();
+  const files = !single ? await listRun(source, options.recursive ?? false) : ARCHIVE_FILE.test(source) ? [{ path: path.basename(source), absolute: source }] : await singleFileRun(source);
+  const debugBundles = (await Promise.all(files.filter((file) => ARCHIVE_FILE.test(file.path)).map((file) => sniffDebugBundle(file.absolute)))).filter(Boolean).length;
+  if (!files.some((file) => SESSION_FILE.test(file.path)) && debugBundles === 0) {
+    throw new BundleError(single ? `Not a session file (.jsonl or .json) or a WINK debug bundle: ${source}` : `No session file (.jsonl or .json) or WINK debug bundle in ${source}`);
+  }
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BUNDLE_BYTES;
   let total = 0;
   const encoded: { path: string; base64: string; modified_at: string }[] = [];
@@ -170,6 +175,8 @@ ${styles.map((css) => `<style>${css.replace(/<\/(style)/gi, "<\\/$1")}</style>`)
 const USAGE = `Usage: wink-debug bundle DIR|FILE -o run.html [--recursive] [--max-size MB]
 
 Write one self-contained HTML file (viewer + data) that opens offline in any browser.
+DIR holds session files (with their .fs.zip archives) and/or WINK debug bundles (.zip);
+FILE is one session file or one debug bundle.
 `;
 
 /** The `bundle` subcommand; returns the process exit code (0 done, 2 bad input). */

@@ -70,22 +70,7 @@ export async function resolveWorkspace(sessionFilePath: string, summary: Envelop
 export function bundleWorkspace(bundle: DebugBundle, lastLine: boolean): ResolvedWorkspace {
   const source = lastLine ? bundle.workspace() : null;
   if (source === null) return { source: null, manifest: null, archive: null, error: null };
-  const manifest = async (): Promise<ManifestSummary> => {
-    const files = await source.list();
-    return {
-      manifest: {
-        source: "manifest.json",
-        version: bundle.manifest.formatVersion,
-        created_at: bundle.manifest.createdAt,
-        file_count: files.length,
-        total_bytes: files.reduce((sum, file) => sum + file.size, 0),
-        session_id: bundle.manifest.sessionId,
-        warnings: bundle.workspaceNotes(),
-      },
-      error: null,
-    };
-  };
-  return { source, manifest, archive: bundle.name, error: null };
+  return { source, manifest: () => bundle.workspaceManifest(), archive: bundle.name, error: null };
 }
 
 function virtualSource(snapshot: SessionSnapshot): FileSource | null {

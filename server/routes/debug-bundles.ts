@@ -11,7 +11,7 @@
  * `/api/bundles/search`.
  */
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { BUNDLE_MEMBERS, BUNDLE_SEARCH_SCOPES, compareBundles, groupBundles, searchBundles } from "../../shared/debug-bundle/index.js";
+import { BUNDLE_MEMBERS, BUNDLE_SEARCH_SCOPES, compareBundles, groupBundles, previousRun, sameRequest, searchBundles } from "../../shared/debug-bundle/index.js";
 import type { BundleSearchScope, BundleSummaryView, DebugBundle } from "../../shared/debug-bundle/index.js";
 import { badRequest, notFound } from "../errors.js";
 import type { SessionFileRecord } from "../library/snapshot-directory.js";
@@ -175,14 +175,9 @@ export const bundleRoutes: FastifyPluginAsyncTypebox<BundleRoutesOptions> = asyn
 
   app.get("/api/bundles/compare", { schema: { querystring: CompareQuery, response: { 200: BundleCompare, ...errorResponses } } }, async (request) => {
     const target = await state.bundle({ file: request.query.target_file });
-    let baseFile = request.query.base_file;
-    if (baseFile === undefined) {
-      // The run before the target in its request's group (the previous attempt or iteration).
-      const group = groupBundles(await summaries(bundleRecords())).find((candidate) => candidate.bundles.some((bundle) => bundle.path === target.record.path));
-      const position = group?.bundles.findIndex((bundle) => bundle.path === target.record.path) ?? -1;
-      baseFile = position > 0 ? group?.bundles[position - 1]?.path : undefined;
-      if (baseFile === undefined) throw badRequest(`${target.record.path} has no earlier bundle in its request to compare with: give base_file`);
-    }
+    // Without a base: the run before the target in its request's group (previous attempt or iteration).
+    const baseFile = request.query.base_file ?? previousRun(await summaries(bundleRecords()), target.record.path);
+    if (baseFile === null) throw badRequest(`${target.record.path} has no earlier bundle in its request to compare with: give base_file`);
     const base = await state.bundle({ file: baseFile });
     return compareBundles(base.bundle, target.bundle);
   });
@@ -198,8 +193,7 @@ export const bundleRoutes: FastifyPluginAsyncTypebox<BundleRoutesOptions> = asyn
       const selected = await state.bundle({ file: query.file });
       if (within === "bundle") records = [selected.record];
       else {
-        const { group_id: group } = await selected.bundle.summary();
-        const members = new Set((await summaries(records)).filter((summary) => summary.group_id === group).map((summary) => summary.path));
+        const members = sameRequest(await summaries(records), selected.record.path);
         records = records.filter((record) => members.has(record.path));
       }
     }

@@ -22,6 +22,7 @@ import type { SessionLineError, SessionSnapshot } from "../session/snapshot-line
 import { parseSnapshotLine } from "../session/snapshot-line.js";
 import { MAX_VIEW_BYTES, decodeText, imageMimeType, toBase64 } from "../viewer/file-content.js";
 import type { FileIndexEntry, FileSource } from "../viewer/file-source.js";
+import type { ArchiveManifestRead } from "../viewer/filesystem-meta.js";
 import { renderMarkdown } from "../viewer/markdown.js";
 import { environmentView } from "./environment.js";
 import { groupIdOf } from "./grouping.js";
@@ -288,6 +289,23 @@ export class DebugBundle {
     return notes;
   }
 
+  /** The workspace capture as `/api/filesystem/meta` shows an archive's manifest (capture notes as warnings). */
+  async workspaceManifest(): Promise<ArchiveManifestRead> {
+    const files = (await this.workspace()?.list()) ?? [];
+    return {
+      manifest: {
+        source: BUNDLE_MEMBERS.manifest,
+        version: this.manifest.formatVersion,
+        created_at: this.manifest.createdAt,
+        file_count: files.length,
+        total_bytes: files.reduce((sum, file) => sum + file.size, 0),
+        session_id: this.manifest.sessionId,
+        warnings: this.workspaceNotes(),
+      },
+      error: null,
+    };
+  }
+
   /** `/api/environment`. */
   environment(): Promise<EnvironmentView> {
     return environmentView({ json: (member) => this.json(member), text: (member) => this.text(member) });
@@ -328,6 +346,8 @@ export class DebugBundle {
     this.#summary ??= this.#buildSummary();
     this.#summary.catch(() => (this.#summary = null));
     const summary = await this.#summary;
+    // The checksums of what has been read so far: wait for the hashes still running.
+    await this.#integrity.settled();
     return { ...summary, integrity: this.integrity(), warnings: [...this.#warnings] };
   }
 

@@ -48,3 +48,18 @@ export function groupBundles(summaries: readonly BundleSummaryView[]): BundleGro
   for (const group of groups.values()) group.bundles.sort(runOrder);
   return [...groups.values()].sort((a, b) => (newest(a) > newest(b) ? -1 : newest(a) < newest(b) ? 1 : a.group_id < b.group_id ? -1 : 1));
 }
+
+/** The bundle run just before `path` in its request's group, or null when it is the first (or alone). */
+export function previousRun(summaries: readonly BundleSummaryView[], path: string): string | null {
+  for (const group of groupBundles(summaries)) {
+    const position = group.bundles.findIndex((bundle) => bundle.path === path);
+    if (position !== -1) return group.bundles[position - 1]?.path ?? null;
+  }
+  return null;
+}
+
+/** The paths of the bundles in the same request's group as `path` (itself included). */
+export function sameRequest(summaries: readonly BundleSummaryView[], path: string): Set<string> {
+  const group = summaries.find((summary) => summary.path === path)?.group_id;
+  return new Set(summaries.filter((summary) => summary.group_id === group).map((summary) => summary.path));
+}

@@ -16,7 +16,7 @@ export { ENVIRONMENT_MEMBERS, environmentView } from "./environment.js";
 export { DEFAULT_DEBUG_BUNDLE_LIMITS, DebugBundle } from "./bundle.js";
 export type { BundleSession, BundleSessionEntry, DebugBundleLimits, OpenDebugBundleOptions } from "./bundle.js";
 export { bundleMetaView } from "./meta.js";
-export { groupBundles, groupIdOf } from "./grouping.js";
+export { groupBundles, groupIdOf, previousRun, sameRequest } from "./grouping.js";
 export type { GroupKeyInput } from "./grouping.js";
 export { compareBundles, compareMetrics } from "./compare.js";
 export { BUNDLE_SEARCH_SCOPES, searchBundles } from "./search.js";

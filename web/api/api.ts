@@ -5,6 +5,7 @@
  * functions the server runs. Response types come from the server's TypeBox schemas.
  */
 import type * as T from "../../server/schemas/types.js";
+import type { BundleApi } from "./bundle-api.js";
 
 export type {
   BrowseResponse,
@@ -76,6 +77,8 @@ export interface Api {
   toolCallDiff(ref: SnapshotRef, callId: string, path: string): Promise<T.ToolCallFileDiffResponse>;
   /** Calls `onChange` when the data changes (live reload); returns the unsubscribe function. */
   subscribe(onChange: (notice: ChangeNotice | null) => void): () => void;
+  /** WINK debug bundles (logs, transcript, error, environment, compare, search); each is also a session file above. */
+  readonly bundles: BundleApi;
 }
 
 /** A failed request: the HTTP status (0 for a network failure) and the server's `detail`. */

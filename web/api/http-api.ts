@@ -7,6 +7,7 @@ import { parsePythonJson } from "../../shared/session/python-json-parse.js";
 import type { Api, ChangeNotice, SearchScope, SnapshotRef } from "./api.js";
 import { ApiError } from "./api.js";
 import type * as T from "./api.js";
+import { HttpBundleApi } from "./bundle-http.js";
 
 type Params = Record<string, string | number | undefined>;
 
@@ -44,6 +45,7 @@ export async function readJson(response: Response, lossless = true): Promise<unk
 export class HttpApi implements Api {
   readonly kind = "http" as const;
   label = "";
+  readonly bundles = new HttpBundleApi((path, params, lossless) => this.get(path, params, lossless));
 
   constructor(private readonly base: string = "") {}
 

@@ -2,8 +2,12 @@
  * Query keys, one tree: everything about a session file nests under `keys.sessionFile`, and
  * everything about one snapshot under `keys.snapshot`, so live reload invalidates a whole
  * file (or the whole cache) by prefix. Diffs involve two snapshots and live under `diffs`.
+ * A debug bundle is a session file too: what only a bundle has (logs, transcript, members)
+ * nests under `keys.bundle(file)`; what spans bundles (groups, compare, search) under
+ * `keys.bundles()`.
  */
 import type { SearchScope, SnapshotRef } from "./api.js";
+import type { BundleMemberKind, BundleSearchParams, LogsParams, TranscriptParams } from "./bundle-api.js";
 
 const ROOT = "wink" as const;
 
@@ -27,4 +31,22 @@ export const keys = {
   diff: (base: SnapshotRef, target: SnapshotRef) => [...keys.diffs(), base.file, base.line, target.file, target.line] as const,
   fileDiff: (base: SnapshotRef, target: SnapshotRef, path: string) => [...keys.diff(base, target), "file", path] as const,
   sliceDiff: (base: SnapshotRef, target: SnapshotRef, sliceType: string) => [...keys.diff(base, target), "slice", sliceType] as const,
+  bundle: (file: string) => [...keys.sessionFile(file), "bundle"] as const,
+  bundleSummary: (file: string) => [...keys.bundle(file), "summary"] as const,
+  bundleMeta: (file: string) => [...keys.bundle(file), "meta"] as const,
+  logs: (file: string, params: LogsParams) => [...keys.bundle(file), "logs", params] as const,
+  logFacets: (file: string) => [...keys.bundle(file), "logs", "facets"] as const,
+  transcript: (file: string, params: TranscriptParams) => [...keys.bundle(file), "transcript", params] as const,
+  transcriptFacets: (file: string) => [...keys.bundle(file), "transcript", "facets"] as const,
+  environment: (file: string) => [...keys.bundle(file), "environment"] as const,
+  bundleRequest: (file: string) => [...keys.bundle(file), "request"] as const,
+  bundleMember: (file: string, kind: BundleMemberKind) => [...keys.bundle(file), "member", kind] as const,
+  bundleMembers: (file: string) => [...keys.bundle(file), "members"] as const,
+  bundleMemberFile: (file: string, member: string) => [...keys.bundle(file), "members", member] as const,
+  bundleIntegrity: (file: string) => [...keys.bundle(file), "integrity"] as const,
+  bundles: () => [ROOT, "bundles"] as const,
+  bundleList: () => [...keys.bundles(), "list"] as const,
+  bundleGroups: () => [...keys.bundles(), "groups"] as const,
+  bundleCompare: (target: string, base: string | null) => [...keys.bundles(), "compare", target, base] as const,
+  bundleSearch: (query: string, params: BundleSearchParams) => [...keys.bundles(), "search", query, params] as const,
 };

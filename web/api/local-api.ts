@@ -1,18 +1,20 @@
 /**
- * `Api` without a server: session files and `.fs.zip` archives the user dropped or picked
- * (or that a bundled HTML file carries), answered in the browser with the same
- * `shared/viewer` functions the server's routes call. Answers go through strict JSON and
- * the lossless parser, so they have exactly the shapes (and float markers) the HTTP API sends.
+ * `Api` without a server: session files, `.fs.zip` archives and WINK debug bundles the user
+ * dropped or picked (or that a bundled HTML file carries), answered in the browser with the
+ * same `shared/viewer` and `shared/debug-bundle` functions the server's routes call. Answers
+ * go through strict JSON and the lossless parser, so they have exactly the shapes (and float
+ * markers) the HTTP API sends. A bundle is a session file of two lines, as on the server.
  */
+import type { DebugBundle } from "../../shared/debug-bundle/bundle.js";
+import { bundleMetaView } from "../../shared/debug-bundle/meta.js";
 import { FileNotFoundError } from "../../shared/errors.js";
-import { parsePythonJson } from "../../shared/session/python-json-parse.js";
 import { summarizeSnapshot } from "../../shared/session/envelope-scan.js";
 import { parseSessionText } from "../../shared/session/session-text.js";
 import type { SessionLineError, SessionSnapshot } from "../../shared/session/snapshot-line.js";
-import { toStrictJson } from "../../shared/session/strict-json.js";
 import { extractVirtualFiles } from "../../shared/session/workspace-items.js";
 import { MAX_VIEW_BYTES, fileContent } from "../../shared/viewer/file-content.js";
 import type { FileSource } from "../../shared/viewer/file-source.js";
+import type { ArchiveManifestRead } from "../../shared/viewer/filesystem-meta.js";
 import { archiveManifestSummary, filesystemMetaView } from "../../shared/viewer/filesystem-meta.js";
 import { virtualFileSource } from "../../shared/viewer/file-source.js";
 import { buildFileTree } from "../../shared/viewer/file-tree.js";
@@ -26,8 +28,10 @@ import { archiveCandidates } from "../../shared/viewer/workspace-archives.js";
 import type { Api, SearchScope, SnapshotRef } from "./api.js";
 import { ApiError } from "./api.js";
 import type * as T from "./api.js";
+import { answer } from "./local-answer.js";
 import type { LocalArchive } from "./local-archive.js";
 import { openLocalArchive } from "./local-archive.js";
+import { LocalBundleApi, isBundleBytes, openLocalBundle } from "./local-bundles.js";
 
 /** A file given to the local API: a path (the dropped name, or its path in a dropped folder) and its bytes. */
 export interface LocalInput {
@@ -45,11 +49,16 @@ interface LocalSessionFile {
   readonly snapshots: readonly SessionSnapshot[];
   readonly lines: readonly IndexedSnapshotLine[];
   readonly errors: readonly SessionLineError[];
+  /** The debug bundle this file is (its session lines above), or null for a session file. */
+  readonly bundle: DebugBundle | null;
+  /** Why the file could not be opened at all (a refused bundle), or null. */
+  readonly failure: string | null;
 }
 
 interface Workspace {
   readonly source: FileSource | null;
-  readonly archive: LocalArchive | null;
+  /** The manifest as `/api/filesystem/meta` shows it, read on demand; null without an archive. */
+  readonly manifest: (() => Promise<ArchiveManifestRead>) | null;
   readonly archiveName: string | null;
   readonly error: string | null;
 }
@@ -59,23 +68,10 @@ const ARCHIVE_FILE = /\.zip$/i;
 
 const dirname = (path: string) => (path.includes("/") ? path.slice(0, path.lastIndexOf("/") + 1) : "");
 const basename = (path: string) => path.slice(path.lastIndexOf("/") + 1);
+const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
-/** The same value as the HTTP API would deliver it (bigints exact, non-finite floats as markers). */
-function asServed<R>(value: unknown): R {
-  return parsePythonJson(toStrictJson(value)) as R;
-}
-
-/** Runs `work`, turning shared errors into `ApiError`s with the status the server would give. */
-async function answer<R>(work: () => R | Promise<R>): Promise<R> {
-  try {
-    return asServed<R>(await work());
-  } catch (error) {
-    if (error instanceof ApiError) throw error;
-    const code = (error as { code?: unknown }).code;
-    const status = code === "ENOENT" ? 404 : code === "EINVAL" ? 400 : 422;
-    throw new ApiError(status, error instanceof Error ? error.message : String(error));
-  }
-}
+/** A bundle's line that shows its workspace and opens by default: its last (after, else before). */
+const defaultLineOf = (file: LocalSessionFile): number | undefined => file.snapshots[file.snapshots.length - 1]?.lineNumber;
 
 export class LocalApi implements Api {
   readonly kind = "local" as const;
@@ -84,16 +80,37 @@ export class LocalApi implements Api {
   readonly #archiveBytes = new Map<string, Uint8Array>();
   readonly #archives = new Map<string, Promise<LocalArchive>>();
   readonly #workspaces = new WeakMap<SessionSnapshot, Promise<Workspace>>();
+  /** Debug bundles found among the inputs, opened in the background (`#ready`). */
+  readonly #bundleInputs: LocalInput[] = [];
+  #ready: Promise<void> = Promise.resolve();
+  readonly bundles: LocalBundleApi;
 
   private constructor(label: string) {
     this.label = label;
+    this.bundles = new LocalBundleApi({
+      ready: () => this.#ready,
+      bundles: () => new Map([...this.#sessions.values()].filter((file) => file.bundle !== null).map((file) => [file.path, file.bundle as DebugBundle])),
+      defaultMeta: (path) => {
+        const file = this.#sessions.get(path);
+        const line = file === undefined ? undefined : defaultLineOf(file);
+        return file === undefined || line === undefined ? null : this.#snapshotMeta({ file: path, line });
+      },
+      modifiedAt: (path) => this.#sessions.get(path)?.modifiedAt ?? new Date(0).toISOString(),
+      failure: (path) => this.#sessions.get(path)?.failure ?? null,
+    });
   }
 
-  /** Indexes the inputs: session files are parsed now, archives when first needed. */
+  /**
+   * Indexes the inputs: session files are parsed now, archives when first needed, debug
+   * bundles (zips whose entries lie under `debug_bundle/`) opened in the background, every
+   * answer waiting for them.
+   */
   static open(inputs: readonly LocalInput[], label = "dropped files"): LocalApi {
     const api = new LocalApi(label);
     for (const input of inputs) {
-      if (ARCHIVE_FILE.test(input.path)) api.#archiveBytes.set(input.path, input.bytes);
+      if (!ARCHIVE_FILE.test(input.path)) continue;
+      if (isBundleBytes(input.bytes)) api.#bundleInputs.push(input);
+      else api.#archiveBytes.set(input.path, input.bytes);
     }
     for (const input of inputs) {
       if (!SESSION_FILE.test(input.path)) continue;
@@ -107,19 +124,44 @@ export class LocalApi implements Api {
         snapshots: contents.snapshots,
         lines: contents.snapshots.map((snapshot) => ({ lineNumber: snapshot.lineNumber, summary: summarizeSnapshot(snapshot) })),
         errors: contents.errors,
+        bundle: null,
+        failure: null,
       });
     }
+    api.#ready = Promise.all(api.#bundleInputs.map((input) => api.#openBundle(input))).then(() => undefined);
     return api;
   }
 
-  /** Session files held (paths). */
+  async #openBundle(input: LocalInput): Promise<void> {
+    const file = { path: input.path, name: basename(input.path), size: input.bytes.length, modifiedAt: new Date(input.lastModified ?? Date.now()).toISOString(), lineCount: 2 };
+    try {
+      const bundle = await openLocalBundle(input.path, input.bytes);
+      const session = await bundle.session();
+      const snapshots = session.entries.map((entry) => session.snapshot(entry.lineNumber)).filter((snapshot): snapshot is SessionSnapshot => snapshot !== undefined);
+      const lines = session.entries.map((entry) => ({ lineNumber: entry.lineNumber, summary: entry }));
+      this.#sessions.set(input.path, { ...file, snapshots, lines, errors: session.errors, bundle, failure: null });
+    } catch (error) {
+      this.#sessions.set(input.path, { ...file, lineCount: 0, snapshots: [], lines: [], errors: [], bundle: null, failure: error instanceof Error ? error.message : String(error) });
+    }
+  }
+
+  /** Answers once every bundle is open. */
+  #answer<R>(work: () => R | Promise<R>): Promise<R> {
+    return answer(async () => {
+      await this.#ready;
+      return work();
+    });
+  }
+
+  /** Session files and debug bundles held (paths). */
   get sessionPaths(): string[] {
-    return [...this.#sessions.keys()];
+    return [...this.#sessions.keys(), ...this.#bundleInputs.map((input) => input.path)];
   }
 
   #file(path: string): LocalSessionFile {
     const file = this.#sessions.get(path);
     if (file === undefined) throw new ApiError(404, `Unknown session file: ${path}`);
+    if (file.failure !== null) throw new ApiError(422, file.failure);
     return file;
   }
 
@@ -151,6 +193,12 @@ export class LocalApi implements Api {
     const { file, snapshot } = this.#snapshot(ref);
     const cached = this.#workspaces.get(snapshot);
     if (cached !== undefined) return cached;
+    const { bundle } = file;
+    if (bundle !== null) {
+      // A bundle's `filesystem/` capture belongs to its last session line (the server does the same).
+      const source = defaultLineOf(file) === ref.line ? bundle.workspace() : null;
+      return Promise.resolve({ source, manifest: source === null ? null : () => bundle.workspaceManifest(), archiveName: source === null ? null : bundle.name, error: null });
+    }
     const resolving = (async (): Promise<Workspace> => {
       const { referenced, names } = archiveCandidates(file.name, snapshot);
       let error: string | null = null;
@@ -162,55 +210,79 @@ export class LocalApi implements Api {
         }
         try {
           const archive = await opening;
-          return { source: archive.source, archive, archiveName: name, error: null };
+          const manifest: ArchiveManifestRead = { manifest: archive.manifest === null ? null : archiveManifestSummary(archive.manifest, archive.warnings), error: null };
+          return { source: archive.source, manifest: () => Promise.resolve(manifest), archiveName: name, error: null };
         } catch (cause) {
           error = `Archive ${name} cannot be opened: ${cause instanceof Error ? cause.message : String(cause)}`;
         }
       }
       const files = extractVirtualFiles(snapshot);
-      return { source: files === null ? null : virtualFileSource(files), archive: null, archiveName: null, error: files === null ? error : null };
+      return { source: files === null ? null : virtualFileSource(files), manifest: null, archiveName: null, error: files === null ? error : null };
     })();
     this.#workspaces.set(snapshot, resolving);
     return resolving;
   }
 
   files(): Promise<T.FileListResponse> {
-    return answer(() => ({
+    return this.#answer(() => ({
       root: this.label,
       indexing: false,
-      files: [...this.#sessions.values()]
-        .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
-        .map((file) =>
-          sessionFileView({ path: file.path, name: file.name, sizeBytes: file.size, modifiedAt: file.modifiedAt, status: "ready", lineCount: file.lineCount, lines: file.lines, errors: file.errors }),
-        ),
+      files: [...this.#sessions.values()].sort(byPath).map((file) =>
+        sessionFileView({
+          path: file.path,
+          name: file.name,
+          sizeBytes: file.size,
+          modifiedAt: file.modifiedAt,
+          status: file.failure === null ? "ready" : "error",
+          error: file.failure,
+          lineCount: file.lineCount,
+          lines: file.lines,
+          errors: file.errors,
+        }),
+      ),
     }));
   }
 
+  /**
+   * A snapshot's meta; for a debug bundle, the bundle's meta (WINK's fields, with the
+   * snapshot fields null when it has no session), as the server answers `/api/meta`.
+   */
   meta(ref?: SnapshotRef): Promise<T.SnapshotMetaResponse> {
-    return answer(() => {
+    return this.#answer(() => {
       const chosen = ref ?? this.#firstRef();
-      const { file, snapshot } = this.#snapshot(chosen);
-      return snapshotMeta(file.path, { lineNumber: snapshot.lineNumber, summary: summarizeSnapshot(snapshot) });
+      const file = this.#file(chosen.file);
+      if (file.bundle === null) return this.#snapshotMeta(chosen);
+      const line = ref === undefined ? defaultLineOf(file) : ref.line;
+      return bundleMetaView(file.bundle, file.path, line === undefined ? null : this.#snapshotMeta({ file: file.path, line })) as unknown as T.SnapshotMetaResponse;
     });
   }
 
+  #snapshotMeta(ref: SnapshotRef): T.SnapshotMetaResponse {
+    const { file, snapshot } = this.#snapshot(ref);
+    return snapshotMeta(file.path, { lineNumber: snapshot.lineNumber, summary: summarizeSnapshot(snapshot) });
+  }
+
+  /** Where the app starts: the first session file's first line, else the first bundle (its default line, or none). */
   #firstRef(): SnapshotRef {
-    for (const file of [...this.#sessions.values()].sort((a, b) => (a.path < b.path ? -1 : 1))) {
-      const first = file.snapshots[0];
-      if (first !== undefined) return { file: file.path, line: first.lineNumber };
+    const files = [...this.#sessions.values()].sort(byPath);
+    for (const file of files) {
+      const first = file.bundle === null ? file.snapshots[0]?.lineNumber : defaultLineOf(file);
+      if (first !== undefined) return { file: file.path, line: first };
     }
+    const bundle = files.find((file) => file.bundle !== null);
+    if (bundle !== undefined) return { file: bundle.path, line: 0 };
     throw new ApiError(404, "None of the opened files holds a loadable snapshot line");
   }
 
   timeline(ref: SnapshotRef): Promise<T.TimelineResponse> {
-    return answer(() => {
+    return this.#answer(() => {
       const { file, snapshot } = this.#snapshot(ref);
       return buildTimeline({ file: file.path, snapshot, lines: file.lines, lineErrors: file.errors });
     });
   }
 
   slicePage(ref: SnapshotRef, sliceType: string, offset: number, limit: number): Promise<T.SlicePageResponse> {
-    return answer(() => {
+    return this.#answer(() => {
       const slice = this.#snapshot(ref).snapshot.slices.find((candidate) => candidate.sliceType === sliceType);
       if (slice === undefined) throw new ApiError(404, `Unknown slice type: ${sliceType}`);
       return slicePage(slice, { offset, limit });
@@ -218,15 +290,14 @@ export class LocalApi implements Api {
   }
 
   filesystemMeta(ref: SnapshotRef): Promise<T.FilesystemMetaResponse> {
-    return answer(async () => {
-      const { source, archive, archiveName, error } = await this.#workspace(ref);
-      const manifest = archive === null ? null : { manifest: archive.manifest === null ? null : archiveManifestSummary(archive.manifest, archive.warnings), error: null };
-      return filesystemMetaView({ source, archive: archiveName, manifest, error });
+    return this.#answer(async () => {
+      const { source, manifest, archiveName, error } = await this.#workspace(ref);
+      return filesystemMetaView({ source, archive: archiveName, manifest: source === null ? null : (manifest?.() ?? null), error });
     });
   }
 
   browse(ref: SnapshotRef, base: SnapshotRef | "previous" | "none"): Promise<T.BrowseResponse> {
-    return answer(async () => {
+    return this.#answer(async () => {
       const workspace = await this.#workspace(ref);
       const entries = workspace.source === null ? [] : await workspace.source.list();
       const baseRef = base === "none" ? null : base === "previous" ? this.#previous(ref) : base;
@@ -240,7 +311,7 @@ export class LocalApi implements Api {
   }
 
   fileContent(ref: SnapshotRef, path: string, range: { offset?: number; limit?: number } = {}): Promise<T.FileContentResponse> {
-    return answer(async () => {
+    return this.#answer(async () => {
       const workspace = await this.#workspace(ref);
       if (workspace.source === null) throw new ApiError(404, `No filesystem for line ${ref.line} of ${ref.file}`);
       const bytes = await workspace.source.read(path, MAX_VIEW_BYTES);
@@ -249,6 +320,7 @@ export class LocalApi implements Api {
   }
 
   async download(ref: SnapshotRef, path: string): Promise<void> {
+    await this.#ready;
     const workspace = await this.#workspace(ref);
     if (workspace.source === null) throw new FileNotFoundError(path);
     const bytes = await workspace.source.read(path, 256 * 1024 * 1024);
@@ -264,7 +336,7 @@ export class LocalApi implements Api {
   }
 
   diff(base: SnapshotRef, target: SnapshotRef): Promise<T.SnapshotDiffResponse> {
-    return answer(async () => {
+    return this.#answer(async () => {
       const [baseWorkspace, targetWorkspace] = await Promise.all([this.#workspace(base), this.#workspace(target)]);
       const [baseEntries, targetEntries] = await Promise.all([baseWorkspace.source?.list() ?? [], targetWorkspace.source?.list() ?? []]);
       const { diff: _diff, ...files } = diffFileLists({ kind: baseWorkspace.source?.kind ?? null, entries: baseEntries }, { kind: targetWorkspace.source?.kind ?? null, entries: targetEntries });
@@ -277,18 +349,18 @@ export class LocalApi implements Api {
   }
 
   fileDiff(base: SnapshotRef, target: SnapshotRef, path: string): Promise<T.FileDiffResponse> {
-    return answer(async () => {
+    return this.#answer(async () => {
       const [baseWorkspace, targetWorkspace] = await Promise.all([this.#workspace(base), this.#workspace(target)]);
       return diffSourceFile(baseWorkspace.source, targetWorkspace.source, path);
     });
   }
 
   sliceDiff(base: SnapshotRef, target: SnapshotRef, sliceType: string): Promise<T.SliceDiffResponse> {
-    return answer(() => diffSlice(this.#snapshot(base).snapshot, this.#snapshot(target).snapshot, sliceType));
+    return this.#answer(() => diffSlice(this.#snapshot(base).snapshot, this.#snapshot(target).snapshot, sliceType));
   }
 
   search(ref: SnapshotRef, query: string, scope: SearchScope, limit: number): Promise<T.SearchResponse> {
-    return answer(async () => {
+    return this.#answer(async () => {
       const { snapshot } = this.#snapshot(ref);
       const workspace = await this.#workspace(ref);
       return searchSnapshot(snapshot, workspace.source, query, { maxHits: limit, scopes: scope === "all" ? ["slices", "files"] : [scope] });

@@ -1,0 +1,98 @@
+/**
+ * WINK debug bundles as the views will read them: one interface (`Api.bundles`), answered
+ * by a wink-debug server (`bundle-http.ts`) or in the page from dropped or bundled files
+ * (`local-bundles.ts`, the same shared reader the server runs). A bundle is named by its
+ * `file` (as `/api/files` lists it); it is also a session file of two lines (1 before the
+ * run, 2 after), so the session, timeline, slice, workspace and diff calls of `Api` work
+ * on it unchanged.
+ */
+import type * as T from "../../server/schemas/types.js";
+
+export type {
+  BundleCompareResponse,
+  BundleFileResponse,
+  BundleGroupsResponse,
+  BundleIntegrityResponse,
+  BundleListResponse,
+  BundleMetaResponse,
+  BundleRequestResponse,
+  BundleSearchResponse,
+  BundleSummaryResponse,
+  EnvironmentResponse,
+  LogEntryResponse,
+  LogFacetsResponse,
+  LogPageResponse,
+  TranscriptEntryResponse,
+  TranscriptFacetsResponse,
+  TranscriptPageResponse,
+} from "../../server/schemas/types.js";
+
+/** Filters of a logs page (WINK's, plus a time window and a time to jump to). */
+export interface LogsParams {
+  readonly offset?: number;
+  /** Omitted: every matching record. */
+  readonly limit?: number;
+  readonly levels?: readonly string[];
+  readonly excludeLevels?: readonly string[];
+  readonly loggers?: readonly string[];
+  readonly excludeLoggers?: readonly string[];
+  readonly events?: readonly string[];
+  readonly excludeEvents?: readonly string[];
+  readonly search?: string;
+  /** ISO-8601 times. */
+  readonly since?: string;
+  readonly until?: string;
+  /** Start the page at the first matching record at or after this time. */
+  readonly at?: string;
+}
+
+export interface TranscriptParams {
+  readonly offset?: number;
+  readonly limit?: number;
+  readonly sources?: readonly string[];
+  readonly excludeSources?: readonly string[];
+  readonly entryTypes?: readonly string[];
+  readonly excludeEntryTypes?: readonly string[];
+  readonly search?: string;
+}
+
+/** The JSON members served as written (null when the bundle has none). */
+export type BundleMemberKind = "manifest" | "config" | "metrics" | "error" | "run-context" | "eval" | "prompt-overrides";
+
+export type BundleSearchScope = "logs" | "transcript" | "members" | "slices" | "files";
+
+export interface BundleSearchParams {
+  /** The bundle the search starts from (needed for `within: "bundle" | "group"`). */
+  readonly file?: string;
+  readonly within?: "bundle" | "group" | "all";
+  readonly scopes?: readonly BundleSearchScope[];
+  readonly limit?: number;
+}
+
+export interface BundleApi {
+  /** Every bundle, newest first (WINK's `/api/bundles`). */
+  list(): Promise<T.BundleListResponse>;
+  /** Bundles grouped by request (retries, iterations), each with its summary. */
+  groups(): Promise<T.BundleGroupsResponse>;
+  /** The run at a glance: status, error with traceback, ids, attempt/iteration, metrics, integrity. */
+  summary(file: string): Promise<T.BundleSummaryResponse>;
+  /** WINK's bundle meta with the default session line's fields. */
+  meta(file: string): Promise<T.BundleMetaResponse>;
+  logs(file: string, params?: LogsParams): Promise<T.LogPageResponse>;
+  logFacets(file: string): Promise<T.LogFacetsResponse>;
+  transcript(file: string, params?: TranscriptParams): Promise<T.TranscriptPageResponse>;
+  transcriptFacets(file: string): Promise<T.TranscriptFacetsResponse>;
+  environment(file: string): Promise<T.EnvironmentResponse>;
+  request(file: string): Promise<T.BundleRequestResponse>;
+  /** A JSON member as written, or null when the bundle has none. */
+  member(file: string, kind: BundleMemberKind): Promise<unknown>;
+  /** Every member's path (relative to `debug_bundle/`). */
+  members(file: string): Promise<string[]>;
+  /** One member by what it holds (WINK's `/api/files/{path}`). */
+  memberFile(file: string, member: string): Promise<T.BundleFileResponse>;
+  /** Reads every member with a checksum and says which match. */
+  integrity(file: string): Promise<T.BundleIntegrityResponse>;
+  /** Two bundles side by side; without `base`, the previous run of `target`'s request. */
+  compare(target: string, base?: string): Promise<T.BundleCompareResponse>;
+  search(query: string, params?: BundleSearchParams): Promise<T.BundleSearchResponse>;
+}

@@ -1,0 +1,128 @@
+/**
+ * `BundleApi` over a wink-debug server: WINK's bundle routes and ours (docs/api.md,
+ * "WINK debug bundles"). Agent data (log context, members, search snippets) is read with
+ * the lossless parser, so integers beyond 2^53 stay exact.
+ */
+import type * as T from "../../server/schemas/types.js";
+import { ApiError } from "./api.js";
+import type { BundleApi, BundleMemberKind, BundleSearchParams, LogsParams, TranscriptParams } from "./bundle-api.js";
+
+type Params = Record<string, string | number | undefined>;
+type Get = <R>(path: string, params?: Params, lossless?: boolean) => Promise<R>;
+
+const joined = (values: readonly string[] | undefined): string | undefined => (values === undefined || values.length === 0 ? undefined : values.join(","));
+
+const MEMBER_ROUTES: Readonly<Record<BundleMemberKind, string>> = {
+  manifest: "/api/manifest",
+  config: "/api/config",
+  metrics: "/api/metrics",
+  error: "/api/error",
+  "run-context": "/api/bundle/run-context",
+  eval: "/api/bundle/eval",
+  "prompt-overrides": "/api/bundle/prompt-overrides",
+};
+
+export class HttpBundleApi implements BundleApi {
+  constructor(private readonly get: Get) {}
+
+  list(): Promise<T.BundleListResponse> {
+    return this.get("/api/bundles");
+  }
+
+  groups(): Promise<T.BundleGroupsResponse> {
+    return this.get("/api/bundles/groups", {}, true);
+  }
+
+  summary(file: string): Promise<T.BundleSummaryResponse> {
+    return this.get("/api/bundle", { file }, true);
+  }
+
+  meta(file: string): Promise<T.BundleMetaResponse> {
+    return this.get("/api/meta", { file });
+  }
+
+  logs(file: string, params: LogsParams = {}): Promise<T.LogPageResponse> {
+    return this.get(
+      "/api/logs",
+      {
+        file,
+        offset: params.offset,
+        limit: params.limit,
+        level: joined(params.levels),
+        exclude_level: joined(params.excludeLevels),
+        logger: joined(params.loggers),
+        exclude_logger: joined(params.excludeLoggers),
+        event: joined(params.events),
+        exclude_event: joined(params.excludeEvents),
+        search: params.search,
+        since: params.since,
+        until: params.until,
+        at: params.at,
+      },
+      true,
+    );
+  }
+
+  logFacets(file: string): Promise<T.LogFacetsResponse> {
+    return this.get("/api/logs/facets", { file });
+  }
+
+  transcript(file: string, params: TranscriptParams = {}): Promise<T.TranscriptPageResponse> {
+    return this.get(
+      "/api/transcript",
+      {
+        file,
+        offset: params.offset,
+        limit: params.limit,
+        source: joined(params.sources),
+        exclude_source: joined(params.excludeSources),
+        entry_type: joined(params.entryTypes),
+        exclude_entry_type: joined(params.excludeEntryTypes),
+        search: params.search,
+      },
+      true,
+    );
+  }
+
+  transcriptFacets(file: string): Promise<T.TranscriptFacetsResponse> {
+    return this.get("/api/transcript/facets", { file });
+  }
+
+  environment(file: string): Promise<T.EnvironmentResponse> {
+    return this.get("/api/environment", { file }, true);
+  }
+
+  request(file: string): Promise<T.BundleRequestResponse> {
+    return this.get("/api/bundle/request", { file }, true);
+  }
+
+  async member(file: string, kind: BundleMemberKind): Promise<unknown> {
+    try {
+      return await this.get<unknown>(MEMBER_ROUTES[kind], { file }, true);
+    } catch (error) {
+      // WINK's 404 for a member the bundle lacks, not for a bundle that is not there.
+      if (error instanceof ApiError && error.status === 404 && /not found in bundle|No error in bundle/.test(error.detail)) return null;
+      throw error;
+    }
+  }
+
+  members(file: string): Promise<string[]> {
+    return this.get("/api/bundle/files", { file });
+  }
+
+  memberFile(file: string, member: string): Promise<T.BundleFileResponse> {
+    return this.get(`/api/files/${member.split("/").map(encodeURIComponent).join("/")}`, { file }, true);
+  }
+
+  integrity(file: string): Promise<T.BundleIntegrityResponse> {
+    return this.get("/api/bundle/integrity", { file });
+  }
+
+  compare(target: string, base?: string): Promise<T.BundleCompareResponse> {
+    return this.get("/api/bundles/compare", { target_file: target, base_file: base }, true);
+  }
+
+  search(query: string, params: BundleSearchParams = {}): Promise<T.BundleSearchResponse> {
+    return this.get("/api/bundles/search", { q: query, file: params.file, in: params.within, scope: joined(params.scopes), limit: params.limit });
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * WINK debug bundles opened in the page (dropped, picked, or carried by a `wink-debug
+ * bundle` HTML file): each zip is read with jszip under the archive rules
+ * (`local-archive.ts`) and by the same shared bundle reader the server runs, so every
+ * answer has the server's shape. Nothing is stored outside this tab's memory.
+ */
+import { DebugBundle, bundleMetaView, compareBundles, groupBundles, previousRun, sameRequest, searchBundles } from "../../shared/debug-bundle/index.js";
+import type { BundleSummaryView } from "../../shared/debug-bundle/index.js";
+import { BUNDLE_MEMBERS, looksLikeDebugBundle } from "../../shared/debug-bundle/layout.js";
+import type { SnapshotMetaView } from "../../shared/viewer/types.js";
+import type * as T from "../../server/schemas/types.js";
+import { ApiError } from "./api.js";
+import type { BundleApi, BundleMemberKind, BundleSearchParams, LogsParams, TranscriptParams } from "./bundle-api.js";
+import { answer } from "./local-answer.js";
+import { openLocalArchive } from "./local-archive.js";
+
+/** True when dropped bytes are a debug bundle (its first entry lies under `debug_bundle/`). */
+export function isBundleBytes(bytes: Uint8Array): boolean {
+  return looksLikeDebugBundle(bytes);
+}
+
+/** Opens a dropped bundle: jszip under the archive rules, then the bundle reader. */
+export async function openLocalBundle(path: string, bytes: Uint8Array): Promise<DebugBundle> {
+  const archive = await openLocalArchive(path.slice(path.lastIndexOf("/") + 1), bytes);
+  return DebugBundle.open(archive.source, { path });
+}
+
+/** What the local bundle API needs from the page's files. */
+export interface LocalBundleSource {
+  /** Waits until every bundle has been opened (or failed to). */
+  ready(): Promise<void>;
+  /** The opened bundles by path, in path order (failed ones left out). */
+  bundles(): ReadonlyMap<string, DebugBundle>;
+  /** The snapshot meta of a bundle's default session line, or null without a session. */
+  defaultMeta(path: string): SnapshotMetaView | null;
+  /** When each file was last modified (ISO-8601), for `list()`. */
+  modifiedAt(path: string): string;
+  /** Why a bundle did not open, or null. */
+  failure(path: string): string | null;
+}
+
+const ms = (iso: string | undefined): number | undefined => (iso === undefined ? undefined : Date.parse(iso));
+
+const MEMBERS: Readonly<Record<Exclude<BundleMemberKind, "manifest">, string>> = {
+  config: BUNDLE_MEMBERS.config,
+  metrics: BUNDLE_MEMBERS.metrics,
+  error: BUNDLE_MEMBERS.error,
+  "run-context": BUNDLE_MEMBERS.runContext,
+  eval: BUNDLE_MEMBERS.eval,
+  "prompt-overrides": BUNDLE_MEMBERS.promptOverrides,
+};
+
+export class LocalBundleApi implements BundleApi {
+  constructor(private readonly files: LocalBundleSource) {}
+
+  async #bundle(file: string): Promise<DebugBundle> {
+    await this.files.ready();
+    const bundle = this.files.bundles().get(file);
+    if (bundle !== undefined) return bundle;
+    const failure = this.files.failure(file);
+    throw failure === null ? new ApiError(404, `Unknown debug bundle: ${file}`) : new ApiError(422, failure);
+  }
+
+  async #summaries(): Promise<BundleSummaryView[]> {
+    await this.files.ready();
+    return Promise.all([...this.files.bundles().values()].map((bundle) => bundle.summary()));
+  }
+
+  list(): Promise<T.BundleListResponse> {
+    return answer(async () => {
+      await this.files.ready();
+      const paths = [...this.files.bundles().keys()];
+      const newest = paths.sort((a, b) => (ms(this.files.modifiedAt(b)) ?? 0) - (ms(this.files.modifiedAt(a)) ?? 0) || (a < b ? -1 : 1));
+      return newest.map((path) => ({ path, name: path.slice(path.lastIndexOf("/") + 1), created_at: this.files.modifiedAt(path), selected: false }));
+    });
+  }
+
+  groups(): Promise<T.BundleGroupsResponse> {
+    return answer(async () => groupBundles(await this.#summaries()));
+  }
+
+  summary(file: string): Promise<T.BundleSummaryResponse> {
+    return answer(async () => (await this.#bundle(file)).summary());
+  }
+
+  meta(file: string): Promise<T.BundleMetaResponse> {
+    return answer(async () => bundleMetaView(await this.#bundle(file), file, this.files.defaultMeta(file)));
+  }
+
+  logs(file: string, params: LogsParams = {}): Promise<T.LogPageResponse> {
+    return answer(async () => {
+      const time = (value: string | undefined, name: string): number | undefined => {
+        if (value === undefined) return undefined;
+        const parsed = Date.parse(value);
+        if (Number.isNaN(parsed)) throw new ApiError(400, `${name} must be an ISO-8601 time, got ${JSON.stringify(value)}`);
+        return parsed;
+      };
+      const query = {
+        ...(params.offset === undefined ? {} : { offset: params.offset }),
+        limit: params.limit ?? null,
+        levels: params.levels,
+        excludeLevels: params.excludeLevels,
+        loggers: params.loggers,
+        excludeLoggers: params.excludeLoggers,
+        events: params.events,
+        excludeEvents: params.excludeEvents,
+        ...(params.search === undefined ? {} : { search: params.search }),
+        sinceMs: time(params.since, "since"),
+        untilMs: time(params.until, "until"),
+        atMs: time(params.at, "at"),
+      };
+      const logs = await (await this.#bundle(file)).logs();
+      return logs === null ? { entries: [], total: 0, offset: params.offset ?? 0, limit: params.limit ?? null } : logs.page(query);
+    });
+  }
+
+  logFacets(file: string): Promise<T.LogFacetsResponse> {
+    return answer(async () => (await (await this.#bundle(file)).logs())?.facets() ?? { loggers: [], events: [], levels: [] });
+  }
+
+  transcript(file: string, params: TranscriptParams = {}): Promise<T.TranscriptPageResponse> {
+    return answer(async () =>
+      (await (await this.#bundle(file)).transcript()).page({
+        ...(params.offset === undefined ? {} : { offset: params.offset }),
+        limit: params.limit ?? null,
+        sources: params.sources,
+        excludeSources: params.excludeSources,
+        entryTypes: params.entryTypes,
+        excludeEntryTypes: params.excludeEntryTypes,
+        ...(params.search === undefined ? {} : { search: params.search }),
+      }),
+    );
+  }
+
+  transcriptFacets(file: string): Promise<T.TranscriptFacetsResponse> {
+    return answer(async () => (await (await this.#bundle(file)).transcript()).facets());
+  }
+
+  environment(file: string): Promise<T.EnvironmentResponse> {
+    return answer(async () => (await this.#bundle(file)).environment());
+  }
+
+  request(file: string): Promise<T.BundleRequestResponse> {
+    return answer(async () => {
+      const bundle = await this.#bundle(file);
+      const [input, output] = await Promise.all([bundle.json(BUNDLE_MEMBERS.requestInput), bundle.json(BUNDLE_MEMBERS.requestOutput)]);
+      return { input, output };
+    });
+  }
+
+  member(file: string, kind: BundleMemberKind): Promise<unknown> {
+    return answer(async () => {
+      const bundle = await this.#bundle(file);
+      return kind === "manifest" ? bundle.manifest.raw : bundle.json(MEMBERS[kind]);
+    });
+  }
+
+  members(file: string): Promise<string[]> {
+    return answer(async () => (await this.#bundle(file)).members());
+  }
+
+  memberFile(file: string, member: string): Promise<T.BundleFileResponse> {
+    return answer(async () => {
+      const bundle = await this.#bundle(file);
+      if (!bundle.has(member)) throw new ApiError(404, `Artifact not found: ${member}`);
+      return bundle.fileView(member);
+    });
+  }
+
+  integrity(file: string): Promise<T.BundleIntegrityResponse> {
+    return answer(async () => (await this.#bundle(file)).verifyIntegrity());
+  }
+
+  compare(target: string, base?: string): Promise<T.BundleCompareResponse> {
+    return answer(async () => {
+      const targetBundle = await this.#bundle(target);
+      const baseFile = base ?? previousRun(await this.#summaries(), target);
+      if (baseFile === null) throw new ApiError(400, `${target} has no earlier bundle in its request to compare with: give base_file`);
+      return compareBundles(await this.#bundle(baseFile), targetBundle);
+    });
+  }
+
+  search(query: string, params: BundleSearchParams = {}): Promise<T.BundleSearchResponse> {
+    return answer(async () => {
+      await this.files.ready();
+      let bundles = [...this.files.bundles().values()];
+      const within = params.within ?? "all";
+      if (within !== "all") {
+        if (params.file === undefined) throw new ApiError(404, "No debug bundle is selected");
+        const selected = await this.#bundle(params.file);
+        const members = within === "bundle" ? new Set([selected.path]) : sameRequest(await this.#summaries(), selected.path);
+        bundles = bundles.filter((bundle) => members.has(bundle.path));
+      }
+      return searchBundles(bundles, query, { ...(params.scopes === undefined ? {} : { scopes: params.scopes }), ...(params.limit === undefined ? {} : { maxHits: params.limit }) });
+    });
+  }
+}
