@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ArchiveError } from "../errors.js";
 import { isJsonObject } from "../session/json-value.js";
 import { BUNDLE_MEMBERS } from "./layout.js";
+import { LogIndex } from "./logs.js";
 import { TranscriptIndex } from "./transcript.js";
 import { FIXTURE_INDEX, fixtureBundle, fixturePath, openBundleFile, writeCraftedZip } from "./bundle.test-support.js";
 import type { OpenedBundle } from "./bundle.test-support.js";
@@ -207,6 +208,29 @@ describe("logs queries (WINK's filters, plus time)", () => {
     const window = logs.page({ sinceMs: at, untilMs: at + 1000 });
     expect(window.total).toBeGreaterThan(0);
     expect(window.entries.every((entry) => Date.parse(entry.timestamp) >= at && Date.parse(entry.timestamp) <= at + 1000)).toBe(true);
+  });
+});
+
+describe("the log index on records written otherwise", () => {
+  it("reads records in another key order, with escapes or non-ASCII in their head, and U+2028 inside strings", () => {
+    const lines = [
+      '{"timestamp": "2026-11-26T05:00:00+00:00", "level": "info", "logger": "app", "event": "a", "message": "plain", "context": {}}',
+      '{"level": "WARNING", "timestamp": "2026-11-26T05:00:01+00:00", "logger": "app", "event": "b", "message": "reordered", "context": {}}',
+      '{"timestamp": "2026-11-26T05:00:02+00:00", "level": "ERROR", "logger": "app \\"quoted\\"", "event": "c", "message": "escaped logger", "context": {}}',
+      '{"timestamp": "2026-11-26T05:00:03+00:00", "level": "INFO", "logger": "app", "event": "déjà", "message": "line separator", "context": {"n": NaN}}',
+    ];
+    const logs = new LogIndex(new TextEncoder().encode(`${lines.join("\n")}\n`));
+    expect(logs.count).toBe(4);
+    expect(logs.levelCounts()).toEqual({ INFO: 2, WARNING: 1, ERROR: 1 });
+    expect(logs.facets().loggers).toEqual([
+      { name: "app", count: 3 },
+      { name: 'app "quoted"', count: 1 },
+    ]);
+    expect(logs.page({ loggers: ['app "quoted"'] }).entries.map((entry) => entry.message)).toEqual(["escaped logger"]);
+    expect(logs.page({ events: ["déjà"] }).entries[0]?.message).toBe("line separator");
+    expect(logs.page({ search: "SEPARATOR" }).total).toBe(1);
+    expect(logs.page({ levels: ["info"], sinceMs: Date.parse("2026-11-26T05:00:01+00:00") }).entries.map((entry) => entry.event)).toEqual(["déjà"]);
+    expect(logs.page({ atMs: Date.parse("2026-11-26T05:00:02+00:00"), limit: 1 })).toMatchObject({ offset: 2, entries: [{ event: "c" }] });
   });
 });
 

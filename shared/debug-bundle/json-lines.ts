@@ -1,19 +1,34 @@
 /**
- * The JSON-lines members of a bundle (`logs/app.jsonl`, `transcript.jsonl`) as one decoded
- * text and the ranges of its lines. Lines are split on `\n` only: WINK writes these files
- * with `ensure_ascii=False`, so U+2028, U+2029 and U+0085 occur raw inside strings (Python's
+ * The JSON-lines members of a bundle (`logs/app.jsonl`, `transcript.jsonl`) as byte ranges
+ * of their lines, decoded one line at a time when asked: a page of 50 log records decodes
+ * 50 lines, not the 3 MB file. Lines are split on `\n` only: WINK writes these files with
+ * `ensure_ascii=False`, so U+2028, U+2029 and U+0085 occur raw inside strings (Python's
  * `splitlines()` cuts there, which is how WINK's own transcript loses entries).
  */
 import type { JsonObject } from "../session/json-value.js";
 import { isJsonObject } from "../session/json-value.js";
 import { parsePythonJson } from "../session/python-json-parse.js";
 
-const lossyUtf8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: false });
+// Invalid UTF-8 becomes U+FFFD: a log line with one bad byte is still worth showing.
+const lossyUtf8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
 
-/** The non-blank lines of a JSON-lines text. */
-export class JsonLinesText {
-  readonly text: string;
-  /** Start (inclusive) and end (exclusive, before `\r\n`/`\n`) of each non-blank line in `text`. */
+/** Text of `bytes[start, end)`. */
+export function decodeRange(bytes: Uint8Array, start: number, end: number): string {
+  return lossyUtf8.decode(bytes.subarray(start, end));
+}
+
+function isBlank(bytes: Uint8Array, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = bytes[i] as number;
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
+  }
+  return true;
+}
+
+/** The non-blank lines of a JSON-lines file. */
+export class JsonLines {
+  readonly bytes: Uint8Array;
+  /** Byte offsets: start (inclusive) and end (exclusive, before `\r\n`/`\n`) of each non-blank line. */
   readonly starts: Uint32Array;
   readonly ends: Uint32Array;
   /** 1-based physical line number of each non-blank line. */
@@ -22,20 +37,19 @@ export class JsonLinesText {
   readonly physicalLines: number;
 
   constructor(bytes: Uint8Array) {
-    // Invalid UTF-8 becomes U+FFFD: a log line with one bad byte is still worth showing.
-    this.text = lossyUtf8.decode(bytes);
-    const text = this.text;
+    this.bytes = bytes;
     const starts: number[] = [];
     const ends: number[] = [];
     const numbers: number[] = [];
     let physical = 0;
-    for (let start = 0; start < text.length; ) {
-      const newline = text.indexOf("\n", start);
-      const stop = newline === -1 ? text.length : newline;
+    const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+    for (let start = bom; start < bytes.length; ) {
+      const newline = bytes.indexOf(0x0a, start);
+      const stop = newline === -1 ? bytes.length : newline;
       physical += 1;
       let end = stop;
-      if (end > start && text.charCodeAt(end - 1) === 0x0d) end -= 1;
-      if (!isBlank(text, start, end)) {
+      if (end > start && bytes[end - 1] === 0x0d) end -= 1;
+      if (!isBlank(bytes, start, end)) {
         starts.push(start);
         ends.push(end);
         numbers.push(physical);
@@ -52,17 +66,10 @@ export class JsonLinesText {
     return this.starts.length;
   }
 
+  /** The text of non-blank line `index`. */
   line(index: number): string {
-    return this.text.slice(this.starts[index], this.ends[index]);
+    return decodeRange(this.bytes, this.starts[index] as number, this.ends[index] as number);
   }
-}
-
-function isBlank(text: string, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) {
-    const c = text.charCodeAt(i);
-    if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
-  }
-  return true;
 }
 
 export type ParsedRecord = { readonly ok: true; readonly value: JsonObject } | { readonly ok: false; readonly reason: string };

@@ -3,15 +3,17 @@
  * filters with include and exclude, search) and `/api/logs/facets`, without the SQLite file
  * WINK builds next to the bundle, plus what WINK lacks: a time window and "jump to a time".
  *
- * Building the index reads each record's head only (`{"timestamp": …, "level": …, "logger":
- * …, "event": …, "message": …` — WINK writes the six keys in that order), so the columns of a
- * 5,000-line log cost a scan, not a parse; a record is parsed in full only when a page shows
- * it. A record that does not start that way is parsed to get its columns, and a line that is
- * not a JSON object is kept and shown with its reason (nothing is dropped).
+ * Work is done when a query needs it. Opening finds the line boundaries (a byte scan); a
+ * page decodes and parses only its records. The first filter or facet builds the columns
+ * (level, logger, event) from each record's head, read straight from the bytes — WINK
+ * writes `{"timestamp": …, "level": …, "logger": …, "event": …, "message": …` in that
+ * order — so the 3 MB log of a long run is never decoded as a whole for them. A record
+ * written otherwise is parsed to get its columns, and a line that is not a JSON object is
+ * kept and shown with its reason (nothing is dropped).
  */
 import { ownValue } from "../session/json-value.js";
 import type { JsonObject } from "../session/json-value.js";
-import { JsonLinesText, parseRecord } from "./json-lines.js";
+import { JsonLines, decodeRange, parseRecord } from "./json-lines.js";
 import type { FacetCountView, LogEntryView, LogFacetsView, LogPageView } from "./types.js";
 
 /** Filters and paging of `/api/logs` (comma lists already split). */
@@ -36,12 +38,20 @@ export interface LogQuery {
 }
 
 const HEAD_KEYS = ["timestamp", "level", "logger", "event"] as const;
-const MESSAGE_KEY = ', "message": ';
 
-/** Interns the distinct values of a column: records hold small ids. */
+const encoder = new TextEncoder();
+/** What precedes each head field's value, and the message: `{"timestamp": "`, `", "level": "`, …, `", "message": `. */
+const HEAD_PREFIXES = [`{"timestamp": "`, `", "level": "`, `", "logger": "`, `", "event": "`, `", "message": `].map((text) => encoder.encode(text));
+
+/**
+ * Interns the distinct values of a column: records hold small ids. Values read from the
+ * log's bytes are looked up by a hash of those bytes, so no string is made per record (a
+ * log has thousands of records and a few dozen loggers and events).
+ */
 class Column {
   readonly names: string[] = [];
   readonly #ids = new Map<string, number>();
+  readonly #byHash = new Map<number, { bytes: Uint8Array; id: number }[]>();
 
   id(name: string): number {
     let id = this.#ids.get(name);
@@ -53,53 +63,60 @@ class Column {
     return id;
   }
 
+  /** The id of the value held by `bytes[start, end)` (made upper-case first for levels). */
+  idOfBytes(bytes: Uint8Array, start: number, end: number, upper = false): number {
+    let hash = 0x811c9dc5;
+    for (let i = start; i < end; i++) hash = Math.imul(hash ^ (bytes[i] as number), 0x01000193);
+    const candidates = this.#byHash.get(hash);
+    if (candidates !== undefined) {
+      for (const candidate of candidates) if (sameBytes(candidate.bytes, bytes, start, end)) return candidate.id;
+    }
+    const text = decodeRange(bytes, start, end);
+    const id = this.id(upper ? text.toUpperCase() : text);
+    const entry = { bytes: bytes.slice(start, end), id };
+    if (candidates === undefined) this.#byHash.set(hash, [entry]);
+    else candidates.push(entry);
+    return id;
+  }
+
   find(name: string): number | undefined {
     return this.#ids.get(name);
   }
 }
 
-/** Reads a JSON string token at `at` (which must hold `"`); returns its value and the index after it, or null. */
-function readString(line: string, at: number): { value: string; end: number } | null {
-  if (line.charCodeAt(at) !== 0x22) return null;
-  let close = line.indexOf('"', at + 1);
-  let escaped = false;
-  while (close !== -1) {
-    let slashes = 0;
-    for (let i = close - 1; i > at && line.charCodeAt(i) === 0x5c; i--) slashes++;
-    if (slashes % 2 === 0) break;
-    escaped = true;
-    close = line.indexOf('"', close + 1);
-  }
-  if (close === -1) return null;
-  const raw = line.slice(at + 1, close);
-  if (!escaped && raw.indexOf("\\") === -1) return { value: raw, end: close + 1 };
-  try {
-    return { value: JSON.parse(line.slice(at, close + 1)) as string, end: close + 1 };
-  } catch {
-    return null;
-  }
+function sameBytes(known: Uint8Array, bytes: Uint8Array, start: number, end: number): boolean {
+  if (known.length !== end - start) return false;
+  for (let i = 0; i < known.length; i++) if (known[i] !== bytes[start + i]) return false;
+  return true;
 }
 
-interface Head {
-  readonly fields: readonly [string, string, string, string];
-  /** Where the message's value starts (search looks from here: message and context). */
-  readonly bodyStart: number;
+function startsWithBytes(bytes: Uint8Array, at: number, prefix: Uint8Array): boolean {
+  if (at + prefix.length > bytes.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (bytes[at + i] !== prefix[i]) return false;
+  return true;
 }
 
-/** The four leading string fields of a record in WINK's key order, or null when the line is written differently. */
-function scanHead(line: string): Head | null {
-  let at = 0;
-  const fields: string[] = [];
-  for (const [index, key] of HEAD_KEYS.entries()) {
-    const prefix = index === 0 ? `{"${key}": ` : `, "${key}": `;
-    if (!line.startsWith(prefix, at)) return null;
-    const token = readString(line, at + prefix.length);
-    if (token === null) return null;
-    fields.push(token.value);
-    at = token.end;
+/**
+ * Where the four leading string fields of the record at `bytes[start, end)` lie (WINK's key
+ * order: start and end offsets, in pairs) and where the message's value starts; null when
+ * the record is written differently or a field holds an escape (then it is parsed instead).
+ */
+function scanHead(bytes: Uint8Array, start: number, end: number): { ranges: number[]; bodyStart: number } | null {
+  let at = start;
+  const ranges: number[] = [];
+  for (let k = 0; k < HEAD_KEYS.length; k++) {
+    const prefix = HEAD_PREFIXES[k] as Uint8Array;
+    if (!startsWithBytes(bytes, at, prefix)) return null;
+    const valueStart = at + prefix.length;
+    const close = bytes.indexOf(0x22, valueStart);
+    if (close === -1 || close >= end) return null;
+    for (let i = valueStart; i < close; i++) if (bytes[i] === 0x5c) return null;
+    ranges.push(valueStart, close);
+    at = close;
   }
-  if (!line.startsWith(MESSAGE_KEY, at)) return null;
-  return { fields: fields as [string, string, string, string], bodyStart: at + MESSAGE_KEY.length };
+  const message = HEAD_PREFIXES[HEAD_KEYS.length] as Uint8Array;
+  if (!startsWithBytes(bytes, at, message)) return null;
+  return { ranges, bodyStart: at + message.length - start };
 }
 
 const stringField = (record: JsonObject, key: string): string => {
@@ -107,52 +124,33 @@ const stringField = (record: JsonObject, key: string): string => {
   return typeof value === "string" ? value : "";
 };
 
+/** The columns of every record, built by the first query that filters or counts. */
+interface Columns {
+  readonly level: Uint32Array;
+  readonly logger: Uint32Array;
+  readonly event: Uint32Array;
+  /** Each record's timestamp: a byte range of the log, or (parsed records) the text itself. */
+  readonly timestampStart: Uint32Array;
+  readonly timestampEnd: Uint32Array;
+  readonly parsedTimestamps: Map<number, string>;
+  /** Byte offset in the line where search starts (the message's value), or 0 for the whole line. */
+  readonly bodyStart: Uint32Array;
+}
+
 /** The records of one `logs/app.jsonl`. */
 export class LogIndex {
-  readonly #lines: JsonLinesText;
+  readonly #lines: JsonLines;
   readonly levels = new Column();
   readonly loggers = new Column();
   readonly events = new Column();
-  readonly #level: Uint32Array;
-  readonly #logger: Uint32Array;
-  readonly #event: Uint32Array;
-  readonly #time: Float64Array;
-  /** Offset in the line where search starts (the message value), or 0 for the whole line. */
-  readonly #bodyStart: Uint32Array;
-  /** Why a line is not a JSON object, by record index. */
+  /** Why a line is not a JSON object, by record index (complete once the columns exist). */
   readonly #invalid = new Map<number, string>();
+  #columns: Columns | null = null;
+  #times: Float64Array | null = null;
   #lowercase: string[] | null = null;
 
   constructor(bytes: Uint8Array) {
-    const lines = new JsonLinesText(bytes);
-    this.#lines = lines;
-    const count = lines.count;
-    this.#level = new Uint32Array(count);
-    this.#logger = new Uint32Array(count);
-    this.#event = new Uint32Array(count);
-    this.#time = new Float64Array(count);
-    this.#bodyStart = new Uint32Array(count);
-    for (let i = 0; i < count; i++) {
-      const line = lines.line(i);
-      let fields: readonly string[];
-      const head = scanHead(line);
-      if (head !== null) {
-        fields = head.fields;
-        this.#bodyStart[i] = head.bodyStart;
-      } else {
-        const parsed = parseRecord(line);
-        if (parsed.ok) fields = HEAD_KEYS.map((key) => stringField(parsed.value, key));
-        else {
-          fields = ["", "", "", ""];
-          this.#invalid.set(i, parsed.reason);
-        }
-      }
-      const [timestamp = "", level = "", logger = "", event = ""] = fields;
-      this.#time[i] = timestamp === "" ? Number.NaN : Date.parse(timestamp);
-      this.#level[i] = this.levels.id(level.toUpperCase());
-      this.#logger[i] = this.loggers.id(logger);
-      this.#event[i] = this.events.id(event);
-    }
+    this.#lines = new JsonLines(bytes);
   }
 
   /** Records (non-blank lines). */
@@ -167,22 +165,75 @@ export class LogIndex {
 
   /** Lines that are not JSON objects (still listed as entries, with their reason). */
   get invalidCount(): number {
+    this.#built();
     return this.#invalid.size;
+  }
+
+  #built(): Columns {
+    if (this.#columns !== null) return this.#columns;
+    const { bytes, starts, ends } = this.#lines;
+    const count = this.count;
+    const columns: Columns = {
+      level: new Uint32Array(count),
+      logger: new Uint32Array(count),
+      event: new Uint32Array(count),
+      timestampStart: new Uint32Array(count),
+      timestampEnd: new Uint32Array(count),
+      parsedTimestamps: new Map(),
+      bodyStart: new Uint32Array(count),
+    };
+    for (let i = 0; i < count; i++) {
+      const head = scanHead(bytes, starts[i] as number, ends[i] as number);
+      if (head !== null) {
+        const [timestampStart = 0, timestampEnd = 0, levelStart = 0, levelEnd = 0, loggerStart = 0, loggerEnd = 0, eventStart = 0, eventEnd = 0] = head.ranges;
+        columns.timestampStart[i] = timestampStart;
+        columns.timestampEnd[i] = timestampEnd;
+        columns.level[i] = this.levels.idOfBytes(bytes, levelStart, levelEnd, true);
+        columns.logger[i] = this.loggers.idOfBytes(bytes, loggerStart, loggerEnd);
+        columns.event[i] = this.events.idOfBytes(bytes, eventStart, eventEnd);
+        columns.bodyStart[i] = head.bodyStart;
+        continue;
+      }
+      const parsed = parseRecord(this.#lines.line(i));
+      if (!parsed.ok) this.#invalid.set(i, parsed.reason);
+      const field = (key: string) => (parsed.ok ? stringField(parsed.value, key) : "");
+      columns.parsedTimestamps.set(i, field("timestamp"));
+      columns.level[i] = this.levels.id(field("level").toUpperCase());
+      columns.logger[i] = this.loggers.id(field("logger"));
+      columns.event[i] = this.events.id(field("event"));
+    }
+    this.#columns = columns;
+    return columns;
+  }
+
+  /** Each record's time in ms (NaN when it has none), parsed on the first time query. */
+  #timesOf(): Float64Array {
+    if (this.#times !== null) return this.#times;
+    const columns = this.#built();
+    const { bytes } = this.#lines;
+    const times = new Float64Array(this.count);
+    for (let i = 0; i < this.count; i++) {
+      const timestamp = columns.parsedTimestamps.get(i) ?? decodeRange(bytes, columns.timestampStart[i] as number, columns.timestampEnd[i] as number);
+      times[i] = timestamp === "" ? Number.NaN : Date.parse(timestamp);
+    }
+    this.#times = times;
+    return times;
   }
 
   /** Records per level (upper-cased), e.g. `{DEBUG: 154, INFO: 7}`. */
   levelCounts(): Record<string, number> {
     const counts: Record<string, number> = {};
-    for (const { name, count } of countColumn(this.#level, this.levels.names, false)) counts[name] = count;
+    for (const { name, count } of countColumn(this.#built().level, this.levels.names, false)) counts[name] = count;
     return counts;
   }
 
   /** Indexes of the records whose event is `event`, in file order. */
   indexesOfEvent(event: string): number[] {
+    const column = this.#built().event;
     const id = this.events.find(event);
     if (id === undefined) return [];
     const found: number[] = [];
-    for (let i = 0; i < this.count; i++) if (this.#event[i] === id) found.push(i);
+    for (let i = 0; i < this.count; i++) if (column[i] === id) found.push(i);
     return found;
   }
 
@@ -195,17 +246,14 @@ export class LogIndex {
     return this.#lines.lineNumbers[index] as number;
   }
 
-  timeOf(index: number): number {
-    return this.#time[index] as number;
-  }
-
   /** Record `index` as `/api/logs` shows it. */
   entry(index: number): LogEntryView {
     const line = this.#lines.line(index);
     const lineNumber = this.lineNumber(index);
-    const parsed = this.#invalid.has(index) ? null : parseRecord(line);
+    const known = this.#invalid.get(index);
+    const parsed = known === undefined ? parseRecord(line) : null;
     if (parsed === null || !parsed.ok) {
-      const reason = parsed === null ? (this.#invalid.get(index) as string) : parsed.reason;
+      const reason = parsed === null ? (known as string) : parsed.reason;
       return { timestamp: "", level: "", logger: "", event: "", message: line.length > 4096 ? `${line.slice(0, 4096)}…` : line, context: {}, line_number: lineNumber, error: `Line ${lineNumber} is not a JSON object: ${reason}` };
     }
     const record = parsed.value;
@@ -221,8 +269,26 @@ export class LogIndex {
     };
   }
 
+  /** True when the query keeps every record (then no column is needed). */
+  static #unfiltered(query: LogQuery): boolean {
+    const none = (values: readonly string[] | undefined) => values === undefined || values.length === 0;
+    return (
+      none(query.levels) &&
+      none(query.excludeLevels) &&
+      none(query.loggers) &&
+      none(query.excludeLoggers) &&
+      none(query.events) &&
+      none(query.excludeEvents) &&
+      (query.search === undefined || query.search === "") &&
+      query.sinceMs === undefined &&
+      query.untilMs === undefined
+    );
+  }
+
   /** The indexes of the records a query matches, in file order. */
   matching(query: LogQuery): number[] {
+    if (LogIndex.#unfiltered(query)) return Array.from({ length: this.count }, (_, i) => i);
+    const columns = this.#built();
     const ids = (column: Column, names: readonly string[] | undefined, upper = false): Set<number> | null => {
       if (names === undefined || names.length === 0) return null;
       const set = new Set<number>();
@@ -242,20 +308,21 @@ export class LogIndex {
     // Context is searched as written (JSON), so a query with a quote or a newline also
     // matches in its escaped form, as WINK's LIKE on `json.dumps(context)` does.
     const escaped = needle === null ? null : JSON.stringify(needle).slice(1, -1);
-    const lower = needle === null ? null : this.#lowercased();
+    const lower = needle === null ? null : this.#lowercased(columns);
+    const timed = query.sinceMs !== undefined || query.untilMs !== undefined;
+    const times = timed ? this.#timesOf() : null;
     const since = query.sinceMs ?? Number.NEGATIVE_INFINITY;
     const until = query.untilMs ?? Number.POSITIVE_INFINITY;
-    const timed = query.sinceMs !== undefined || query.untilMs !== undefined;
     const found: number[] = [];
     for (let i = 0; i < this.count; i++) {
-      if (levels !== null && !levels.has(this.#level[i] as number)) continue;
-      if (excludeLevels !== null && excludeLevels.has(this.#level[i] as number)) continue;
-      if (loggers !== null && !loggers.has(this.#logger[i] as number)) continue;
-      if (excludeLoggers !== null && excludeLoggers.has(this.#logger[i] as number)) continue;
-      if (events !== null && !events.has(this.#event[i] as number)) continue;
-      if (excludeEvents !== null && excludeEvents.has(this.#event[i] as number)) continue;
-      if (timed) {
-        const time = this.#time[i] as number;
+      if (levels !== null && !levels.has(columns.level[i] as number)) continue;
+      if (excludeLevels !== null && excludeLevels.has(columns.level[i] as number)) continue;
+      if (loggers !== null && !loggers.has(columns.logger[i] as number)) continue;
+      if (excludeLoggers !== null && excludeLoggers.has(columns.logger[i] as number)) continue;
+      if (events !== null && !events.has(columns.event[i] as number)) continue;
+      if (excludeEvents !== null && excludeEvents.has(columns.event[i] as number)) continue;
+      if (times !== null) {
+        const time = times[i] as number;
         if (!(time >= since && time <= until)) continue;
       }
       if (lower !== null && needle !== null && escaped !== null) {
@@ -273,7 +340,8 @@ export class LogIndex {
     let offset = query.offset ?? 0;
     if (query.atMs !== undefined) {
       const at = query.atMs;
-      const first = found.findIndex((index) => (this.#time[index] as number) >= at);
+      const times = this.#timesOf();
+      const first = found.findIndex((index) => (times[index] as number) >= at);
       offset = first === -1 ? found.length : first;
     }
     const limit = query.limit ?? null;
@@ -285,18 +353,20 @@ export class LogIndex {
 
   /** `/api/logs/facets`: every logger, event and level with its count, most frequent first (empty names left out, as WINK does). */
   facets(): LogFacetsView {
+    const columns = this.#built();
     return {
-      loggers: countColumn(this.#logger, this.loggers.names),
-      events: countColumn(this.#event, this.events.names),
-      levels: countColumn(this.#level, this.levels.names),
+      loggers: countColumn(columns.logger, this.loggers.names),
+      events: countColumn(columns.event, this.events.names),
+      levels: countColumn(columns.level, this.levels.names),
     };
   }
 
   /** Lower-cased text from the message on, per record (built on the first search). */
-  #lowercased(): string[] {
+  #lowercased(columns: Columns): string[] {
     if (this.#lowercase !== null) return this.#lowercase;
+    const { bytes, starts, ends } = this.#lines;
     const lower: string[] = new Array<string>(this.count);
-    for (let i = 0; i < this.count; i++) lower[i] = this.#lines.line(i).slice(this.#bodyStart[i]).toLowerCase();
+    for (let i = 0; i < this.count; i++) lower[i] = decodeRange(bytes, (starts[i] as number) + (columns.bodyStart[i] as number), ends[i] as number).toLowerCase();
     this.#lowercase = lower;
     return lower;
   }

@@ -12,7 +12,7 @@ import { dumpsPython, formatPythonNumber } from "../session/python-json-dumps.js
 import type { JsonObject, JsonValue } from "../session/json-value.js";
 import { isJsonObject, ownValue } from "../session/json-value.js";
 import { looksLikeMarkdown, renderMarkdown } from "../viewer/markdown.js";
-import { JsonLinesText, parseRecord } from "./json-lines.js";
+import { JsonLines, parseRecord } from "./json-lines.js";
 import type { LogIndex } from "./logs.js";
 import type { FacetCountView, TranscriptEntryView, TranscriptFacetsView, TranscriptPageView } from "./types.js";
 
@@ -221,7 +221,7 @@ export class TranscriptIndex {
   static build(logs: LogIndex | null, transcriptJsonl: Uint8Array | null): TranscriptIndex {
     const fromLogs = logs === null ? null : rowsFromLogs(logs);
     const fromFile = transcriptJsonl === null ? null : rowsFromJsonLines(transcriptJsonl);
-    const counts = { logs: fromLogs?.length ?? null, transcriptJsonl: fromFile === null ? null : new JsonLinesText(transcriptJsonl ?? new Uint8Array()).count };
+    const counts = { logs: fromLogs?.length ?? null, transcriptJsonl: fromFile === null ? null : new JsonLines(transcriptJsonl ?? new Uint8Array()).count };
     if (fromLogs !== null && (fromFile === null || fromLogs.length >= fromFile.length)) return new TranscriptIndex("logs/app.jsonl", fromLogs, counts);
     return new TranscriptIndex("transcript.jsonl", fromFile ?? [], counts);
   }
@@ -296,7 +296,7 @@ function rowsFromLogs(logs: LogIndex): Row[] {
 }
 
 function rowsFromJsonLines(bytes: Uint8Array): Row[] {
-  const lines = new JsonLinesText(bytes);
+  const lines = new JsonLines(bytes);
   const rows: Row[] = [];
   for (let i = 0; i < lines.count; i++) {
     const parsed = parseRecord(lines.line(i));
