@@ -68,9 +68,19 @@ interface Sample {
   firstPage: number;
   facets: number;
   filtered: number;
+  /** CPU time (user + system, every thread of the process) of open + first page, and of the facet query. */
+  firstPageCpu: number;
+  facetsCpu: number;
 }
 
+/** CPU milliseconds used by this process since `from` (`process.cpuUsage()`). */
+const cpuSince = (from: NodeJS.CpuUsage): number => {
+  const used = process.cpuUsage(from);
+  return (used.user + used.system) / 1000;
+};
+
 async function sample(): Promise<Sample & { reads: string[]; compressed: Map<string, number>; zipBytes: number }> {
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const opened = await openBundle();
   const t1 = performance.now();
@@ -78,23 +88,29 @@ async function sample(): Promise<Sample & { reads: string[]; compressed: Map<str
   const logs = await opened.bundle.logs();
   const page = logs?.page({ limit: 50 });
   const t2 = performance.now();
+  const firstPageCpu = cpuSince(cpu0);
+  const cpu2 = process.cpuUsage();
   const facets = logs?.facets();
   const t3 = performance.now();
+  const facetsCpu = cpuSince(cpu2);
   const filtered = logs?.page({ levels: ["WARNING"], excludeLoggers: ["asyncio"], search: "deadline", limit: 50 });
   const t4 = performance.now();
   if (page?.total !== LOG_LINES || page.entries.length !== 50) throw new Error(`first page: ${page?.total} records`);
   if (facets?.levels.reduce((sum, level) => sum + level.count, 0) !== LOG_LINES) throw new Error("facets do not add up");
   if (filtered === undefined) throw new Error("no filtered page");
   await opened.close();
-  return { open: t1 - t0, firstPage: t2 - t1, facets: t3 - t2, filtered: t4 - t3, reads: readsAtOpen, compressed: opened.compressed, zipBytes: opened.zipBytes };
+  return { open: t1 - t0, firstPage: t2 - t1, facets: t3 - t2, filtered: t4 - t3, firstPageCpu, facetsCpu, reads: readsAtOpen, compressed: opened.compressed, zipBytes: opened.zipBytes };
 }
 
-function unzipWcMs(): number {
+/** Wall and CPU milliseconds of `unzip -p … | wc -l` (CPU from bash's `time`: user + system of both processes). */
+function unzipWc(): { wall: number; cpu: number } {
   const start = performance.now();
-  const out = execFileSync("sh", ["-c", `unzip -p "$1" debug_bundle/logs/app.jsonl | wc -l`, "sh", BUNDLE], { encoding: "utf8" });
-  const ms = performance.now() - start;
-  if (Number(out.trim()) !== LOG_LINES) throw new Error(`unzip | wc -l counted ${out.trim()}`);
-  return ms;
+  const out = execFileSync("bash", ["-c", `TIMEFORMAT='%U %S'; { time (unzip -p "$1" debug_bundle/logs/app.jsonl | wc -l) ; } 2>&1`, "bash", BUNDLE], { encoding: "utf8" });
+  const wall = performance.now() - start;
+  const [lines = "", times = ""] = out.trim().split("\n");
+  if (Number(lines.trim()) !== LOG_LINES) throw new Error(`unzip | wc -l counted ${lines.trim()}`);
+  const [user = 0, system = 0] = times.trim().split(" ").map(Number);
+  return { wall, cpu: (user + system) * 1000 };
 }
 
 async function httpSamples(): Promise<{ firstPage: number[]; facets: number[] }> {
@@ -131,9 +147,11 @@ for (let i = 0; i <= RUNS; i++) {
   }
   samples.push(result);
 }
-const peer: number[] = [];
-unzipWcMs();
-for (let i = 0; i < RUNS; i++) peer.push(unzipWcMs());
+const peerRuns: { wall: number; cpu: number }[] = [];
+unzipWc();
+for (let i = 0; i < RUNS; i++) peerRuns.push(unzipWc());
+const peer = peerRuns.map((run) => run.wall);
+const peerCpu = peerRuns.map((run) => run.cpu);
 const http = await httpSamples();
 
 const column = (key: keyof Sample) => samples.map((s) => s[key]);
@@ -144,8 +162,11 @@ const compressedRead = openRead.reduce((sum, name) => sum + (first?.compressed.g
 console.log(`debug bundle benchmark: ${FILE} (${((first?.zipBytes ?? 0) / 1024).toFixed(0)} KB zip, ${LOG_LINES} log lines); median of ${RUNS}; load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}; Node ${process.version}`);
 console.log(`  open (central directory + manifest)    ${both(column("open"))}   members read: ${openRead.join(", ")} (${(compressedRead / 1024).toFixed(1)} KB compressed)`);
 console.log(`  first page of logs after open          ${both(column("firstPage"))}   target < 50 ms; ratio to unzip -p | wc -l ${(m("firstPage") / unzip).toFixed(2)}`);
+console.log(`    CPU, open + first page               ${both(column("firstPageCpu"))}   ratio to the peer's CPU ${(m("firstPageCpu") / median(peerCpu)).toFixed(2)}`);
 console.log(`  facet query                            ${both(column("facets"))}   target < 20 ms (builds the columns)`);
+console.log(`    CPU, facet query                     ${both(column("facetsCpu"))}`);
 console.log(`  filtered page (level, logger, search)  ${both(column("filtered"))}`);
 console.log(`  HTTP GET /api/logs?limit=50, reopened  ${both(http.firstPage)}   (open + first page through the server)`);
 console.log(`  HTTP GET /api/logs/facets              ${both(http.facets)}`);
 console.log(`  peer: unzip -p … | wc -l               ${both(peer)}   (two processes; counts lines only)`);
+console.log(`    CPU of the peer                      ${both(peerCpu)}   (bash time: user + system)`);
