@@ -194,6 +194,25 @@ describe("discovery", () => {
   });
 });
 
+describe("live reload", () => {
+  it("lists a bundle that appears, and reads a bundle that is replaced again (polling)", async () => {
+    const dir = await tempDir();
+    await writeSession(dir, "run.jsonl", [snapshotLine({ sessionId: "s1" })]);
+    const app = await testApp({ path: dir, watch: "poll" });
+    const iterations = path.join(WINK_BUNDLE_FIXTURES, "06-iterations");
+    const [one, two] = (await readdir(iterations)).sort();
+    if (one === undefined || two === undefined) throw new Error("fixtures");
+    await cp(path.join(iterations, one), path.join(dir, "latest.zip"));
+    await app.watcher?.check();
+    expect((await json<{ total: number }>(app, `/api/logs?${q("latest.zip")}&limit=0`)).total).toBe(87);
+    // WINK rewrites nothing in place, but a user may copy a newer run over the file.
+    await cp(path.join(iterations, two), path.join(dir, "latest.zip"));
+    await app.watcher?.check();
+    expect((await json<{ total: number }>(app, `/api/logs?${q("latest.zip")}&limit=0`)).total).toBe(112);
+    expect((await json<{ iteration: number }>(app, `/api/bundle?${q("latest.zip")}`)).iteration).toBe(2);
+  });
+});
+
 describe("hostile bundles", () => {
   const sessionLine = snapshotLine({ sessionId: "s1", slices: [{ type: "m:Note", items: [{ text: "hi" }] }] });
 
