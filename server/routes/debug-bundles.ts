@@ -56,13 +56,6 @@ function list(value: string | undefined): string[] | undefined {
   return values.length === 0 ? undefined : values;
 }
 
-function timeParameter(value: string | undefined, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms)) throw badRequest(`${name} must be an ISO-8601 time, got ${JSON.stringify(value.slice(0, 64))}`);
-  return ms;
-}
-
 /** A JSON member, or 404 with `message` when the bundle has none. */
 async function memberOr404(bundle: DebugBundle, member: string, message: string): Promise<unknown> {
   const value = await bundle.json(member);
@@ -107,9 +100,9 @@ export const bundleRoutes: FastifyPluginAsyncTypebox<BundleRoutesOptions> = asyn
       events: list(query.event),
       excludeEvents: list(query.exclude_event),
       ...(query.search === undefined ? {} : { search: query.search }),
-      sinceMs: timeParameter(query.since, "since"),
-      untilMs: timeParameter(query.until, "until"),
-      atMs: timeParameter(query.at, "at"),
+      since: query.since,
+      until: query.until,
+      at: query.at,
     };
     if (logs === null) return { entries: [], total: 0, offset: query.offset ?? 0, limit: query.limit ?? null };
     return logs.page(filters);

@@ -201,13 +201,14 @@ describe("logs queries (WINK's filters, plus time)", () => {
     const middle = all.entries[2000];
     if (middle === undefined) throw new Error("short log");
     const at = Date.parse(middle.timestamp);
-    const jumped = logs.page({ atMs: at, limit: 5 });
+    const jumped = logs.page({ at: middle.timestamp, limit: 5 });
     expect(Date.parse(jumped.entries[0]?.timestamp ?? "")).toBeGreaterThanOrEqual(at);
     expect(jumped.offset).toBeLessThanOrEqual(2000);
     expect(all.entries.slice(0, jumped.offset).every((entry) => Date.parse(entry.timestamp) < at)).toBe(true);
-    const window = logs.page({ sinceMs: at, untilMs: at + 1000 });
+    const window = logs.page({ since: middle.timestamp, until: new Date(at + 1000).toISOString() });
     expect(window.total).toBeGreaterThan(0);
     expect(window.entries.every((entry) => Date.parse(entry.timestamp) >= at && Date.parse(entry.timestamp) <= at + 1000)).toBe(true);
+    expect(() => logs.page({ at: "yesterday" })).toThrow(/at must be an ISO-8601 time/);
   });
 });
 
@@ -229,8 +230,8 @@ describe("the log index on records written otherwise", () => {
     expect(logs.page({ loggers: ['app "quoted"'] }).entries.map((entry) => entry.message)).toEqual(["escaped logger"]);
     expect(logs.page({ events: ["déjà"] }).entries[0]?.message).toBe("line separator");
     expect(logs.page({ search: "SEPARATOR" }).total).toBe(1);
-    expect(logs.page({ levels: ["info"], sinceMs: Date.parse("2026-11-26T05:00:01+00:00") }).entries.map((entry) => entry.event)).toEqual(["déjà"]);
-    expect(logs.page({ atMs: Date.parse("2026-11-26T05:00:02+00:00"), limit: 1 })).toMatchObject({ offset: 2, entries: [{ event: "c" }] });
+    expect(logs.page({ levels: ["info"], since: "2026-11-26T05:00:01+00:00" }).entries.map((entry) => entry.event)).toEqual(["déjà"]);
+    expect(logs.page({ at: "2026-11-26T05:00:02+00:00", limit: 1 })).toMatchObject({ offset: 2, entries: [{ event: "c" }] });
   });
 });
 

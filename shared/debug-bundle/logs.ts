@@ -11,9 +11,11 @@
  * written otherwise is parsed to get its columns, and a line that is not a JSON object is
  * kept and shown with its reason (nothing is dropped).
  */
+import { InvalidArgumentError } from "../errors.js";
 import { ownValue } from "../session/json-value.js";
 import type { JsonObject } from "../session/json-value.js";
 import { JsonLines, decodeRange, parseRecord } from "./json-lines.js";
+import { pageOf, sortFacets } from "./paging.js";
 import type { FacetCountView, LogEntryView, LogFacetsView, LogPageView } from "./types.js";
 
 /** Filters and paging of `/api/logs` (comma lists already split). */
@@ -29,12 +31,20 @@ export interface LogQuery {
   readonly excludeEvents?: readonly string[];
   /** Case-insensitive substring of the message or the context. */
   readonly search?: string;
-  /** Records at or after this time (ms since the epoch). */
-  readonly sinceMs?: number;
-  /** Records at or before this time. */
-  readonly untilMs?: number;
-  /** Start the page at the first matching record at or after this time (overrides `offset`). */
-  readonly atMs?: number;
+  /** Records at or after this ISO-8601 time. */
+  readonly since?: string;
+  /** Records at or before this ISO-8601 time. */
+  readonly until?: string;
+  /** Start the page at the first matching record at or after this ISO-8601 time (instead of `offset`). */
+  readonly at?: string;
+}
+
+/** Milliseconds of an ISO-8601 time parameter; EINVAL (400) naming it when it is not one. */
+function timeParameter(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) throw new InvalidArgumentError(`${name} must be an ISO-8601 time, got ${JSON.stringify(value.slice(0, 64))}`, { parameter: name });
+  return ms;
 }
 
 const HEAD_KEYS = ["timestamp", "level", "logger", "event"] as const;
@@ -280,8 +290,8 @@ export class LogIndex {
       none(query.events) &&
       none(query.excludeEvents) &&
       (query.search === undefined || query.search === "") &&
-      query.sinceMs === undefined &&
-      query.untilMs === undefined
+      query.since === undefined &&
+      query.until === undefined
     );
   }
 
@@ -309,10 +319,11 @@ export class LogIndex {
     // matches in its escaped form, as WINK's LIKE on `json.dumps(context)` does.
     const escaped = needle === null ? null : JSON.stringify(needle).slice(1, -1);
     const lower = needle === null ? null : this.#lowercased(columns);
-    const timed = query.sinceMs !== undefined || query.untilMs !== undefined;
-    const times = timed ? this.#timesOf() : null;
-    const since = query.sinceMs ?? Number.NEGATIVE_INFINITY;
-    const until = query.untilMs ?? Number.POSITIVE_INFINITY;
+    const sinceMs = timeParameter(query.since, "since");
+    const untilMs = timeParameter(query.until, "until");
+    const times = sinceMs !== undefined || untilMs !== undefined ? this.#timesOf() : null;
+    const since = sinceMs ?? Number.NEGATIVE_INFINITY;
+    const until = untilMs ?? Number.POSITIVE_INFINITY;
     const found: number[] = [];
     for (let i = 0; i < this.count; i++) {
       if (levels !== null && !levels.has(columns.level[i] as number)) continue;
@@ -336,19 +347,15 @@ export class LogIndex {
 
   /** One page of `/api/logs`. */
   page(query: LogQuery): LogPageView {
+    const at = timeParameter(query.at, "at");
     const found = this.matching(query);
     let offset = query.offset ?? 0;
-    if (query.atMs !== undefined) {
-      const at = query.atMs;
+    if (at !== undefined) {
       const times = this.#timesOf();
       const first = found.findIndex((index) => (times[index] as number) >= at);
       offset = first === -1 ? found.length : first;
     }
-    const limit = query.limit ?? null;
-    const end = limit === null ? found.length : Math.min(found.length, offset + limit);
-    const entries: LogEntryView[] = [];
-    for (let k = offset; k < end; k++) entries.push(this.entry(found[k] as number));
-    return { entries, total: found.length, offset, limit };
+    return pageOf(found, offset, query.limit ?? null, (index) => this.entry(index));
   }
 
   /** `/api/logs/facets`: every logger, event and level with its count, most frequent first (empty names left out, as WINK does). */
@@ -380,5 +387,5 @@ function countColumn(values: Uint32Array, names: readonly string[], dropEmpty = 
     if ((dropEmpty && name === "") || counts[id] === 0) return;
     facets.push({ name, count: counts[id] as number });
   });
-  return facets.sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return sortFacets(facets);
 }

@@ -14,6 +14,7 @@ import { isJsonObject, ownValue } from "../session/json-value.js";
 import { looksLikeMarkdown, renderMarkdown } from "../viewer/markdown.js";
 import { JsonLines, parseRecord } from "./json-lines.js";
 import type { LogIndex } from "./logs.js";
+import { pageOf, sortFacets } from "./paging.js";
 import type { FacetCountView, TranscriptEntryView, TranscriptFacetsView, TranscriptPageView } from "./types.js";
 
 export const TRANSCRIPT_EVENT = "transcript.entry";
@@ -262,13 +263,7 @@ export class TranscriptIndex {
   }
 
   page(query: TranscriptQuery): TranscriptPageView {
-    const found = this.matching(query);
-    const offset = query.offset ?? 0;
-    const limit = query.limit ?? null;
-    const end = limit === null ? found.length : Math.min(found.length, offset + limit);
-    const entries: TranscriptEntryView[] = [];
-    for (let k = offset; k < end; k++) entries.push(this.entry(found[k] as number));
-    return { entries, total: found.length, offset, limit };
+    return pageOf(this.matching(query), query.offset ?? 0, query.limit ?? null, (index) => this.entry(index));
   }
 
   facets(): TranscriptFacetsView {
@@ -278,7 +273,7 @@ export class TranscriptIndex {
         const name = pick(row);
         if (name !== "") counts.set(name, (counts.get(name) ?? 0) + 1);
       }
-      return [...counts].map(([name, value]) => ({ name, count: value })).sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      return sortFacets([...counts].map(([name, value]) => ({ name, count: value })));
     };
     return { sources: count((row) => row.view.transcript_source), entry_types: count((row) => row.view.entry_type) };
   }

@@ -6,6 +6,7 @@
  * run, 2 after), so the session, timeline, slice, workspace and diff calls of `Api` work
  * on it unchanged.
  */
+import type { LogQuery, TranscriptQuery } from "../../shared/debug-bundle/index.js";
 import type * as T from "../../server/schemas/types.js";
 
 export type {
@@ -27,34 +28,11 @@ export type {
   TranscriptPageResponse,
 } from "../../server/schemas/types.js";
 
-/** Filters of a logs page (WINK's, plus a time window and a time to jump to). */
-export interface LogsParams {
-  readonly offset?: number;
-  /** Omitted: every matching record. */
-  readonly limit?: number;
-  readonly levels?: readonly string[];
-  readonly excludeLevels?: readonly string[];
-  readonly loggers?: readonly string[];
-  readonly excludeLoggers?: readonly string[];
-  readonly events?: readonly string[];
-  readonly excludeEvents?: readonly string[];
-  readonly search?: string;
-  /** ISO-8601 times. */
-  readonly since?: string;
-  readonly until?: string;
-  /** Start the page at the first matching record at or after this time. */
-  readonly at?: string;
-}
+/** Filters of a logs page: WINK's, plus a time window and a time to jump to (ISO-8601). Omitted `limit`: every matching record. */
+export type LogsParams = LogQuery;
 
-export interface TranscriptParams {
-  readonly offset?: number;
-  readonly limit?: number;
-  readonly sources?: readonly string[];
-  readonly excludeSources?: readonly string[];
-  readonly entryTypes?: readonly string[];
-  readonly excludeEntryTypes?: readonly string[];
-  readonly search?: string;
-}
+/** Filters of a transcript page (WINK's). */
+export type TranscriptParams = TranscriptQuery;
 
 /** The JSON members served as written (null when the bundle has none). */
 export type BundleMemberKind = "manifest" | "config" | "metrics" | "error" | "run-context" | "eval" | "prompt-overrides";

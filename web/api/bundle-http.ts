@@ -47,7 +47,7 @@ export class HttpBundleApi implements BundleApi {
       {
         file,
         offset: params.offset,
-        limit: params.limit,
+        limit: params.limit ?? undefined,
         level: joined(params.levels),
         exclude_level: joined(params.excludeLevels),
         logger: joined(params.loggers),
@@ -73,7 +73,7 @@ export class HttpBundleApi implements BundleApi {
       {
         file,
         offset: params.offset,
-        limit: params.limit,
+        limit: params.limit ?? undefined,
         source: joined(params.sources),
         exclude_source: joined(params.excludeSources),
         entry_type: joined(params.entryTypes),

@@ -89,28 +89,8 @@ export class LocalBundleApi implements BundleApi {
 
   logs(file: string, params: LogsParams = {}): Promise<T.LogPageResponse> {
     return answer(async () => {
-      const time = (value: string | undefined, name: string): number | undefined => {
-        if (value === undefined) return undefined;
-        const parsed = Date.parse(value);
-        if (Number.isNaN(parsed)) throw new ApiError(400, `${name} must be an ISO-8601 time, got ${JSON.stringify(value)}`);
-        return parsed;
-      };
-      const query = {
-        ...(params.offset === undefined ? {} : { offset: params.offset }),
-        limit: params.limit ?? null,
-        levels: params.levels,
-        excludeLevels: params.excludeLevels,
-        loggers: params.loggers,
-        excludeLoggers: params.excludeLoggers,
-        events: params.events,
-        excludeEvents: params.excludeEvents,
-        ...(params.search === undefined ? {} : { search: params.search }),
-        sinceMs: time(params.since, "since"),
-        untilMs: time(params.until, "until"),
-        atMs: time(params.at, "at"),
-      };
       const logs = await (await this.#bundle(file)).logs();
-      return logs === null ? { entries: [], total: 0, offset: params.offset ?? 0, limit: params.limit ?? null } : logs.page(query);
+      return logs === null ? { entries: [], total: 0, offset: params.offset ?? 0, limit: params.limit ?? null } : logs.page(params);
     });
   }
 
@@ -120,15 +100,7 @@ export class LocalBundleApi implements BundleApi {
 
   transcript(file: string, params: TranscriptParams = {}): Promise<T.TranscriptPageResponse> {
     return answer(async () =>
-      (await (await this.#bundle(file)).transcript()).page({
-        ...(params.offset === undefined ? {} : { offset: params.offset }),
-        limit: params.limit ?? null,
-        sources: params.sources,
-        excludeSources: params.excludeSources,
-        entryTypes: params.entryTypes,
-        excludeEntryTypes: params.excludeEntryTypes,
-        ...(params.search === undefined ? {} : { search: params.search }),
-      }),
+      (await (await this.#bundle(file)).transcript()).page(params),
     );
   }
 
