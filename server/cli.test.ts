@@ -11,6 +11,8 @@ import { packageRoot } from "./package-root.js";
 import { FIXTURES, cleanUp, tempDir } from "./test-support.js";
 
 const children: ChildProcessWithoutNullStreams[] = [];
+/** Tests that start the CLI several times: each start transpiles the sources (seconds on a loaded 2-core machine). */
+const SEVERAL_STARTS_MS = 90_000;
 
 afterEach(async () => {
   for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
@@ -97,7 +99,7 @@ describe("wink-debug CLI", () => {
       expect(lines[0]).toContain(path.basename(target));
       expect(cli.errors()).not.toMatch(/\n\s+at /);
     }
-  });
+  }, SEVERAL_STARTS_MS);
 
   it("fails with one line naming the path for a session file it may not read", async () => {
     const dir = await tempDir();
@@ -116,7 +118,7 @@ describe("wink-debug CLI", () => {
     expect(await waitForUrl(readable.output)).toMatch(/^http:\/\/127\.0\.0\.1:/);
     readable.child.kill("SIGTERM");
     expect(await readable.exit).toBe(0);
-  });
+  }, SEVERAL_STARTS_MS);
 
   it("refuses a busy port given with --port (exit 3) and bad arguments (exit 2)", async () => {
     const blocker = net.createServer();
@@ -133,9 +135,9 @@ describe("wink-debug CLI", () => {
     const bad = startCli(["--port", "eighty"]);
     expect(await bad.exit).toBe(2);
     expect(bad.errors()).toContain("--port");
-  });
+  }, SEVERAL_STARTS_MS);
 
-  it("serves a folder of WINK debug bundles, one bundle given directly, and the EvalLoop layout with -r", async () => {
+  it("serves a folder of WINK debug bundles", async () => {
     const folder = startCli([path.join(WINK_BUNDLE_FIXTURES, "06-iterations"), "--port", "0"]);
     const url = await waitForUrl(folder.output);
     expect(folder.output()).toContain("(3 debug bundles)");
@@ -144,14 +146,18 @@ describe("wink-debug CLI", () => {
     expect((await (await fetch(`${url}api/logs/facets`)).json()) as { levels: unknown[] }).toHaveProperty("levels");
     folder.child.kill("SIGTERM");
     expect(await folder.exit).toBe(0);
+  });
 
+  it("serves one debug bundle given directly", async () => {
     const failed = "02-failed-run/e523fd0d-e949-41b5-8de3-f0b1f5920007_20261126_054534.zip";
     const direct = startCli([path.join(WINK_BUNDLE_FIXTURES, failed), "--port", "0"]);
     const directUrl = await waitForUrl(direct.output);
     expect(((await (await fetch(`${directUrl}api/error`)).json()) as { type: string }).type).toBe("PromptEvaluationError");
     direct.child.kill("SIGTERM");
     expect(await direct.exit).toBe(0);
+  });
 
+  it("finds the EvalLoop layout with -r, and says what it found nothing under without", async () => {
     // The EvalLoop writes {target}/{request_id}/*.zip: found with -r, and named when not.
     const flat = startCli([path.join(WINK_BUNDLE_FIXTURES, "08-eval"), "--port", "0"]);
     expect(await flat.exit).toBe(2);
@@ -162,7 +168,7 @@ describe("wink-debug CLI", () => {
     expect(((await (await fetch(`${recursiveUrl}api/bundles`)).json()) as unknown[]).length).toBe(1);
     recursive.child.kill("SIGTERM");
     expect(await recursive.exit).toBe(0);
-  });
+  }, SEVERAL_STARTS_MS);
 
   it("prints help and version", async () => {
     const help = startCli(["--help"]);
