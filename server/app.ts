@@ -13,6 +13,7 @@ import type { Duplex } from "node:stream";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify from "fastify";
 import type { FastifyInstance } from "fastify";
+import type { DebugBundleLimits } from "../shared/debug-bundle/index.js";
 import { SessionLoadError } from "../shared/errors.js";
 import { ArchiveCache } from "./library/archive-cache.js";
 import type { ArchiveCacheOptions } from "./library/archive-cache.js";
@@ -58,6 +59,8 @@ export interface AppOptions {
   /** Pino logger settings (default: errors only). */
   logger?: boolean | { level: string };
   archiveCache?: ArchiveCacheOptions;
+  /** Caps on the debug-bundle members parsed into memory (defaults: `DEFAULT_DEBUG_BUNDLE_LIMITS`). */
+  bundleLimits?: Partial<DebugBundleLimits>;
   lineCacheBytes?: number;
   /** Hears of each route's request schema as routes are registered (the validator generator and its test use it). */
   onRequestSchema?: (notice: RequestSchemaNotice) => void;
@@ -86,7 +89,7 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   const root = await realpath(displayRoot);
 
   const archives = new ArchiveCache(options.archiveCache);
-  const bundles = new DebugBundles(archives);
+  const bundles = new DebugBundles(archives, options.bundleLimits === undefined ? {} : { limits: options.bundleLimits });
   const directory = await SnapshotDirectory.open(root, { recursive: options.recursive ?? false, bundles, ...(options.lineCacheBytes === undefined ? {} : { lineCacheBytes: options.lineCacheBytes }) });
   const state = new ViewerState(directory, archives, displayRoot, bundles);
   try {

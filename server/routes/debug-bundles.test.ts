@@ -5,7 +5,7 @@ import { cp, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { WINK_BUNDLE_FIXTURES } from "../../fixtures/paths.js";
-import { FIXTURE_INDEX, fixtureBundle, writeCraftedZip } from "../../shared/debug-bundle/bundle.test-support.js";
+import { FIXTURE_INDEX, fixtureBundle, lieAboutSize, writeCraftedZip } from "../../shared/debug-bundle/bundle.test-support.js";
 import { parsePythonJson } from "../../shared/session/index.js";
 import { FIXTURES, cleanUp, get, post, snapshotLine, tempDir, testApp, writeSession } from "../test-support.js";
 import type { WinkApp } from "../app.js";
@@ -221,9 +221,12 @@ describe("hostile bundles", () => {
     await writeSession(dir, "run.jsonl", [sessionLine]);
     await writeCraftedZip(path.join(dir, "traversal.zip"), [{ name: "debug_bundle/../../tmp/wink-canary-http.txt", data: "x" }], { manifest: true });
     await writeCraftedZip(path.join(dir, "no-manifest.zip"), [{ name: "debug_bundle/error.json", data: "{}" }]);
-    await writeCraftedZip(path.join(dir, "lying.zip"), [{ name: "debug_bundle/logs/app.jsonl", data: "", zeros: 129 * 1024 * 1024 }], { manifest: true });
+    await writeCraftedZip(path.join(dir, "oversized.zip"), [{ name: "debug_bundle/logs/app.jsonl", data: "", zeros: 3 * 1024 * 1024 }], { manifest: true });
+    await writeCraftedZip(path.join(dir, "lying.zip"), [{ name: "debug_bundle/logs/app.jsonl", data: "", zeros: 4 * 1024 * 1024 }], { manifest: true });
+    await lieAboutSize(path.join(dir, "lying.zip"), "debug_bundle/logs/app.jsonl", 100);
     await writeCraftedZip(path.join(dir, "mismatch.zip"), [{ name: "debug_bundle/metrics.json", data: '{"timing": {"duration_ms": 5}}' }], { manifest: true, checksums: { "metrics.json": "f".repeat(64) } });
-    const app = await testApp({ path: dir });
+    // A log cap of 2 MiB (the default is 128 MiB) keeps the oversized member small to write.
+    const app = await testApp({ path: dir, bundleLimits: { maxLogBytes: 2 * 1024 * 1024 } });
     const files = await json<{ files: { path: string; status: string; error: string | null }[] }>(app, "/api/files?wait=1");
     const byName = Object.fromEntries(files.files.map((file) => [file.path, file]));
     expect(byName["traversal.zip"]?.status).toBe("error");
@@ -232,7 +235,10 @@ describe("hostile bundles", () => {
     expect((await get(app, `/api/bundle?${q("traversal.zip")}`)).statusCode).toBe(422);
     expect((await get(app, `/api/logs?${q("no-manifest.zip")}`)).statusCode).toBe(422);
     // A member declaring more than the log limit is refused before anything is inflated.
-    expect((await get(app, `/api/logs?${q("lying.zip")}`)).statusCode).toBe(413);
+    expect((await get(app, `/api/logs?${q("oversized.zip")}`)).statusCode).toBe(413);
+    expect((await get(app, `/api/bundle?${q("oversized.zip")}`)).statusCode).toBe(200);
+    // A member inflating past its declared size stops there (422), the bundle still answers.
+    expect((await get(app, `/api/logs?${q("lying.zip")}`)).statusCode).toBe(422);
     expect((await get(app, `/api/bundle?${q("lying.zip")}`)).statusCode).toBe(200);
     expect(await json(app, `/api/metrics?${q("mismatch.zip")}`)).toEqual({ timing: { duration_ms: 5 } });
     const integrity = await json<{ ok: boolean; mismatched: { member: string }[] }>(app, `/api/bundle/integrity?${q("mismatch.zip")}`);

@@ -7,7 +7,7 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { WINK_BUNDLE_FIXTURES } from "../../fixtures/paths.js";
@@ -15,6 +15,7 @@ import type { ArchiveLimits } from "../archive/limits.js";
 import { openArchive } from "../archive/reader.node.js";
 import type { FileIndexEntry, FileSource } from "../viewer/file-source.js";
 import { DebugBundle } from "./bundle.js";
+import type { DebugBundleLimits } from "./bundle.js";
 
 const execFileAsync = promisify(execFile);
 
@@ -70,7 +71,7 @@ export interface OpenedBundle {
   close(): Promise<void>;
 }
 
-export async function openBundleFile(file: string, limits: Partial<ArchiveLimits> = {}): Promise<OpenedBundle> {
+export async function openBundleFile(file: string, limits: Partial<ArchiveLimits> = {}, bundleLimits: Partial<DebugBundleLimits> = {}): Promise<OpenedBundle> {
   const reader = await openArchive(file, { deferManifest: true, limits });
   const reads: string[] = [];
   const entries: FileIndexEntry[] = [];
@@ -86,7 +87,7 @@ export async function openBundleFile(file: string, limits: Partial<ArchiveLimits
     },
   };
   try {
-    const bundle = await DebugBundle.open(source, { path: path.relative(WINK_BUNDLE_FIXTURES, file).split(path.sep).join("/"), sha256: sha256Hex });
+    const bundle = await DebugBundle.open(source, { path: path.relative(WINK_BUNDLE_FIXTURES, file).split(path.sep).join("/"), sha256: sha256Hex, limits: bundleLimits });
     return { bundle, reads, close: () => reader.close() };
   } catch (error) {
     await reader.close();
@@ -148,4 +149,28 @@ export async function writeCraftedZip(file: string, entries: readonly CraftedEnt
   ].join("\n");
   await execFileAsync("python3", ["-c", script, specFile, file]);
   await execFileAsync("rm", ["-f", specFile]);
+}
+
+/**
+ * Makes the entry `name` of a zip written by `writeCraftedZip` declare `declared` bytes in
+ * both its local header and its central record (a "lying size" bomb: it inflates to more).
+ */
+export async function lieAboutSize(file: string, name: string, declared: number): Promise<void> {
+  const bytes = new Uint8Array(await readFile(file));
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const wanted = new TextEncoder().encode(name);
+  const nameAt = (at: number, length: number) => length === wanted.length && wanted.every((byte, i) => bytes[at + i] === byte);
+  let patched = 0;
+  for (let at = 0; at + 46 <= bytes.length; at++) {
+    const signature = view.getUint32(at, true);
+    if (signature === 0x04034b50 && nameAt(at + 30, view.getUint16(at + 26, true))) {
+      view.setUint32(at + 22, declared, true);
+      patched++;
+    } else if (signature === 0x02014b50 && nameAt(at + 46, view.getUint16(at + 28, true))) {
+      view.setUint32(at + 24, declared, true);
+      patched++;
+    }
+  }
+  if (patched !== 2) throw new Error(`lieAboutSize: patched ${patched} headers of ${name}`);
+  await writeFile(file, bytes);
 }

@@ -9,12 +9,12 @@ import { isJsonObject } from "../session/json-value.js";
 import { BUNDLE_MEMBERS } from "./layout.js";
 import { LogIndex } from "./logs.js";
 import { TranscriptIndex } from "./transcript.js";
-import { FIXTURE_INDEX, fixtureBundle, fixturePath, openBundleFile, writeCraftedZip } from "./bundle.test-support.js";
+import { FIXTURE_INDEX, fixtureBundle, fixturePath, lieAboutSize, openBundleFile, writeCraftedZip } from "./bundle.test-support.js";
 import type { OpenedBundle } from "./bundle.test-support.js";
 
 const opened: OpenedBundle[] = [];
-async function open(file: string, limits = {}): Promise<OpenedBundle> {
-  const bundle = await openBundleFile(file, limits);
+async function open(file: string, limits = {}, bundleLimits = {}): Promise<OpenedBundle> {
+  const bundle = await openBundleFile(file, limits, bundleLimits);
   opened.push(bundle);
   return bundle;
 }
@@ -305,10 +305,19 @@ describe("hostile and broken bundles", () => {
   });
 
   it("refuses to parse a member larger than its limit, and the rest of the bundle still opens", async () => {
-    await writeCraftedZip(file("bomb.zip"), [{ name: "debug_bundle/logs/app.jsonl", data: "", zeros: 129 * 1024 * 1024 }, { name: "debug_bundle/metrics.json", data: '{"x": 1}' }], { manifest: true });
-    const { bundle } = await open(file("bomb.zip"));
+    await writeCraftedZip(file("bomb.zip"), [{ name: "debug_bundle/logs/app.jsonl", data: "", zeros: 3 * 1024 * 1024 }, { name: "debug_bundle/metrics.json", data: '{"x": 1}' }], { manifest: true });
+    // A 2 MiB log cap (default 128 MiB) keeps the member small to write.
+    const { bundle } = await open(file("bomb.zip"), {}, { maxLogBytes: 2 * 1024 * 1024 });
     await expect(bundle.logs()).rejects.toMatchObject({ code: "E_ARCHIVE_LIMIT" });
     expect(await bundle.json(BUNDLE_MEMBERS.metrics)).toEqual({ x: 1 });
+  });
+
+  it("stops a member that inflates past its declared size (a lying-size bomb), and the rest still opens", async () => {
+    await writeCraftedZip(file("lying.zip"), [{ name: "debug_bundle/logs/app.jsonl", data: "", zeros: 8 * 1024 * 1024 }, { name: "debug_bundle/metrics.json", data: "{}" }], { manifest: true });
+    await lieAboutSize(file("lying.zip"), "debug_bundle/logs/app.jsonl", 1024);
+    const { bundle } = await open(file("lying.zip"));
+    await expect(bundle.logs()).rejects.toMatchObject({ code: "E_ARCHIVE_CHECKSUM", message: expect.stringContaining("inflates to more than its declared 1024 bytes") });
+    expect(await bundle.json(BUNDLE_MEMBERS.metrics)).toEqual({});
   });
 
   it("flags unsafe paths in the manifest and entries outside debug_bundle/, and never pollutes prototypes", async () => {
