@@ -181,7 +181,7 @@ export class ViewerState {
   async select(sessionId: string | undefined, lineNumber: number | undefined): Promise<Selection> {
     const current = await this.resolve();
     const entries = current.index.entries;
-    const entry = sessionId !== undefined ? entries.find((candidate) => candidate.sessionId === sessionId) : entries.find((candidate) => candidate.lineNumber === lineNumber);
+    const entry = sessionId !== undefined ? entryOfSession(current.record, current.index, sessionId) : entries.find((candidate) => candidate.lineNumber === lineNumber);
     if (entry === undefined) {
       throw new ServerError("WD_ERR_BAD_REQUEST", sessionId !== undefined ? `Unknown session_id: ${sessionId}` : `Unknown line_number: ${lineNumber}`);
     }
@@ -215,7 +215,7 @@ export class ViewerState {
     const index = await this.directory.ensureIndexed(record);
     let entry = defaultEntry(record, index);
     if (sessionId !== undefined || lineNumber !== undefined) {
-      entry = sessionId !== undefined ? index.entries.find((c) => c.sessionId === sessionId) : index.entries.find((c) => c.lineNumber === lineNumber);
+      entry = sessionId !== undefined ? entryOfSession(record, index, sessionId) : index.entries.find((c) => c.lineNumber === lineNumber);
       if (entry === undefined) throw new ServerError("WD_ERR_BAD_REQUEST", sessionId !== undefined ? `Unknown session_id: ${sessionId}` : `Unknown line_number: ${lineNumber}`);
     }
     if (entry === undefined) throw new ServerError("WD_ERR_NOT_LOADABLE", `${record.path} contained no loadable snapshot line`);
@@ -249,10 +249,9 @@ export class ViewerState {
     } catch (error) {
       throw new ServerError("WD_ERR_NOT_LOADABLE", `Reload failed: ${error instanceof Error ? error.message : String(error)}`);
     }
-    const entry =
-      index.entries.find((c) => c.lineNumber === current.entry.lineNumber && c.sessionId === current.entry.sessionId) ??
-      index.entries.find((c) => c.sessionId === current.entry.sessionId) ??
-      defaultEntry(current.record, index);
+    // A bundle's two lines share one session id: keep the line; a session file keeps WINK's rule (the session's line).
+    const sameLine = current.record.kind === "bundle" ? index.entries.find((c) => c.lineNumber === current.entry.lineNumber && c.sessionId === current.entry.sessionId) : undefined;
+    const entry = sameLine ?? entryOfSession(current.record, index, current.entry.sessionId) ?? defaultEntry(current.record, index);
     if (entry === undefined) {
       current.record.index = previous; // keep serving what loaded before
       const reason = index.errors[0] === undefined ? "it contains no snapshot line" : `line ${index.errors[0].lineNumber}: ${index.errors[0].reason}`;

@@ -194,6 +194,30 @@ describe("discovery", () => {
   });
 });
 
+describe("a bundle's two session lines", () => {
+  it("opens on after, finds the session on its last line, and keeps a selected line through reload", async () => {
+    const small = fixtureBundle("01-small-success");
+    const app = await testApp({ path: path.join(WINK_BUNDLE_FIXTURES, small.file) });
+    expect(await json(app, "/api/meta")).toMatchObject({ line_number: 2, session_id: small.session_id });
+    expect(await json(app, `/api/meta?session=${small.session_id}`)).toMatchObject({ line_number: 2 });
+    expect(await json(app, "/api/meta?line=1")).toMatchObject({ line_number: 1 });
+    const entries = await json<{ line_number: number; selected: boolean }[]>(app, "/api/entries");
+    expect(entries.map((entry) => [entry.line_number, entry.selected])).toEqual([
+      [1, false],
+      [2, true],
+    ]);
+    expect(parsePythonJson((await post(app, "/api/select", { line_number: 1 })).body)).toMatchObject({ line_number: 1 });
+    expect(parsePythonJson((await post(app, "/api/reload")).body)).toMatchObject({ line_number: 1, status: "success" });
+    expect(parsePythonJson((await post(app, "/api/select", { session_id: small.session_id })).body)).toMatchObject({ line_number: 2 });
+    // Before against after: the session's growth, through the ordinary diff route.
+    const diff = await json<{ slices: { slice_type: string; status: string }[]; files: { added: number } }>(app, "/api/diff?base_line=1&target_line=2");
+    expect(diff.slices.some((slice) => slice.status === "added" && slice.slice_type.endsWith(":ToolInvoked"))).toBe(true);
+    // The workspace is the after line's: before has none, so every file is "added".
+    expect(diff.files.added).toBe(small.filesystem_files);
+    expect((await json<{ source: unknown }>(app, "/api/filesystem/meta?line=1")).source).toBeNull();
+  });
+});
+
 describe("live reload", () => {
   it("lists a bundle that appears, and reads a bundle that is replaced again (polling)", async () => {
     const dir = await tempDir();
