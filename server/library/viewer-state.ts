@@ -85,7 +85,7 @@ export class ViewerState {
   async initialize(preferred?: string): Promise<void> {
     const candidates = preferred === undefined ? this.directory.newestFirst() : [this.directory.get(preferred)].filter((r): r is SessionFileRecord => r !== undefined);
     if (candidates.length === 0) {
-      throw new SessionLoadError(preferred === undefined ? `No session files or debug bundles found under ${this.displayRoot}` : `Not a session file: ${preferred}`, { path: preferred ?? this.displayRoot });
+      throw new SessionLoadError(preferred === undefined ? `No session files or debug bundles found under ${this.displayRoot}${this.directory.recursive ? "" : " (-r also looks in subdirectories, e.g. an EvalLoop's {request_id}/ folders)"}` : `Not a session file: ${preferred}`, { path: preferred ?? this.displayRoot });
     }
     let lastError: unknown = null;
     for (const record of candidates) {
