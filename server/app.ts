@@ -24,6 +24,7 @@ import { requestValidatorFactory } from "./library/request-validators.js";
 import type { RequestSchemaNotice } from "./library/request-validators.js";
 import { SnapshotDirectory } from "./library/snapshot-directory.js";
 import { UndoStores } from "./library/undo-stores.js";
+import { MemoryBudget } from "./library/weighted-cache.js";
 import { ViewerState } from "./library/viewer-state.js";
 import { packageRoot } from "./package-root.js";
 import { errorHandler } from "./plugins/error-handler.js";
@@ -58,13 +59,21 @@ export interface AppOptions {
   onIndexProgress?: (done: number, total: number, file: string) => void;
   /** Pino logger settings (default: errors only). */
   logger?: boolean | { level: string };
-  archiveCache?: ArchiveCacheOptions;
+  archiveCache?: Omit<ArchiveCacheOptions, "memory">;
   /** Caps on the debug-bundle members parsed into memory (defaults: `DEFAULT_DEBUG_BUNDLE_LIMITS`). */
   bundleLimits?: Partial<DebugBundleLimits>;
-  lineCacheBytes?: number;
+  /**
+   * Bytes the server may keep in its caches, all together: parsed session lines, archive
+   * indexes, file contents and rendered file answers (default {@link DEFAULT_MEMORY_BYTES};
+   * the CLI's `--memory`). What a request builds while it runs is not cached and not counted.
+   */
+  memoryBytes?: number;
   /** Hears of each route's request schema as routes are registered (the validator generator and its test use it). */
   onRequestSchema?: (notice: RequestSchemaNotice) => void;
 }
+
+/** The default cache budget: a 25 MB session line parsed (counted 1.5×) and room for archives and files beside it. */
+export const DEFAULT_MEMORY_BYTES = 96 * 1024 * 1024;
 
 export interface WinkApp {
   readonly app: FastifyInstance;
@@ -88,9 +97,10 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   const displayRoot = isFile ? path.dirname(given) : given;
   const root = await realpath(displayRoot);
 
-  const archives = new ArchiveCache(options.archiveCache);
+  const memory = new MemoryBudget(options.memoryBytes ?? DEFAULT_MEMORY_BYTES);
+  const archives = new ArchiveCache({ ...options.archiveCache, memory });
   const bundles = new DebugBundles(archives, options.bundleLimits === undefined ? {} : { limits: options.bundleLimits });
-  const directory = await SnapshotDirectory.open(root, { recursive: options.recursive ?? false, bundles, ...(options.lineCacheBytes === undefined ? {} : { lineCacheBytes: options.lineCacheBytes }) });
+  const directory = await SnapshotDirectory.open(root, { recursive: options.recursive ?? false, bundles, memory });
   const state = new ViewerState(directory, archives, displayRoot, bundles);
   try {
     if (isFile) {
@@ -128,7 +138,7 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   const undoStores = new UndoStores();
   await app.register(sessionRoutes, { state, undoStores });
   await app.register(toolCallRoutes, { state, undoStores });
-  await app.register(filesystemRoutes, { state });
+  await app.register(filesystemRoutes, { state, memory });
   await app.register(diffRoutes, { state });
   await app.register(searchRoutes, { state });
   await app.register(bundleRoutes, { state });

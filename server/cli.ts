@@ -14,8 +14,12 @@ import { accessSync, constants } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { buildApp } from "./app.js";
+import { DEFAULT_MEMORY_BYTES, buildApp } from "./app.js";
 import { packageRoot, packageVersion } from "./package-root.js";
+
+const MIB = 1024 * 1024;
+/** The least `--memory` accepted: below it a 25 MB session line could never stay parsed. */
+const MIN_MEMORY_MIB = 16;
 
 const USAGE = `Usage: wink-debug [DIR|FILE] [options]
 
@@ -29,6 +33,9 @@ Options:
   --open           open the viewer in a browser, when one is available
   --no-open        do not open a browser (default)
   -r, --recursive  also serve subdirectories (e.g. an EvalLoop's {target}/{request_id}/*.zip)
+  --memory MIB     memory for caches (parsed session lines, archive indexes, file
+                   contents), in MiB (default ${DEFAULT_MEMORY_BYTES / MIB}); the process uses
+                   about this plus 70 MiB, plus twice the largest line while it parses
   -h, --help       show this help
   -v, --version    print the version
 
@@ -46,6 +53,7 @@ interface CliOptions {
   portGiven: boolean;
   open: boolean;
   recursive: boolean;
+  memoryBytes: number;
 }
 
 function parseCli(argv: string[]): CliOptions | "help" | "version" {
@@ -60,6 +68,7 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
         open: { type: "boolean" },
         "no-open": { type: "boolean" },
         recursive: { type: "boolean", short: "r" },
+        memory: { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "v" },
       },
@@ -73,6 +82,8 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
   if (positionals.length > 1) throw new UsageError(`expected one DIR or FILE, got ${positionals.length}: ${positionals.join(" ")}`);
   const portText = values.port ?? "8000";
   if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) throw new UsageError(`--port must be a number from 0 to 65535, got ${portText}`);
+  const memoryText = values.memory ?? String(DEFAULT_MEMORY_BYTES / MIB);
+  if (!/^\d{1,7}$/.test(memoryText) || Number(memoryText) < MIN_MEMORY_MIB) throw new UsageError(`--memory must be a whole number of MiB, at least ${MIN_MEMORY_MIB}, got ${memoryText}`);
   return {
     target: positionals[0] ?? path.join(packageRoot(), "examples", "snapshots"),
     host: values.host ?? "127.0.0.1",
@@ -80,6 +91,7 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
     portGiven: values.port !== undefined,
     open: values.open === true && values["no-open"] !== true,
     recursive: values.recursive === true,
+    memoryBytes: Number(memoryText) * MIB,
   };
 }
 
@@ -158,6 +170,7 @@ async function main(): Promise<void> {
     built = await buildApp({
       path: options.target,
       recursive: options.recursive,
+      memoryBytes: options.memoryBytes,
       bindHost: options.host,
       onIndexProgress: (done, total) => {
         if (interactive && total > 1) process.stderr.write(`\rIndexing session files: ${done}/${total}${done === total ? "\n" : ""}`);

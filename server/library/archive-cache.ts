@@ -1,16 +1,16 @@
 /**
  * Open archives, kept open between requests: opening reads the central directory only (the
  * manifest is read when `/api/filesystem/meta` asks for it), and one file request then costs
- * one positional read and one inflate. Bounded by the number of open archives, by their
- * total entries (the memory their indexes take), and, for inflated file contents, by bytes.
- * Archives that change on disk are opened again.
+ * one positional read and one inflate. Bounded by the number of open archives (file
+ * descriptors) and, in the server's memory budget, by the bytes their indexes and the
+ * inflated file contents kept take. Archives that change on disk are opened again.
  */
 import { stat } from "node:fs/promises";
 import type { ArchiveReader } from "../../shared/archive/index.js";
 import { openArchive } from "../../shared/archive/index.js";
 import type { ArchiveManifestRead, FileIndexEntry, FileSource } from "../../shared/viewer/index.js";
 import { archiveManifestSummary } from "../../shared/viewer/index.js";
-import { WeightedCache } from "./weighted-cache.js";
+import { MemoryBudget, WeightedCache } from "./weighted-cache.js";
 
 /** What `/api/filesystem/meta` shows of an archive's manifest, or why the manifest was refused. */
 export type ManifestSummary = ArchiveManifestRead;
@@ -25,10 +25,12 @@ export interface OpenedArchive {
 export interface ArchiveCacheOptions {
   /** Most archives open at once (default 8). */
   maxOpen?: number;
-  /** Most central-directory entries held across open archives (default 80,000, about 2 MB each 10,000 with the sorted file list; one bigger archive is still kept alone). */
-  maxEntries?: number;
-  /** Budget of cached file contents in bytes (default 16 MiB; files over 1 MiB are not cached). */
-  contentBytes?: number;
+  /**
+   * The server's memory budget, shared with its other caches: archive indexes (one bigger
+   * than the whole budget is still kept, alone) and file contents (files over 1 MiB are not
+   * kept) are counted in it. Default: a budget of 32 MiB of its own.
+   */
+  memory?: MemoryBudget;
 }
 
 interface OpenArchive extends OpenedArchive {
@@ -41,24 +43,26 @@ interface OpenArchive extends OpenedArchive {
 const RECHECK_MS = 1000;
 const CLOSE_DELAY_MS = 5000;
 const MAX_CACHED_FILE_BYTES = 1024 * 1024;
+// Measured: an open 10,000-entry archive holds ~1.1 MB in its reader and ~1 MB in the sorted file list.
+const INDEX_BYTES_PER_ENTRY = 220;
 
 export class ArchiveCache {
   readonly #open: WeightedCache<string, OpenArchive>;
   readonly #openCount: WeightedCache<string, true>;
   readonly #opening = new Map<string, Promise<OpenArchive>>();
   readonly #contents: WeightedCache<string, Uint8Array>;
-  readonly #maxEntries: number;
+  readonly #memory: MemoryBudget;
   #closed = false;
   /** Every reader not closed yet (evicted ones close after a delay). */
   readonly #readers = new Set<ArchiveReader>();
 
   constructor(options: ArchiveCacheOptions = {}) {
-    // Two bounds on one set: entries (memory) and handles (file descriptors).
-    this.#maxEntries = options.maxEntries ?? 80_000;
-    this.#open = new WeightedCache(this.#maxEntries, (key, value) => this.#evicted(key, value));
+    // Two bounds on one set: bytes (memory) and handles (file descriptors).
+    this.#memory = options.memory ?? new MemoryBudget(32 * 1024 * 1024);
+    this.#open = new WeightedCache(this.#memory, (key, value) => this.#evicted(key, value));
     this.#openCount = new WeightedCache(options.maxOpen ?? 8, (key) => this.#open.delete(key));
     // Contents read once (a search scanning files, a file whose response is cached anyway) are not kept.
-    this.#contents = new WeightedCache(options.contentBytes ?? 16 * 1024 * 1024, undefined, { secondUseOf: 4096 });
+    this.#contents = new WeightedCache(this.#memory, undefined, { secondUseOf: 4096 });
   }
 
   /** The archive at `absolutePath` as a file source (opened on first use). */
@@ -132,7 +136,7 @@ export class ArchiveCache {
     const manifest = (): Promise<ManifestSummary> => (summary ??= summarizeManifest(reader));
     const open: OpenArchive = { reader, size: before.size, mtimeMs: before.mtimeMs, source, manifest, checkedAt: Date.now() };
     // An archive bigger than the whole budget is kept alone rather than reopened per request.
-    this.#open.set(absolutePath, open, Math.min(this.#maxEntries, Math.max(1, reader.fileCount)));
+    this.#open.set(absolutePath, open, Math.min(this.#memory.bytes, Math.max(1, reader.fileCount) * INDEX_BYTES_PER_ENTRY));
     this.#openCount.set(absolutePath, true, 1);
     return open;
   }

@@ -19,6 +19,7 @@ import { SessionLoadError } from "../../shared/errors.js";
 import type { DebugBundles } from "./debug-bundles.js";
 import { isBundleCandidate, sniffDebugBundle } from "./debug-bundles.js";
 import { COLLECT_AFTER_BYTES, collectGarbageSoon } from "./memory-pressure.js";
+import type { MemoryBudget } from "./weighted-cache.js";
 import { WeightedCache } from "./weighted-cache.js";
 
 /** One session file of the directory. */
@@ -40,8 +41,8 @@ export interface SessionFileRecord {
 export interface SnapshotDirectoryOptions {
   /** Include session files in subdirectories (default false). */
   recursive?: boolean;
-  /** Budget of parsed lines kept in memory, in estimated heap bytes (default 64 MiB: one 25 MB line and small ones). */
-  lineCacheBytes?: number;
+  /** The server's memory budget, shared with its other caches: parsed lines are counted in it (default: one of 64 MiB for the lines alone). */
+  memory?: MemoryBudget;
   /** Reads debug bundles; without it `.zip` files are not listed. */
   bundles?: DebugBundles;
 }
@@ -61,7 +62,8 @@ export interface DirectoryChanges {
 }
 
 const SESSION_FILE = /\.jsonl?$/i;
-// Measured: a parsed 25 MB line of tool calls retains about its own size in the heap.
+// Measured: a parsed line of tool calls or files retains about its own size in the heap
+// (1.0× for a 12.6 MB line, 0.6–1.2× for the fixtures' lines); counted with a margin.
 const PARSED_LINE_HEAP_FACTOR = 1.5;
 const MAX_DEPTH = 32;
 const SKIPPED_DIRECTORIES = new Set(["node_modules", ".git"]);
@@ -81,7 +83,7 @@ export class SnapshotDirectory {
     this.root = root;
     this.recursive = options.recursive ?? false;
     this.#bundles = options.bundles ?? null;
-    this.#lines = new WeightedCache(options.lineCacheBytes ?? 64 * 1024 * 1024);
+    this.#lines = new WeightedCache(options.memory ?? 64 * 1024 * 1024);
   }
 
   /** Opens a directory (resolved through symlinks once, here) and lists its session files. */

@@ -54,7 +54,11 @@ export function indexedLine(entry: SessionIndexEntry): IndexedSnapshotLine {
   return { lineNumber: entry.lineNumber, summary: entry };
 }
 
-/** How long a resolved workspace is reused without looking at the disk again. */
+/**
+ * How long a resolved workspace is reused without looking at the disk again. Expired ones
+ * are dropped, not only replaced: a resolved workspace holds its archive's index (or a
+ * line's virtual files), which the memory budget may since have let go of.
+ */
 const WORKSPACE_TTL_MS = 1000;
 const MAX_CACHED_WORKSPACES = 1000;
 
@@ -168,12 +172,13 @@ export class ViewerState {
     if (hit !== undefined && hit.index === selection.index && now - hit.at < WORKSPACE_TTL_MS) return hit.value;
     const value = resolveWorkspace(selection.record.absolutePath, selection.entry, () => this.snapshot(selection), this.archives);
     this.#workspaces.delete(key);
+    // Insertion order is age order (a refreshed key moves to the end): drop from the start.
+    for (const [oldKey, old] of this.#workspaces) {
+      if (now - old.at < WORKSPACE_TTL_MS && this.#workspaces.size < MAX_CACHED_WORKSPACES) break;
+      this.#workspaces.delete(oldKey);
+    }
     this.#workspaces.set(key, { index: selection.index, at: now, value });
     value.catch(() => this.#workspaces.delete(key));
-    if (this.#workspaces.size > MAX_CACHED_WORKSPACES) {
-      const oldest = this.#workspaces.keys().next();
-      if (oldest.done !== true) this.#workspaces.delete(oldest.value);
-    }
     return value;
   }
 

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { WeightedCache } from "./weighted-cache.js";
+import { MemoryBudget, WeightedCache } from "./weighted-cache.js";
 
 describe("WeightedCache", () => {
   it("evicts the least recently used values past its budget, and never stores a value heavier than it", () => {
@@ -38,6 +38,29 @@ describe("WeightedCache", () => {
     cache.clear();
     cache.set("k4", "k4", 1);
     expect(cache.get("k4")).toBeUndefined();
+  });
+});
+
+describe("MemoryBudget shared by caches", () => {
+  it("keeps what all its caches hold under one budget, evicting the least recently used entry of any of them", () => {
+    const budget = new MemoryBudget(10);
+    const evicted: string[] = [];
+    const lines = new WeightedCache<string, string>(budget, (key) => evicted.push(`lines:${key}`));
+    const files = new WeightedCache<string, string>(budget, (key) => evicted.push(`files:${key}`));
+    lines.set("a", "A", 4);
+    files.set("x", "X", 3);
+    lines.set("b", "B", 2);
+    expect(budget.used).toBe(9);
+    expect(lines.get("a")).toBe("A"); // x is now the least recently used
+    files.set("y", "Y", 3); // 12 > 10: x goes, though it is another cache's
+    expect(evicted).toEqual(["files:x"]);
+    expect([lines.weight, files.weight, budget.used]).toEqual([6, 3, 9]);
+    lines.makeRoom(8); // a big value is coming: b, a, y go, least recently used first
+    expect(evicted).toEqual(["files:x", "lines:b", "lines:a", "files:y"]);
+    expect(budget.used).toBe(0);
+    files.set("too-big", "!", 11);
+    expect(files.size).toBe(0);
+    expect(() => new MemoryBudget(-1)).toThrow(RangeError);
   });
 });
 

@@ -8,28 +8,94 @@ export interface WeightedCacheOptions {
   secondUseOf?: number;
 }
 
-interface Node<K, V> {
-  readonly key: K;
-  value: V;
+interface Node {
   weight: number;
-  older: Node<K, V> | null;
-  newer: Node<K, V> | null;
+  older: Node | null;
+  newer: Node | null;
+  /** Removes the node from the cache that holds it (and tells that cache's listener). */
+  readonly drop: () => void;
 }
 
 /**
- * A least-recently-used cache bounded by total weight (bytes, entries…), so what the
- * server keeps in memory stays bounded whatever the directory holds. Values heavier than
- * the whole budget are never stored.
+ * One budget shared by several caches: what they hold together is counted here and kept
+ * under `bytes`, the least recently used entry of any of them going first. The server has
+ * one (`--memory`), so parsed session lines, archive indexes, file contents and rendered
+ * answers compete for the same memory instead of each having a cap of its own.
  *
  * Recency is a linked list rather than a Map's insertion order: evicting the oldest entries
  * of a Map means iterating from its start, past the deleted slots that every move to the
  * back leaves there until the next rehash — thousands of them on a busy file route.
  */
-export class WeightedCache<K, V> {
-  readonly #entries = new Map<K, Node<K, V>>();
+export class MemoryBudget {
   /** Least recently used end of the list, and the most recently used end. */
-  #oldest: Node<K, V> | null = null;
-  #newest: Node<K, V> | null = null;
+  #oldest: Node | null = null;
+  #newest: Node | null = null;
+  #used = 0;
+
+  constructor(readonly bytes: number) {
+    if (!Number.isFinite(bytes) || bytes < 0) throw new RangeError(`A memory budget must be a non-negative number of bytes, got ${bytes}`);
+  }
+
+  /** Weight held by every cache of this budget. */
+  get used(): number {
+    return this.#used;
+  }
+
+  /** Evicts least recently used entries until `weight` more would fit (call before building a big value). */
+  makeRoom(weight: number): void {
+    while (this.#oldest !== null && this.#used + weight > this.bytes) this.#oldest.drop();
+  }
+
+  /** @internal Adds a node as the most recently used. */
+  add(node: Node): void {
+    this.#used += node.weight;
+    this.#append(node);
+  }
+
+  /** @internal Marks a node as the most recently used. */
+  touch(node: Node): void {
+    this.#unlink(node);
+    this.#append(node);
+  }
+
+  /** @internal Forgets a node. */
+  remove(node: Node): void {
+    this.#unlink(node);
+    this.#used -= node.weight;
+  }
+
+  #append(node: Node): void {
+    node.older = this.#newest;
+    node.newer = null;
+    if (this.#newest === null) this.#oldest = node;
+    else this.#newest.newer = node;
+    this.#newest = node;
+  }
+
+  #unlink(node: Node): void {
+    if (node.older === null) this.#oldest = node.newer;
+    else node.older.newer = node.newer;
+    if (node.newer === null) this.#newest = node.older;
+    else node.newer.older = node.older;
+    node.older = null;
+    node.newer = null;
+  }
+}
+
+interface Entry<K, V> extends Node {
+  readonly key: K;
+  readonly value: V;
+}
+
+/**
+ * A least-recently-used cache bounded by weight (estimated bytes), so what the server keeps
+ * in memory stays bounded whatever the directory holds. Its budget is its own (a number) or
+ * shared with other caches (a {@link MemoryBudget}). Values heavier than the whole budget
+ * are never stored.
+ */
+export class WeightedCache<K, V> {
+  readonly #entries = new Map<K, Entry<K, V>>();
+  readonly #budget: MemoryBudget;
   #total = 0;
   /** Keys offered once and not stored yet, with the number of their offer. */
   readonly #offeredAt = new Map<K, number>();
@@ -39,10 +105,11 @@ export class WeightedCache<K, V> {
   readonly #secondUseOf: number;
 
   constructor(
-    private readonly budget: number,
+    budget: number | MemoryBudget,
     private readonly onEvict?: (key: K, value: V) => void,
     options: WeightedCacheOptions = {},
   ) {
+    this.#budget = typeof budget === "number" ? new MemoryBudget(budget) : budget;
     this.#secondUseOf = options.secondUseOf ?? 0;
     this.#offerRing = new Array<K | undefined>(this.#secondUseOf);
   }
@@ -51,41 +118,41 @@ export class WeightedCache<K, V> {
     return this.#entries.size;
   }
 
+  /** Weight held by this cache (its budget may be shared: see {@link MemoryBudget.used}). */
   get weight(): number {
     return this.#total;
   }
 
   get(key: K): V | undefined {
-    const node = this.#entries.get(key);
-    if (node === undefined) return undefined;
-    this.#unlink(node);
-    this.#append(node);
-    return node.value;
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    this.#budget.touch(entry);
+    return entry.value;
   }
 
   set(key: K, value: V, weight: number): void {
     if (this.#secondUseOf > 0 && !this.#entries.has(key) && !this.#takeOffer(key)) return;
     this.delete(key);
-    if (weight > this.budget) {
+    if (weight > this.#budget.bytes) {
       this.onEvict?.(key, value);
       return;
     }
-    const node: Node<K, V> = { key, value, weight, older: null, newer: null };
-    this.#entries.set(key, node);
-    this.#append(node);
+    const entry: Entry<K, V> = { key, value, weight, older: null, newer: null, drop: () => this.#remove(entry) };
+    this.#entries.set(key, entry);
     this.#total += weight;
-    this.#evictUntil(0);
+    this.#budget.add(entry);
+    this.#budget.makeRoom(0);
   }
 
-  /** Evicts least recently used entries until `weight` more would fit (call before building a big value). */
+  /** Evicts least recently used entries (of every cache sharing the budget) until `weight` more would fit. */
   makeRoom(weight: number): void {
-    this.#evictUntil(weight);
+    this.#budget.makeRoom(weight);
   }
 
   delete(key: K): void {
-    const node = this.#entries.get(key);
-    if (node === undefined) return;
-    this.#remove(node);
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return;
+    this.#remove(entry);
   }
 
   /** Removes every entry whose key matches. */
@@ -111,31 +178,10 @@ export class WeightedCache<K, V> {
     return false;
   }
 
-  #evictUntil(room: number): void {
-    while (this.#oldest !== null && this.#total + room > this.budget) this.#remove(this.#oldest);
-  }
-
-  #remove(node: Node<K, V>): void {
-    this.#entries.delete(node.key);
-    this.#unlink(node);
-    this.#total -= node.weight;
-    this.onEvict?.(node.key, node.value);
-  }
-
-  #append(node: Node<K, V>): void {
-    node.older = this.#newest;
-    node.newer = null;
-    if (this.#newest === null) this.#oldest = node;
-    else this.#newest.newer = node;
-    this.#newest = node;
-  }
-
-  #unlink(node: Node<K, V>): void {
-    if (node.older === null) this.#oldest = node.newer;
-    else node.older.newer = node.newer;
-    if (node.newer === null) this.#newest = node.older;
-    else node.newer.older = node.older;
-    node.older = null;
-    node.newer = null;
+  #remove(entry: Entry<K, V>): void {
+    this.#entries.delete(entry.key);
+    this.#budget.remove(entry);
+    this.#total -= entry.weight;
+    this.onEvict?.(entry.key, entry.value);
   }
 }

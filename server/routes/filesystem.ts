@@ -9,6 +9,7 @@ import { ArchiveError } from "../../shared/errors.js";
 import { MAX_VIEW_BYTES, buildFileTree, diffFileLists, fileContent, flatFileTreeJson } from "../../shared/viewer/index.js";
 import type { FileIndexEntry, FileSource } from "../../shared/viewer/index.js";
 import { toStrictJson } from "../../shared/session/index.js";
+import type { MemoryBudget } from "../library/weighted-cache.js";
 import { WeightedCache } from "../library/weighted-cache.js";
 import { notFound } from "../errors.js";
 import type { Selection, ViewerState } from "../library/viewer-state.js";
@@ -21,10 +22,11 @@ import { selectorOf, sideSelector, workspacePath } from "./request-helpers.js";
 
 export interface FilesystemRoutesOptions {
   state: ViewerState;
+  /** The server's memory budget: rendered file answers are cached in it. */
+  memory: MemoryBudget;
 }
 
-/** Budget of cached file responses, and the largest one cached. */
-const RESPONSE_CACHE_BYTES = 16 * 1024 * 1024;
+/** The largest file answer cached. */
 const MAX_CACHED_RESPONSE_CHARS = 512 * 1024;
 /** A response is cached when its file is asked for again among this many requests (see WeightedCache). */
 const SECOND_USE_KEYS = 4096;
@@ -37,12 +39,12 @@ function sendJsonText(reply: FastifyReply, json: string): FastifyReply {
   return reply.type("application/json; charset=utf-8").send(json);
 }
 
-export const filesystemRoutes: FastifyPluginAsyncTypebox<FilesystemRoutesOptions> = async (app, { state }) => {
+export const filesystemRoutes: FastifyPluginAsyncTypebox<FilesystemRoutesOptions> = async (app, { state, memory }) => {
   const sourceOf = async (selection: Selection) => (await state.workspace(selection)).source;
 
   // Rendered file responses, so a file viewed again costs a lookup (bounded by bytes; the
   // key includes the source object, which is new whenever an archive is reopened).
-  const responses = new WeightedCache<string, string>(RESPONSE_CACHE_BYTES, undefined, { secondUseOf: SECOND_USE_KEYS });
+  const responses = new WeightedCache<string, string>(memory, undefined, { secondUseOf: SECOND_USE_KEYS });
   const sourceIds = new WeakMap<FileSource, number>();
   let nextSourceId = 0;
 
