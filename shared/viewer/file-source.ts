@@ -34,15 +34,17 @@ const encoder = new TextEncoder();
 /**
  * A source over the files of a `VirtualFileSystem` slice. Sizes are the UTF-8 length of the
  * content and fingerprints its CRC-32, exactly what an archive of the same files lists.
+ * The contents stay the slice's strings (encoded again on each read): keeping their bytes
+ * too would hold the line's files twice.
  */
 export function virtualFileSource(files: readonly VirtualFile[]): FileSource {
-  let index: Map<string, { entry: FileIndexEntry; bytes: Uint8Array }> | null = null;
-  const build = (): Map<string, { entry: FileIndexEntry; bytes: Uint8Array }> => {
+  let index: Map<string, { entry: FileIndexEntry; content: string }> | null = null;
+  const build = (): Map<string, { entry: FileIndexEntry; content: string }> => {
     if (index !== null) return index;
     index = new Map();
     for (const file of files) {
       const bytes = encoder.encode(file.content);
-      index.set(file.path, { entry: { path: file.path, size: bytes.length, fingerprint: crc32(bytes) }, bytes });
+      index.set(file.path, { entry: { path: file.path, size: bytes.length, fingerprint: crc32(bytes) }, content: file.content });
     }
     return index;
   };
@@ -55,7 +57,7 @@ export function virtualFileSource(files: readonly VirtualFile[]): FileSource {
     async read(path: string) {
       const found = build().get(path);
       if (found === undefined) throw new FileNotFoundError(path);
-      return found.bytes;
+      return encoder.encode(found.content);
     },
   };
 }
