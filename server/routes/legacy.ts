@@ -9,7 +9,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { bundleMetaView } from "../../shared/debug-bundle/index.js";
 import type { BundleMetaView } from "../../shared/debug-bundle/index.js";
-import { snapshotEntries, snapshotMeta, slicePage } from "../../shared/viewer/index.js";
+import { lazySlicePage, snapshotEntries, snapshotMeta, slicePage, slicePageLength } from "../../shared/viewer/index.js";
 import type { SnapshotMetaView } from "../../shared/viewer/index.js";
 import { badRequest, notFound } from "../errors.js";
 import type { Selection, SnapshotSelector, ViewerState } from "../library/viewer-state.js";
@@ -17,7 +17,10 @@ import { indexedLine } from "../library/viewer-state.js";
 import { errorResponses } from "../schemas/common.js";
 import { Meta } from "../schemas/bundles.js";
 import { Entries, RawLine, SelectBody, SelectorQuery, SliceParams, SlicePage, SliceQuery, SnapshotFiles, SwitchBody } from "../schemas/legacy.js";
-import { isoTime, selectorOf } from "./request-helpers.js";
+import { STREAM_LINE_BYTES, isoTime, selectorOf, sendStreamedJson } from "./request-helpers.js";
+
+/** Pages of more items than the web app asks for at once (50) are streamed from big lines. */
+const STREAM_MIN_ITEMS = 64;
 
 export interface LegacyRoutesOptions {
   state: ViewerState;
@@ -60,17 +63,24 @@ export const legacyRoutes: FastifyPluginAsyncTypebox<LegacyRoutesOptions> = asyn
     return snapshotEntries(selection.record.path, selection.index.entries.map(indexedLine), selection.entry.lineNumber);
   });
 
-  app.get("/api/slices/:slice_type", { schema: { params: SliceParams, querystring: SliceQuery, response: { 200: SlicePage, ...errorResponses } } }, async (request) => {
+  app.get("/api/slices/:slice_type", { schema: { params: SliceParams, querystring: SliceQuery, response: { 200: SlicePage, ...errorResponses } } }, async (request, reply) => {
     const selection = await state.resolve(selectorOf(request.query));
     const snapshot = await state.snapshot(selection);
     const slice = snapshot.slices.find((candidate) => candidate.sliceType === request.params.slice_type);
     if (slice === undefined) throw notFound(`Unknown slice type: ${request.params.slice_type}`);
-    return slicePage(slice, { offset: request.query.offset ?? 0, limit: request.query.limit ?? null, markdown: request.query.markdown !== "0" });
+    const options = { offset: request.query.offset ?? 0, limit: request.query.limit ?? null, markdown: request.query.markdown !== "0" };
+    if (selection.entry.byteLength >= STREAM_LINE_BYTES && slicePageLength(slice, options) >= STREAM_MIN_ITEMS) {
+      // page → items → item: each item is enriched, written and dropped in turn.
+      return sendStreamedJson(reply, lazySlicePage(slice, options), { streamDepth: 2 });
+    }
+    return slicePage(slice, options);
   });
 
-  app.get("/api/raw", { schema: { querystring: SelectorQuery, response: { 200: RawLine, ...errorResponses } } }, async (request) => {
+  app.get("/api/raw", { schema: { querystring: SelectorQuery, response: { 200: RawLine, ...errorResponses } } }, async (request, reply) => {
     const selection = await state.resolve(selectorOf(request.query));
-    return (await state.snapshot(selection)).raw;
+    const { raw } = await state.snapshot(selection);
+    // line → slices → slice → items → item: written item by item.
+    return selection.entry.byteLength >= STREAM_LINE_BYTES ? sendStreamedJson(reply, raw, { streamDepth: 4 }) : raw;
   });
 
   app.get("/api/snapshots", { schema: { response: { 200: SnapshotFiles, ...errorResponses } } }, async () => {

@@ -2,7 +2,11 @@
  * Small pieces the route modules share: reading the selector from a query, checking a
  * workspace path parameter, formatting times.
  */
+import { Readable } from "node:stream";
+import type { FastifyReply } from "fastify";
 import { resolveWorkspacePath } from "../../shared/filesystem/paths.js";
+import type { StrictJsonChunkOptions } from "../../shared/session/index.js";
+import { strictJsonChunks } from "../../shared/session/index.js";
 import { badRequest } from "../errors.js";
 import type { SnapshotSelector } from "../library/viewer-state.js";
 
@@ -39,4 +43,18 @@ export function workspacePath(input: string): string {
 /** Milliseconds since the epoch as ISO-8601 (UTC). */
 export function isoTime(ms: number): string {
   return new Date(ms).toISOString();
+}
+
+/** Answers of session lines at least this big are streamed (see {@link sendStreamedJson}). */
+export const STREAM_LINE_BYTES = 1024 * 1024;
+
+/**
+ * Sends `value` as strict JSON written while it is sent, in chunks of 64 KiB with the
+ * socket's back-pressure: a whole 20 MB slice costs the memory of a chunk and an item, where
+ * building its text first held the items' copies, the text and its bytes at once. (The
+ * route's schema still documents the shape; serialisation is the same `toStrictJson`.)
+ */
+export function sendStreamedJson(reply: FastifyReply, value: unknown, options: Pick<StrictJsonChunkOptions, "streamDepth"> = {}): FastifyReply {
+  const chunks = Readable.from(strictJsonChunks(value, options), { objectMode: false, highWaterMark: 64 * 1024 });
+  return reply.type("application/json; charset=utf-8").send(chunks);
 }

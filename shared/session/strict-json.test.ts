@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { JsonValue } from "./json-value.js";
 import { parsePythonJson } from "./python-json-parse.js";
-import { FLOAT_MARKER_KEY, TRUNCATED_MARKER_KEY, toStrictJson } from "./strict-json.js";
+import { FLOAT_MARKER_KEY, LazyJsonArray, TRUNCATED_MARKER_KEY, strictJsonChunks, toStrictJson } from "./strict-json.js";
 
 describe("toStrictJson", () => {
   it("equals JSON.stringify on plain JSON values", () => {
@@ -61,5 +61,40 @@ describe("toStrictJson", () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe("strictJsonChunks", () => {
+  const value = fc.letrec((tie) => ({
+    leaf: fc.oneof(fc.string(), fc.double(), fc.bigInt(), fc.boolean(), fc.constant(null), fc.constant(undefined), fc.constant("\udc80")),
+    node: fc.oneof({ depthSize: "small" }, tie("leaf"), fc.array(tie("node"), { maxLength: 5 }), fc.dictionary(fc.string({ maxLength: 4 }), tie("node"), { maxKeys: 5 })),
+  })).node;
+
+  it("gives exactly toStrictJson's text, in chunks, whatever the depth streamed and the cap", () => {
+    fc.assert(
+      fc.property(value, fc.integer({ min: 0, max: 5 }), fc.integer({ min: 1, max: 64 }), fc.integer({ min: 1, max: 6 }), (input, streamDepth, chunkChars, maxDepth) => {
+        const chunks = [...strictJsonChunks(input, { streamDepth, chunkChars, maxDepth })];
+        expect(chunks.join("")).toBe(toStrictJson(input, { maxDepth }));
+        // Every chunk but the last is at least chunkChars long; none is empty.
+        chunks.slice(0, -1).forEach((chunk) => expect(chunk.length).toBeGreaterThanOrEqual(chunkChars));
+        chunks.forEach((chunk) => expect(chunk.length).toBeGreaterThan(0));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it("writes a LazyJsonArray item by item, asking for each item once, as toJSON would give it", () => {
+    const asked: number[] = [];
+    const lazy = new LazyJsonArray(3, (index) => {
+      asked.push(index);
+      return index === 1 ? { n: Number.NaN, big: 12345678901234567890n } : [index];
+    });
+    const chunks = strictJsonChunks({ items: lazy, total: 3 }, { chunkChars: 1 });
+    expect(chunks.next().value).toBe("{");
+    expect(asked).toEqual([]);
+    const text = ["{", ...chunks].join("");
+    expect(asked).toEqual([0, 1, 2]);
+    expect(text).toBe('{"items":[[0],{"n":{"__float__":"NaN"},"big":12345678901234567890},[2]],"total":3}');
+    expect(toStrictJson({ items: lazy, total: 3 })).toBe(text);
   });
 });

@@ -141,3 +141,101 @@ class StrictWriter {
     return true;
   }
 }
+
+/**
+ * An array that {@link strictJsonChunks} writes item by item, producing each item as the
+ * writer reaches it and dropping it once written (a whole slice with its markdown rendered
+ * is then never built at once). Elsewhere it serialises through `toJSON` as a plain array.
+ */
+export class LazyJsonArray {
+  constructor(
+    readonly length: number,
+    readonly at: (index: number) => unknown,
+  ) {}
+
+  toJSON(): unknown[] {
+    return Array.from({ length: this.length }, (_, index) => this.at(index));
+  }
+}
+
+export interface StrictJsonChunkOptions extends StrictJsonOptions {
+  /** Characters gathered before a chunk is yielded (default 64 Ki). */
+  chunkChars?: number;
+  /**
+   * Containers down to this depth are written member by member; anything deeper is one
+   * `toStrictJson` call (the native serialiser when it can). Default 3: a session line's
+   * items (line → slices → slice → items) or a slice page's items (page → items).
+   */
+  streamDepth?: number;
+}
+
+/**
+ * The text {@link toStrictJson} gives, as chunks of about `chunkChars`, built as they are
+ * pulled: a big answer (a 20 MB slice, a whole session line) is sent with the memory of a
+ * chunk and an item, not of the whole text and its copies. Cycles are found within each
+ * item; one running through the streamed levels ends at the depth cap instead.
+ */
+export function* strictJsonChunks(value: unknown, options: StrictJsonChunkOptions = {}): Generator<string, void, undefined> {
+  const maxDepth = options.maxDepth ?? DEFAULT_MAX_JSON_DEPTH;
+  const chunkChars = options.chunkChars ?? 64 * 1024;
+  const streamDepth = Math.min(options.streamDepth ?? 3, maxDepth);
+  let parts: string[] = [];
+  let size = 0;
+  for (const part of streamedParts(value, 0, streamDepth, maxDepth)) {
+    parts.push(part);
+    size += part.length;
+    if (size >= chunkChars) {
+      yield parts.join("");
+      parts = [];
+      size = 0;
+    }
+  }
+  if (size > 0) yield parts.join("");
+}
+
+/** Whether a value has a JSON form (JSON.stringify drops the others from objects). */
+function hasJsonForm(value: unknown): boolean {
+  return value !== undefined && typeof value !== "function" && typeof value !== "symbol";
+}
+
+function* streamedParts(value: unknown, depth: number, streamDepth: number, maxDepth: number): Generator<string, void, undefined> {
+  if (value instanceof LazyJsonArray) {
+    if (depth >= maxDepth) {
+      yield JSON.stringify({ [TRUNCATED_MARKER_KEY]: "max-depth" });
+      return;
+    }
+    yield "[";
+    for (let index = 0; index < value.length; index++) {
+      if (index > 0) yield ",";
+      const element = value.at(index);
+      yield* hasJsonForm(element) ? streamedParts(element, depth + 1, streamDepth, maxDepth) : ["null"];
+    }
+    yield "]";
+    return;
+  }
+  const container = typeof value === "object" && value !== null && typeof (value as { toJSON?: unknown }).toJSON !== "function";
+  if (!container || depth >= streamDepth) {
+    yield toStrictJson(value, { maxDepth: maxDepth - depth });
+    return;
+  }
+  if (Array.isArray(value)) {
+    yield "[";
+    for (let index = 0; index < value.length; index++) {
+      if (index > 0) yield ",";
+      const element: unknown = value[index];
+      yield* hasJsonForm(element) ? streamedParts(element, depth + 1, streamDepth, maxDepth) : ["null"];
+    }
+    yield "]";
+    return;
+  }
+  yield "{";
+  let first = true;
+  for (const key of Object.keys(value)) {
+    const member = (value as Record<string, unknown>)[key];
+    if (!hasJsonForm(member)) continue;
+    yield `${first ? "" : ","}${JSON.stringify(key)}:`;
+    first = false;
+    yield* streamedParts(member, depth + 1, streamDepth, maxDepth);
+  }
+  yield "}";
+}

@@ -6,7 +6,7 @@ export { virtualFileSource } from "./file-source.js";
 export { MARKDOWN_KEY, MAX_MARKDOWN_CHARS, looksLikeMarkdown, isSafeLink, renderMarkdown, enrichMarkdown } from "./markdown.js";
 export { MAX_PRETTY_DEPTH, prettyJson } from "./json-text.js";
 export type { IndexedSnapshotLine, SlicePageOptions } from "./snapshot-view.js";
-export { validationErrorText, snapshotMeta, snapshotEntries, slicePage } from "./snapshot-view.js";
+export { validationErrorText, snapshotMeta, snapshotEntries, slicePage, lazySlicePage, slicePageLength } from "./snapshot-view.js";
 export type { SessionFileInput } from "./session-list.js";
 export { lineErrorView, sessionFileView } from "./session-list.js";
 export type { TimelineInput } from "./timeline.js";

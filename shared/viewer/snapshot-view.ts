@@ -6,6 +6,7 @@ import { InvalidArgumentError } from "../errors.js";
 import type { EnvelopeSummary } from "../session/envelope-scan.js";
 import type { JsonValue } from "../session/json-value.js";
 import type { SessionSlice } from "../session/snapshot-line.js";
+import { LazyJsonArray } from "../session/strict-json.js";
 import { enrichMarkdown } from "./markdown.js";
 import type { EntryView, SlicePageView, SnapshotMetaView } from "./types.js";
 
@@ -71,21 +72,49 @@ export interface SlicePageOptions {
  * rendered for the returned items only, so a page of a 2,400-item slice costs one page.
  */
 export function slicePage(slice: SessionSlice, options: SlicePageOptions = {}): SlicePageView {
+  const { start, end } = pageBounds(slice, options);
+  const page: JsonValue[] = slice.items.slice(start, end);
+  return pageView(slice, options, options.markdown === false ? page : page.map(enrichMarkdown));
+}
+
+/**
+ * The same page with its items made as they are written (markdown rendered item by item),
+ * for answers too big to build whole: serialise it with `strictJsonChunks`.
+ */
+export function lazySlicePage(slice: SessionSlice, options: SlicePageOptions = {}): Omit<SlicePageView, "items"> & { items: LazyJsonArray } {
+  const { start, end } = pageBounds(slice, options);
+  const markdown = options.markdown !== false;
+  return pageView(slice, options, new LazyJsonArray(end - start, (index) => {
+    const item = slice.items[start + index] ?? null;
+    return markdown ? enrichMarkdown(item) : item;
+  }));
+}
+
+/** Number of items a page of a slice holds (for deciding how to send it). */
+export function slicePageLength(slice: SessionSlice, options: SlicePageOptions = {}): number {
+  const { start, end } = pageBounds(slice, options);
+  return end - start;
+}
+
+function pageBounds(slice: SessionSlice, options: SlicePageOptions): { start: number; end: number } {
   const offset = options.offset ?? 0;
   const limit = options.limit ?? null;
   if (!Number.isInteger(offset) || offset < 0) throw new InvalidArgumentError(`offset must be a non-negative integer, got ${offset}`);
   if (limit !== null && (!Number.isInteger(limit) || limit < 0)) throw new InvalidArgumentError(`limit must be a non-negative integer, got ${limit}`);
   const end = limit === null ? slice.items.length : Math.min(slice.items.length, offset + limit);
-  const page: JsonValue[] = slice.items.slice(offset, Math.max(offset, end));
+  return { start: Math.min(offset, slice.items.length), end: Math.max(Math.min(offset, slice.items.length), end) };
+}
+
+function pageView<T>(slice: SessionSlice, options: SlicePageOptions, items: T): Omit<SlicePageView, "items"> & { items: T } {
   return {
     slice_type: slice.sliceType,
     item_type: slice.itemType,
     display_name: slice.displayName,
     item_display_name: slice.itemDisplayName,
     kind: slice.kind,
-    items: options.markdown === false ? page : page.map(enrichMarkdown),
-    offset,
-    limit,
+    items,
+    offset: options.offset ?? 0,
+    limit: options.limit ?? null,
     total: slice.items.length,
   };
 }
