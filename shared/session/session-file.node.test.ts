@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SessionLoadError } from "../errors.js";
 import { summarizeSnapshot } from "./envelope-scan.js";
 import { dumpsPython } from "./python-json-dumps.js";
+import type { PhysicalLine } from "./session-file.node.js";
 import { readJsonLinesFile, readPhysicalLines, readSessionFile, readSnapshotAt, scanSessionFile } from "./session-file.node.js";
 import { parseSessionText } from "./session-text.js";
 import { WINK_FIXTURES, securityFixture } from "../../fixtures/paths.js";
@@ -56,6 +57,37 @@ describe("readSessionFile", () => {
     expect(result.snapshots.map((s) => [s.sessionId, s.lineNumber])).toEqual([["a", 1], ["big", 3], ["z", 5]]);
     expect(result.lineCount).toBe(5);
     expect(result).toEqual(parseSessionText(await readFile(path)));
+  });
+
+  it("splits lines of every length around the read size into the file's exact bytes", async () => {
+    const path = join(dir, "lengths.jsonl");
+    const MiB = 1024 * 1024;
+    const lengths = [0, 5, MiB - 1, MiB, MiB + 1, 2 * MiB - 3, 3, 2 * MiB + 7, 0, MiB / 2, 3 * MiB];
+    const lines = lengths.map((length, index) => Buffer.alloc(length, 97 + index));
+    const bytes = Buffer.concat(lines.flatMap((line) => [line, Buffer.from("\n")]));
+    await writeFile(path, bytes.subarray(0, bytes.length - 1)); // the last line without its newline
+    const read: PhysicalLine[] = [];
+    for await (const line of readPhysicalLines(path)) read.push(line);
+    expect(read.map((line) => [line.lineNumber, line.byteLength])).toEqual(lengths.map((length, index) => [index + 1, length]));
+    read.forEach((line, index) => {
+      expect(Buffer.compare(Buffer.from(line.bytes ?? new Uint8Array()), lines[index] as Buffer)).toBe(0);
+      expect(line.byteOffset).toBe(lengths.slice(0, index).reduce((sum, length) => sum + length + 1, 0));
+    });
+  });
+
+  it("reads a long line whole when the file grows while it is read", async () => {
+    const path = join(dir, "growing.jsonl");
+    const head = Buffer.alloc(1536 * 1024, "h");
+    await writeFile(path, Buffer.concat([Buffer.from("first\n"), head]));
+    const lines = readPhysicalLines(path);
+    expect((await lines.next()).value).toMatchObject({ lineNumber: 1, byteLength: 5 });
+    const tail = Buffer.alloc(2 * 1024 * 1024, "t");
+    await appendFile(path, Buffer.concat([tail, Buffer.from("\nlast")]));
+    const second = (await lines.next()).value as PhysicalLine;
+    expect(second).toMatchObject({ lineNumber: 2, byteOffset: 6, byteLength: head.length + tail.length });
+    expect(Buffer.compare(Buffer.from(second.bytes ?? new Uint8Array()), Buffer.concat([head, tail]))).toBe(0);
+    expect(Buffer.from(((await lines.next()).value as PhysicalLine).bytes ?? new Uint8Array()).toString()).toBe("last");
+    expect((await lines.next()).done).toBe(true);
   });
 
   it("reports a line over maxLineBytes (even the last one, without a newline) and loads the rest", async () => {

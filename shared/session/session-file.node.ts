@@ -165,6 +165,10 @@ function tooLongError(line: PhysicalLine, maxLineBytes: number): SessionLineErro
 }
 
 async function* linesOf(handle: FileHandle, path: string, maxLineBytes: number): AsyncGenerator<PhysicalLine> {
+  // The file's size says how long a line can be: one that runs past a chunk is read straight
+  // into a buffer of that size (only its pages are touched), not gathered chunk by chunk and
+  // copied once more at its end — fresh memory is what a long line costs most.
+  const sizeHint = await fileSize(handle, path);
   let lineNumber = 1;
   let lineStart = 0;
   let parts: Uint8Array[] = [];
@@ -172,14 +176,42 @@ async function* linesOf(handle: FileHandle, path: string, maxLineBytes: number):
   let overflow = false;
   let position = 0;
   let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  /** Bytes read already (after a long line) that come before `position`. */
+  let pending: Buffer | null = null;
   for (;;) {
-    const { bytesRead } = await readFully(handle, path, chunk, position);
-    if (bytesRead === 0) break;
-    const view = chunk.subarray(0, bytesRead);
+    let view: Buffer;
+    if (pending !== null) {
+      view = pending;
+      pending = null;
+    } else {
+      const { bytesRead } = await readFully(handle, path, chunk, position);
+      if (bytesRead === 0) break;
+      view = chunk.subarray(0, bytesRead);
+      position += bytesRead;
+    }
     let at = 0;
-    while (at < bytesRead) {
+    while (at < view.length) {
       const newline = view.indexOf(0x0a, at);
-      const end = newline === -1 ? bytesRead : newline;
+      const end = newline === -1 ? view.length : newline;
+      if (newline === -1 && lineBytes === 0 && !overflow && end - at <= maxLineBytes) {
+        // A line that starts here and goes on past this chunk.
+        const capacity = Math.min(maxLineBytes + 1, Math.max(sizeHint - lineStart, end - at + CHUNK_BYTES));
+        const long = await readLongLine(handle, path, view.subarray(at, end), position, capacity);
+        position = long.position;
+        if (long.line !== null) {
+          yield { lineNumber, byteOffset: lineStart, byteLength: long.line.length, bytes: long.line };
+          lineNumber++;
+          lineStart += long.line.length + 1;
+          if (long.rest !== null) pending = long.rest;
+        } else if (long.filled.length > maxLineBytes) {
+          overflow = true; // over the cap: the rest of it streams past below
+          lineBytes = long.filled.length;
+        } else {
+          parts = [long.filled]; // the file grew past its size: gather the rest chunk by chunk
+          lineBytes = long.filled.length;
+        }
+        break; // the rest of this view was read into the long line's buffer
+      }
       if (!overflow && lineBytes + (end - at) > maxLineBytes) {
         overflow = true;
         parts = []; // drop what was buffered: the line is reported, not kept
@@ -189,19 +221,61 @@ async function* linesOf(handle: FileHandle, path: string, maxLineBytes: number):
       if (newline === -1) break;
       yield { lineNumber, byteOffset: lineStart, byteLength: lineBytes, bytes: overflow ? null : copyParts(parts, lineBytes) };
       lineNumber++;
-      lineStart = position + newline + 1;
+      lineStart += lineBytes + 1;
       parts = [];
       lineBytes = 0;
       overflow = false;
       at = newline + 1;
     }
-    position += bytesRead;
     // Yielded lines are copies, so the chunk can be reused unless the unfinished line still
     // points into it. Skipping an over-long line therefore runs in one chunk of memory.
-    if (parts.length > 0) chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+    if (parts.length > 0 && view.buffer === chunk.buffer) chunk = Buffer.allocUnsafe(CHUNK_BYTES);
   }
   if (lineBytes > 0) {
     yield { lineNumber, byteOffset: lineStart, byteLength: lineBytes, bytes: overflow ? null : copyParts(parts, lineBytes) };
+  }
+}
+
+/** Reads at most this much at once into a long line's buffer. */
+const LONG_READ_BYTES = 4 * 1024 * 1024;
+
+interface LongLine {
+  /** The whole line (without `\n`), or null when `capacity` filled up first. */
+  readonly line: Buffer | null;
+  /** Bytes read past the line's `\n`, or null. */
+  readonly rest: Buffer | null;
+  /** When `line` is null: the bytes read (`capacity` of them). */
+  readonly filled: Buffer;
+  /** File offset after what was read. */
+  readonly position: number;
+}
+
+/** Reads a line that begins with `head` and continues at `position`, into one buffer of `capacity` bytes. */
+async function readLongLine(handle: FileHandle, path: string, head: Uint8Array, position: number, capacity: number): Promise<LongLine> {
+  const buffer = Buffer.allocUnsafe(capacity);
+  buffer.set(head);
+  let filled = head.length;
+  let at = position;
+  while (filled < capacity) {
+    const { bytesRead } = await readFully(handle, path, buffer.subarray(filled, Math.min(capacity, filled + LONG_READ_BYTES)), at);
+    if (bytesRead === 0) return { line: buffer.subarray(0, filled), rest: null, filled: buffer.subarray(0, filled), position: at };
+    const newline = buffer.subarray(filled, filled + bytesRead).indexOf(0x0a);
+    at += bytesRead;
+    if (newline !== -1) {
+      const end = filled + newline;
+      const rest = end + 1 < filled + bytesRead ? buffer.subarray(end + 1, filled + bytesRead) : null;
+      return { line: buffer.subarray(0, end), rest, filled: buffer.subarray(0, filled + bytesRead), position: at };
+    }
+    filled += bytesRead;
+  }
+  return { line: null, rest: null, filled: buffer.subarray(0, filled), position: at };
+}
+
+async function fileSize(handle: FileHandle, path: string): Promise<number> {
+  try {
+    return (await handle.stat()).size;
+  } catch (error) {
+    throw ioError(path, error);
   }
 }
 
