@@ -1,7 +1,7 @@
 // The security corpus: every Host/Origin/Sec-Fetch/CSRF/traversal case of
 // http-host-origin-cases.jsonl over real HTTP on loopback, and every line of
 // hostile-session.jsonl (as served, and wrapped into snapshot envelopes).
-import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -69,6 +69,11 @@ for (const withWebApp of [false, true]) {
         await mkdir(path.join(webDir, "assets"), { recursive: true });
         await writeFile(path.join(webDir, "index.html"), "<!doctype html><title>app</title><script type=module src=/assets/index.js></script>");
         await writeFile(path.join(webDir, "assets", "index.js"), "console.log('app')");
+        await writeFile(path.join(webDir, "favicon.svg"), "<svg xmlns='http://www.w3.org/2000/svg'/>");
+        await writeFile(path.join(webDir, ".secret"), "wink-canary dotfile");
+        const outside = path.join(path.dirname(webDir), "outside-wink-canary.js");
+        await writeFile(outside, "wink-canary outside");
+        await symlink(outside, path.join(webDir, "assets", "link.js"));
       }
       app = await testApp({ path: await servedDirectory(), webDir });
       await app.app.listen({ host: "127.0.0.1", port: 0 });
@@ -110,6 +115,16 @@ for (const withWebApp of [false, true]) {
         const asset = await rawRequest(port, "GET", "/assets/index.js", { Host: `localhost:${port}` });
         expect(asset.status).toBe(200);
         expect(asset.headers["cache-control"]).toContain("immutable");
+        expect(asset.headers["content-type"]).toBe("text/javascript; charset=utf-8");
+        expect(asset.body).toBe("console.log('app')");
+        const icon = await rawRequest(port, "GET", "/favicon.svg", { Host: `localhost:${port}` });
+        expect([icon.status, icon.headers["content-type"], icon.headers["cache-control"]]).toEqual([200, "image/svg+xml", "no-cache"]);
+        // Only the regular files listed at start-up are served: no dotfile, no symlink.
+        for (const target of ["/.secret", "/assets/link.js", "/assets/../.secret", "/assets/%2e%2e/.secret"]) {
+          const refused = await rawRequest(port, "GET", target, { Host: `localhost:${port}` });
+          expect(refused.status, target).toBe(404);
+          expect(refused.body, target).not.toContain("wink-canary");
+        }
       }
       const missing = await rawRequest(port, "GET", "/assets/missing.js", { Host: `localhost:${port}` });
       expect(missing.status).toBe(404);

@@ -1,0 +1,119 @@
+// The package as users get it: `npm pack` of the built package, installed from the tarball
+// into an empty directory with production dependencies only, then `npx wink-debug DIR`
+// answering on loopback and `import("wink-debug/shared")` from there. Needs `npm run build`
+// first (npm test builds); the registry is reached through npm's cache when it can.
+import { execFile, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WINK_FIXTURES } from "../fixtures/paths.js";
+
+const run = promisify(execFile);
+const ROOT = path.resolve(import.meta.dirname, "..");
+/** Modules only tests use (they import vitest or typescript, or drive fault injection). */
+const TEST_ONLY = ["host-snapshot-contract", "fault-child", "child-compiler", "snapshot-test-support", "test-support", ".test."];
+
+let work: string;
+let tarball: string;
+let files: string[];
+let installLog: string;
+const consumer = (): string => path.join(work, "consumer");
+
+beforeAll(async () => {
+  if (!existsSync(path.join(ROOT, "dist", "server", "cli.bundle.cjs")) || !existsSync(path.join(ROOT, "dist", "web", "index.html"))) {
+    throw new Error("dist/ is not built: run `npm run build` first (npm test does)");
+  }
+  work = await mkdtemp(path.join(tmpdir(), "wink-package-"));
+  const packed = await run("npm", ["pack", "--json", "--pack-destination", work], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
+  const [info] = JSON.parse(packed.stdout) as { filename: string; files: { path: string }[] }[];
+  if (info === undefined) throw new Error(`npm pack printed no result: ${packed.stdout}`);
+  tarball = path.join(work, info.filename);
+  files = info.files.map((file) => file.path);
+  await run("mkdir", [consumer()]);
+  await writeFile(path.join(consumer(), "package.json"), `${JSON.stringify({ name: "consumer", version: "1.0.0", private: true, type: "module" })}\n`);
+  const installed = await run("npm", ["install", "--omit=dev", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=warn", tarball], { cwd: consumer(), maxBuffer: 64 * 1024 * 1024 });
+  installLog = `${installed.stdout}\n${installed.stderr}`;
+}, 300_000);
+
+afterAll(async () => {
+  if (work !== undefined) await rm(work, { recursive: true, force: true });
+});
+
+describe("npm pack", () => {
+  it("ships runtime files only: no source maps, no test-only modules, nothing that imports typescript", async () => {
+    expect(files).toContain("dist/server/cli.js");
+    expect(files).toContain("dist/shared/index.js");
+    expect(files).toContain("dist/shared/index.d.ts");
+    expect(files).toContain("dist/web/index.html");
+    expect(files.filter((file) => file.endsWith(".map"))).toEqual([]);
+    expect(files.filter((file) => TEST_ONLY.some((name) => file.includes(name)))).toEqual([]);
+    // Only the conformance suite (the `wink-debug/conformance` export, whose peer vitest is optional) may import vitest.
+    const shipped = files.filter((file) => file.endsWith(".js") && existsSync(path.join(ROOT, file)));
+    const importers: string[] = [];
+    for (const file of shipped) {
+      const text = await readFile(path.join(ROOT, file), "utf8");
+      if (/from\s*"typescript"|require\("typescript"\)/.test(text)) importers.push(`${file}: typescript`);
+      if (/from\s*"vitest"/.test(text) && !file.startsWith("dist/shared/filesystem/conformance/")) importers.push(`${file}: vitest`);
+    }
+    expect(importers).toEqual([]);
+  });
+
+  it("installs from the tarball with production dependencies only, without engine warnings on this Node", async () => {
+    expect(installLog).not.toMatch(/EBADENGINE|Unsupported engine/);
+    const manifest = JSON.parse(await readFile(path.join(consumer(), "node_modules", "wink-debug", "package.json"), "utf8")) as { engines: { node: string } };
+    expect(manifest.engines.node).toBe(">=20.19");
+    expect(process.versions.node.split(".").map(Number)).toSatisfy(([major, minor]: number[]) => (major ?? 0) > 20 || ((major ?? 0) === 20 && (minor ?? 0) >= 19));
+    expect(existsSync(path.join(consumer(), "node_modules", "vitest"))).toBe(false);
+    expect(existsSync(path.join(consumer(), "node_modules", "typescript"))).toBe(false);
+  });
+
+  it("runs `npx wink-debug DIR`, which answers over HTTP on loopback", async () => {
+    const child = spawn("npx", ["--no-install", "wink-debug", path.join(WINK_FIXTURES, "fszip-pr633"), "--port", "0"], { cwd: consumer(), stdio: ["ignore", "pipe", "pipe"], detached: true });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no URL printed: ${output}`)), 30_000);
+        child.stdout.on("data", () => {
+          const match = /http:\/\/127\.0\.0\.1:\d+\//.exec(output);
+          if (match !== null) {
+            clearTimeout(timer);
+            resolve(match[0]);
+          }
+        });
+        child.on("exit", (code) => reject(new Error(`wink-debug exited with ${code}: ${output}`)));
+      });
+      const meta = await fetch(`${url}api/meta`);
+      expect(meta.status).toBe(200);
+      expect(((await meta.json()) as { session_id: string }).session_id).toBe("0f5f356f-9bfe-4e60-8222-b6a717dc8521");
+      const page = await fetch(url, { headers: { accept: "text/html" } });
+      const html = await page.text();
+      expect(html.toLowerCase()).toContain("<!doctype html>");
+      const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+      expect(script).toBeDefined();
+      const asset = await fetch(new URL(script ?? "/", url));
+      expect([asset.status, asset.headers.get("content-type")]).toEqual([200, "text/javascript; charset=utf-8"]);
+    } finally {
+      if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, "SIGTERM");
+    }
+  }, 60_000);
+
+  it("imports wink-debug/shared from the installed package", async () => {
+    const script = `
+      const shared = await import("wink-debug/shared");
+      const fs = new shared.InMemoryFilesystem();
+      await fs.write("a.txt", "hello\\n");
+      const parsed = shared.parsePythonJson('{"n": NaN, "big": 123456789012345678901234567890}');
+      console.log(JSON.stringify({ read: (await fs.read("a.txt")).content, big: String(parsed.big), exports: Object.keys(shared).length }));
+    `;
+    const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], { cwd: consumer() });
+    const result = JSON.parse(stdout) as { read: string; big: string; exports: number };
+    expect(result.read).toContain("hello");
+    expect(result.big).toBe("123456789012345678901234567890");
+    expect(result.exports).toBeGreaterThan(100);
+  }, 60_000);
+});
