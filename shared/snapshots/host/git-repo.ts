@@ -76,10 +76,15 @@ export class GitSnapshotRepo {
   constructor(gitDir: string, workTree: string | null) {
     this.gitDir = gitDir;
     this.git = new GitProcess(gitDir, workTree);
-    this.indexFile = path.join(gitDir, "wink", "index.json");
+    this.indexFile = GitSnapshotRepo.indexFileOf(gitDir);
   }
 
   /** Create the bare repository if `gitDir` is missing or empty; adopt it if it already is one. */
+  /** Where the workspace index (stat cache) of the repository at `gitDir` is kept. */
+  static indexFileOf(gitDir: string): string {
+    return path.join(gitDir, "wink", "index.json");
+  }
+
   async ensure(): Promise<void> {
     const exists = existsSync(this.gitDir);
     const empty = !exists || readdirSync(this.gitDir).length === 0;

@@ -19,7 +19,7 @@ import type { FilesystemDiff, FilesystemSnapshot } from "../types.js";
 import { compareBytePaths, toBytePath } from "./byte-paths.js";
 import { GitObjectReader } from "./git-object-reader.js";
 import { FastImportWriter } from "./git-fast-import.js";
-import { requireGit } from "./git-process.js";
+import { isGitAvailable, requireGit } from "./git-process.js";
 import {
   defaultPerm,
   encodeCommitMessage,
@@ -40,11 +40,13 @@ import type { HostSnapshotStrategy, OperationStats, SnapshotDraft, StrategyConte
 import { loadWorkspaceIndex, saveWorkspaceIndex, type IndexEntry, type WorkspaceIndex } from "./workspace-index.js";
 import { releaseGitSnapshots } from "./release.js";
 import { assertOutsideWorkspace } from "./storage-dir.js";
-import { scanWorkspaceFast } from "./scan-pool.js";
+import { PARALLEL_SCAN_MIN_ENTRIES, scanWorkspaceFast, startScanPool } from "./scan-pool.js";
 import { ScanError, type IndexedScan } from "./workspace-scan.js";
 
 /** Run `git gc --auto` after this many snapshots (packs the loose objects small snapshots leave). */
 const COMPACT_EVERY = 50;
+/** An index file this big lists enough leaves for the walk to go to the worker pool (~80+ bytes a leaf). */
+const BIG_INDEX_FILE_BYTES = PARALLEL_SCAN_MIN_ENTRIES * 80;
 
 export interface GitStrategyOptions {
   /** External git directory; default: a new `wink-git-*` directory under the system temp dir, made on first use. */
@@ -77,11 +79,18 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
     return this.gitDirPath;
   }
 
-  private async ensureRepo(): Promise<GitSnapshotRepo> {
-    await requireGit();
+  /**
+   * The repository, made when missing. `checkGit: false` (restore, whose first git process
+   * is a reader) does not wait for the `git --version` check before using an existing
+   * repository: the caller turns a failure into the check's message (see gitMissingReason).
+   */
+  private async ensureRepo(checkGit = true): Promise<GitSnapshotRepo> {
+    if (checkGit) await requireGit();
+    else void isGitAvailable();
     if (this.gitDirPath === null) this.gitDirPath = mkdtempSync(path.join(tmpdir(), "wink-git-"));
     assertOutsideWorkspace(this.gitDirPath, this.context.root, "git directory");
     if (this.repo === null || this.repo.gitDir !== this.gitDirPath) {
+      if (!checkGit && !existsDir(path.join(this.gitDirPath, "objects"))) await requireGit(); // it will run git init
       const repo = new GitSnapshotRepo(this.gitDirPath, this.context.root);
       await repo.ensure();
       this.repo = repo;
@@ -183,20 +192,20 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
   }
 
   /** The repository a snapshot lives in; adopts the snapshot's git dir when we have none yet. */
-  private async repoFor(snapshot: FilesystemSnapshot): Promise<GitSnapshotRepo> {
+  private async repoFor(snapshot: FilesystemSnapshot, checkGit = true): Promise<GitSnapshotRepo> {
     const wanted = snapshot.gitDir ? path.resolve(snapshot.gitDir) : null;
     if (wanted !== null && wanted !== this.gitDirPath) {
       if (this.repo === null && (this.gitDirPath === null || !existsDir(this.gitDirPath))) {
         this.gitDirPath = wanted;
       } else {
         // Another filesystem's repository: read from it, leave it as it is.
-        await requireGit();
+        if (checkGit) await requireGit();
         if (!existsDir(wanted)) throw new SnapshotError(`the git directory ${wanted} does not exist`, { gitDir: wanted });
         return new GitSnapshotRepo(wanted, this.context.root);
       }
     }
     if (this.gitDirPath === null) throw new SnapshotIncompatibleError("The snapshot names no git directory and this filesystem has none", { snapshotId: snapshot.snapshotId });
-    return this.ensureRepo();
+    return this.ensureRepo(checkGit);
   }
 
   async restore(snapshot: FilesystemSnapshot): Promise<void> {
@@ -205,12 +214,17 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
     if (!isCommitId(snapshot.commitRef)) throw fail(`${JSON.stringify(snapshot.commitRef)} is not a git commit id`);
     const gitDir = snapshot.gitDir ?? this.gitDirPath;
     if (gitDir === null || !existsDir(gitDir)) throw fail(`the git directory ${gitDir ?? "(none)"} does not exist`);
+    // First restore in this process: a big workspace's walk will want the worker threads,
+    // so they start now, while git is checked and its processes start.
+    if (!this.indexLoaded && (statSync(GitSnapshotRepo.indexFileOf(gitDir), { throwIfNoEntry: false })?.size ?? 0) >= BIG_INDEX_FILE_BYTES) startScanPool();
     let repo: GitSnapshotRepo;
     try {
-      repo = await this.repoFor(snapshot);
+      // git is checked while its first processes start, not before (a first restore in a
+      // process would otherwise wait for `git --version`, then for cat-file).
+      repo = await this.repoFor(snapshot, false);
     } catch (error) {
       if (error instanceof SnapshotIncompatibleError) throw error;
-      throw fail(message(error), error);
+      throw fail((await gitMissingReason()) ?? message(error), error);
     }
     const ours = repo === this.repo;
     const objects = new GitObjectReader(repo.git);
@@ -235,7 +249,7 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
     } catch (error) {
       if (error instanceof SnapshotRestoreError) throw error;
       const reason = error instanceof Error && error.name === "MissingObjectError" ? `the snapshot is corrupt (${message(error)})` : message(error);
-      throw fail(reason, error);
+      throw fail((await gitMissingReason()) ?? reason, error);
     } finally {
       await objects.close().catch(() => objects.destroy());
     }
@@ -250,7 +264,11 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
    */
   private async compareWorkspace(repo: GitSnapshotRepo, objects: GitObjectReader, commitRef: string, pending: Promise<SnapshotCommit>): Promise<WorkspaceComparison> {
     pending.catch(() => undefined); // awaited below; not unhandled while the walk runs
-    let index = repo === this.repo ? await this.currentIndex(repo) : null;
+    // An index not checked yet is checked here, through the cat-file process already running,
+    // rather than by a `git rev-parse` of its own before the walk (a process start saved on
+    // the first restore or diff of a process).
+    const unchecked = repo === this.repo && !this.indexLoaded;
+    let index = repo !== this.repo ? null : unchecked ? loadWorkspaceIndex(repo.indexFile, this.context.root) : this.index;
     const mirrored = index !== null && index.ref !== commitRef ? readCommit(objects, index.ref) : null;
     mirrored?.catch(() => undefined);
     let scan = await this.scan(index);
@@ -260,6 +278,10 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
       // The index mirrors a commit this repository lacks: compare everything.
       index = null;
       scan = await this.scan(null);
+    }
+    if (unchecked) {
+      this.index = index;
+      this.indexLoaded = true;
     }
     const changes = await treeChanges(objects, commit.tree, base?.tree ?? null);
     const read = await readUntrustedLeaves(scan, new LeafReader(this.rootBytes));
@@ -346,6 +368,14 @@ interface WorkspaceComparison {
   readonly changes: TreeChanges;
   readonly scan: IndexedScan;
   readonly read: ReadLeaves;
+}
+
+/** The message of the failed `git --version` check, or null when git runs. */
+async function gitMissingReason(): Promise<string | null> {
+  return requireGit().then(
+    () => null,
+    (error: unknown) => message(error),
+  );
 }
 
 function existsDir(dir: string): boolean {

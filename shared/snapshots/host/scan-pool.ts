@@ -278,7 +278,8 @@ function sharedPool(): ScanPool {
  * then starts the pool for next time if the workspace turned out big.
  */
 export async function scanWorkspaceFast(rootBytes: string, baseline: ScanBaseline | null, options: ScanOptions = {}): Promise<IndexedScan> {
-  if (pool?.ready === true && (baseline?.entries.size ?? 0) >= PARALLEL_SCAN_MIN_ENTRIES) {
+  // A pool started ahead of this walk (see startScanPool) is worth its last milliseconds of start-up.
+  if (pool !== null && (baseline?.entries.size ?? 0) >= PARALLEL_SCAN_MIN_ENTRIES && (await scanPoolStarted())) {
     try {
       return await pool.scan(rootBytes, baseline, options);
     } catch (error) {
@@ -289,6 +290,15 @@ export async function scanWorkspaceFast(rootBytes: string, baseline: ScanBaselin
   const scan = scanAgainstIndex(rootBytes, baseline, options);
   if (scan.leafCount >= PARALLEL_SCAN_MIN_ENTRIES) sharedPool();
   return scan;
+}
+
+/**
+ * Starts the pool now, for a big walk coming soon: its threads then start while the caller
+ * waits for other things (git processes, on a first restore in a process) rather than
+ * leaving that first walk to this thread.
+ */
+export function startScanPool(): void {
+  sharedPool();
 }
 
 /** Walk on the worker pool whatever the size (waits for the pool to start). */
