@@ -13,10 +13,17 @@
  * default durable restore. Bare git runs with gc.auto=0 (no background gc mid-measurement). reflink runs on a loop-mounted XFS image when the temp dir cannot
  * clone (root and mkfs.xfs needed; otherwise it is reported as unavailable).
  *
- * Run: node --import tsx bench/host-snapshots.bench.ts [5000,50000]
+ * First restore in a new process (git, the default strategy): what an agent rolling back or
+ * a CLI pays, since it restores once per process. A workspace is snapshotted twice (3 files
+ * changed in between) by this process; then, REPEATS times, 3 files are changed and a fresh
+ * Node process (bench/first-restore-child.mjs, on the built library in dist/) restores the
+ * first snapshot, timing that first call, changes the files again and times a second
+ * (warm) restore. Peer: `git reset --hard && git clean -fdx` with 3 files changed.
+ *
+ * Run: node --import tsx bench/host-snapshots.bench.ts [5000,50000]   (FIRST_RESTORE_ONLY=1: only the new-process restores)
  */
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -31,6 +38,7 @@ const SIZES = (process.argv[2] ?? "5000,10000,50000").split(",").map(Number);
 const REPEATS = 5;
 const EDITS = 10;
 const RACY_WAIT_MS = 150;
+const FIRST_RESTORE_ONLY = process.env.FIRST_RESTORE_ONLY === "1";
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
@@ -136,6 +144,66 @@ async function measureOurs(root: string, files: number, strategy: HostSnapshotSt
   }
 }
 
+const LIBRARY = path.resolve(import.meta.dirname, "..", "dist", "shared", "index.js");
+const CHILD = path.join(import.meta.dirname, "first-restore-child.mjs");
+const FIRST_EDITS = 3;
+
+interface FirstRestore {
+  first: number;
+  warm: number;
+  bare: number;
+}
+
+/** First and warm git restores in fresh processes, next to bare git (see the module comment). */
+async function measureFirstRestore(pristine: string, work: string, files: number): Promise<FirstRestore> {
+  const root = path.join(work, "first-restore");
+  const bare = path.join(work, "first-restore-bare");
+  cpSync(pristine, root, { recursive: true });
+  cpSync(pristine, bare, { recursive: true });
+  const edits = editPaths(files).slice(0, FIRST_EDITS);
+  const gitDir = path.join(work, "first-restore-git");
+  const state = mkdtempSync(path.join(tmpdir(), "wink-bench-state-"));
+  const bareGitDir = mkdtempSync(path.join(tmpdir(), "wink-bench-bare-"));
+  try {
+    const snapshots = new HostSnapshots(root, { strategy: "git", gitDir, treeApply: { stateDir: state, durable: false } });
+    await sleep(RACY_WAIT_MS);
+    const base = await snapshots.snapshot();
+    for (const rel of edits) writeFileSync(path.join(root, rel), "changed before the second snapshot\n");
+    await snapshots.snapshot();
+    execFileSync("git", ["init", "-q", "--bare", bareGitDir]);
+    bareGit(bare, bareGitDir, "add", "-A", ".");
+    bareGit(bare, bareGitDir, "commit", "-q", "-m", "base");
+    const first: number[] = [];
+    const warm: number[] = [];
+    const peer: number[] = [];
+    for (let round = 0; round < REPEATS; round++) {
+      for (const rel of edits) writeFileSync(path.join(root, rel), `edited in round ${round}\n`);
+      const output = execFileSync(process.execPath, [CHILD, LIBRARY, root, gitDir, state, JSON.stringify(base), JSON.stringify(edits)]).toString();
+      const figures = JSON.parse(output) as { first: number; warm: number };
+      first.push(figures.first);
+      warm.push(figures.warm);
+      for (const rel of edits) writeFileSync(path.join(bare, rel), `edited in round ${round}\n`);
+      peer.push(
+        (
+          await timed(() => {
+            bareGit(bare, bareGitDir, "reset", "-q", "--hard", "HEAD");
+            bareGit(bare, bareGitDir, "clean", "-fdxq");
+          })
+        )[1],
+      );
+    }
+    return { first: median(first), warm: median(warm), bare: median(peer) };
+  } finally {
+    rmSync(state, { recursive: true, force: true });
+    rmSync(bareGitDir, { recursive: true, force: true });
+  }
+}
+
+function reportFirstRestore(fresh: FirstRestore, files: number): void {
+  const ratio = (value: number): string => `${value.toFixed(0)} ms (${(value / fresh.bare).toFixed(2)}×)`;
+  console.log(`${files.toLocaleString("en-US")} files, git restore of ${FIRST_EDITS} changed files in a new process: first call ${ratio(fresh.first)}, warm ${ratio(fresh.warm)}; bare git reset --hard + clean -fdx ${fresh.bare.toFixed(0)} ms`);
+}
+
 function row(label: string, ours: Figures | null, git: Figures): string {
   if (ours === null) return `${label.padEnd(12)} unavailable here`;
   const cell = (a: number, b: number): string => `${a.toFixed(0).padStart(7)} ms ${`(${(a / b).toFixed(2)}×)`.padStart(9)}`;
@@ -143,6 +211,7 @@ function row(label: string, ours: Figures | null, git: Figures): string {
 }
 
 async function main(): Promise<void> {
+  if (!existsSync(LIBRARY)) throw new Error("dist/shared/index.js is missing: run npm run build first (npm run bench does)");
   const reflink = ReflinkArea.create("1G");
   try {
     console.log(`host snapshots vs bare git CLI — ${EDITS} edits, median of ${REPEATS} rounds; ratio = ours / bare git`);
@@ -156,6 +225,10 @@ async function main(): Promise<void> {
           cpSync(pristine, dir, { recursive: true });
           return dir;
         };
+        if (FIRST_RESTORE_ONLY) {
+          reportFirstRestore(await measureFirstRestore(pristine, work, files), files);
+          continue;
+        }
         const git = await measureBareGit(copy("bare-git"), files);
         const results: [string, Figures | null][] = [];
         for (const strategy of ["git", "copy", "archive"] as const) results.push([strategy, await measureOurs(copy(strategy), files, strategy, work)]);
@@ -171,6 +244,7 @@ async function main(): Promise<void> {
         console.log(`\n${files.toLocaleString("en-US")} files        first snapshot        incremental           restore`);
         console.log(row("bare git", git, git));
         for (const [label, figures] of results) console.log(row(label, figures, git));
+        reportFirstRestore(await measureFirstRestore(pristine, work, files), files);
       } finally {
         rmSync(work, { recursive: true, force: true });
       }
