@@ -144,7 +144,8 @@ async function measureOurs(root: string, files: number, strategy: HostSnapshotSt
   }
 }
 
-const LIBRARY = path.resolve(import.meta.dirname, "..", "dist", "shared", "index.js");
+/** The built library the new processes restore with (`WINK_LIBRARY=…/dist/shared/index.js` measures another build). */
+const LIBRARY = process.env.WINK_LIBRARY ?? path.resolve(import.meta.dirname, "..", "dist", "shared", "index.js");
 const CHILD = path.join(import.meta.dirname, "first-restore-child.mjs");
 const FIRST_EDITS = 3;
 

@@ -27,7 +27,8 @@ import { ensureSessionCorpus } from "./session-corpus.js";
 import { WORK, directoryBytes, median } from "./server-fixtures.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
-const CLI = path.join(ROOT, "dist", "server", "cli.js");
+/** The CLI measured (`WINK_CLI=path/to/dist/server/cli.js` measures another build, e.g. an older commit's). */
+const CLI = process.env.WINK_CLI ?? path.join(ROOT, "dist", "server", "cli.js");
 const PEER = path.join(import.meta.dirname, "walk-peer-server.mjs");
 const BARE = "const s=require('node:http').createServer((q,r)=>r.end('{}'));s.listen(0,'127.0.0.1',()=>console.log('http://127.0.0.1:'+s.address().port+'/'))";
 const WALKS = Number(process.env.WALKS ?? 3);
