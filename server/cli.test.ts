@@ -135,6 +135,11 @@ describe("wink-debug CLI", () => {
     const bad = startCli(["--port", "eighty"]);
     expect(await bad.exit).toBe(2);
     expect(bad.errors()).toContain("--port");
+    const refused = ["8", "lots"].map((memory) => ({ memory, cli: startCli([path.join(FIXTURES, "fszip-pr633"), "--memory", memory]) }));
+    for (const { memory, cli } of refused) {
+      expect(await cli.exit, memory).toBe(2);
+      expect(cli.errors()).toContain(`--memory must be a whole number of MiB, at least 16, got ${memory}`);
+    }
   }, SEVERAL_STARTS_MS);
 
   it("serves a folder of WINK debug bundles", async () => {
@@ -146,6 +151,15 @@ describe("wink-debug CLI", () => {
     expect((await (await fetch(`${url}api/logs/facets`)).json()) as { levels: unknown[] }).toHaveProperty("levels");
     folder.child.kill("SIGTERM");
     expect(await folder.exit).toBe(0);
+  });
+
+  it("serves with a memory budget given by --memory", async () => {
+    const cli = startCli([path.join(FIXTURES, "fszip-pr633"), "--port", "0", "--memory", "16"]);
+    const url = await waitForUrl(cli.output);
+    expect((await fetch(`${url}api/meta`)).status).toBe(200);
+    expect((await (await fetch(`${url}api/filesystem/tree`)).json()) as unknown[]).toHaveLength(18);
+    cli.child.kill("SIGTERM");
+    expect(await cli.exit).toBe(0);
   });
 
   it("serves one debug bundle given directly", async () => {
@@ -174,6 +188,7 @@ describe("wink-debug CLI", () => {
     const help = startCli(["--help"]);
     expect(await help.exit).toBe(0);
     expect(help.output()).toContain("Usage: wink-debug");
+    expect(help.output()).toMatch(/--memory MIB +memory for caches .*\(default 96\)/s);
     const version = startCli(["--version"]);
     expect(await version.exit).toBe(0);
     expect(version.output()).toMatch(/^wink-debug \d+\.\d+\.\d+/);
