@@ -202,8 +202,13 @@ describe("git strategy: the external repository", () => {
 
   it("takes a killed writer that is still a zombie (not yet reaped) for gone", async () => {
     const { root, snapshots, gitDir, lock, noted } = await snapshottedRepo();
-    // `true` exits at once; its parent execs into sleep, which never reaps it: a zombie for as long as sleep runs.
-    const parent = spawn("sh", ["-c", "true & echo $!; exec sleep 30"], { stdio: ["ignore", "pipe", "ignore"] });
+    // The child exits at once and its parent never waits for it: a zombie for as long as the parent sleeps.
+    // (A shell is no good here: dash may reap its background job before it execs into sleep.)
+    const parent = spawn(
+      "python3",
+      ["-c", "import os, sys, time\npid = os.fork()\nif pid == 0: os._exit(0)\nprint(pid, flush=True)\ntime.sleep(30)"],
+      { stdio: ["ignore", "pipe", "ignore"] },
+    );
     try {
       const zombie = await new Promise<string>((resolve) => parent.stdout.once("data", (data: Buffer) => resolve(data.toString().trim())));
       for (let tries = 0; !readFileSync(`/proc/${zombie}/stat`, "latin1").includes(") Z "); tries++) {
