@@ -40,6 +40,7 @@ import { filesystemRoutes } from "./routes/filesystem.js";
 import { legacyRoutes } from "./routes/legacy.js";
 import { searchRoutes } from "./routes/search.js";
 import { sessionRoutes } from "./routes/sessions.js";
+import { runRoutes } from "./routes/runs.js";
 import { toolCallRoutes } from "./routes/tool-calls.js";
 
 export interface AppOptions {
@@ -142,6 +143,7 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   await app.register(diffRoutes, { state });
   await app.register(searchRoutes, { state });
   await app.register(bundleRoutes, { state });
+  await app.register(runRoutes, { state });
   await app.register(eventRoutes, { state, events });
   await app.register(spaFallback, { webDir: options.webDir ?? path.join(packageRoot(), "dist", "web") });
 

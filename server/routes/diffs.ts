@@ -4,7 +4,7 @@
  * demand), `/api/diff/slice` (one slice item by item).
  */
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { diffFileLists, diffSlice, diffSliceSummaries, diffSourceFile } from "../../shared/viewer/index.js";
+import { diffSlice, diffSliceSummaries, diffSourceFile, diffWorkspaces } from "../../shared/viewer/index.js";
 import type { SnapshotRefView } from "../../shared/viewer/index.js";
 import { badRequest } from "../errors.js";
 import { gitDiffHunks } from "../library/git-diff.js";
@@ -46,7 +46,11 @@ export const diffRoutes: FastifyPluginAsyncTypebox<DiffRoutesOptions> = async (a
     const targetSnapshot = await state.snapshot(target);
     const [baseWorkspace, targetWorkspace] = await Promise.all([state.workspace(base), state.workspace(target)]);
     const [baseEntries, targetEntries] = await Promise.all([baseWorkspace.source?.list() ?? [], targetWorkspace.source?.list() ?? []]);
-    const { diff: _diff, ...files } = diffFileLists({ kind: baseWorkspace.source?.kind ?? null, entries: baseEntries }, { kind: targetWorkspace.source?.kind ?? null, entries: targetEntries });
+    const { renames, copies, similarity } = request.query;
+    const files = await diffWorkspaces(
+      { base: { source: baseWorkspace.source, entries: baseEntries }, target: { source: targetWorkspace.source, entries: targetEntries } },
+      { renames: renames !== "0", copies: copies !== "0", threshold: similarity ?? 50 },
+    );
     return { base: refOf(base), target: refOf(target), files, slices: diffSliceSummaries(baseSnapshot, targetSnapshot) };
   });
 
@@ -54,7 +58,8 @@ export const diffRoutes: FastifyPluginAsyncTypebox<DiffRoutesOptions> = async (a
     const path = workspacePath(request.query.path);
     const { base, target } = await sides(request.query);
     const [baseWorkspace, targetWorkspace] = await Promise.all([state.workspace(base), state.workspace(target)]);
-    return diffSourceFile(baseWorkspace.source, targetWorkspace.source, path, { fallback: gitDiffHunks });
+    const basePath = request.query.base_path === undefined ? path : workspacePath(request.query.base_path);
+    return diffSourceFile(baseWorkspace.source, targetWorkspace.source, path, { fallback: gitDiffHunks, basePath });
   });
 
   app.get("/api/diff/slice", { schema: { querystring: SliceDiffQuery, response: { 200: SliceDiff, ...errorResponses } } }, async (request) => {

@@ -16,8 +16,23 @@ export const diffSideProperties = {
   target_session: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
 };
 
-export const DiffQuery = Type.Object(diffSideProperties, { additionalProperties: false });
-export const FileDiffQuery = Type.Object({ ...diffSideProperties, path: Type.String({ minLength: 1, maxLength: 4096 }) }, { additionalProperties: false });
+/** Rename and copy detection (git's `-M`/`-C`): on by default, at 50 % similarity. */
+export const renameProperties = {
+  renames: Type.Optional(Type.Union([Type.Literal("0"), Type.Literal("1")])),
+  copies: Type.Optional(Type.Union([Type.Literal("0"), Type.Literal("1")])),
+  similarity: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+};
+
+export const DiffQuery = Type.Object({ ...diffSideProperties, ...renameProperties }, { additionalProperties: false });
+export const FileDiffQuery = Type.Object(
+  {
+    ...diffSideProperties,
+    path: Type.String({ minLength: 1, maxLength: 4096 }),
+    /** The file's path in the base, for a renamed or copied file. */
+    base_path: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
+  },
+  { additionalProperties: false },
+);
 export const SliceDiffQuery = Type.Object({ ...diffSideProperties, slice_type: Type.String({ minLength: 1 }) }, { additionalProperties: false });
 
 const SliceChangeStatus = Type.Union([Type.Literal("added"), Type.Literal("removed"), Type.Literal("changed"), Type.Literal("unchanged")]);
@@ -40,7 +55,9 @@ export const SnapshotDiff = Type.Object({
     changes: Type.Array(
       Type.Object({
         path: Type.String(),
-        status: ChangeKind,
+        status: Type.Union([ChangeKind, Type.Literal("renamed"), Type.Literal("copied")]),
+        old_path: Type.Union([Type.String(), Type.Null()]),
+        similarity: Type.Union([Type.Integer(), Type.Null()]),
         base_size: Type.Union([Type.Integer(), Type.Null()]),
         target_size: Type.Union([Type.Integer(), Type.Null()]),
       }),
@@ -48,7 +65,10 @@ export const SnapshotDiff = Type.Object({
     added: Type.Integer(),
     modified: Type.Integer(),
     deleted: Type.Integer(),
+    renamed: Type.Integer(),
+    copied: Type.Integer(),
     unchanged_count: Type.Integer(),
+    rename_detection: Type.Object({ renames: Type.Boolean(), copies: Type.Boolean(), threshold: Type.Integer(), limited: Type.Boolean() }),
   }),
   slices: Type.Array(
     Type.Object({
@@ -67,7 +87,8 @@ export const SnapshotDiff = Type.Object({
 
 export const FileDiff = Type.Object({
   path: Type.String(),
-  status: Type.Union([ChangeKind, Type.Literal("unchanged")]),
+  old_path: Type.Union([Type.String(), Type.Null()]),
+  status: Type.Union([ChangeKind, Type.Literal("renamed"), Type.Literal("unchanged")]),
   base_size: Type.Union([Type.Integer(), Type.Null()]),
   target_size: Type.Union([Type.Integer(), Type.Null()]),
   binary: Type.Boolean(),

@@ -10,4 +10,5 @@ export * from "./diffs.js";
 export * from "./search.js";
 export * from "./tool-calls.js";
 export * from "./bundles.js";
+export * from "./runs.js";
 export type * from "./types.js";

@@ -2463,7 +2463,8 @@ return errors === 0;
 }
 
 export const validator12 = validate22;
-const schema23 = {"type":"object","properties":{"base_file":{"type":"string","minLength":1,"maxLength":4096},"base_line":{"type":"integer","minimum":1},"base_session":{"type":"string","minLength":1,"maxLength":1024},"target_file":{"type":"string","minLength":1,"maxLength":4096},"target_line":{"type":"integer","minimum":1},"target_session":{"type":"string","minLength":1,"maxLength":1024}},"additionalProperties":false};
+const schema23 = {"type":"object","properties":{"base_file":{"type":"string","minLength":1,"maxLength":4096},"base_line":{"type":"integer","minimum":1},"base_session":{"type":"string","minLength":1,"maxLength":1024},"target_file":{"type":"string","minLength":1,"maxLength":4096},"target_line":{"type":"integer","minimum":1},"target_session":{"type":"string","minLength":1,"maxLength":1024},"renames":{"anyOf":[{"type":"string","const":"0"},{"type":"string","const":"1"}]},"copies":{"anyOf":[{"type":"string","const":"0"},{"type":"string","const":"1"}]},"similarity":{"type":"integer","minimum":1,"maximum":100}},"additionalProperties":false};
+const func43 = Object.prototype.hasOwnProperty;
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2472,7 +2473,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((((key0 === "base_file") || (key0 === "base_line")) || (key0 === "base_session")) || (key0 === "target_file")) || (key0 === "target_line")) || (key0 === "target_session"))){
+if(!(func43.call(schema23.properties, key0))){
 delete data[key0];
 }
 }
@@ -2772,6 +2773,323 @@ var valid0 = _errs12 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+if(data.renames !== undefined){
+let data6 = data.renames;
+const _errs14 = errors;
+const _errs15 = errors;
+let valid1 = false;
+const _errs16 = errors;
+if(typeof data6 !== "string"){
+let dataType6 = typeof data6;
+let coerced6 = undefined;
+if(dataType6 == 'object' && Array.isArray(data6) && data6.length == 1){
+data6 = data6[0];
+dataType6 = typeof data6;
+if(typeof data6 === "string"){
+coerced6 = data6;
+}
+}
+if(!(coerced6 !== undefined)){
+if(dataType6 == "number" || dataType6 == "boolean"){
+coerced6 = "" + data6;
+}
+else if(data6 === null){
+coerced6 = "";
+}
+else {
+const err0 = {instancePath:instancePath+"/renames",schemaPath:"#/properties/renames/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced6 !== undefined){
+data6 = coerced6;
+if(data !== undefined){
+data["renames"] = coerced6;
+}
+}
+}
+if("0" !== data6){
+const err1 = {instancePath:instancePath+"/renames",schemaPath:"#/properties/renames/anyOf/0/const",keyword:"const",params:{allowedValue: "0"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs16 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const _errs18 = errors;
+if(typeof data6 !== "string"){
+let dataType7 = typeof data6;
+let coerced7 = undefined;
+if(dataType7 == 'object' && Array.isArray(data6) && data6.length == 1){
+data6 = data6[0];
+dataType7 = typeof data6;
+if(typeof data6 === "string"){
+coerced7 = data6;
+}
+}
+if(!(coerced7 !== undefined)){
+if(dataType7 == "number" || dataType7 == "boolean"){
+coerced7 = "" + data6;
+}
+else if(data6 === null){
+coerced7 = "";
+}
+else {
+const err2 = {instancePath:instancePath+"/renames",schemaPath:"#/properties/renames/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(coerced7 !== undefined){
+data6 = coerced7;
+if(data !== undefined){
+data["renames"] = coerced7;
+}
+}
+}
+if("1" !== data6){
+const err3 = {instancePath:instancePath+"/renames",schemaPath:"#/properties/renames/anyOf/1/const",keyword:"const",params:{allowedValue: "1"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var _valid0 = _errs18 === errors;
+valid1 = valid1 || _valid0;
+}
+if(!valid1){
+const err4 = {instancePath:instancePath+"/renames",schemaPath:"#/properties/renames/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+validate22.errors = vErrors;
+return false;
+}
+else {
+errors = _errs15;
+if(vErrors !== null){
+if(_errs15){
+vErrors.length = _errs15;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.copies !== undefined){
+let data7 = data.copies;
+const _errs20 = errors;
+const _errs21 = errors;
+let valid2 = false;
+const _errs22 = errors;
+if(typeof data7 !== "string"){
+let dataType8 = typeof data7;
+let coerced8 = undefined;
+if(dataType8 == 'object' && Array.isArray(data7) && data7.length == 1){
+data7 = data7[0];
+dataType8 = typeof data7;
+if(typeof data7 === "string"){
+coerced8 = data7;
+}
+}
+if(!(coerced8 !== undefined)){
+if(dataType8 == "number" || dataType8 == "boolean"){
+coerced8 = "" + data7;
+}
+else if(data7 === null){
+coerced8 = "";
+}
+else {
+const err5 = {instancePath:instancePath+"/copies",schemaPath:"#/properties/copies/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(coerced8 !== undefined){
+data7 = coerced8;
+if(data !== undefined){
+data["copies"] = coerced8;
+}
+}
+}
+if("0" !== data7){
+const err6 = {instancePath:instancePath+"/copies",schemaPath:"#/properties/copies/anyOf/0/const",keyword:"const",params:{allowedValue: "0"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+var _valid1 = _errs22 === errors;
+valid2 = valid2 || _valid1;
+if(!valid2){
+const _errs24 = errors;
+if(typeof data7 !== "string"){
+let dataType9 = typeof data7;
+let coerced9 = undefined;
+if(dataType9 == 'object' && Array.isArray(data7) && data7.length == 1){
+data7 = data7[0];
+dataType9 = typeof data7;
+if(typeof data7 === "string"){
+coerced9 = data7;
+}
+}
+if(!(coerced9 !== undefined)){
+if(dataType9 == "number" || dataType9 == "boolean"){
+coerced9 = "" + data7;
+}
+else if(data7 === null){
+coerced9 = "";
+}
+else {
+const err7 = {instancePath:instancePath+"/copies",schemaPath:"#/properties/copies/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(coerced9 !== undefined){
+data7 = coerced9;
+if(data !== undefined){
+data["copies"] = coerced9;
+}
+}
+}
+if("1" !== data7){
+const err8 = {instancePath:instancePath+"/copies",schemaPath:"#/properties/copies/anyOf/1/const",keyword:"const",params:{allowedValue: "1"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+var _valid1 = _errs24 === errors;
+valid2 = valid2 || _valid1;
+}
+if(!valid2){
+const err9 = {instancePath:instancePath+"/copies",schemaPath:"#/properties/copies/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+validate22.errors = vErrors;
+return false;
+}
+else {
+errors = _errs21;
+if(vErrors !== null){
+if(_errs21){
+vErrors.length = _errs21;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs20 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.similarity !== undefined){
+let data8 = data.similarity;
+const _errs26 = errors;
+if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
+let dataType10 = typeof data8;
+let coerced10 = undefined;
+if(dataType10 == 'object' && Array.isArray(data8) && data8.length == 1){
+data8 = data8[0];
+dataType10 = typeof data8;
+if(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8))){
+coerced10 = data8;
+}
+}
+if(!(coerced10 !== undefined)){
+if(dataType10 === "boolean" || data8 === null
+              || (dataType10 === "string" && data8 && data8 == +data8 && !(data8 % 1))){
+coerced10 = +data8;
+}
+else {
+validate22.errors = [{instancePath:instancePath+"/similarity",schemaPath:"#/properties/similarity/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced10 !== undefined){
+data8 = coerced10;
+if(data !== undefined){
+data["similarity"] = coerced10;
+}
+}
+}
+if(errors === _errs26){
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 > 100 || isNaN(data8)){
+validate22.errors = [{instancePath:instancePath+"/similarity",schemaPath:"#/properties/similarity/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"}];
+return false;
+}
+else {
+if(data8 < 1 || isNaN(data8)){
+validate22.errors = [{instancePath:instancePath+"/similarity",schemaPath:"#/properties/similarity/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs26 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
 }
 }
 }
@@ -2789,7 +3107,7 @@ return errors === 0;
 }
 
 export const validator13 = validate23;
-const schema24 = {"type":"object","required":["path"],"properties":{"base_file":{"type":"string","minLength":1,"maxLength":4096},"base_line":{"type":"integer","minimum":1},"base_session":{"type":"string","minLength":1,"maxLength":1024},"target_file":{"type":"string","minLength":1,"maxLength":4096},"target_line":{"type":"integer","minimum":1},"target_session":{"type":"string","minLength":1,"maxLength":1024},"path":{"type":"string","minLength":1,"maxLength":4096}},"additionalProperties":false};
+const schema24 = {"type":"object","required":["path"],"properties":{"base_file":{"type":"string","minLength":1,"maxLength":4096},"base_line":{"type":"integer","minimum":1},"base_session":{"type":"string","minLength":1,"maxLength":1024},"target_file":{"type":"string","minLength":1,"maxLength":4096},"target_line":{"type":"integer","minimum":1},"target_session":{"type":"string","minLength":1,"maxLength":1024},"path":{"type":"string","minLength":1,"maxLength":4096},"base_path":{"type":"string","minLength":1,"maxLength":4096}},"additionalProperties":false};
 
 function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2804,7 +3122,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((((((key0 === "base_file") || (key0 === "base_line")) || (key0 === "base_session")) || (key0 === "target_file")) || (key0 === "target_line")) || (key0 === "target_session")) || (key0 === "path"))){
+if(!((((((((key0 === "base_file") || (key0 === "base_line")) || (key0 === "base_session")) || (key0 === "target_file")) || (key0 === "target_line")) || (key0 === "target_session")) || (key0 === "path")) || (key0 === "base_path"))){
 delete data[key0];
 }
 }
@@ -3155,6 +3473,59 @@ var valid0 = _errs14 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.base_path !== undefined){
+let data7 = data.base_path;
+const _errs16 = errors;
+if(typeof data7 !== "string"){
+let dataType7 = typeof data7;
+let coerced7 = undefined;
+if(dataType7 == 'object' && Array.isArray(data7) && data7.length == 1){
+data7 = data7[0];
+dataType7 = typeof data7;
+if(typeof data7 === "string"){
+coerced7 = data7;
+}
+}
+if(!(coerced7 !== undefined)){
+if(dataType7 == "number" || dataType7 == "boolean"){
+coerced7 = "" + data7;
+}
+else if(data7 === null){
+coerced7 = "";
+}
+else {
+validate23.errors = [{instancePath:instancePath+"/base_path",schemaPath:"#/properties/base_path/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced7 !== undefined){
+data7 = coerced7;
+if(data !== undefined){
+data["base_path"] = coerced7;
+}
+}
+}
+if(errors === _errs16){
+if(typeof data7 === "string"){
+if(func2(data7) > 4096){
+validate23.errors = [{instancePath:instancePath+"/base_path",schemaPath:"#/properties/base_path/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
+return false;
+}
+else {
+if(func2(data7) < 1){
+validate23.errors = [{instancePath:instancePath+"/base_path",schemaPath:"#/properties/base_path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs16 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }
@@ -4098,7 +4469,6 @@ return errors === 0;
 
 export const validator17 = validate27;
 const schema28 = {"type":"object","properties":{"file":{"type":"string","minLength":1,"maxLength":4096},"offset":{"type":"integer","minimum":0},"limit":{"type":"integer","minimum":0},"level":{"type":"string","maxLength":16384},"logger":{"type":"string","maxLength":16384},"event":{"type":"string","maxLength":16384},"search":{"type":"string","maxLength":1000},"exclude_level":{"type":"string","maxLength":16384},"exclude_logger":{"type":"string","maxLength":16384},"exclude_event":{"type":"string","maxLength":16384},"since":{"type":"string","minLength":1,"maxLength":64},"until":{"type":"string","minLength":1,"maxLength":64},"at":{"type":"string","minLength":1,"maxLength":64}},"additionalProperties":false};
-const func78 = Object.prototype.hasOwnProperty;
 
 function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -4107,7 +4477,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func78.call(schema28.properties, key0))){
+if(!(func43.call(schema28.properties, key0))){
 delete data[key0];
 }
 }
@@ -5774,6 +6144,401 @@ validate31.errors = vErrors;
 return errors === 0;
 }
 
+export const validator22 = validate32;
+const schema33 = {"type":"object","properties":{},"additionalProperties":false};
+
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+delete data[key0];
+}
+}
+else {
+validate32.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate32.errors = vErrors;
+return errors === 0;
+}
+
+export const validator23 = validate33;
+const schema34 = {"type":"object","required":["q"],"properties":{"file":{"type":"string","minLength":1,"maxLength":4096},"session":{"type":"string","minLength":1,"maxLength":1024},"q":{"type":"string","minLength":1,"maxLength":1000},"regex":{"anyOf":[{"type":"string","const":"0"},{"type":"string","const":"1"}]},"limit":{"type":"integer","minimum":1,"maximum":2000}},"additionalProperties":false};
+
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.q === undefined) && (missing0 = "q")){
+validate33.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((key0 === "file") || (key0 === "session")) || (key0 === "q")) || (key0 === "regex")) || (key0 === "limit"))){
+delete data[key0];
+}
+}
+if(_errs1 === errors){
+if(data.file !== undefined){
+let data0 = data.file;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data0) && data0.length == 1){
+data0 = data0[0];
+dataType0 = typeof data0;
+if(typeof data0 === "string"){
+coerced0 = data0;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+validate33.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["file"] = coerced0;
+}
+}
+}
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(func2(data0) > 4096){
+validate33.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
+return false;
+}
+else {
+if(func2(data0) < 1){
+validate33.errors = [{instancePath:instancePath+"/file",schemaPath:"#/properties/file/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.session !== undefined){
+let data1 = data.session;
+const _errs4 = errors;
+if(typeof data1 !== "string"){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(dataType1 == 'object' && Array.isArray(data1) && data1.length == 1){
+data1 = data1[0];
+dataType1 = typeof data1;
+if(typeof data1 === "string"){
+coerced1 = data1;
+}
+}
+if(!(coerced1 !== undefined)){
+if(dataType1 == "number" || dataType1 == "boolean"){
+coerced1 = "" + data1;
+}
+else if(data1 === null){
+coerced1 = "";
+}
+else {
+validate33.errors = [{instancePath:instancePath+"/session",schemaPath:"#/properties/session/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["session"] = coerced1;
+}
+}
+}
+if(errors === _errs4){
+if(typeof data1 === "string"){
+if(func2(data1) > 1024){
+validate33.errors = [{instancePath:instancePath+"/session",schemaPath:"#/properties/session/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
+return false;
+}
+else {
+if(func2(data1) < 1){
+validate33.errors = [{instancePath:instancePath+"/session",schemaPath:"#/properties/session/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.q !== undefined){
+let data2 = data.q;
+const _errs6 = errors;
+if(typeof data2 !== "string"){
+let dataType2 = typeof data2;
+let coerced2 = undefined;
+if(dataType2 == 'object' && Array.isArray(data2) && data2.length == 1){
+data2 = data2[0];
+dataType2 = typeof data2;
+if(typeof data2 === "string"){
+coerced2 = data2;
+}
+}
+if(!(coerced2 !== undefined)){
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
+}
+else {
+validate33.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced2 !== undefined){
+data2 = coerced2;
+if(data !== undefined){
+data["q"] = coerced2;
+}
+}
+}
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(func2(data2) > 1000){
+validate33.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"}];
+return false;
+}
+else {
+if(func2(data2) < 1){
+validate33.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.regex !== undefined){
+let data3 = data.regex;
+const _errs8 = errors;
+const _errs9 = errors;
+let valid1 = false;
+const _errs10 = errors;
+if(typeof data3 !== "string"){
+let dataType3 = typeof data3;
+let coerced3 = undefined;
+if(dataType3 == 'object' && Array.isArray(data3) && data3.length == 1){
+data3 = data3[0];
+dataType3 = typeof data3;
+if(typeof data3 === "string"){
+coerced3 = data3;
+}
+}
+if(!(coerced3 !== undefined)){
+if(dataType3 == "number" || dataType3 == "boolean"){
+coerced3 = "" + data3;
+}
+else if(data3 === null){
+coerced3 = "";
+}
+else {
+const err0 = {instancePath:instancePath+"/regex",schemaPath:"#/properties/regex/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced3 !== undefined){
+data3 = coerced3;
+if(data !== undefined){
+data["regex"] = coerced3;
+}
+}
+}
+if("0" !== data3){
+const err1 = {instancePath:instancePath+"/regex",schemaPath:"#/properties/regex/anyOf/0/const",keyword:"const",params:{allowedValue: "0"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+var _valid0 = _errs10 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const _errs12 = errors;
+if(typeof data3 !== "string"){
+let dataType4 = typeof data3;
+let coerced4 = undefined;
+if(dataType4 == 'object' && Array.isArray(data3) && data3.length == 1){
+data3 = data3[0];
+dataType4 = typeof data3;
+if(typeof data3 === "string"){
+coerced4 = data3;
+}
+}
+if(!(coerced4 !== undefined)){
+if(dataType4 == "number" || dataType4 == "boolean"){
+coerced4 = "" + data3;
+}
+else if(data3 === null){
+coerced4 = "";
+}
+else {
+const err2 = {instancePath:instancePath+"/regex",schemaPath:"#/properties/regex/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(coerced4 !== undefined){
+data3 = coerced4;
+if(data !== undefined){
+data["regex"] = coerced4;
+}
+}
+}
+if("1" !== data3){
+const err3 = {instancePath:instancePath+"/regex",schemaPath:"#/properties/regex/anyOf/1/const",keyword:"const",params:{allowedValue: "1"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+var _valid0 = _errs12 === errors;
+valid1 = valid1 || _valid0;
+}
+if(!valid1){
+const err4 = {instancePath:instancePath+"/regex",schemaPath:"#/properties/regex/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+validate33.errors = vErrors;
+return false;
+}
+else {
+errors = _errs9;
+if(vErrors !== null){
+if(_errs9){
+vErrors.length = _errs9;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.limit !== undefined){
+let data4 = data.limit;
+const _errs14 = errors;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+let dataType5 = typeof data4;
+let coerced5 = undefined;
+if(dataType5 == 'object' && Array.isArray(data4) && data4.length == 1){
+data4 = data4[0];
+dataType5 = typeof data4;
+if(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4))){
+coerced5 = data4;
+}
+}
+if(!(coerced5 !== undefined)){
+if(dataType5 === "boolean" || data4 === null
+              || (dataType5 === "string" && data4 && data4 == +data4 && !(data4 % 1))){
+coerced5 = +data4;
+}
+else {
+validate33.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced5 !== undefined){
+data4 = coerced5;
+if(data !== undefined){
+data["limit"] = coerced5;
+}
+}
+}
+if(errors === _errs14){
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 > 2000 || isNaN(data4)){
+validate33.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2000},message:"must be <= 2000"}];
+return false;
+}
+else {
+if(data4 < 1 || isNaN(data4)){
+validate33.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate33.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate33.errors = vErrors;
+return errors === 0;
+}
+
 /** Request validators by the JSON text of their schema. */
 export const PRECOMPILED_VALIDATORS: ReadonlyMap<string, (data: unknown, context?: unknown) => boolean> = new Map([
   ["{\"type\":\"object\",\"properties\":{\"file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"line\":{\"type\":\"integer\",\"minimum\":1},\"session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024}},\"additionalProperties\":false}", validator0],
@@ -5788,8 +6553,8 @@ export const PRECOMPILED_VALIDATORS: ReadonlyMap<string, (data: unknown, context
   ["{\"type\":\"object\",\"required\":[\"path\"],\"properties\":{\"file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"line\":{\"type\":\"integer\",\"minimum\":1},\"session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"path\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"offset\":{\"type\":\"integer\",\"minimum\":0},\"limit\":{\"type\":\"integer\",\"minimum\":0}},\"additionalProperties\":false}", validator9],
   ["{\"type\":\"object\",\"required\":[\"*\"],\"properties\":{\"*\":{\"type\":\"string\"}}}", validator10],
   ["{\"type\":\"object\",\"required\":[\"path\"],\"properties\":{\"file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"line\":{\"type\":\"integer\",\"minimum\":1},\"session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"path\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096}},\"additionalProperties\":false}", validator11],
-  ["{\"type\":\"object\",\"properties\":{\"base_file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"base_line\":{\"type\":\"integer\",\"minimum\":1},\"base_session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"target_file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"target_line\":{\"type\":\"integer\",\"minimum\":1},\"target_session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024}},\"additionalProperties\":false}", validator12],
-  ["{\"type\":\"object\",\"required\":[\"path\"],\"properties\":{\"base_file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"base_line\":{\"type\":\"integer\",\"minimum\":1},\"base_session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"target_file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"target_line\":{\"type\":\"integer\",\"minimum\":1},\"target_session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"path\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096}},\"additionalProperties\":false}", validator13],
+  ["{\"type\":\"object\",\"properties\":{\"base_file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"base_line\":{\"type\":\"integer\",\"minimum\":1},\"base_session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"target_file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"target_line\":{\"type\":\"integer\",\"minimum\":1},\"target_session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"renames\":{\"anyOf\":[{\"type\":\"string\",\"const\":\"0\"},{\"type\":\"string\",\"const\":\"1\"}]},\"copies\":{\"anyOf\":[{\"type\":\"string\",\"const\":\"0\"},{\"type\":\"string\",\"const\":\"1\"}]},\"similarity\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100}},\"additionalProperties\":false}", validator12],
+  ["{\"type\":\"object\",\"required\":[\"path\"],\"properties\":{\"base_file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"base_line\":{\"type\":\"integer\",\"minimum\":1},\"base_session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"target_file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"target_line\":{\"type\":\"integer\",\"minimum\":1},\"target_session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"path\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"base_path\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096}},\"additionalProperties\":false}", validator13],
   ["{\"type\":\"object\",\"required\":[\"slice_type\"],\"properties\":{\"base_file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"base_line\":{\"type\":\"integer\",\"minimum\":1},\"base_session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"target_file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"target_line\":{\"type\":\"integer\",\"minimum\":1},\"target_session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"slice_type\":{\"type\":\"string\",\"minLength\":1}},\"additionalProperties\":false}", validator14],
   ["{\"type\":\"object\",\"required\":[\"q\"],\"properties\":{\"file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"line\":{\"type\":\"integer\",\"minimum\":1},\"session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"q\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1000},\"scope\":{\"anyOf\":[{\"type\":\"string\",\"const\":\"slices\"},{\"type\":\"string\",\"const\":\"files\"},{\"type\":\"string\",\"const\":\"all\"}]},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000}},\"additionalProperties\":false}", validator15],
   ["{\"type\":\"object\",\"properties\":{\"file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096}},\"additionalProperties\":false}", validator16],
@@ -5798,4 +6563,6 @@ export const PRECOMPILED_VALIDATORS: ReadonlyMap<string, (data: unknown, context
   ["{\"type\":\"object\",\"required\":[\"*\"],\"properties\":{\"*\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096}}}", validator19],
   ["{\"type\":\"object\",\"properties\":{\"base_file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"target_file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096}},\"additionalProperties\":false}", validator20],
   ["{\"type\":\"object\",\"required\":[\"q\"],\"properties\":{\"file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"q\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1000},\"scope\":{\"type\":\"string\",\"maxLength\":200},\"in\":{\"anyOf\":[{\"type\":\"string\",\"const\":\"bundle\"},{\"type\":\"string\",\"const\":\"group\"},{\"type\":\"string\",\"const\":\"all\"}]},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000}},\"additionalProperties\":false}", validator21],
+  ["{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}", validator22],
+  ["{\"type\":\"object\",\"required\":[\"q\"],\"properties\":{\"file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"q\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1000},\"regex\":{\"anyOf\":[{\"type\":\"string\",\"const\":\"0\"},{\"type\":\"string\",\"const\":\"1\"}]},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2000}},\"additionalProperties\":false}", validator23],
 ]);

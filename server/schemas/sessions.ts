@@ -71,6 +71,26 @@ export const TimelineEvent = Type.Object({
   call_id: Type.Union([Type.String(), Type.Null()]),
   duration_ms: Type.Union([Type.Number(), Type.Null()]),
   error: Type.Union([Type.String(), Type.Null()]),
+  argument: Type.Union([Type.Object({ name: Type.String(), value: Type.String() }), Type.Null()]),
+});
+
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+const NullableInteger = Type.Union([Type.Integer(), Type.Null()]);
+
+export const TurnSource = Type.Union([Type.Literal("prompts"), Type.Literal("snapshots"), Type.Literal("none")]);
+
+export const Turn = Type.Object({
+  number: Type.Integer(),
+  started_at: NullableString,
+  ended_at: NullableString,
+  first_event: NullableInteger,
+  last_event: NullableInteger,
+  prompt: NullableString,
+  events: Type.Integer(),
+  tool_calls: Type.Integer(),
+  failed_calls: Type.Integer(),
+  errors: Type.Integer(),
+  snapshot_line: NullableInteger,
 });
 
 export const TimelineError = Type.Object({
@@ -96,6 +116,8 @@ export const Timeline = Type.Object({
     by_name: Type.Array(Type.Object({ name: Type.String(), count: Type.Integer(), failed: Type.Integer() })),
   }),
   errors: Type.Array(TimelineError),
+  turns: Type.Array(Turn),
+  turn_source: TurnSource,
   /** Only when a per-tool-call undo store lies next to the session file. */
   changes: Type.Optional(TimelineChanges),
 });

@@ -30,6 +30,7 @@ import type {
   TranscriptFacets,
   TranscriptPage,
 } from "./bundles.js";
+import type { Run, RunList, RunSearchResult } from "./runs.js";
 
 export type ErrorBodyResponse = Static<typeof ErrorBody>;
 export type SnapshotMetaResponse = Static<typeof SnapshotMeta>;
@@ -51,6 +52,9 @@ export type SliceDiffResponse = Static<typeof SliceDiff>;
 export type SearchResponse = Static<typeof SearchResult>;
 export type TimelineChangesResponse = Static<typeof TimelineChanges>;
 export type ToolCallFileDiffResponse = Static<typeof ToolCallFileDiff>;
+export type RunListResponse = Static<typeof RunList>;
+export type RunResponse = Static<typeof Run>;
+export type RunSearchResponse = Static<typeof RunSearchResult>;
 
 export type MetaResponse = Static<typeof Meta>;
 export type BundleMetaResponse = Static<typeof BundleMeta>;
@@ -105,4 +109,7 @@ export type ContractChecks = [
   Assert<Equal<BundleGroupsResponse, Bundle.BundleGroupView[]>>,
   Assert<Equal<BundleCompareResponse, Bundle.BundleCompareView>>,
   Assert<Equal<BundleSearchResponse, Bundle.BundleSearchView>>,
+  Assert<Equal<RunListResponse, Viewer.RunListView>>,
+  Assert<Equal<RunResponse, Viewer.RunView>>,
+  Assert<Equal<RunSearchResponse, Viewer.RunSearchView>>,
 ];

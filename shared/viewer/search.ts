@@ -1,14 +1,16 @@
 /**
- * Search across a snapshot's slices and its workspace files: a case-insensitive substring
- * (no regular expression, so no pattern can stall the server), bounded by a number of hits,
- * a byte budget and a deadline. Slice hits name the item and the JSON path of the match;
+ * Search across a snapshot's slices and its workspace files: a case-insensitive substring, or
+ * a regular expression (compiled by the caller: the server allows only linear-time ones),
+ * bounded by a number of hits, a byte budget and a deadline. Files report one hit per line. Slice hits name the item and the JSON path of the match;
  * file hits the line and column.
  */
 import type { JsonValue } from "../session/json-value.js";
 import { isJsonObject } from "../session/json-value.js";
-import type { SessionSnapshot } from "../session/snapshot-line.js";
+import type { SessionSlice, SessionSnapshot } from "../session/snapshot-line.js";
 import { decodeText } from "./file-content.js";
-import type { FileSource } from "./file-source.js";
+import type { FileIndexEntry, FileSource } from "./file-source.js";
+import type { TextMatcher } from "./text-matcher.js";
+import { createMatcher } from "./text-matcher.js";
 import type { SearchHitView, SearchView } from "./types.js";
 
 export interface SearchOptions {
@@ -24,6 +26,10 @@ export interface SearchOptions {
   scopes?: readonly ("slices" | "files")[];
   /** Clock, for tests. */
   now?: () => number;
+  /** Treat the query as a regular expression (see `text-matcher.ts`). */
+  regex?: boolean;
+  /** Compiles a regular expression (the server insists on linear-time matching). */
+  compileRegex?: (source: string) => RegExp;
 }
 
 const SNIPPET_RADIUS = 60;
@@ -35,10 +41,10 @@ export async function searchSnapshot(snapshot: Pick<SessionSnapshot, "slices">, 
   const deadline = now() + (options.timeoutMs ?? 2000);
   const maxHits = options.maxHits ?? 200;
   const scopes = new Set(options.scopes ?? ["slices", "files"]);
-  const needle = query.toLowerCase();
+  const matcher = createMatcher(query, { regex: options.regex ?? false, ...(options.compileRegex === undefined ? {} : { compile: options.compileRegex }) });
   const hits: SearchHitView[] = [];
   const view: SearchView = { query, hits, truncated: false, scanned_files: 0, scanned_bytes: 0 };
-  if (needle === "") return view;
+  if (query === "") return view;
   const full = (): boolean => {
     if (hits.length >= maxHits || now() > deadline) view.truncated = true;
     return view.truncated;
@@ -48,54 +54,60 @@ export async function searchSnapshot(snapshot: Pick<SessionSnapshot, "slices">, 
     outer: for (const slice of snapshot.slices) {
       for (let index = 0; index < slice.items.length; index++) {
         if (full()) break outer;
-        walk(slice.items[index] ?? null, "", 0, (text, path) => {
-          const at = text.toLowerCase().indexOf(needle);
-          if (at === -1 || hits.length >= maxHits) return;
-          hits.push({ kind: "slice", slice_type: slice.sliceType, display_name: slice.displayName, item_index: index, json_path: path, snippet: snippet(text, at, needle.length) });
-        });
+        searchItem(slice, index, matcher, hits, maxHits);
       }
     }
   }
 
   if (scopes.has("files") && files !== null && !full()) {
-    const maxBytes = options.maxBytes ?? 32 * 1024 * 1024;
-    const maxFileBytes = options.maxFileBytes ?? 4 * 1024 * 1024;
+    const budget = { maxBytes: options.maxBytes ?? 32 * 1024 * 1024, maxFileBytes: options.maxFileBytes ?? 4 * 1024 * 1024 };
     for (const entry of await files.list()) {
       if (full()) break;
-      const nameAt = entry.path.toLowerCase().indexOf(needle);
-      if (nameAt !== -1) hits.push({ kind: "file", path: entry.path, line: 0, column: nameAt + 1, snippet: entry.path });
-      if (entry.size > maxFileBytes) continue;
-      if (view.scanned_bytes + entry.size > maxBytes) {
-        view.truncated = true;
-        break;
-      }
-      const text = decodeText(await files.read(entry.path, maxFileBytes));
-      view.scanned_files += 1;
-      view.scanned_bytes += entry.size;
-      if (text !== null) searchText(text, needle, entry.path, hits, maxHits);
+      if (!(await searchFile(files, entry, matcher, hits, maxHits, budget, view))) break;
     }
     full();
   }
   return view;
 }
 
-function searchText(text: string, needle: string, path: string, hits: SearchHitView[], maxHits: number): void {
-  const lower = text.toLowerCase();
-  // toLowerCase keeps offsets for almost all text; when it does not, search the original case.
-  const haystack = lower.length === text.length ? lower : text;
-  let line = 1;
-  let lineStart = 0;
-  let scanned = 0;
-  for (let at = haystack.indexOf(needle); at !== -1 && hits.length < maxHits; at = haystack.indexOf(needle, at + needle.length)) {
-    for (let newline = text.indexOf("\n", scanned); newline !== -1 && newline < at; newline = text.indexOf("\n", newline + 1)) {
-      line += 1;
-      lineStart = newline + 1;
-    }
-    scanned = lineStart;
-    const lineEnd = text.indexOf("\n", at);
-    const lineText = text.slice(lineStart, lineEnd === -1 ? text.length : lineEnd);
-    hits.push({ kind: "file", path, line, column: at - lineStart + 1, snippet: snippet(lineText, at - lineStart, needle.length) });
+/** Adds the hits of one slice item (strings and keys, with JSON paths). */
+export function searchItem(slice: SessionSlice, index: number, matcher: TextMatcher, hits: SearchHitView[], maxHits: number): void {
+  walk(slice.items[index] ?? null, "", 0, (text, path) => {
+    if (hits.length >= maxHits) return;
+    const match = matcher.first(text);
+    if (match === null) return;
+    hits.push({ kind: "slice", slice_type: slice.sliceType, display_name: slice.displayName, item_index: index, json_path: path, snippet: snippet(text, match.index, match.length) });
+  });
+}
+
+/**
+ * Adds the hits of one file (its name, then its lines). Returns false when the byte budget is
+ * spent (the counts in `progress` say what was read).
+ */
+export async function searchFile(
+  files: FileSource,
+  entry: FileIndexEntry,
+  matcher: TextMatcher,
+  hits: SearchHitView[],
+  maxHits: number,
+  budget: { readonly maxBytes: number; readonly maxFileBytes: number },
+  progress: { scanned_files: number; scanned_bytes: number; truncated: boolean },
+): Promise<boolean> {
+  const name = matcher.first(entry.path);
+  if (name !== null && hits.length < maxHits) hits.push({ kind: "file", path: entry.path, line: 0, column: name.index + 1, snippet: entry.path });
+  if (entry.size > budget.maxFileBytes) return true;
+  if (progress.scanned_bytes + entry.size > budget.maxBytes) {
+    progress.truncated = true;
+    return false;
   }
+  const text = decodeText(await files.read(entry.path, budget.maxFileBytes));
+  progress.scanned_files += 1;
+  progress.scanned_bytes += entry.size;
+  if (text === null) return true;
+  for (const found of matcher.lines(text, maxHits - hits.length)) {
+    hits.push({ kind: "file", path: entry.path, line: found.line + 1, column: found.match.index + 1, snippet: snippet(found.lineText, found.match.index, found.match.length) });
+  }
+  return true;
 }
 
 /** Calls `visit` for every string (and object key) in `value`, with its JSON path. */

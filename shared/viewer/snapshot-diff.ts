@@ -14,8 +14,10 @@ import type { FilesystemDiff } from "../snapshots/types.js";
 import { decodeText } from "./file-content.js";
 import type { FileSource } from "./file-source.js";
 import { prettyJson } from "./json-text.js";
+import { detectRenames } from "./rename-detection.js";
+import type { RenameOptions } from "./rename-detection.js";
 import { diffText } from "./text-diff.js";
-import type { FileDiffView, FilesDiffView, FilesystemSourceKind, HunkView, SliceChangeStatus, SliceChangeView, SliceDiffView, SliceItemChangeView } from "./types.js";
+import type { FileChangeView, FileDiffView, FilesDiffView, FilesystemSourceKind, HunkView, SliceChangeStatus, SliceChangeView, SliceDiffView, SliceItemChangeView } from "./types.js";
 
 /** A file list and where it came from; `null` entries for a snapshot without a workspace. */
 export interface IndexedSource {
@@ -37,15 +39,36 @@ export function diffFileLists(base: IndexedSource, target: IndexedSource): Files
     base_source: base.kind,
     target_source: target.kind,
     changes: [
-      ...changes.added.map((entry) => ({ path: entry.path, status: "added" as const, base_size: null, target_size: entry.size })),
-      ...changes.modified.map(([before, after]) => ({ path: after.path, status: "modified" as const, base_size: before.size, target_size: after.size })),
-      ...changes.deleted.map((entry) => ({ path: entry.path, status: "deleted" as const, base_size: entry.size, target_size: null })),
+      ...changes.added.map((entry) => ({ path: entry.path, status: "added" as const, old_path: null, similarity: null, base_size: null, target_size: entry.size })),
+      ...changes.modified.map(([before, after]) => ({ path: after.path, status: "modified" as const, old_path: null, similarity: null, base_size: before.size, target_size: after.size })),
+      ...changes.deleted.map((entry) => ({ path: entry.path, status: "deleted" as const, old_path: null, similarity: null, base_size: entry.size, target_size: null })),
     ],
     added: diff.added.length,
     modified: diff.modified.length,
     deleted: diff.deleted.length,
+    renamed: 0,
+    copied: 0,
     unchanged_count: diff.unchangedCount,
+    rename_detection: { renames: false, copies: false, threshold: 50, limited: false },
   };
+}
+
+/** Sources of both sides of a comparison, with their listings. */
+export interface DiffSides {
+  readonly base: { readonly source: FileSource | null; readonly entries: readonly FileIndexEntry[] };
+  readonly target: { readonly source: FileSource | null; readonly entries: readonly FileIndexEntry[] };
+}
+
+/**
+ * The changed files between two workspaces with renames and copies found (git's `-M -C`
+ * semantics, see `rename-detection.ts`): what `/api/diff` answers. The counts of added and
+ * deleted files leave out those that became renames.
+ */
+export async function diffWorkspaces(sides: DiffSides, options: RenameOptions = {}): Promise<FilesDiffView> {
+  const { diff: _diff, ...files } = diffFileLists({ kind: sides.base.source?.kind ?? null, entries: sides.base.entries }, { kind: sides.target.source?.kind ?? null, entries: sides.target.entries });
+  const { changes, detection } = await detectRenames(files.changes, sides.base.entries, sides.target.entries, sides.base.source, sides.target.source, options);
+  const count = (status: FileChangeView["status"]) => changes.filter((change) => change.status === status).length;
+  return { ...files, changes, added: count("added"), modified: count("modified"), deleted: count("deleted"), renamed: count("renamed"), copied: count("copied"), rename_detection: detection };
 }
 
 export interface FileDiffOptions {
@@ -55,6 +78,8 @@ export interface FileDiffOptions {
   timeoutMs?: number;
   /** Called when jsdiff runs out of time (the server runs `git diff --no-index`). */
   fallback?: (base: string, target: string) => Promise<HunkView[] | null>;
+  /** The file's path in the base when it was renamed or copied (default: `path`). */
+  basePath?: string;
 }
 
 const DEFAULT_MAX_DIFF_BYTES = 8 * 1024 * 1024;
@@ -62,16 +87,20 @@ const DEFAULT_MAX_DIFF_BYTES = 8 * 1024 * 1024;
 /** One file's text diff between two sources (either may lack the file, or be absent). */
 export async function diffSourceFile(base: FileSource | null, target: FileSource | null, path: string, options: FileDiffOptions = {}): Promise<FileDiffView> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_DIFF_BYTES;
-  const [baseEntry, targetEntry] = await Promise.all([findEntry(base, path), findEntry(target, path)]);
+  const basePath = options.basePath ?? path;
+  const moved = basePath !== path;
+  const [baseEntry, targetEntry] = await Promise.all([findEntry(base, basePath), findEntry(target, path)]);
   if (baseEntry === null && targetEntry === null) throw new FileNotFoundError(path, `Not in either snapshot: ${path}`);
-  const status = baseEntry === null ? "added" : targetEntry === null ? "deleted" : baseEntry.size === targetEntry.size && baseEntry.fingerprint === targetEntry.fingerprint ? "unchanged" : "modified";
-  const view: FileDiffView = { path, status, base_size: baseEntry?.size ?? null, target_size: targetEntry?.size ?? null, binary: false, engine: "none", hunks: [], note: null };
-  if (status === "unchanged") return view;
+  if (moved && (baseEntry === null || targetEntry === null)) throw new FileNotFoundError(baseEntry === null ? basePath : path, `Not in the ${baseEntry === null ? "base" : "target"} snapshot: ${baseEntry === null ? basePath : path}`);
+  const same = baseEntry !== null && targetEntry !== null && baseEntry.size === targetEntry.size && baseEntry.fingerprint === targetEntry.fingerprint;
+  const status = moved ? "renamed" : baseEntry === null ? "added" : targetEntry === null ? "deleted" : same ? "unchanged" : "modified";
+  const view: FileDiffView = { path, old_path: moved ? basePath : null, status, base_size: baseEntry?.size ?? null, target_size: targetEntry?.size ?? null, binary: false, engine: "none", hunks: [], note: null };
+  if (same) return view;
   if ((baseEntry?.size ?? 0) > maxBytes || (targetEntry?.size ?? 0) > maxBytes) {
     return { ...view, note: `File larger than ${maxBytes} bytes: no text diff` };
   }
   const [baseBytes, targetBytes] = await Promise.all([
-    baseEntry === null || base === null ? new Uint8Array() : base.read(path, maxBytes),
+    baseEntry === null || base === null ? new Uint8Array() : base.read(basePath, maxBytes),
     targetEntry === null || target === null ? new Uint8Array() : target.read(path, maxBytes),
   ]);
   const baseText = decodeText(baseBytes);

@@ -7,7 +7,9 @@ import type { JsonObject, JsonValue } from "../session/json-value.js";
 import { isJsonObject, ownValue } from "../session/json-value.js";
 import type { SessionLineError, SessionSnapshot } from "../session/snapshot-line.js";
 import type { IndexedSnapshotLine } from "./snapshot-view.js";
-import type { TimelineErrorView, TimelineEventKind, TimelineEventView, TimelineView, ToolStatsView } from "./types.js";
+import { compareTimes } from "./times.js";
+import { deriveTurns } from "./turns.js";
+import type { TimelineArgumentView, TimelineErrorView, TimelineEventKind, TimelineEventView, TimelineView, ToolStatsView } from "./types.js";
 
 export interface TimelineInput {
   /** Session file path (relative to the served directory). */
@@ -36,17 +38,7 @@ export function buildTimeline(input: TimelineInput): TimelineView {
     }))
     .sort((a, b) => compareTimes(a.created_at, b.created_at) || a.line_number - b.line_number);
 
-  const collected: Omit<TimelineEventView, "index">[] = [];
-  for (const slice of snapshot.slices) {
-    if (slice.kind !== "event") continue;
-    slice.items.forEach((item, itemIndex) => {
-      const createdAt = ownValue(item, "created_at");
-      if (typeof createdAt !== "string" || !Object.prototype.hasOwnProperty.call(item, "event_id")) return;
-      collected.push(describeEvent(slice.sliceType, slice.displayName, item, itemIndex, createdAt));
-    });
-  }
-  collected.sort((a, b) => compareTimes(a.created_at, b.created_at));
-  const events: TimelineEventView[] = collected.map((event, index) => ({ index, ...event }));
+  const events = sessionEvents(snapshot);
 
   const byName = new Map<string, ToolStatsView>();
   let failed = 0;
@@ -91,7 +83,26 @@ export function buildTimeline(input: TimelineInput): TimelineView {
     events,
     tool_calls: { total: events.filter((event) => event.kind === "tool_call").length, failed, by_name: [...byName.values()].sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : 1)) },
     errors,
+    ...deriveTurns(events, snapshots),
   };
+}
+
+/**
+ * The events of a snapshot line (items of its event slices with `event_id` and `created_at`),
+ * in time order: the line holds the session's whole history up to its time.
+ */
+export function sessionEvents(snapshot: SessionSnapshot): TimelineEventView[] {
+  const collected: Omit<TimelineEventView, "index">[] = [];
+  for (const slice of snapshot.slices) {
+    if (slice.kind !== "event") continue;
+    slice.items.forEach((item, itemIndex) => {
+      const createdAt = ownValue(item, "created_at");
+      if (typeof createdAt !== "string" || !Object.prototype.hasOwnProperty.call(item, "event_id")) return;
+      collected.push(describeEvent(slice.sliceType, slice.displayName, item, itemIndex, createdAt));
+    });
+  }
+  collected.sort((a, b) => compareTimes(a.created_at, b.created_at));
+  return collected.map((event, index) => ({ index, ...event }));
 }
 
 function describeEvent(sliceType: string, displayName: string, item: JsonObject, itemIndex: number, createdAt: string): Omit<TimelineEventView, "index"> {
@@ -113,6 +124,7 @@ function describeEvent(sliceType: string, displayName: string, item: JsonObject,
     return {
       ...base,
       kind: "tool_call",
+      argument: keyArgument(ownValue(item, "params")),
       title: stringField(item, "name") ?? displayName,
       summary: message === null ? null : clip(message),
       success: ok,
@@ -124,11 +136,39 @@ function describeEvent(sliceType: string, displayName: string, item: JsonObject,
   return {
     ...base,
     kind,
+    argument: null,
     title: kind === "prompt" && promptName !== null ? `${displayName}: ${promptName}` : displayName,
     summary: summarize(item),
     success: null,
     error: errorText(item),
   };
+}
+
+/** Parameters that say what a tool call worked on, most telling first. */
+const KEY_PARAMETERS = ["path", "file_path", "filename", "file", "target", "pattern", "glob", "command", "cmd", "query", "url", "name"];
+const ARGUMENT_CHARS = 200;
+
+/**
+ * The argument that says what a tool call worked on (its path, pattern, command…): the first
+ * of {@link KEY_PARAMETERS} given as text, else the first text parameter; null when none.
+ */
+export function keyArgument(params: JsonValue | undefined): TimelineArgumentView | null {
+  if (!isJsonObject(params)) return null;
+  const pick = (name: string): TimelineArgumentView | null => {
+    const value = ownValue(params, name);
+    if (typeof value !== "string" || value.trim() === "") return null;
+    const line = value.replace(/\s+/g, " ").trim();
+    return { name, value: line.length > ARGUMENT_CHARS ? `${line.slice(0, ARGUMENT_CHARS - 1)}…` : line };
+  };
+  for (const name of KEY_PARAMETERS) {
+    const found = pick(name);
+    if (found !== null) return found;
+  }
+  for (const name of Object.keys(params)) {
+    const found = pick(name);
+    if (found !== null) return found;
+  }
+  return null;
 }
 
 /** An error carried by an event: a non-empty `error`, `exception` or `failure` field. */
@@ -183,15 +223,4 @@ function clip(text: string): string {
   return line.length > SUMMARY_CHARS ? `${line.slice(0, SUMMARY_CHARS - 1)}…` : line;
 }
 
-/** Orders ISO-8601 timestamps by instant; unparsable ones keep their text order, after valid ones. */
-export function compareTimes(a: string, b: string): number {
-  const ta = Date.parse(a);
-  const tb = Date.parse(b);
-  if (Number.isNaN(ta) || Number.isNaN(tb)) {
-    if (Number.isNaN(ta) !== Number.isNaN(tb)) return Number.isNaN(ta) ? 1 : -1;
-    return a < b ? -1 : a > b ? 1 : 0;
-  }
-  if (ta !== tb) return ta - tb;
-  // Same millisecond: Python writes microseconds, so compare the text (same offsets sort right).
-  return a < b ? -1 : a > b ? 1 : 0;
-}
+export { compareTimes };

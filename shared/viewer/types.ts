@@ -154,6 +154,39 @@ export interface TimelineEventView {
   duration_ms: number | null;
   /** The error message when the event failed or carries an error. */
   error: string | null;
+  /** Tool calls: the parameter that says what the call worked on (path, pattern, command…). */
+  argument: TimelineArgumentView | null;
+}
+
+/** A tool call's telling parameter, e.g. `{name: "path", value: "src/app.py"}` (one line, clipped). */
+export interface TimelineArgumentView {
+  name: string;
+  value: string;
+}
+
+/** What the turns of a session were derived from: its prompt events, its snapshot lines, or nothing (no events). */
+export type TurnSourceView = "prompts" | "snapshots" | "none";
+
+/**
+ * One turn of a session: a prompt rendered, the tool calls it led to, the prompt executed
+ * (or, where a session has no prompt events, the events up to one of its snapshot lines).
+ */
+export interface TurnView {
+  /** 1-based; 0 for events before the first prompt. */
+  number: number;
+  started_at: string | null;
+  ended_at: string | null;
+  /** Indices into the timeline's `events`, inclusive; null for a turn without events. */
+  first_event: number | null;
+  last_event: number | null;
+  /** The rendered prompt's name, when the turn started with one. */
+  prompt: string | null;
+  events: number;
+  tool_calls: number;
+  failed_calls: number;
+  errors: number;
+  /** The session's first snapshot line written at or after the turn's end (what it left), or null. */
+  snapshot_line: number | null;
 }
 
 export type TimelineErrorSource = "tool_call" | "event" | "line" | "validation";
@@ -187,6 +220,9 @@ export interface TimelineView {
   events: TimelineEventView[];
   tool_calls: { total: number; failed: number; by_name: ToolStatsView[] };
   errors: TimelineErrorView[];
+  /** The session's turns (see {@link TurnView}), in order; together they hold every event. */
+  turns: TurnView[];
+  turn_source: TurnSourceView;
   /** What each tool call changed, when a per-tool-call undo store lies next to the session file (absent otherwise). */
   changes?: TimelineChangesView;
 }
@@ -337,11 +373,29 @@ export interface HunkView {
 /** How a text diff was computed. */
 export type DiffEngine = "jsdiff" | "git" | "none";
 
+/** How a file changed between two snapshots; `renamed`/`copied` as git's `-M`/`-C` find them. */
+export type FileChangeStatus = ChangeKind | "renamed" | "copied";
+
 export interface FileChangeView {
+  /** The file in the target (for a deleted file: in the base). */
   path: string;
-  status: ChangeKind;
+  status: FileChangeStatus;
+  /** Renamed or copied: the base file it came from; null otherwise. */
+  old_path: string | null;
+  /** Renamed or copied: git's similarity index in percent (100 for an exact rename); null otherwise. */
+  similarity: number | null;
   base_size: number | null;
   target_size: number | null;
+}
+
+/** What rename detection did for an answer. */
+export interface RenameDetectionView {
+  renames: boolean;
+  copies: boolean;
+  /** Minimum similarity in percent. */
+  threshold: number;
+  /** Too many candidates (git's `diff.renameLimit`): only exact renames were looked for. */
+  limited: boolean;
 }
 
 export type SliceChangeStatus = "added" | "removed" | "changed" | "unchanged";
@@ -366,7 +420,10 @@ export interface FilesDiffView {
   added: number;
   modified: number;
   deleted: number;
+  renamed: number;
+  copied: number;
   unchanged_count: number;
+  rename_detection: RenameDetectionView;
 }
 
 /** `/api/diff`: what changed between two snapshots. */
@@ -380,7 +437,9 @@ export interface SnapshotDiffView {
 /** `/api/diff/file`: the text diff of one file. */
 export interface FileDiffView {
   path: string;
-  status: ChangeKind | "unchanged";
+  /** The base file compared with `path` when it was renamed or copied; null otherwise. */
+  old_path: string | null;
+  status: ChangeKind | "renamed" | "unchanged";
   base_size: number | null;
   target_size: number | null;
   binary: boolean;
@@ -436,6 +495,167 @@ export interface SearchView {
   hits: SearchHitView[];
   /** True when the hit limit, byte budget or time budget stopped the search early. */
   truncated: boolean;
+  scanned_files: number;
+  scanned_bytes: number;
+}
+
+/** Where a run comes from: a session file (JSONL) with its archives, or a WINK debug bundle. */
+export type RunSourceKind = "session_file" | "bundle";
+
+export interface RunSourceView {
+  kind: RunSourceKind;
+  /** Relative to the served directory (POSIX separators): the run's id in URLs. */
+  path: string;
+  name: string;
+}
+
+/** A run-level error (a bundle's `error.json`): what failed, with its traceback when recorded. */
+export interface RunErrorView {
+  message: string;
+  type: string | null;
+  traceback: string | null;
+}
+
+/** A view a run's source offers beyond the session views (a bundle's logs, transcript…). */
+export interface RunPanelView {
+  id: string;
+  title: string;
+}
+
+/** A session's or a run's outcome in numbers. */
+export interface RunStatsView {
+  /** `failed`: a tool call failed, an event carries an error, a line did not load, or the run recorded an error. */
+  outcome: "ok" | "failed";
+  failed_calls: number;
+  /** Events carrying an error (failed calls included). */
+  errors: number;
+  tool_calls: number;
+  events: number;
+  started_at: string | null;
+  ended_at: string | null;
+  duration_ms: number | null;
+}
+
+/** A snapshot line of a session, named by what it holds. */
+export interface RunSnapshotView {
+  line_number: number;
+  created_at: string;
+  /** The turn the line closes (or was written during); null before any turn. */
+  turn: number | null;
+  /** The workspace archive its `FilesystemSnapshotRef` names, when known. */
+  archive: string | null;
+  /** E.g. `turn 16 · turn-16.fs.zip`. */
+  label: string;
+  /** The session's latest line (it holds the whole history). */
+  latest: boolean;
+}
+
+/** Where a child session ran in its parent. */
+export interface RunSpawnView {
+  parent_session_id: string;
+  /** When the child started (its first event, else its first line). */
+  at: string;
+  /** The parent's turn at that time. */
+  turn: number | null;
+  /** The parent's line to show with the child: the first that lists it, else the first written after it started. */
+  parent_line: number | null;
+  /** The parent's last event before the child started (index into the parent's timeline). */
+  parent_event_index: number | null;
+}
+
+export interface RunSessionView {
+  session_id: string;
+  parent_session_id: string | null;
+  /** 0 for a root session; children are listed after their parent, deeper by one. */
+  depth: number;
+  /** The agent's name (`agent`, `app` or `name` tag, or its first prompt), else null. */
+  title: string | null;
+  latest_line: number;
+  validation_error: string | null;
+  stats: RunStatsView;
+  turn_source: TurnSourceView;
+  turns: TurnView[];
+  snapshots: RunSnapshotView[];
+  spawned: RunSpawnView | null;
+  /** Child session ids, in the order they ran. */
+  children: string[];
+}
+
+/** A failed tool call (or an event carrying an error), placed in its session and turn. */
+export interface RunFailureView {
+  session_id: string;
+  /** The session's latest line (its timeline holds the event). */
+  line_number: number;
+  event_index: number;
+  slice_type: string;
+  item_index: number;
+  kind: TimelineEventKind;
+  /** Tool name, or the event's title. */
+  title: string;
+  call_id: string | null;
+  argument: TimelineArgumentView | null;
+  message: string;
+  turn: number | null;
+  created_at: string;
+  /** Milliseconds since the run started. */
+  offset_ms: number | null;
+}
+
+/** `/api/runs`: a run as the sidebar lists it. */
+export interface RunSummaryView {
+  source: RunSourceView;
+  /** The root agent's name, else the file name. */
+  title: string;
+  root_session_id: string | null;
+  modified_at: string;
+  /** `pending` while the file is being indexed; `error` when it cannot be read or has no loadable line. */
+  state: "ready" | "pending" | "error";
+  problem: string | null;
+  stats: RunStatsView;
+  session_count: number;
+  snapshot_count: number;
+  /** Lines of the file that did not load. */
+  load_errors: number;
+  error: RunErrorView | null;
+  panels: RunPanelView[];
+}
+
+/** `/api/run`: a run with its sessions (root first, children under their parent), turns, snapshots and failures. */
+export interface RunView extends RunSummaryView {
+  sessions: RunSessionView[];
+  /** Every failure of every session, in time order. */
+  failures: RunFailureView[];
+}
+
+export interface RunListView {
+  root: string;
+  indexing: boolean;
+  /** Newest first. */
+  runs: RunSummaryView[];
+}
+
+/** Hits of a run search that share a place: one turn's events, a session's state, or one snapshot's files. */
+export interface RunSearchGroupView {
+  session_id: string;
+  /** The line to open the hits at (the session's latest line; for files, the snapshot holding them). */
+  line_number: number;
+  turn: number | null;
+  /** `events`: items of event slices (by turn); `state`: the latest state slices; `files`: a snapshot's workspace. */
+  scope: "events" | "state" | "files";
+  /** E.g. `turn 3 · turn-3.fs.zip`. */
+  label: string;
+  hits: SearchHitView[];
+}
+
+/** `/api/run/search`: a search across every snapshot of a session and its children. */
+export interface RunSearchView {
+  query: string;
+  regex: boolean;
+  groups: RunSearchGroupView[];
+  hit_count: number;
+  truncated: boolean;
+  /** Workspace snapshots searched; files unchanged since an earlier snapshot of the session are searched once. */
+  snapshots_searched: number;
   scanned_files: number;
   scanned_bytes: number;
 }

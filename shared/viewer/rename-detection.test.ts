@@ -1,0 +1,97 @@
+// Rename and copy detection against the real git: the same pairs and the same similarity
+// percentages as `git diff -M -C --name-status` on the same two trees.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { virtualFileSource } from "./file-source.js";
+import { chunkCounts, scorePercent, similarityScore } from "./similarity.js";
+import { diffWorkspaces } from "./snapshot-diff.js";
+import type { VirtualFile } from "../session/workspace-items.js";
+
+const work = mkdtempSync(path.join(os.tmpdir(), "wink-renames-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const lines = (seed: number, count: number) => Array.from({ length: count }, (_, i) => `line ${i} of file ${seed}: ${"x".repeat((i * seed) % 50)}`).join("\n") + "\n";
+const edit = (text: string, every: number) => text.split("\n").map((line, i) => (i % every === 0 && line !== "" ? `${line} edited` : line)).join("\n");
+
+const base: Record<string, string> = {
+  "a/moved.txt": lines(1, 80),
+  "a/moved-edited.txt": lines(2, 80),
+  "a/rewritten.txt": lines(3, 60),
+  "a/source-of-copy.txt": lines(4, 70),
+  "a/kept.txt": lines(5, 30),
+  "a/deleted.txt": lines(6, 40),
+  "crlf.txt": lines(7, 50),
+};
+const target: Record<string, string> = {
+  "b/moved.txt": base["a/moved.txt"] as string,
+  "b/moved-edited.txt": edit(base["a/moved-edited.txt"] as string, 9),
+  "b/rewritten.txt": edit(base["a/rewritten.txt"] as string, 1),
+  "a/source-of-copy.txt": edit(base["a/source-of-copy.txt"] as string, 20),
+  "c/copy.txt": edit(base["a/source-of-copy.txt"] as string, 12),
+  "a/kept.txt": base["a/kept.txt"] as string,
+  "new/added.txt": lines(8, 25),
+  "crlf-moved.txt": (base["crlf.txt"] as string).replace(/\n/g, "\r\n"),
+};
+
+function gitNameStatus(): string[] {
+  const repo = path.join(work, "repo");
+  mkdirSync(repo, { recursive: true });
+  const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "core.autocrlf=false", ...args], { cwd: repo, encoding: "utf8" });
+  git("init", "-q");
+  const write = (files: Record<string, string>) => {
+    for (const [name, text] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(repo, name)), { recursive: true });
+      writeFileSync(path.join(repo, name), text);
+    }
+  };
+  write(base);
+  git("add", "-A");
+  git("commit", "-qm", "base");
+  git("rm", "-rq", ".");
+  write(target);
+  git("add", "-A");
+  git("commit", "-qm", "target");
+  return git("diff", "-M", "-C", "--name-status", "HEAD~1", "HEAD").trim().split("\n");
+}
+
+const vfs = (files: Record<string, string>): VirtualFile[] => Object.entries(files).map(([name, content]) => ({ path: name, segments: name.split("/"), content, sizeBytes: 0, version: null, createdAt: null, updatedAt: null, encoding: null }));
+
+describe("rename and copy detection", () => {
+  it("finds what git -M -C finds, with git's similarity percentages", async () => {
+    const baseSource = virtualFileSource(vfs(base));
+    const targetSource = virtualFileSource(vfs(target));
+    const files = await diffWorkspaces({ base: { source: baseSource, entries: await baseSource.list() }, target: { source: targetSource, entries: await targetSource.list() } });
+    const ours = files.changes
+      .map((change) => {
+        if (change.status === "renamed" || change.status === "copied") return `${change.status === "renamed" ? "R" : "C"}${String(change.similarity).padStart(3, "0")}\t${change.old_path}\t${change.path}`;
+        return `${change.status[0]?.toUpperCase()}\t${change.path}`;
+      })
+      .sort();
+    expect(ours).toEqual(gitNameStatus().sort());
+    // Every line of rewritten.txt changed: below 50 %, so it stays a delete and an add, as in git.
+    expect(files).toMatchObject({ renamed: 3, copied: 1, added: 2, deleted: 2, modified: 1 });
+  });
+
+  it("scores like git's diffcore-delta", () => {
+    const bytes = (text: string) => new TextEncoder().encode(text);
+    expect(scorePercent(similarityScore(chunkCounts(bytes("a\nb\nc\n")), chunkCounts(bytes("a\nb\nc\n"))))).toBe(100);
+    expect(scorePercent(similarityScore(chunkCounts(bytes("a\nb\n")), chunkCounts(bytes("x\ny\n"))))).toBe(0);
+    // CRLF counts as LF in text files, not in binary ones.
+    expect(scorePercent(similarityScore(chunkCounts(bytes("aaaa\n")), chunkCounts(bytes("aaaa\r\n"))))).toBe(83);
+  });
+
+  it("leaves adds and deletes alone when detection is off, and says when the candidate limit stopped it", async () => {
+    const baseSource = virtualFileSource(vfs(base));
+    const targetSource = virtualFileSource(vfs(target));
+    const sides = { base: { source: baseSource, entries: await baseSource.list() }, target: { source: targetSource, entries: await targetSource.list() } };
+    const off = await diffWorkspaces(sides, { renames: false, copies: false });
+    expect(off).toMatchObject({ renamed: 0, copied: 0, rename_detection: { renames: false, copies: false } });
+    const limited = await diffWorkspaces(sides, { limit: 1 });
+    // Exact renames need no reading and are still found.
+    expect(limited.rename_detection.limited).toBe(true);
+    expect(limited.changes.filter((change) => change.status === "renamed").map((change) => change.path)).toEqual(["b/moved.txt"]);
+  });
+});

@@ -1,0 +1,178 @@
+/**
+ * Rename and copy detection over a changed-file list, with git's semantics (`git diff -M -C`):
+ *
+ * 1. Exact renames: a deleted file whose size and content fingerprint equal an added file's
+ *    (the same basename preferred) is a rename at 100 % — nothing is read.
+ * 2. Inexact renames: the remaining deleted files against the remaining added files, scored
+ *    by {@link similarityScore}; pairs at or above the threshold (default 50 %) are taken
+ *    best score first, each source and destination once. Only files whose sizes allow the
+ *    threshold are read.
+ * 3. Copies (optional, as `-C`): a remaining added file similar enough to a modified file (or
+ *    to a file already renamed away) is a copy of it; sources may be copied many times.
+ *
+ * Like git's `diff.renameLimit`, inexact matching is skipped when sources × destinations
+ * exceeds `limit²` (the answer says so), and files larger than `maxFileBytes` are not scored.
+ */
+import type { FileIndexEntry } from "../archive/index-diff.js";
+import type { FileSource } from "./file-source.js";
+import type { ChunkCounts } from "./similarity.js";
+import { MAX_SCORE, chunkCounts, percentScore, scorePercent, similarityScore, sizesRuleOut } from "./similarity.js";
+import type { FileChangeView, RenameDetectionView } from "./types.js";
+
+export interface RenameOptions {
+  /** Detect renames (default true). */
+  renames?: boolean;
+  /** Detect copies from modified (and renamed-away) files (default true). */
+  copies?: boolean;
+  /** Minimum similarity in percent (default 50, as git). */
+  threshold?: number;
+  /** Inexact matching only while sources × destinations ≤ limit² (default 1,000, as git's `diff.renameLimit`). */
+  limit?: number;
+  /** Larger files are matched exactly only (default 8 MiB). */
+  maxFileBytes?: number;
+}
+
+const basename = (path: string) => path.slice(path.lastIndexOf("/") + 1);
+
+interface Candidate {
+  readonly source: FileChangeView;
+  readonly destination: FileChangeView;
+  readonly score: number;
+}
+
+/**
+ * `changes` (as `diffFileLists` lists them) with renames and copies found: a rename replaces
+ * its deleted and added entries by one `renamed` entry (`old_path` → `path`), a copy replaces
+ * the added entry by a `copied` one. Reads from `base` and `target` only the candidates' files.
+ */
+export async function detectRenames(
+  changes: readonly FileChangeView[],
+  baseEntries: readonly FileIndexEntry[],
+  targetEntries: readonly FileIndexEntry[],
+  base: FileSource | null,
+  target: FileSource | null,
+  options: RenameOptions = {},
+): Promise<{ changes: FileChangeView[]; detection: RenameDetectionView }> {
+  const threshold = Math.min(100, Math.max(1, options.threshold ?? 50));
+  const detection: RenameDetectionView = { renames: options.renames ?? true, copies: options.copies ?? true, threshold, limited: false };
+  if (!detection.renames && !detection.copies) return { changes: [...changes], detection };
+  const minimum = percentScore(threshold);
+  const maxFileBytes = options.maxFileBytes ?? 8 * 1024 * 1024;
+  const limit = options.limit ?? 1000;
+  const fingerprints = new Map<string, FileIndexEntry>();
+  for (const entry of baseEntries) fingerprints.set(`b\n${entry.path}`, entry);
+  for (const entry of targetEntries) fingerprints.set(`t\n${entry.path}`, entry);
+  const identity = (side: "b" | "t", path: string) => {
+    const entry = fingerprints.get(`${side}\n${path}`);
+    return entry === undefined ? null : `${entry.size}\n${String(entry.fingerprint)}`;
+  };
+
+  const added = changes.filter((change) => change.status === "added" && (change.target_size ?? 0) > 0);
+  const deleted = changes.filter((change) => change.status === "deleted" && (change.base_size ?? 0) > 0);
+  const modified = changes.filter((change) => change.status === "modified");
+  const renamed = new Map<FileChangeView, { source: FileChangeView; score: number }>();
+  const copied = new Map<FileChangeView, { source: FileChangeView; score: number }>();
+  const usedSources = new Set<FileChangeView>();
+
+  // 1. Exact renames: equal size and fingerprint, same basename first.
+  if (detection.renames) {
+    const byContent = new Map<string, FileChangeView[]>();
+    for (const source of deleted) {
+      const key = identity("b", source.path);
+      if (key !== null) byContent.set(key, [...(byContent.get(key) ?? []), source]);
+    }
+    for (const sameName of [true, false]) {
+      for (const destination of added) {
+        if (renamed.has(destination)) continue;
+        const key = identity("t", destination.path);
+        const sources = key === null ? undefined : byContent.get(key);
+        const source = sources?.find((candidate) => !usedSources.has(candidate) && (!sameName || basename(candidate.path) === basename(destination.path)));
+        if (source === undefined) continue;
+        usedSources.add(source);
+        renamed.set(destination, { source, score: MAX_SCORE });
+      }
+    }
+  }
+
+  // 2 and 3. Inexact: score candidates from their contents.
+  const destinations = added.filter((change) => !renamed.has(change));
+  const renameSources = detection.renames ? deleted.filter((change) => !usedSources.has(change)) : [];
+  const copySources = detection.copies ? [...modified, ...deleted] : [];
+  const sources = [...new Set([...renameSources, ...copySources])];
+  if (destinations.length > 0 && sources.length > 0) {
+    if (destinations.length * sources.length > limit * limit) {
+      detection.limited = true;
+    } else {
+      const sizeOf = (change: FileChangeView, side: "base" | "target") => (side === "base" ? (change.base_size ?? 0) : (change.target_size ?? 0));
+      const plausible = (source: FileChangeView, destination: FileChangeView) =>
+        sizeOf(source, "base") <= maxFileBytes && sizeOf(destination, "target") <= maxFileBytes && !sizesRuleOut(sizeOf(source, "base"), sizeOf(destination, "target"), minimum);
+      const wantedSources = sources.filter((source) => destinations.some((destination) => plausible(source, destination)));
+      const wantedDestinations = destinations.filter((destination) => wantedSources.some((source) => plausible(source, destination)));
+      const read = async (source: FileSource | null, path: string): Promise<ChunkCounts | null> => {
+        if (source === null) return null;
+        try {
+          return chunkCounts(await source.read(path, maxFileBytes, { transient: true }));
+        } catch {
+          return null; // unreadable: it stays a plain add or delete
+        }
+      };
+      const sourceCounts = new Map<FileChangeView, ChunkCounts>();
+      for (const change of wantedSources) {
+        const counts = await read(base, change.path);
+        if (counts !== null) sourceCounts.set(change, counts);
+      }
+      const candidates: Candidate[] = [];
+      for (const destination of wantedDestinations) {
+        const counts = await read(target, destination.path);
+        if (counts === null) continue;
+        for (const [source, sourceChunks] of sourceCounts) {
+          if (!plausible(source, destination)) continue;
+          const score = similarityScore(sourceChunks, counts, minimum);
+          if (score >= minimum) candidates.push({ source, destination, score });
+        }
+      }
+      // Best first; on equal scores the same basename, then path order (stable across runs).
+      candidates.sort(
+        (a, b) =>
+          b.score - a.score ||
+          Number(basename(b.source.path) === basename(b.destination.path)) - Number(basename(a.source.path) === basename(a.destination.path)) ||
+          (a.destination.path < b.destination.path ? -1 : a.destination.path > b.destination.path ? 1 : 0) ||
+          (a.source.path < b.source.path ? -1 : 1),
+      );
+      const renameSet = new Set(renameSources);
+      for (const candidate of candidates) {
+        if (renamed.has(candidate.destination) || !renameSet.has(candidate.source) || usedSources.has(candidate.source)) continue;
+        usedSources.add(candidate.source);
+        renamed.set(candidate.destination, { source: candidate.source, score: candidate.score });
+      }
+      if (detection.copies) {
+        const copySet = new Set(copySources);
+        for (const candidate of candidates) {
+          if (renamed.has(candidate.destination) || copied.has(candidate.destination) || !copySet.has(candidate.source)) continue;
+          // A deleted file may be the source of copies only once it was renamed away (as git's -C).
+          if (candidate.source.status === "deleted" && !usedSources.has(candidate.source)) continue;
+          copied.set(candidate.destination, { source: candidate.source, score: candidate.score });
+        }
+      }
+    }
+  }
+
+  const result: FileChangeView[] = [];
+  const renamedOut: FileChangeView[] = [];
+  const copiedOut: FileChangeView[] = [];
+  for (const change of changes) {
+    const rename = renamed.get(change);
+    const copy = copied.get(change);
+    if (rename !== undefined) {
+      renamedOut.push({ ...change, status: "renamed", old_path: rename.source.path, base_size: rename.source.base_size, similarity: scorePercent(rename.score) });
+    } else if (copy !== undefined) {
+      copiedOut.push({ ...change, status: "copied", old_path: copy.source.path, base_size: copy.source.base_size, similarity: scorePercent(copy.score) });
+    } else if (!(change.status === "deleted" && usedSources.has(change))) {
+      result.push(change);
+    }
+  }
+  const firstDeleted = result.findIndex((change) => change.status === "deleted");
+  const at = firstDeleted === -1 ? result.length : firstDeleted;
+  result.splice(at, 0, ...renamedOut, ...copiedOut);
+  return { changes: result, detection };
+}

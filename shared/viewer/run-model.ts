@@ -1,0 +1,298 @@
+/**
+ * The run model: what the viewer opens on. A run is one source (a session file with its
+ * archives today; a WINK debug bundle later) holding a root session and the sub-agents it
+ * started. Each session's latest line holds its whole history, so everything here comes from
+ * those lines plus the cheap summaries of the others: turns, snapshots named by turn and
+ * archive, sub-agents placed where they ran, failures with their arguments, and per-session
+ * and per-run outcomes.
+ *
+ * Browser-safe: the server's routes and the in-browser API build runs with the same code.
+ */
+import type { SessionLineError, SessionSnapshot } from "../session/snapshot-line.js";
+import type { IndexedSnapshotLine } from "./snapshot-view.js";
+import { validationErrorText } from "./snapshot-view.js";
+import { compareTimes } from "./times.js";
+import { sessionEvents } from "./timeline.js";
+import { deriveTurns, turnAt } from "./turns.js";
+import type {
+  RunErrorView,
+  RunFailureView,
+  RunPanelView,
+  RunSessionView,
+  RunSnapshotView,
+  RunSourceView,
+  RunSpawnView,
+  RunStatsView,
+  RunSummaryView,
+  RunView,
+  TimelineEventView,
+  TurnView,
+} from "./types.js";
+
+export interface RunInput {
+  readonly source: RunSourceView;
+  readonly modifiedAt: string;
+  /** Every loaded line of the source, in file order. */
+  readonly lines: readonly IndexedSnapshotLine[];
+  readonly lineErrors: readonly SessionLineError[];
+  /** Each session's latest line (see {@link latestLines}) parsed in full, by session id. */
+  readonly latest: ReadonlyMap<string, SessionSnapshot>;
+  /** The archive each line's `FilesystemSnapshotRef` names, by line number, where known. */
+  readonly archives?: ReadonlyMap<number, string | null>;
+  /** A run-level error (a bundle's `error.json`). */
+  readonly error?: RunErrorView | null;
+  /** Views the source offers beyond the session views. */
+  readonly panels?: readonly RunPanelView[];
+}
+
+/** Each session's latest line (latest `created_at`, then the higher line number), by session id. */
+export function latestLines(lines: readonly IndexedSnapshotLine[]): Map<string, number> {
+  const latest = new Map<string, IndexedSnapshotLine>();
+  for (const line of lines) {
+    const known = latest.get(line.summary.sessionId);
+    if (known === undefined || compareTimes(line.summary.createdAt, known.summary.createdAt) >= 0) latest.set(line.summary.sessionId, line);
+  }
+  return new Map([...latest].map(([id, line]) => [id, line.lineNumber]));
+}
+
+/** The parent session id a line names (`parent_id`, else the `parent_session_id` tag). */
+function parentOf(line: IndexedSnapshotLine): string | null {
+  return line.summary.parentId ?? line.summary.tags.parent_session_id ?? null;
+}
+
+interface SessionParts {
+  readonly id: string;
+  readonly lines: IndexedSnapshotLine[];
+  readonly latest: IndexedSnapshotLine;
+  readonly snapshot: SessionSnapshot | undefined;
+  readonly events: TimelineEventView[];
+  readonly turns: TurnView[];
+  readonly turnSource: RunSessionView["turn_source"];
+  readonly parentId: string | null;
+  readonly startedAt: string | null;
+}
+
+/** Builds the run of one source. */
+export function buildRun(input: RunInput): RunView {
+  const byId = new Map<string, IndexedSnapshotLine[]>();
+  for (const line of input.lines) {
+    const list = byId.get(line.summary.sessionId) ?? [];
+    list.push(line);
+    byId.set(line.summary.sessionId, list);
+  }
+  const latestLine = latestLines(input.lines);
+  const parts = new Map<string, SessionParts>();
+  for (const [id, lines] of byId) {
+    const latest = lines.find((line) => line.lineNumber === latestLine.get(id)) ?? (lines[lines.length - 1] as IndexedSnapshotLine);
+    const snapshot = input.latest.get(id);
+    const events = snapshot === undefined ? [] : sessionEvents(snapshot);
+    const points = lines.map((line) => ({ line_number: line.lineNumber, created_at: line.summary.createdAt }));
+    const { turns, turn_source } = deriveTurns(events, points);
+    const parentId = lines.map(parentOf).find((value) => value !== null) ?? null;
+    const firstLine = [...lines].sort((a, b) => compareTimes(a.summary.createdAt, b.summary.createdAt))[0];
+    parts.set(id, { id, lines, latest, snapshot, events, turns, turnSource: turn_source, parentId, startedAt: events[0]?.created_at ?? firstLine?.summary.createdAt ?? null });
+  }
+
+  // Children under their parent, in the order they started; sessions whose parent is not here are roots.
+  const childrenOf = new Map<string, SessionParts[]>();
+  const roots: SessionParts[] = [];
+  for (const session of parts.values()) {
+    const parent = session.parentId === null || session.parentId === session.id ? undefined : parts.get(session.parentId);
+    if (parent === undefined) roots.push(session);
+    else childrenOf.set(parent.id, [...(childrenOf.get(parent.id) ?? []), session]);
+  }
+  const byStart = (a: SessionParts, b: SessionParts) => compareTimes(a.startedAt ?? "", b.startedAt ?? "") || a.latest.lineNumber - b.latest.lineNumber;
+  const fileOrder = (a: SessionParts, b: SessionParts) => Math.min(...a.lines.map((l) => l.lineNumber)) - Math.min(...b.lines.map((l) => l.lineNumber));
+  roots.sort(fileOrder);
+
+  const sessions: RunSessionView[] = [];
+  const visited = new Set<string>();
+  const visit = (session: SessionParts, depth: number) => {
+    if (visited.has(session.id)) return;
+    visited.add(session.id);
+    const children = [...(childrenOf.get(session.id) ?? [])].sort(byStart);
+    sessions.push(sessionView(session, depth, children, parts, input.archives));
+    for (const child of children) visit(child, depth + 1);
+  };
+  for (const root of roots) visit(root, 0);
+
+  const runStart = sessions.map((session) => session.stats.started_at).filter((value): value is string => value !== null).sort(compareTimes)[0] ?? null;
+  const failures: RunFailureView[] = [];
+  for (const session of sessions) {
+    const own = parts.get(session.session_id) as SessionParts;
+    for (const event of own.events) {
+      if (event.success !== false && event.error === null) continue;
+      failures.push({
+        session_id: session.session_id,
+        line_number: session.latest_line,
+        event_index: event.index,
+        slice_type: event.slice_type,
+        item_index: event.item_index,
+        kind: event.kind,
+        title: event.title,
+        call_id: event.call_id,
+        argument: event.argument,
+        message: event.error ?? event.summary ?? "failed",
+        turn: turnOfEvent(session.turns, event.index),
+        created_at: event.created_at,
+        offset_ms: elapsed(runStart, event.created_at),
+      });
+    }
+  }
+  failures.sort((a, b) => compareTimes(a.created_at, b.created_at));
+
+  const root = sessions[0];
+  const stats = combineStats(sessions.map((session) => session.stats), input.lineErrors.length > 0 || (input.error ?? null) !== null);
+  const summary: RunSummaryView = {
+    source: input.source,
+    title: (root === undefined ? null : root.title) ?? input.source.name,
+    root_session_id: root?.session_id ?? null,
+    modified_at: input.modifiedAt,
+    state: input.lines.length === 0 ? "error" : "ready",
+    problem: input.lines.length === 0 ? (input.lineErrors[0] === undefined ? "The source holds no loadable snapshot line" : `Line ${input.lineErrors[0].lineNumber}: ${input.lineErrors[0].reason}`) : null,
+    stats,
+    session_count: sessions.length,
+    snapshot_count: input.lines.length,
+    load_errors: input.lineErrors.length,
+    error: input.error ?? null,
+    panels: [...(input.panels ?? [])],
+  };
+  return { ...summary, sessions, failures };
+}
+
+/** The summary part of a run (what `/api/runs` lists). */
+export function runSummary(run: RunView): RunSummaryView {
+  const { sessions: _sessions, failures: _failures, ...summary } = run;
+  return summary;
+}
+
+function turnOfEvent(turns: readonly TurnView[], index: number): number | null {
+  for (const turn of turns) if (turn.first_event !== null && turn.last_event !== null && index >= turn.first_event && index <= turn.last_event) return turn.number;
+  return null;
+}
+
+function elapsed(from: string | null, to: string | null): number | null {
+  if (from === null || to === null) return null;
+  const a = Date.parse(from);
+  const b = Date.parse(to);
+  return Number.isNaN(a) || Number.isNaN(b) ? null : b - a;
+}
+
+function sessionTitle(session: SessionParts): string | null {
+  const tags = session.latest.summary.tags;
+  const tagged = tags.agent ?? tags.app ?? tags.name;
+  if (tagged !== undefined && tagged !== "") return tagged;
+  const prompt = session.turns.find((turn) => turn.prompt !== null)?.prompt;
+  return prompt ?? null;
+}
+
+function sessionStats(session: SessionParts): RunStatsView {
+  let toolCalls = 0;
+  let failed = 0;
+  let errors = 0;
+  for (const event of session.events) {
+    if (event.kind === "tool_call") toolCalls++;
+    if (event.success === false) failed++;
+    if (event.error !== null) errors++;
+  }
+  const times = [...session.events.map((event) => event.created_at), ...session.lines.map((line) => line.summary.createdAt)].sort(compareTimes);
+  const startedAt = session.events[0]?.created_at ?? times[0] ?? null;
+  const endedAt = times[times.length - 1] ?? null;
+  return {
+    outcome: failed > 0 || errors > 0 || session.latest.summary.validationErrors.length > 0 ? "failed" : "ok",
+    failed_calls: failed,
+    errors,
+    tool_calls: toolCalls,
+    events: session.events.length,
+    started_at: startedAt,
+    ended_at: endedAt,
+    duration_ms: elapsed(startedAt, endedAt),
+  };
+}
+
+function combineStats(all: readonly RunStatsView[], extraFailure: boolean): RunStatsView {
+  const starts = all.map((stats) => stats.started_at).filter((value): value is string => value !== null).sort(compareTimes);
+  const ends = all.map((stats) => stats.ended_at).filter((value): value is string => value !== null).sort(compareTimes);
+  const sum = (pick: (stats: RunStatsView) => number) => all.reduce((total, stats) => total + pick(stats), 0);
+  const startedAt = starts[0] ?? null;
+  const endedAt = ends[ends.length - 1] ?? null;
+  return {
+    outcome: extraFailure || all.some((stats) => stats.outcome === "failed") ? "failed" : "ok",
+    failed_calls: sum((stats) => stats.failed_calls),
+    errors: sum((stats) => stats.errors),
+    tool_calls: sum((stats) => stats.tool_calls),
+    events: sum((stats) => stats.events),
+    started_at: startedAt,
+    ended_at: endedAt,
+    duration_ms: elapsed(startedAt, endedAt),
+  };
+}
+
+function snapshotViews(session: SessionParts, archives: ReadonlyMap<number, string | null> | undefined): RunSnapshotView[] {
+  const ordered = [...session.lines].sort((a, b) => compareTimes(a.summary.createdAt, b.summary.createdAt) || a.lineNumber - b.lineNumber);
+  return ordered.map((line) => {
+    const closes = session.turns.find((turn) => turn.snapshot_line === line.lineNumber);
+    const during = closes ?? (session.turns.length === 0 ? null : turnAt(session.turns, line.summary.createdAt));
+    const turn = during === null || (closes === undefined && during.started_at !== null && compareTimes(during.started_at, line.summary.createdAt) > 0) ? null : during.number;
+    const archive = archives?.get(line.lineNumber) ?? null;
+    const parts = [turn === null ? "before turn 1" : closes === undefined ? `during turn ${turn}` : `turn ${turn}`];
+    if (archive !== null) parts.push(archive);
+    return { line_number: line.lineNumber, created_at: line.summary.createdAt, turn, archive, label: parts.join(" · "), latest: line.lineNumber === session.latest.lineNumber };
+  });
+}
+
+function spawnOf(session: SessionParts, parts: ReadonlyMap<string, SessionParts>): RunSpawnView | null {
+  if (session.parentId === null) return null;
+  const parent = parts.get(session.parentId);
+  if (parent === undefined || session.startedAt === null) return null;
+  const at = session.startedAt;
+  const listing = [...parent.lines].sort((a, b) => a.lineNumber - b.lineNumber).find((line) => line.summary.childrenIds.includes(session.id));
+  const after = [...parent.lines].sort((a, b) => compareTimes(a.summary.createdAt, b.summary.createdAt)).find((line) => compareTimes(line.summary.createdAt, at) >= 0);
+  let eventIndex: number | null = null;
+  for (const event of parent.events) {
+    if (compareTimes(event.created_at, at) > 0) break;
+    eventIndex = event.index;
+  }
+  return {
+    parent_session_id: parent.id,
+    at,
+    turn: parent.turns.length === 0 ? null : (turnAt(parent.turns, at)?.number ?? null),
+    parent_line: (listing ?? after ?? parent.latest).lineNumber,
+    parent_event_index: eventIndex,
+  };
+}
+
+function sessionView(session: SessionParts, depth: number, children: readonly SessionParts[], parts: ReadonlyMap<string, SessionParts>, archives: ReadonlyMap<number, string | null> | undefined): RunSessionView {
+  return {
+    session_id: session.id,
+    parent_session_id: session.parentId,
+    depth,
+    title: sessionTitle(session),
+    latest_line: session.latest.lineNumber,
+    validation_error: validationErrorText(session.latest.summary.validationErrors),
+    stats: sessionStats(session),
+    turn_source: session.turnSource,
+    turns: session.turns,
+    snapshots: snapshotViews(session, archives),
+    spawned: spawnOf(session, parts),
+    children: children.map((child) => child.id),
+  };
+}
+
+/** The summary of a run whose source is not read yet (`pending`) or cannot be read (`error`). */
+export function placeholderRunSummary(source: RunSourceView, modifiedAt: string, state: "pending" | "error", problem: string | null): RunSummaryView {
+  return {
+    source,
+    title: source.name,
+    root_session_id: null,
+    modified_at: modifiedAt,
+    state,
+    problem,
+    stats: { outcome: state === "error" ? "failed" : "ok", failed_calls: 0, errors: 0, tool_calls: 0, events: 0, started_at: null, ended_at: null, duration_ms: null },
+    session_count: 0,
+    snapshot_count: 0,
+    load_errors: 0,
+    error: null,
+    panels: [],
+  };
+}
