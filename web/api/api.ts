@@ -20,6 +20,9 @@ export type {
   SnapshotMetaResponse,
   TimelineResponse,
   ToolCallFileDiffResponse,
+  RunListResponse,
+  RunResponse,
+  RunSearchResponse,
 } from "../../server/schemas/types.js";
 type FileListResponse = T.FileListResponse;
 type BrowseResponse = T.BrowseResponse;
@@ -34,6 +37,13 @@ export type SearchHitResponse = SearchResponse["hits"][number];
 export type HunkResponse = FileDiffResponse["hunks"][number];
 export type ToolCallChangesResponse = NonNullable<TimelineResponse["changes"]>["tool_calls"][number];
 export type ToolCallFileResponse = ToolCallChangesResponse["files"][number];
+export type RunSummaryResponse = T.RunListResponse["runs"][number];
+export type RunSessionResponse = T.RunResponse["sessions"][number];
+export type RunFailureResponse = T.RunResponse["failures"][number];
+export type RunSnapshotResponse = RunSessionResponse["snapshots"][number];
+export type TurnResponse = RunSessionResponse["turns"][number];
+export type FileChangeResponse = T.SnapshotDiffResponse["files"]["changes"][number];
+export type RunSearchGroupResponse = T.RunSearchResponse["groups"][number];
 
 /** One snapshot: a line of a session file. */
 export interface SnapshotRef {
@@ -59,6 +69,12 @@ export interface Api {
   /** What the header shows as the source (the served directory's name, or "dropped files"). */
   readonly label: string;
   files(): Promise<FileListResponse>;
+  /** Every run (session file; later also bundles), newest first, with its outcome. */
+  runs(): Promise<T.RunListResponse>;
+  /** One run in full; without `file`, the newest run that loads (where the app lands). */
+  run(file?: string): Promise<T.RunResponse>;
+  /** Search across every snapshot of `session` (default: the run's root) and its children. */
+  runSearch(file: string, session: string | null, query: string, regex: boolean, limit: number): Promise<T.RunSearchResponse>;
   /** A snapshot's metadata; without `ref`, the server's current snapshot (where the app starts). */
   meta(ref?: SnapshotRef): Promise<T.SnapshotMetaResponse>;
   timeline(ref: SnapshotRef): Promise<TimelineResponse>;
@@ -70,7 +86,8 @@ export interface Api {
   /** Saves one workspace file through the browser's download (never opened as a page). */
   download(ref: SnapshotRef, path: string): Promise<void>;
   diff(base: SnapshotRef, target: SnapshotRef): Promise<T.SnapshotDiffResponse>;
-  fileDiff(base: SnapshotRef, target: SnapshotRef, path: string): Promise<FileDiffResponse>;
+  /** One file's diff; `basePath` names the file in the base when it was renamed or copied. */
+  fileDiff(base: SnapshotRef, target: SnapshotRef, path: string, basePath?: string | null): Promise<FileDiffResponse>;
   sliceDiff(base: SnapshotRef, target: SnapshotRef, sliceType: string): Promise<T.SliceDiffResponse>;
   search(ref: SnapshotRef, query: string, scope: SearchScope, limit: number): Promise<SearchResponse>;
   /** One file a tool call changed, pre-image against post-state (only where the timeline has `changes`). */

@@ -65,6 +65,20 @@ export class HttpApi implements Api {
     return list;
   }
 
+  async runs(): Promise<T.RunListResponse> {
+    const list = await this.get<T.RunListResponse>("/api/runs");
+    this.label = list.root;
+    return list;
+  }
+
+  run(file?: string): Promise<T.RunResponse> {
+    return this.get("/api/run", { file });
+  }
+
+  runSearch(file: string, session: string | null, q: string, regex: boolean, limit: number): Promise<T.RunSearchResponse> {
+    return this.get("/api/run/search", { file, session: session ?? undefined, q, regex: regex ? "1" : undefined, limit });
+  }
+
   meta(ref?: SnapshotRef): Promise<T.SnapshotMetaResponse> {
     return this.get("/api/meta", ref === undefined ? {} : selector(ref));
   }
@@ -106,8 +120,8 @@ export class HttpApi implements Api {
     return this.get("/api/diff", { ...side("base", base), ...side("target", target) });
   }
 
-  fileDiff(base: SnapshotRef, target: SnapshotRef, path: string): Promise<T.FileDiffResponse> {
-    return this.get("/api/diff/file", { ...side("base", base), ...side("target", target), path });
+  fileDiff(base: SnapshotRef, target: SnapshotRef, path: string, basePath: string | null = null): Promise<T.FileDiffResponse> {
+    return this.get("/api/diff/file", { ...side("base", base), ...side("target", target), path, base_path: basePath ?? undefined });
   }
 
   sliceDiff(base: SnapshotRef, target: SnapshotRef, sliceType: string): Promise<T.SliceDiffResponse> {

@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIG_FILE, writeMultiTurnRun } from "../../e2e/fixtures/runs.js";
+import { BIG_FILE, FAILED_RUN_RENAME, writeFailedRun, writeMultiTurnRun } from "../../e2e/fixtures/runs.js";
 import { ROOT_SESSION_ID } from "../../examples/agent-run.js";
 import { WINK_FIXTURES } from "../../fixtures/paths.js";
 import { buildApp } from "../../server/app.js";
@@ -124,6 +124,31 @@ describe("LocalApi answers like the server", () => {
     await compareSnapshot(pair, { file, line: 2 }, { file, line: 1 }, { undoStore: true });
     await compareSnapshot(pair, { file, line: 4 }, null, { undoStore: true });
     await expect(pair.local.toolCallDiff({ file, line: 2 }, "call_012", "README.md")).rejects.toMatchObject({ status: 404 });
+  }, 60_000);
+
+  it("on a failed run: runs, the run, run search, and renames in diffs", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "wink-local-run-"));
+    try {
+      const file = await writeFailedRun(dir, { turns: 6, callsPerTurn: 10 });
+      const pair = await pairFor(dir);
+      pairs.push(pair);
+      expect(await pair.local.runs()).toEqual(await served(pair, "/api/runs"));
+      const run = await pair.local.run();
+      expect(run).toEqual(await served(pair, "/api/run"));
+      expect(await pair.local.runSearch(file, null, "settings", false, 100)).toEqual(await served(pair, `/api/run/search${q({ file, q: "settings", limit: 100 })}`));
+      expect(await pair.local.runSearch(file, null, "not found: [a-z]+", true, 100)).toEqual(await served(pair, `/api/run/search${q({ file, q: "not found: [a-z]+", regex: 1, limit: 100 })}`));
+      const snapshots = run.sessions[0]?.snapshots ?? [];
+      const base = { file, line: snapshots[1]?.line_number ?? 0 };
+      const target = { file, line: snapshots[2]?.line_number ?? 0 };
+      const diff = await pair.local.diff(base, target);
+      expect(diff.files.changes.find((change) => change.status === "renamed")?.old_path).toBe(FAILED_RUN_RENAME.from);
+      await compareSnapshot(pair, target, base);
+      expect(await pair.local.fileDiff(base, target, FAILED_RUN_RENAME.to, FAILED_RUN_RENAME.from)).toEqual(
+        await served(pair, `/api/diff/file${q({ ...side("base", base), ...side("target", target), path: FAILED_RUN_RENAME.to, base_path: FAILED_RUN_RENAME.from })}`),
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }, 60_000);
 
   it("reports unknown files, lines and slices as the server does", async () => {

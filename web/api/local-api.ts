@@ -20,10 +20,17 @@ import { virtualFileSource } from "../../shared/viewer/file-source.js";
 import { buildFileTree } from "../../shared/viewer/file-tree.js";
 import { searchSnapshot } from "../../shared/viewer/search.js";
 import { sessionFileView } from "../../shared/viewer/session-list.js";
-import { diffFileLists, diffSlice, diffSliceSummaries, diffSourceFile } from "../../shared/viewer/snapshot-diff.js";
+import { diffFileLists, diffSlice, diffSliceSummaries, diffSourceFile, diffWorkspaces } from "../../shared/viewer/snapshot-diff.js";
+import { buildRun, runSummary } from "../../shared/viewer/run-model.js";
+import type { RunSearchSession } from "../../shared/viewer/run-search.js";
+import { searchRun } from "../../shared/viewer/run-search.js";
+import { sessionEvents } from "../../shared/viewer/timeline.js";
+import { findFilesystemSnapshotRef } from "../../shared/session/workspace-items.js";
+import type { RunView } from "../../shared/viewer/types.js";
 import type { IndexedSnapshotLine } from "../../shared/viewer/snapshot-view.js";
 import { slicePage, snapshotMeta } from "../../shared/viewer/snapshot-view.js";
 import { buildTimeline } from "../../shared/viewer/timeline.js";
+import { compareTimes } from "../../shared/viewer/times.js";
 import { archiveCandidates } from "../../shared/viewer/workspace-archives.js";
 import type { Api, SearchScope, SnapshotRef } from "./api.js";
 import { ApiError } from "./api.js";
@@ -84,6 +91,7 @@ export class LocalApi implements Api {
   readonly #bundleInputs: LocalInput[] = [];
   #ready: Promise<void> = Promise.resolve();
   readonly bundles: LocalBundleApi;
+  readonly #runs = new Map<string, RunView>();
 
   private constructor(label: string) {
     this.label = label;
@@ -243,6 +251,76 @@ export class LocalApi implements Api {
     }));
   }
 
+  /** The run of one opened session file (built once: opened files do not change). */
+  #run(path: string): RunView {
+    const cached = this.#runs.get(path);
+    if (cached !== undefined) return cached;
+    const file = this.#file(path);
+    const latestOf = new Map<string, SessionSnapshot>();
+    for (const snapshot of file.snapshots) {
+      const known = latestOf.get(snapshot.sessionId);
+      if (known === undefined || compareTimes(snapshot.createdAt, known.createdAt) >= 0) latestOf.set(snapshot.sessionId, snapshot);
+    }
+    const run = buildRun({
+      source: { kind: "session_file", path: file.path, name: file.name },
+      modifiedAt: file.modifiedAt,
+      lines: file.lines,
+      lineErrors: file.errors,
+      latest: latestOf,
+      archives: new Map(file.snapshots.map((snapshot) => [snapshot.lineNumber, findFilesystemSnapshotRef(snapshot)?.archiveName ?? null])),
+    });
+    this.#runs.set(path, run);
+    return run;
+  }
+
+  /** Session files, newest first (by modification time, then path: the server's order). */
+  #newestFirst(): LocalSessionFile[] {
+    return [...this.#sessions.values()].sort((a, b) => (a.modifiedAt < b.modifiedAt ? 1 : a.modifiedAt > b.modifiedAt ? -1 : a.path < b.path ? -1 : 1));
+  }
+
+  runs(): Promise<T.RunListResponse> {
+    return this.#answer(() => ({ root: this.label, indexing: false, runs: this.#newestFirst().map((file) => runSummary(this.#run(file.path))) }));
+  }
+
+  run(file?: string): Promise<T.RunResponse> {
+    return this.#answer(() => {
+      const chosen = file ?? this.#newestFirst().find((candidate) => candidate.snapshots.length > 0)?.path;
+      if (chosen === undefined) throw new ApiError(404, "No session file of the directory holds a loadable line");
+      return this.#run(chosen);
+    });
+  }
+
+  runSearch(file: string, session: string | null, query: string, regex: boolean, limit: number): Promise<T.RunSearchResponse> {
+    return this.#answer(async () => {
+      const run = this.#run(file);
+      const local = this.#file(file);
+      const rootId = session ?? run.root_session_id;
+      const root = run.sessions.find((candidate) => candidate.session_id === rootId);
+      if (root === undefined) throw new ApiError(404, `Unknown session_id: ${rootId ?? ""}`);
+      const wanted = new Set([root.session_id]);
+      for (const candidate of run.sessions) if (candidate.parent_session_id !== null && wanted.has(candidate.parent_session_id)) wanted.add(candidate.session_id);
+      const sessions: RunSearchSession[] = run.sessions
+        .filter((candidate) => wanted.has(candidate.session_id))
+        .map((candidate) => {
+          const snapshot = this.#snapshot({ file, line: candidate.latest_line }).snapshot;
+          return {
+            sessionId: candidate.session_id,
+            latestLine: candidate.latest_line,
+            snapshot,
+            events: sessionEvents(snapshot),
+            turns: candidate.turns,
+            workspaces: candidate.snapshots.map((entry) => ({
+              lineNumber: entry.line_number,
+              turn: entry.turn,
+              label: entry.label,
+              source: async () => (local.snapshots.some((line) => line.lineNumber === entry.line_number) ? (await this.#workspace({ file, line: entry.line_number })).source : null),
+            })),
+          };
+        });
+      return searchRun(sessions, query, { regex, maxHits: limit });
+    });
+  }
+
   /**
    * A snapshot's meta; for a debug bundle, the bundle's meta (WINK's fields, with the
    * snapshot fields null when it has no session), as the server answers `/api/meta`.
@@ -339,7 +417,7 @@ export class LocalApi implements Api {
     return this.#answer(async () => {
       const [baseWorkspace, targetWorkspace] = await Promise.all([this.#workspace(base), this.#workspace(target)]);
       const [baseEntries, targetEntries] = await Promise.all([baseWorkspace.source?.list() ?? [], targetWorkspace.source?.list() ?? []]);
-      const { diff: _diff, ...files } = diffFileLists({ kind: baseWorkspace.source?.kind ?? null, entries: baseEntries }, { kind: targetWorkspace.source?.kind ?? null, entries: targetEntries });
+      const files = await diffWorkspaces({ base: { source: baseWorkspace.source, entries: baseEntries }, target: { source: targetWorkspace.source, entries: targetEntries } });
       const refOf = (ref: SnapshotRef) => {
         const { snapshot } = this.#snapshot(ref);
         return { file: ref.file, line_number: ref.line, session_id: snapshot.sessionId, created_at: snapshot.createdAt };
@@ -348,10 +426,10 @@ export class LocalApi implements Api {
     });
   }
 
-  fileDiff(base: SnapshotRef, target: SnapshotRef, path: string): Promise<T.FileDiffResponse> {
+  fileDiff(base: SnapshotRef, target: SnapshotRef, path: string, basePath: string | null = null): Promise<T.FileDiffResponse> {
     return this.#answer(async () => {
       const [baseWorkspace, targetWorkspace] = await Promise.all([this.#workspace(base), this.#workspace(target)]);
-      return diffSourceFile(baseWorkspace.source, targetWorkspace.source, path);
+      return diffSourceFile(baseWorkspace.source, targetWorkspace.source, path, basePath === null ? {} : { basePath });
     });
   }
 
