@@ -4,13 +4,13 @@
  * demand), `/api/diff/slice` (one slice item by item).
  */
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { diffSlice, diffSliceSummaries, diffSourceFile, diffWorkspaces } from "../../shared/viewer/index.js";
+import { diffSlice, diffSliceSummaries, diffSourceFile, diffStats, diffWorkspaces } from "../../shared/viewer/index.js";
 import type { SnapshotRefView } from "../../shared/viewer/index.js";
 import { badRequest } from "../errors.js";
 import { gitDiffHunks } from "../library/git-diff.js";
 import type { Selection, ViewerState } from "../library/viewer-state.js";
 import { errorResponses } from "../schemas/common.js";
-import { DiffQuery, FileDiff, FileDiffQuery, SliceDiff, SliceDiffQuery, SnapshotDiff } from "../schemas/diffs.js";
+import { DiffQuery, DiffStat, FileDiff, FileDiffQuery, SliceDiff, SliceDiffQuery, SnapshotDiff } from "../schemas/diffs.js";
 import { sideSelector, workspacePath } from "./request-helpers.js";
 
 export interface DiffRoutesOptions {
@@ -39,19 +39,28 @@ export const diffRoutes: FastifyPluginAsyncTypebox<DiffRoutesOptions> = async (a
     return { base, target };
   };
 
+  const workspaces = async (query: Record<string, unknown> & { renames?: "0" | "1" | undefined; copies?: "0" | "1" | undefined; similarity?: number | undefined }) => {
+    const { base, target } = await sides(query);
+    const [baseWorkspace, targetWorkspace] = await Promise.all([state.workspace(base), state.workspace(target)]);
+    const [baseEntries, targetEntries] = await Promise.all([baseWorkspace.source?.list() ?? [], targetWorkspace.source?.list() ?? []]);
+    const files = await diffWorkspaces(
+      { base: { source: baseWorkspace.source, entries: baseEntries }, target: { source: targetWorkspace.source, entries: targetEntries } },
+      { renames: query.renames !== "0", copies: query.copies !== "0", threshold: query.similarity ?? 50 },
+    );
+    return { base, target, baseWorkspace, targetWorkspace, files };
+  };
+
   app.get("/api/diff", { schema: { querystring: DiffQuery, response: { 200: SnapshotDiff, ...errorResponses } } }, async (request) => {
-    const { base, target } = await sides(request.query);
+    const { base, target, files } = await workspaces(request.query);
     // One line at a time: two big lines parsed at once would double the peak memory.
     const baseSnapshot = await state.snapshot(base);
     const targetSnapshot = await state.snapshot(target);
-    const [baseWorkspace, targetWorkspace] = await Promise.all([state.workspace(base), state.workspace(target)]);
-    const [baseEntries, targetEntries] = await Promise.all([baseWorkspace.source?.list() ?? [], targetWorkspace.source?.list() ?? []]);
-    const { renames, copies, similarity } = request.query;
-    const files = await diffWorkspaces(
-      { base: { source: baseWorkspace.source, entries: baseEntries }, target: { source: targetWorkspace.source, entries: targetEntries } },
-      { renames: renames !== "0", copies: copies !== "0", threshold: similarity ?? 50 },
-    );
     return { base: refOf(base), target: refOf(target), files, slices: diffSliceSummaries(baseSnapshot, targetSnapshot) };
+  });
+
+  app.get("/api/diff/stat", { schema: { querystring: DiffQuery, response: { 200: DiffStat, ...errorResponses } } }, async (request) => {
+    const { baseWorkspace, targetWorkspace, files } = await workspaces(request.query);
+    return diffStats(files.changes, baseWorkspace.source, targetWorkspace.source);
   });
 
   app.get("/api/diff/file", { schema: { querystring: FileDiffQuery, response: { 200: FileDiff, ...errorResponses } } }, async (request) => {

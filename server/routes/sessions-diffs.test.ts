@@ -113,9 +113,9 @@ describe("diffs", () => {
     expect(overview.base).toMatchObject({ file: "run.jsonl", line_number: 1 });
     expect(overview.files).toMatchObject({ base_source: "archive", target_source: "archive", added: 1, modified: 1, deleted: 1, unchanged_count: 38 });
     expect(overview.files.changes).toEqual([
-      { path: "src/added.txt", status: "added", base_size: null, target_size: 4 },
-      { path: "src/file-3.txt", status: "modified", base_size: Buffer.byteLength(base["src/file-3.txt"] ?? ""), target_size: Buffer.byteLength(target["src/file-3.txt"]) },
-      { path: "src/file-7.txt", status: "deleted", base_size: Buffer.byteLength(base["src/file-7.txt"] ?? ""), target_size: null },
+      { path: "src/added.txt", status: "added", old_path: null, similarity: null, base_size: null, target_size: 4 },
+      { path: "src/file-3.txt", status: "modified", old_path: null, similarity: null, base_size: Buffer.byteLength(base["src/file-3.txt"] ?? ""), target_size: Buffer.byteLength(target["src/file-3.txt"]) },
+      { path: "src/file-7.txt", status: "deleted", old_path: null, similarity: null, base_size: Buffer.byteLength(base["src/file-7.txt"] ?? ""), target_size: null },
     ]);
     const ref = overview.slices.find((slice: { display_name: string }) => slice.display_name === "FilesystemSnapshotRef");
     expect(ref).toMatchObject({ status: "changed", base_count: 1, target_count: 2, added: 1 });

@@ -192,7 +192,7 @@ describe("confinement", () => {
     const fixture = "acc0d4c3-321a-5d97-a3a9-505f3aba4219.jsonl";
     const app = await testApp({ path: await copyFixture(winkFixture(fixture)) });
     const view = await timeline(app, fixture, 1);
-    expect(Object.keys(view).sort()).toEqual(["ended_at", "errors", "events", "file", "line_number", "session_id", "snapshots", "started_at", "tool_calls"]);
+    expect(Object.keys(view).sort()).toEqual(["ended_at", "errors", "events", "file", "line_number", "session_id", "snapshots", "started_at", "tool_calls", "turn_source", "turns"]);
     const { status, body } = await json(app, diffUrl(fixture, 1, "call_1", "a.txt"));
     expect(status).toBe(404);
     expect(body.detail).toMatch(/^No undo store for session /);

@@ -115,3 +115,8 @@ export const SliceDiff = Type.Object({
   hunks: Type.Array(Hunk),
   note: Type.Union([Type.String(), Type.Null()]),
 });
+
+export const DiffStat = Type.Object({
+  files: Type.Array(Type.Object({ path: Type.String(), added: Type.Union([Type.Integer(), Type.Null()]), removed: Type.Union([Type.Integer(), Type.Null()]), binary: Type.Boolean() })),
+  truncated: Type.Boolean(),
+});

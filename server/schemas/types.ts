@@ -8,7 +8,7 @@ import type * as Viewer from "../../shared/viewer/index.js";
 import type { Browse, FileContent, FileTree, FileTreeNode, FilesystemMeta } from "./filesystem.js";
 import type { Entries, SlicePage, SnapshotFiles, SnapshotMeta } from "./legacy.js";
 import type { FileList, SessionFile, SessionNode, Timeline } from "./sessions.js";
-import type { FileDiff, SliceDiff, SnapshotDiff } from "./diffs.js";
+import type { DiffStat, FileDiff, SliceDiff, SnapshotDiff } from "./diffs.js";
 import type { SearchResult } from "./search.js";
 import type { TimelineChanges, ToolCallFileDiff } from "./tool-calls.js";
 import type { ErrorBody } from "./common.js";
@@ -52,6 +52,7 @@ export type SliceDiffResponse = Static<typeof SliceDiff>;
 export type SearchResponse = Static<typeof SearchResult>;
 export type TimelineChangesResponse = Static<typeof TimelineChanges>;
 export type ToolCallFileDiffResponse = Static<typeof ToolCallFileDiff>;
+export type DiffStatResponse = Static<typeof DiffStat>;
 export type RunListResponse = Static<typeof RunList>;
 export type RunResponse = Static<typeof Run>;
 export type RunSearchResponse = Static<typeof RunSearchResult>;
@@ -109,6 +110,7 @@ export type ContractChecks = [
   Assert<Equal<BundleGroupsResponse, Bundle.BundleGroupView[]>>,
   Assert<Equal<BundleCompareResponse, Bundle.BundleCompareView>>,
   Assert<Equal<BundleSearchResponse, Bundle.BundleSearchView>>,
+  Assert<Equal<DiffStatResponse, Viewer.DiffStatView>>,
   Assert<Equal<RunListResponse, Viewer.RunListView>>,
   Assert<Equal<RunResponse, Viewer.RunView>>,
   Assert<Equal<RunSearchResponse, Viewer.RunSearchView>>,

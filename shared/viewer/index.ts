@@ -23,6 +23,8 @@ export type { ChunkCounts } from "./similarity.js";
 export { MAX_SCORE, chunkCounts, similarityScore, scorePercent, percentScore } from "./similarity.js";
 export type { RenameOptions } from "./rename-detection.js";
 export { detectRenames } from "./rename-detection.js";
+export type { DiffStatOptions } from "./diff-stat.js";
+export { diffStats } from "./diff-stat.js";
 export type { FileContentOptions } from "./file-content.js";
 export { MAX_VIEW_BYTES, imageMimeType, decodeText, fileContent, splitLinesKeepEnds, countLines, toBase64 } from "./file-content.js";
 export { flatFileTree, flatFileTreeJson, buildFileTree } from "./file-tree.js";

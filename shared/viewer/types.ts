@@ -659,3 +659,19 @@ export interface RunSearchView {
   scanned_files: number;
   scanned_bytes: number;
 }
+
+/** Lines added and removed in one changed file (`git diff --numstat`). */
+export interface FileStatView {
+  path: string;
+  /** Null for binary files and diffs that ran out of time. */
+  added: number | null;
+  removed: number | null;
+  binary: boolean;
+}
+
+/** `/api/diff/stat`: line counts of the changed files (in the order `/api/diff` lists them). */
+export interface DiffStatView {
+  files: FileStatView[];
+  /** The file, byte or time budget ran out: later files have no entry. */
+  truncated: boolean;
+}

@@ -23,6 +23,7 @@ export type {
   RunListResponse,
   RunResponse,
   RunSearchResponse,
+  DiffStatResponse,
 } from "../../server/schemas/types.js";
 type FileListResponse = T.FileListResponse;
 type BrowseResponse = T.BrowseResponse;
@@ -86,6 +87,8 @@ export interface Api {
   /** Saves one workspace file through the browser's download (never opened as a page). */
   download(ref: SnapshotRef, path: string): Promise<void>;
   diff(base: SnapshotRef, target: SnapshotRef): Promise<T.SnapshotDiffResponse>;
+  /** Lines added and removed per changed file (renames and copies against their source). */
+  diffStat(base: SnapshotRef, target: SnapshotRef): Promise<T.DiffStatResponse>;
   /** One file's diff; `basePath` names the file in the base when it was renamed or copied. */
   fileDiff(base: SnapshotRef, target: SnapshotRef, path: string, basePath?: string | null): Promise<FileDiffResponse>;
   sliceDiff(base: SnapshotRef, target: SnapshotRef, sliceType: string): Promise<T.SliceDiffResponse>;

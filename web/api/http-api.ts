@@ -120,6 +120,10 @@ export class HttpApi implements Api {
     return this.get("/api/diff", { ...side("base", base), ...side("target", target) });
   }
 
+  diffStat(base: SnapshotRef, target: SnapshotRef): Promise<T.DiffStatResponse> {
+    return this.get("/api/diff/stat", { ...side("base", base), ...side("target", target) });
+  }
+
   fileDiff(base: SnapshotRef, target: SnapshotRef, path: string, basePath: string | null = null): Promise<T.FileDiffResponse> {
     return this.get("/api/diff/file", { ...side("base", base), ...side("target", target), path, base_path: basePath ?? undefined });
   }

@@ -143,6 +143,9 @@ describe("LocalApi answers like the server", () => {
       const diff = await pair.local.diff(base, target);
       expect(diff.files.changes.find((change) => change.status === "renamed")?.old_path).toBe(FAILED_RUN_RENAME.from);
       await compareSnapshot(pair, target, base);
+      const stat = await pair.local.diffStat(base, target);
+      expect(stat).toEqual(await served(pair, `/api/diff/stat${q({ ...side("base", base), ...side("target", target) })}`));
+      expect(stat.files.find((entry) => entry.path === FAILED_RUN_RENAME.to)).toEqual({ path: FAILED_RUN_RENAME.to, added: 1, removed: 1, binary: false });
       expect(await pair.local.fileDiff(base, target, FAILED_RUN_RENAME.to, FAILED_RUN_RENAME.from)).toEqual(
         await served(pair, `/api/diff/file${q({ ...side("base", base), ...side("target", target), path: FAILED_RUN_RENAME.to, base_path: FAILED_RUN_RENAME.from })}`),
       );

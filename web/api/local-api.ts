@@ -22,6 +22,7 @@ import { searchSnapshot } from "../../shared/viewer/search.js";
 import { sessionFileView } from "../../shared/viewer/session-list.js";
 import { diffFileLists, diffSlice, diffSliceSummaries, diffSourceFile, diffWorkspaces } from "../../shared/viewer/snapshot-diff.js";
 import { buildRun, runSummary } from "../../shared/viewer/run-model.js";
+import { diffStats } from "../../shared/viewer/diff-stat.js";
 import type { RunSearchSession } from "../../shared/viewer/run-search.js";
 import { searchRun } from "../../shared/viewer/run-search.js";
 import { sessionEvents } from "../../shared/viewer/timeline.js";
@@ -423,6 +424,15 @@ export class LocalApi implements Api {
         return { file: ref.file, line_number: ref.line, session_id: snapshot.sessionId, created_at: snapshot.createdAt };
       };
       return { base: refOf(base), target: refOf(target), files, slices: diffSliceSummaries(this.#snapshot(base).snapshot, this.#snapshot(target).snapshot) };
+    });
+  }
+
+  diffStat(base: SnapshotRef, target: SnapshotRef): Promise<T.DiffStatResponse> {
+    return answer(async () => {
+      const [baseWorkspace, targetWorkspace] = await Promise.all([this.#workspace(base), this.#workspace(target)]);
+      const [baseEntries, targetEntries] = await Promise.all([baseWorkspace.source?.list() ?? [], targetWorkspace.source?.list() ?? []]);
+      const files = await diffWorkspaces({ base: { source: baseWorkspace.source, entries: baseEntries }, target: { source: targetWorkspace.source, entries: targetEntries } });
+      return diffStats(files.changes, baseWorkspace.source, targetWorkspace.source);
     });
   }
 
