@@ -6,6 +6,7 @@
 import { parsePythonJson } from "../../shared/session/python-json-parse.js";
 import type { Api, ChangeNotice, SearchScope, SnapshotRef } from "./api.js";
 import { ApiError } from "./api.js";
+import { subscribeShared } from "./shared-events.js";
 import type * as T from "./api.js";
 import { HttpBundleApi } from "./bundle-http.js";
 
@@ -141,23 +142,14 @@ export class HttpApi implements Api {
   }
 
   subscribe(onChange: (notice: ChangeNotice | null) => void): () => void {
-    if (typeof EventSource === "undefined") return () => undefined;
-    const source = new EventSource(`${this.base}/api/events`);
-    let opened = false;
-    const onMessage = (event: MessageEvent<string>) => {
+    return subscribeShared(`${this.base}/api/events`, (event) => {
+      if (event.type !== "change" || event.data === null) return onChange(null);
       try {
         onChange(parsePythonJson(event.data) as unknown as ChangeNotice);
       } catch {
         onChange(null);
       }
-    };
-    source.addEventListener("change", onMessage as EventListener);
-    source.addEventListener("indexed", () => onChange(null));
-    // After a lost connection (server restarted), everything may have changed.
-    source.addEventListener("open", () => {
-      if (opened) onChange(null);
-      opened = true;
     });
-    return () => source.close();
   }
+
 }

@@ -14,6 +14,11 @@ const ROOT = "wink" as const;
 export const keys = {
   all: [ROOT] as const,
   files: () => [ROOT, "files"] as const,
+  runs: () => [ROOT, "runs"] as const,
+  /** A run nests under its session file, so a changed file refreshes its run. */
+  run: (file: string) => [...keys.sessionFile(file), "run"] as const,
+  newestRun: () => [ROOT, "newest-run"] as const,
+  runSearch: (file: string, session: string | null, query: string, regex: boolean) => [...keys.run(file), "search", session ?? "", regex ? "regex" : "text", query] as const,
   current: () => [ROOT, "current"] as const,
   sessionFile: (file: string) => [ROOT, "file", file] as const,
   snapshot: (ref: SnapshotRef) => [...keys.sessionFile(ref.file), "line", ref.line] as const,
@@ -29,7 +34,8 @@ export const keys = {
   search: (ref: SnapshotRef, query: string, scope: SearchScope) => [...keys.snapshot(ref), "search", scope, query] as const,
   diffs: () => [ROOT, "diff"] as const,
   diff: (base: SnapshotRef, target: SnapshotRef) => [...keys.diffs(), base.file, base.line, target.file, target.line] as const,
-  fileDiff: (base: SnapshotRef, target: SnapshotRef, path: string) => [...keys.diff(base, target), "file", path] as const,
+  fileDiff: (base: SnapshotRef, target: SnapshotRef, path: string, basePath: string | null = null) => [...keys.diff(base, target), "file", path, basePath ?? ""] as const,
+  diffStat: (base: SnapshotRef, target: SnapshotRef) => [...keys.diff(base, target), "stat"] as const,
   sliceDiff: (base: SnapshotRef, target: SnapshotRef, sliceType: string) => [...keys.diff(base, target), "slice", sliceType] as const,
   bundle: (file: string) => [...keys.sessionFile(file), "bundle"] as const,
   bundleSummary: (file: string) => [...keys.bundle(file), "summary"] as const,

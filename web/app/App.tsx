@@ -4,22 +4,24 @@
  */
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { Suspense, lazy, useCallback, useEffect, useMemo, useRef } from "react";
-import type { SnapshotRef } from "../api/api.js";
+import type { RunResponse, SnapshotRef } from "../api/api.js";
 import { useApi } from "../api/context.js";
 import { keys } from "../api/keys.js";
 import { EmptyState, ErrorState, Spinner } from "../components/feedback.js";
 import { useLocalOpener, DropZone } from "../features/drop/DropZone.js";
 import type { Command } from "../features/palette/CommandPalette.js";
-import { SessionsPanel } from "../features/sessions/SessionsPanel.js";
+import { CommandPalette } from "../features/palette/CommandPalette.js";
+import { RunOverview } from "../features/run/RunOverview.js";
+import { RunsPanel } from "../features/runs/RunsPanel.js";
+import { failurePatch } from "../features/runs/run-links.js";
 import { flattenSnapshots, stepSnapshot } from "../features/sessions/snapshot-list.js";
-import { SlicesPanel } from "../features/slices/SlicesPanel.js";
 import { SlicesView } from "../features/slices/SlicesView.js";
 import { SnapshotCard } from "../features/snapshot/SnapshotCard.js";
 import { browseQuery, diffQuery, slicePageQuery, timelineQuery } from "../queries/options.js";
-import { useCurrentSnapshot, useFiles, useMeta } from "../queries/hooks.js";
+import { useFiles, useMeta, useNewestRun, useRun } from "../queries/hooks.js";
 import { useLiveReload } from "../queries/useLiveReload.js";
 import { getPreferences, setPreference, usePreferences } from "../state/preferences.js";
-import { dispatchKey, useKeymap, useShortcutListener } from "../state/shortcuts.js";
+import { captureKeysWhile, dispatchKey, useKeymap, useShortcutListener } from "../state/shortcuts.js";
 import { overlay } from "../state/store.js";
 import { showToast } from "../state/toasts.js";
 import { navigate, readViewState, useViewState } from "../state/url-store.js";
@@ -34,13 +36,11 @@ const loadTimeline = () => import("../features/timeline/TimelineView.js");
 const loadFiles = () => import("../features/file-tree/FilesView.js");
 const loadCompare = () => import("../features/diff/CompareView.js");
 const loadSearch = () => import("../features/search/SearchView.js");
-const loadPalette = () => import("../features/palette/CommandPalette.js");
 const loadHelp = () => import("../features/help/HelpOverlay.js");
 const TimelineView = lazy(() => loadTimeline().then((module) => ({ default: module.TimelineView })));
 const FilesView = lazy(() => loadFiles().then((module) => ({ default: module.FilesView })));
 const CompareView = lazy(() => loadCompare().then((module) => ({ default: module.CompareView })));
 const SearchView = lazy(() => loadSearch().then((module) => ({ default: module.SearchView })));
-const CommandPalette = lazy(() => loadPalette().then((module) => ({ default: module.CommandPalette })));
 const HelpOverlay = lazy(() => loadHelp().then((module) => ({ default: module.HelpOverlay })));
 
 // The view a deep link opens starts loading with the app, not after the first render.
@@ -63,12 +63,15 @@ function usePrefetchView(state: ViewState, selected: SnapshotRef | null): void {
 function useIdlePreload(): void {
   useEffect(() => {
     const timer = setTimeout(() => {
-      for (const load of [loadTimeline, loadFiles, loadCompare, loadSearch, loadPalette, loadHelp]) void load();
+      for (const load of [loadTimeline, loadFiles, loadCompare, loadSearch, loadHelp]) void load();
     }, 1200);
     return () => clearTimeout(timer);
   }, []);
 }
 import type { SourceSwitch } from "./Root.js";
+
+// Keys typed right after ⌘K belong to the palette, even before its input has focus.
+captureKeysWhile(() => overlay.get() === "palette");
 import { Toasts } from "./Toasts.js";
 import { ViewTabs } from "./ViewTabs.js";
 
@@ -81,9 +84,10 @@ export function App({ source }: { source: SourceSwitch }) {
   const files = useFiles();
   const entries = useMemo(() => flattenSnapshots(files.data), [files.data]);
   const meta = useMeta(selected);
+  const run = useRun(state.file ?? null);
   useShortcutListener();
   useLiveReload();
-  useSelectionBootstrap(state, selected, entries);
+  useSelectionBootstrap(state, selected, run.data);
   usePrefetchFirstPages(selected, meta.data);
   useIdlePreload();
   usePrefetchView(state, selected);
@@ -109,6 +113,23 @@ export function App({ source }: { source: SourceSwitch }) {
     },
     [entries, selected],
   );
+  // N / Shift+N: the next (previous) failure of the run, from any view, in its timeline.
+  const stepFailure = useCallback(
+    (delta: 1 | -1) => {
+      const failures = run.data?.failures ?? [];
+      if (run.data === undefined) return;
+      if (failures.length === 0) {
+        showToast("No failures in this run");
+        return;
+      }
+      const here = state.view === "timeline" && state.event !== undefined ? failures.findIndex((failure) => failure.line_number === selected?.line && failure.event_index === state.event) : -1;
+      const next = here === -1 ? (delta === 1 ? failures[0] : failures[failures.length - 1]) : failures[(here + delta + failures.length) % failures.length];
+      if (next === undefined) return;
+      if (here !== -1 && ((delta === 1 && here === failures.length - 1) || (delta === -1 && here === 0))) showToast(delta === 1 ? "Back to the first failure" : "Back to the last failure");
+      navigate(failurePatch(run.data.source.path, next));
+    },
+    [run.data, state.view, state.event, selected?.line],
+  );
 
   useKeymap({
     "mod+k": () => overlay.set(overlay.get() === "palette" ? "none" : "palette"),
@@ -118,9 +139,11 @@ export function App({ source }: { source: SourceSwitch }) {
     "[": () => setPreference("sidebarCollapsed", !getPreferences().sidebarCollapsed),
     h: () => stepSlice(-1),
     l: () => stepSlice(1),
+    n: () => stepFailure(1),
+    "shift+n": () => stepFailure(-1),
     arrowleft: () => stepSession(-1),
     arrowright: () => stepSession(1),
-    ...Object.fromEntries(VIEWS.map((view, index) => [String(index + 1), () => navigate({ view })])),
+    ...Object.fromEntries(VIEWS.map((view, index) => [String(index + 1), () => navigate({ view, panel: undefined })])),
     escape: (event) => {
       if (event.target instanceof HTMLInputElement) {
         event.target.blur();
@@ -134,21 +157,25 @@ export function App({ source }: { source: SourceSwitch }) {
 
   return (
     <div className={`app${preferences.sidebarCollapsed ? " sidebar-collapsed" : ""}`}>
+      <a className="skip-link" href="#main">
+        Skip to the view
+      </a>
       <Header source={source} onReload={reload} />
       <div className="app-body">
-        <aside className="sidebar" aria-label="Sessions and slices" hidden={preferences.sidebarCollapsed} style={{ width: preferences.sidebarWidth }}>
-          <SessionsPanel selected={selected} />
-          <SlicesPanel meta={meta.data} activeSlice={state.view === "slices" ? state.slice : undefined} />
+        <aside className="sidebar" aria-label="Runs and sessions" hidden={preferences.sidebarCollapsed} style={{ width: preferences.sidebarWidth }}>
+          <RunsPanel selected={selected} currentFile={state.file ?? run.data?.source.path ?? null} />
         </aside>
         {preferences.sidebarCollapsed ? null : <SidebarResizer />}
-        <main className="main" id="main">
+        <main className="main" id="main" tabIndex={-1}>
           {selected === null ? (
-            files.isError ? (
+            run.isError && state.file !== undefined ? (
+              <ErrorState error={run.error} title={`Could not open ${state.file}`} onRetry={() => void run.refetch()} />
+            ) : files.isError ? (
               <ErrorState error={files.error} title="Could not open the snapshots" onRetry={() => void files.refetch()} />
             ) : files.data !== undefined && entries.length === 0 ? (
-              <EmptyState title="No loadable snapshot">None of the session files holds a line that loads; the sessions panel lists why.</EmptyState>
+              <EmptyState title="No loadable snapshot">None of the session files holds a line that loads; the runs panel lists why.</EmptyState>
             ) : (
-              <Spinner label="Opening the newest snapshot…" />
+              <Spinner label="Opening the newest run…" />
             )
           ) : meta.isError ? (
             <>
@@ -161,9 +188,9 @@ export function App({ source }: { source: SourceSwitch }) {
             </>
           ) : (
             <>
-              <SnapshotCard snapshot={selected} meta={meta.data} entries={entries} />
-              <ViewTabs active={state.view} />
-              <div className="view" data-view={state.view}>
+              <SnapshotCard snapshot={selected} meta={meta.data} run={run.data} />
+              <ViewTabs active={state.view} panel={state.panel} panels={run.data?.panels ?? []} />
+              <div className="view" data-view={state.view} role="tabpanel" aria-labelledby={`tab-${state.view === "panel" ? `panel-${state.panel ?? ""}` : state.view}`}>
                 {/* Only the slices view needs the snapshot's metadata first; the others start their own requests at once. */}
                 <Suspense fallback={<Spinner label="Loading the view…" />}>
                   {meta.data === undefined && state.view === "slices" ? <Spinner label="Loading the snapshot…" /> : <ActiveView state={state} snapshot={selected} meta={meta.data} />}
@@ -173,10 +200,8 @@ export function App({ source }: { source: SourceSwitch }) {
           )}
         </main>
       </div>
-      <Suspense fallback={null}>
-        {openOverlay === "palette" ? <CommandPalette commands={commands} onClose={() => overlay.set("none")} /> : null}
-        {openOverlay === "help" ? <HelpOverlay onClose={() => overlay.set("none")} /> : null}
-      </Suspense>
+      {openOverlay === "palette" ? <CommandPalette commands={commands} onClose={() => overlay.set("none")} /> : null}
+      <Suspense fallback={null}>{openOverlay === "help" ? <HelpOverlay onClose={() => overlay.set("none")} /> : null}</Suspense>
       <DropZone onOpen={source.openLocal} />
       <Toasts />
     </div>
@@ -185,14 +210,18 @@ export function App({ source }: { source: SourceSwitch }) {
 
 function ActiveView({ state, snapshot, meta }: { state: ViewState; snapshot: SnapshotRef; meta: ReturnType<typeof useMeta>["data"] }) {
   switch (state.view) {
+    case "run":
+      return <RunOverview file={snapshot.file} />;
     case "timeline":
       return <TimelineView snapshot={snapshot} selectedEvent={state.event} change={state.change} />;
     case "files":
       return <FilesView snapshot={snapshot} path={state.path} line={state.at} base={state.base} />;
     case "compare":
-      return <CompareView target={snapshot} base={state.base} path={state.path} slice={state.slice} layout={state.layout} />;
+      return <CompareView target={snapshot} base={state.base} path={state.path} slice={state.slice} layout={state.layout} at={state.at} side={state.side} />;
     case "search":
-      return <SearchView snapshot={snapshot} query={state.q} />;
+      return <SearchView snapshot={snapshot} query={state.q} regex={state.regex ?? false} />;
+    case "panel":
+      return <EmptyState title={`This viewer cannot show the "${state.panel ?? ""}" panel`}>The run offers it, but no view for it is built into this version.</EmptyState>;
     default:
       return meta === undefined ? null : <SlicesView snapshot={snapshot} meta={meta} sliceType={state.slice} item={state.item} />;
   }
@@ -214,19 +243,18 @@ function usePrefetchFirstPages(selected: SnapshotRef | null, meta: ReturnType<ty
   }, [api, client, selected?.file, selected?.line, meta]);
 }
 
-/** Without a snapshot in the URL, open the server's current one (or the file's first line). */
-function useSelectionBootstrap(state: ViewState, selected: SnapshotRef | null, entries: ReturnType<typeof flattenSnapshots>) {
-  const current = useCurrentSnapshot(selected === null && state.file === undefined);
+/**
+ * Without a snapshot in the URL, open the newest run at its root session's latest line (the
+ * line that holds the whole history); with a run but no line, that run's root latest line.
+ */
+function useSelectionBootstrap(state: ViewState, selected: SnapshotRef | null, run: RunResponse | undefined) {
+  const newest = useNewestRun(selected === null && state.file === undefined);
   useEffect(() => {
     if (selected !== null) return;
-    if (state.file !== undefined) {
-      const first = entries.find((entry) => entry.file === state.file);
-      if (first !== undefined) navigate({ line: first.line }, { replace: true });
-      return;
-    }
-    if (current.data !== undefined) navigate({ file: current.data.path, line: current.data.line_number }, { replace: true });
-    else if (current.isError && entries[0] !== undefined) navigate({ file: entries[0].file, line: entries[0].line }, { replace: true });
-  }, [selected, state.file, entries, current.data, current.isError]);
+    const target = state.file === undefined ? newest.data : run;
+    const root = target?.sessions[0];
+    if (target !== undefined && root !== undefined) navigate({ file: target.source.path, line: root.latest_line }, { replace: true });
+  }, [selected, state.file, newest.data, run]);
 }
 
 /** Shows the slices view, then gives it `key` as if typed (after the palette has closed). */

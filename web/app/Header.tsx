@@ -20,8 +20,9 @@ export function Header({ source, onReload }: { source: SourceSwitch; onReload: (
         <Icon name="sidebar" />
       </button>
       <div className="brand">
-        <div className="eyebrow">wink debug</div>
-        <h1>Snapshot Explorer</h1>
+        <h1>
+          <span className="eyebrow">wink debug</span> Run Explorer
+        </h1>
       </div>
       <div className="source" title={api.label}>
         {api.kind === "local" ? <span className="tag tag-accent">offline</span> : null}
@@ -33,8 +34,8 @@ export function Header({ source, onReload }: { source: SourceSwitch; onReload: (
         ) : null}
       </div>
       <div className="header-actions">
-        <button type="button" className="kbd-chip" onClick={() => overlay.set("palette")} aria-label="Command palette (⌘K)" title="Command palette (⌘K / Ctrl+K)">
-          <Icon name="search" size={14} /> <span>Search commands…</span> <kbd className="kbd">⌘K</kbd>
+        <button type="button" className="kbd-chip" onClick={() => overlay.set("palette")} title="Command palette (⌘K / Ctrl+K)" aria-keyshortcuts="Control+K Meta+K">
+          <Icon name="search" size={14} /> <span>Search commands…</span> <kbd className="kbd" aria-hidden="true">⌘K</kbd>
         </button>
         <input
           ref={picker}

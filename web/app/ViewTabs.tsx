@@ -1,20 +1,43 @@
+/** The views of the selected run, as tabs (keys 1–6), plus the panels the run's source offers. */
 import { Icon } from "../components/Icon.js";
 import type { IconName } from "../components/Icon.js";
-import { navigate } from "../state/url-store.js";
+import { Link } from "../components/Link.js";
 import { VIEWS, VIEW_LABELS } from "../state/view-state.js";
 import type { ViewName } from "../state/view-state.js";
 
-const ICONS: Record<ViewName, IconName> = { timeline: "clock", slices: "layers", files: "folder", compare: "compare", search: "search" };
+const ICONS: Record<(typeof VIEWS)[number], IconName> = { run: "alert", timeline: "clock", slices: "layers", files: "folder", compare: "compare", search: "search" };
 
-export function ViewTabs({ active }: { active: ViewName }) {
+export function ViewTabs({ active, panel, panels }: { active: ViewName; panel: string | undefined; panels: readonly { id: string; title: string }[] }) {
   return (
-    <nav className="view-tabs" role="tablist" aria-label="Views">
+    <nav className="view-tabs" aria-label="Views">
       {VIEWS.map((view, index) => (
-        <button key={view} type="button" role="tab" aria-selected={view === active} className={`view-tab${view === active ? " is-active" : ""}`} onClick={() => navigate({ view })} data-testid={`tab-${view}`} title={`${VIEW_LABELS[view]} (${index + 1})`}>
+        <Link
+          key={view}
+          to={{ view, panel: undefined }}
+          id={`tab-${view}`}
+          aria-current={view === active ? "page" : undefined}
+          className={`view-tab${view === active ? " is-active" : ""}`}
+          data-testid={`tab-${view}`}
+          title={`${VIEW_LABELS[view]} (${index + 1})`}
+        >
           <Icon name={ICONS[view]} size={15} />
           {VIEW_LABELS[view]}
-          <span className="tab-key">{index + 1}</span>
-        </button>
+          <span className="tab-key" aria-hidden="true">
+            {index + 1}
+          </span>
+        </Link>
+      ))}
+      {panels.map((entry) => (
+        <Link
+          key={entry.id}
+          to={{ view: "panel", panel: entry.id }}
+          id={`tab-panel-${entry.id}`}
+          aria-current={active === "panel" && panel === entry.id ? "page" : undefined}
+          className={`view-tab${active === "panel" && panel === entry.id ? " is-active" : ""}`}
+          data-testid={`tab-panel-${entry.id}`}
+        >
+          {entry.title}
+        </Link>
       ))}
     </nav>
   );

@@ -6,7 +6,7 @@
 import { Change, MergeView, diff, goToNextChunk, goToPreviousChunk, unifiedMergeView } from "@codemirror/merge";
 import { EditorState } from "@codemirror/state";
 import type { Extension } from "@codemirror/state";
-import { EditorView, lineNumbers } from "@codemirror/view";
+import { EditorView, highlightActiveLine, highlightActiveLineGutter, lineNumbers } from "@codemirror/view";
 import { useEffect, useImperativeHandle, useRef } from "react";
 import type { Ref } from "react";
 import type { HunkResponse } from "../api/api.js";
@@ -26,13 +26,23 @@ export interface MergeDiffProps {
   readonly hunks: readonly HunkResponse[];
   readonly layout: "split" | "unified";
   readonly handle?: Ref<MergeDiffHandle>;
+  /** A line to reveal (1-based), in the target unless `side` is `base`. */
+  readonly line?: number | undefined;
+  readonly side?: "base" | undefined;
+  /** Clicking a line number: its line and side (a permalink). */
+  readonly onLineClick?: (line: number, side: "base" | "target") => void;
 }
 
 const COLLAPSE = { margin: 3, minSize: 6 };
 
-export function MergeDiff({ path, base, target, hunks, layout, handle }: MergeDiffProps) {
+export function MergeDiff({ path, base, target, hunks, layout, handle, line, side, onLineClick }: MergeDiffProps) {
   const host = useRef<HTMLDivElement>(null);
   const navigable = useRef<EditorView | null>(null);
+  const sides = useRef<{ a: EditorView | null; b: EditorView | null }>({ a: null, b: null });
+  const clickHandler = useRef(onLineClick);
+  clickHandler.current = onLineClick;
+  const reveal = useRef({ line, side });
+  reveal.current = { line, side };
 
   useImperativeHandle(handle, () => ({
     next: () => {
@@ -53,11 +63,20 @@ export function MergeDiff({ path, base, target, hunks, layout, handle }: MergeDi
     const diffConfig = { override, scanLimit: 100_000, timeout: 2000 };
     void loadLanguage(path).then((language: Extension) => {
       if (cancelled) return;
-      const common = [EditorState.readOnly.of(true), EditorView.editable.of(false), lineNumbers(), appEditorTheme, language];
+      const numbers = (which: "base" | "target") =>
+        lineNumbers({
+          domEventHandlers: {
+            click: (view, block) => {
+              clickHandler.current?.(view.state.doc.lineAt(block.from).number, which);
+              return false;
+            },
+          },
+        });
+      const common = [EditorState.readOnly.of(true), EditorView.editable.of(false), highlightActiveLine(), highlightActiveLineGutter(), appEditorTheme, language];
       if (layout === "split") {
         const merge = new MergeView({
-          a: { doc: base, extensions: common },
-          b: { doc: target, extensions: common },
+          a: { doc: base, extensions: [...common, numbers("base"), EditorView.contentAttributes.of({ "aria-label": `${path} in the base` })] },
+          b: { doc: target, extensions: [...common, numbers("target"), EditorView.contentAttributes.of({ "aria-label": `${path} in the target` })] },
           parent,
           collapseUnchanged: COLLAPSE,
           highlightChanges: true,
@@ -65,16 +84,20 @@ export function MergeDiff({ path, base, target, hunks, layout, handle }: MergeDi
           diffConfig,
         });
         navigable.current = merge.b;
+        sides.current = { a: merge.a, b: merge.b };
+        revealLine(reveal.current.side === "base" ? merge.a : merge.b, reveal.current.line);
         destroy = () => merge.destroy();
       } else {
         const view = new EditorView({
           parent,
           state: EditorState.create({
             doc: target,
-            extensions: [...common, unifiedMergeView({ original: base, mergeControls: false, highlightChanges: true, gutter: true, collapseUnchanged: COLLAPSE, diffConfig })],
+            extensions: [...common, numbers("target"), unifiedMergeView({ original: base, mergeControls: false, highlightChanges: true, gutter: true, collapseUnchanged: COLLAPSE, diffConfig })],
           }),
         });
         navigable.current = view;
+        sides.current = { a: null, b: view };
+        revealLine(view, reveal.current.line);
         destroy = () => view.destroy();
       }
     });
@@ -82,8 +105,21 @@ export function MergeDiff({ path, base, target, hunks, layout, handle }: MergeDi
       cancelled = true;
       destroy();
       navigable.current = null;
+      sides.current = { a: null, b: null };
     };
   }, [path, base, target, hunks, layout]);
 
+  useEffect(() => {
+    revealLine(side === "base" ? sides.current.a : sides.current.b, line);
+  }, [line, side]);
+
   return <div className={`merge-diff layout-${layout}`} ref={host} data-testid="merge-diff" />;
+}
+
+/** Selects and centres a line (the target of a permalink). */
+function revealLine(view: EditorView | null, line: number | undefined): void {
+  if (view === null || line === undefined) return;
+  const target = Math.min(Math.max(1, line), view.state.doc.lines);
+  const position = view.state.doc.line(target).from;
+  view.dispatch({ selection: { anchor: position }, effects: EditorView.scrollIntoView(position, { y: "center" }) });
 }

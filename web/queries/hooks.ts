@@ -10,6 +10,26 @@ export function useFiles() {
   return useQuery(q.filesQuery(useApi()));
 }
 
+export function useRuns() {
+  return useQuery(q.runsQuery(useApi()));
+}
+
+export function useRun(file: string | null) {
+  return useQuery(q.runQuery(useApi(), file));
+}
+
+export function useNewestRun(enabled: boolean) {
+  return useQuery({ ...q.newestRunQuery(useApi()), enabled });
+}
+
+export function useRunSearch(file: string | null, session: string | null, query: string, regex: boolean) {
+  return useQuery(q.runSearchQuery(useApi(), file, session, query, regex));
+}
+
+export function useDiffStat(base: SnapshotRef | null, target: SnapshotRef | null) {
+  return useQuery({ ...q.diffStatQuery(useApi(), base ?? placeholder, target ?? placeholder), enabled: base !== null && target !== null });
+}
+
 export function useCurrentSnapshot(enabled: boolean) {
   return useQuery({ ...q.currentQuery(useApi()), enabled });
 }
@@ -42,8 +62,8 @@ export function useDiff(base: SnapshotRef | null, target: SnapshotRef | null) {
   return useQuery({ ...q.diffQuery(useApi(), base ?? placeholder, target ?? placeholder), enabled: base !== null && target !== null });
 }
 
-export function useFileDiff(base: SnapshotRef | null, target: SnapshotRef | null, path: string | null) {
-  return useQuery({ ...q.fileDiffQuery(useApi(), base ?? placeholder, target ?? placeholder, path ?? ""), enabled: base !== null && target !== null && path !== null });
+export function useFileDiff(base: SnapshotRef | null, target: SnapshotRef | null, path: string | null, basePath: string | null = null) {
+  return useQuery({ ...q.fileDiffQuery(useApi(), base ?? placeholder, target ?? placeholder, path ?? "", basePath), enabled: base !== null && target !== null && path !== null });
 }
 
 export function useSliceDiff(base: SnapshotRef | null, target: SnapshotRef | null, sliceType: string | null) {

@@ -2,7 +2,7 @@
  * One `queryOptions` factory per resource: the key and the fetcher travel together, so
  * hooks, prefetches and invalidations agree (see `api/keys.ts`).
  */
-import { queryOptions } from "@tanstack/react-query";
+import { queryOptions, skipToken } from "@tanstack/react-query";
 import type { Api, SearchScope, SnapshotRef } from "../api/api.js";
 import { keys } from "../api/keys.js";
 
@@ -10,6 +10,22 @@ import { keys } from "../api/keys.js";
 export const SLICE_PAGE_SIZE = 50;
 
 export const filesQuery = (api: Api) => queryOptions({ queryKey: keys.files(), queryFn: () => api.files() });
+
+export const runsQuery = (api: Api) => queryOptions({ queryKey: keys.runs(), queryFn: () => api.runs() });
+
+/** `null`: no run named yet (the query waits, `skipToken`). */
+export const runQuery = (api: Api, file: string | null) => queryOptions({ queryKey: keys.run(file ?? ""), queryFn: file === null ? skipToken : () => api.run(file) });
+
+/** The newest run (where the app lands without a link). */
+export const newestRunQuery = (api: Api) => queryOptions({ queryKey: keys.newestRun(), queryFn: () => api.run(), staleTime: Infinity });
+
+export const runSearchQuery = (api: Api, file: string | null, session: string | null, query: string, regex: boolean, limit = 500) =>
+  queryOptions({
+    queryKey: keys.runSearch(file ?? "", session, query, regex),
+    queryFn: file === null || query.trim() === "" ? skipToken : () => api.runSearch(file, session, query, regex, limit),
+  });
+
+export const diffStatQuery = (api: Api, base: SnapshotRef, target: SnapshotRef) => queryOptions({ queryKey: keys.diffStat(base, target), queryFn: () => api.diffStat(base, target) });
 
 export const currentQuery = (api: Api) => queryOptions({ queryKey: keys.current(), queryFn: () => api.meta(), staleTime: Infinity });
 
@@ -39,8 +55,8 @@ export const fileContentQuery = (api: Api, ref: SnapshotRef, path: string) =>
 
 export const diffQuery = (api: Api, base: SnapshotRef, target: SnapshotRef) => queryOptions({ queryKey: keys.diff(base, target), queryFn: () => api.diff(base, target) });
 
-export const fileDiffQuery = (api: Api, base: SnapshotRef, target: SnapshotRef, path: string) =>
-  queryOptions({ queryKey: keys.fileDiff(base, target, path), queryFn: () => api.fileDiff(base, target, path) });
+export const fileDiffQuery = (api: Api, base: SnapshotRef, target: SnapshotRef, path: string, basePath: string | null = null) =>
+  queryOptions({ queryKey: keys.fileDiff(base, target, path, basePath), queryFn: () => api.fileDiff(base, target, path, basePath) });
 
 export const sliceDiffQuery = (api: Api, base: SnapshotRef, target: SnapshotRef, sliceType: string) =>
   queryOptions({ queryKey: keys.sliceDiff(base, target, sliceType), queryFn: () => api.sliceDiff(base, target, sliceType) });

@@ -6,6 +6,8 @@ describe("live reload invalidation", () => {
   it("refreshes the list, the diffs and each changed file", () => {
     expect(stalePrefixes({ added: ["n.jsonl"], changed: ["c.jsonl"], removed: ["r.jsonl"], archives: [] })).toEqual([
       keys.files(),
+      keys.runs(),
+      keys.newestRun(),
       keys.diffs(),
       keys.sessionFile("n.jsonl"),
       keys.sessionFile("c.jsonl"),

@@ -14,7 +14,7 @@ import { showToast } from "../state/toasts.js";
 export function stalePrefixes(notice: ChangeNotice | null): (readonly unknown[])[] {
   if (notice === null || notice.archives.length > 0) return [keys.all];
   const files = [...notice.added, ...notice.changed, ...notice.removed];
-  return [keys.files(), keys.diffs(), ...files.map((file) => keys.sessionFile(file))];
+  return [keys.files(), keys.runs(), keys.newestRun(), keys.diffs(), ...files.map((file) => keys.sessionFile(file))];
 }
 
 export function useLiveReload(): void {

@@ -13,11 +13,30 @@ export interface Preferences {
   expandDepth: number;
   /** Sidebar width in pixels (dragged with its handle). */
   sidebarWidth: number;
+  /** Width of the compare view's changed-files list. */
+  changeListWidth: number;
+  /** Width of the timeline's event detail panel. */
+  detailWidth: number;
 }
 
 export const SIDEBAR_WIDTH = { min: 220, max: 560, default: 320 } as const;
+export const CHANGE_LIST_WIDTH = { min: 200, max: 640, default: 300 } as const;
+export const DETAIL_WIDTH = { min: 280, max: 900, default: 440 } as const;
 
-const KEYS = { theme: "wink-theme", sidebarCollapsed: "wink-sidebar-collapsed", diffLayout: "wink-diff-layout", expandDepth: "wink-expand-depth", sidebarWidth: "wink-sidebar-width" } as const;
+const KEYS = {
+  theme: "wink-theme",
+  sidebarCollapsed: "wink-sidebar-collapsed",
+  diffLayout: "wink-diff-layout",
+  expandDepth: "wink-expand-depth",
+  sidebarWidth: "wink-sidebar-width",
+  changeListWidth: "wink-change-list-width",
+  detailWidth: "wink-detail-width",
+} as const;
+
+function width_(store: Storage | null, key: string, range: { min: number; max: number; default: number }): number {
+  const value = Number(store?.getItem(key));
+  return Number.isFinite(value) && value >= range.min && value <= range.max ? value : range.default;
+}
 
 function storage(): Storage | null {
   try {
@@ -39,6 +58,8 @@ function initial(): Preferences {
     diffLayout: store?.getItem(KEYS.diffLayout) === "unified" ? "unified" : "split",
     expandDepth: Number.isInteger(depth) && depth >= 1 && depth <= 10 ? depth : 2,
     sidebarWidth: Number.isFinite(width) && width >= SIDEBAR_WIDTH.min && width <= SIDEBAR_WIDTH.max ? width : SIDEBAR_WIDTH.default,
+    changeListWidth: width_(store, KEYS.changeListWidth, CHANGE_LIST_WIDTH),
+    detailWidth: width_(store, KEYS.detailWidth, DETAIL_WIDTH),
   };
 }
 

@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { cleanup, renderHook } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { dispatchKey, keyName, useKeymap } from "./shortcuts.js";
+import { captureKeysWhile, dispatchKey, keyName, useKeymap } from "./shortcuts.js";
 
 function press(key: string, init: KeyboardEventInit = {}, target: EventTarget = document.body): boolean {
   const event = new KeyboardEvent("keydown", { key, bubbles: true, cancelable: true, ...init });
@@ -42,6 +42,19 @@ describe("keyboard shortcuts", () => {
     expect(press("k", { ctrlKey: true }, input)).toBe(true);
     expect(press("Escape", {}, input)).toBe(true);
     expect(handler).toHaveBeenCalledTimes(2);
+  });
+
+  it("while keys are captured (the palette opening), only Esc and mod+k run", () => {
+    const handler = vi.fn();
+    renderHook(() => useKeymap({ d: handler, escape: handler }));
+    let open = true;
+    captureKeysWhile(() => open);
+    expect(press("d")).toBe(false);
+    expect(press("Escape")).toBe(true);
+    open = false;
+    expect(press("d")).toBe(true);
+    expect(handler).toHaveBeenCalledTimes(2);
+    captureKeysWhile(() => false);
   });
 
   it("inactive keymaps do not receive keys", () => {

@@ -44,10 +44,20 @@ export function isTyping(target: EventTarget | null): boolean {
 
 const ALWAYS = new Set(["mod+k", "escape"]);
 
+let captured: () => boolean = () => false;
+
+/**
+ * While `isCaptured()` is true (the command palette is open, or opening), no shortcut runs but
+ * Esc and ⌘K/Ctrl+K: keys typed right after ⌘K belong to the palette, even before it has focus.
+ */
+export function captureKeysWhile(isCaptured: () => boolean): void {
+  captured = isCaptured;
+}
+
 /** Dispatches one key event; true when a keymap handled it. */
 export function dispatchKey(event: KeyboardEvent): boolean {
   const name = keyName(event);
-  if (isTyping(event.target) && !ALWAYS.has(name)) return false;
+  if ((isTyping(event.target) || captured()) && !ALWAYS.has(name)) return false;
   for (let i = layers.length - 1; i >= 0; i--) {
     const handler = layers[i]?.map[name];
     if (handler !== undefined && handler(event) !== false) {

@@ -17,18 +17,21 @@ describe("view state in the URL", () => {
       q: "a=b&c",
       event: 7,
       change: "docs/a b.md",
+      side: "base",
+      regex: true,
+      panel: "logs",
     };
     expect(parseViewState(serializeViewState(state))).toEqual(state);
   });
 
   it("ignores malformed and unknown parameters, defaulting the view", () => {
     const state = parseViewState(new URLSearchParams("file=a.jsonl&line=0&view=evil&item=-1&at=1e3&base_file=b.jsonl&layout=3d&x=1"));
-    expect(state).toEqual({ view: "slices", file: "a.jsonl" });
+    expect(state).toEqual({ view: "run", file: "a.jsonl" });
     expect(selectedRef(state)).toBeNull();
   });
 
   it("leaves the default view out of the URL", () => {
-    expect(serializeViewState({ view: "slices", file: "f", line: 1 }).toString()).toBe("file=f&line=1");
+    expect(serializeViewState({ view: "run", file: "f", line: 1 }).toString()).toBe("file=f&line=1");
   });
 
   it("selecting another snapshot keeps view, slice and path, drops item, event (and its open change) and line", () => {

@@ -6,10 +6,11 @@
  */
 import type { SnapshotRef } from "../api/api.js";
 
-export const VIEWS = ["timeline", "slices", "files", "compare", "search"] as const;
-export type ViewName = (typeof VIEWS)[number];
+/** The views of a run, in tab order (keys 1–6). Runs may add panels of their own (`view=panel&panel=<id>`). */
+export const VIEWS = ["run", "timeline", "slices", "files", "compare", "search"] as const;
+export type ViewName = (typeof VIEWS)[number] | "panel";
 
-export const VIEW_LABELS: Record<ViewName, string> = { timeline: "Timeline", slices: "Slices", files: "Files", compare: "Compare", search: "Search" };
+export const VIEW_LABELS: Record<(typeof VIEWS)[number], string> = { run: "Run", timeline: "Timeline", slices: "Slices", files: "Files", compare: "Compare", search: "Search" };
 
 export interface ViewState {
   /** Selected snapshot; absent until the app picked one (then written back with `replace`). */
@@ -34,9 +35,15 @@ export interface ViewState {
   readonly event?: number;
   /** Timeline: the changed file of the selected tool call whose diff is open. */
   readonly change?: string;
+  /** Compare view: the side `at` names (`base`; absent: the target). */
+  readonly side?: "base";
+  /** Search view: the query is a regular expression. */
+  readonly regex?: boolean;
+  /** `view=panel`: the run's panel shown (a bundle's logs, transcript…). */
+  readonly panel?: string;
 }
 
-export const DEFAULT_VIEW: ViewName = "slices";
+export const DEFAULT_VIEW: ViewName = "run";
 
 function positiveInt(text: string | null, min: number): number | undefined {
   if (text === null || !/^\d{1,9}$/.test(text)) return undefined;
@@ -55,7 +62,7 @@ export function parseViewState(params: URLSearchParams): ViewState {
   const baseLine = positiveInt(params.get("base_line"), 1);
   const layout = params.get("layout");
   const state: { -readonly [K in keyof ViewState]: ViewState[K] } = {
-    view: (VIEWS as readonly string[]).includes(view ?? "") ? (view as ViewName) : DEFAULT_VIEW,
+    view: (VIEWS as readonly string[]).includes(view ?? "") || view === "panel" ? (view as ViewName) : DEFAULT_VIEW,
   };
   const file = text(params.get("file"));
   const line = positiveInt(params.get("line"), 1);
@@ -77,6 +84,10 @@ export function parseViewState(params: URLSearchParams): ViewState {
   if (event !== undefined) state.event = event;
   const change = text(params.get("change"));
   if (change !== undefined) state.change = change;
+  if (params.get("side") === "base") state.side = "base";
+  if (params.get("regex") === "1") state.regex = true;
+  const panel = text(params.get("panel"));
+  if (panel !== undefined) state.panel = panel;
   return state;
 }
 
@@ -98,6 +109,9 @@ export function serializeViewState(state: ViewState): URLSearchParams {
   if (state.q !== undefined) params.set("q", state.q);
   if (state.event !== undefined) params.set("event", String(state.event));
   if (state.change !== undefined) params.set("change", state.change);
+  if (state.side !== undefined) params.set("side", state.side);
+  if (state.regex === true) params.set("regex", "1");
+  if (state.panel !== undefined) params.set("panel", state.panel);
   return params;
 }
 

@@ -1,26 +1,34 @@
 /**
  * Compare any two snapshots (one session or across sessions and files): what changed in
- * the workspace (from sizes and CRCs), which slices changed, and per file a side-by-side
- * or unified diff; per slice its item changes and JSON diff. J/K step through changed
- * files, N/Shift+N through changes in the open diff, U switches the layout.
+ * the workspace (from sizes and CRCs, renames and copies found as git's -M/-C does), as a
+ * directory tree with line counts and "viewed" marks; which slices changed; per file a
+ * side-by-side or unified diff (both line-number columns) whose line numbers are permalinks;
+ * per slice its item changes and JSON diff. Both sides are labelled in full (turn, line,
+ * time). J/K step through changed files, ./, through changes in the open diff, U switches
+ * the layout, V marks the file viewed, X swaps the sides.
  */
 import { Suspense, lazy, useEffect, useMemo, useRef } from "react";
-import type { RefObject } from "react";
-import type { SnapshotDiffResponse, SnapshotRef } from "../../api/api.js";
+import type { CSSProperties, ReactNode, RefObject } from "react";
+import type { FileChangeResponse, SnapshotDiffResponse, SnapshotRef } from "../../api/api.js";
 import { sameRef } from "../../api/api.js";
 import { EmptyState, ErrorState, Spinner } from "../../components/feedback.js";
-import { formatBytes, formatTimestamp, plural } from "../../components/format.js";
+import { formatBytes, formatTimestamp, plural, shortId } from "../../components/format.js";
 import { Icon } from "../../components/Icon.js";
+import { Link } from "../../components/Link.js";
+import { PaneResizer } from "../../components/PaneResizer.js";
 import type { MergeDiffHandle } from "../../editor/MergeDiff.js";
-import { useDiff, useFileContent, useFileDiff, useFiles, useSliceDiff } from "../../queries/hooks.js";
-import { setPreference, usePreferences } from "../../state/preferences.js";
+import { useDiff, useDiffStat, useFileContent, useFileDiff, useFiles, useRun, useSliceDiff } from "../../queries/hooks.js";
+import { CHANGE_LIST_WIDTH, setPreference, usePreferences } from "../../state/preferences.js";
 import { useKeymap } from "../../state/shortcuts.js";
 import { useNavigate } from "../../state/url-store.js";
-import { flattenSnapshots, snapshotLabel } from "../sessions/snapshot-list.js";
+import { flattenSnapshots } from "../sessions/snapshot-list.js";
 import type { SnapshotEntry } from "../sessions/snapshot-list.js";
 import { defaultBase } from "./default-base.js";
 import { DiffHeader, LayoutToggle, badgeClass } from "./DiffHeader.js";
 import { HunkList } from "./HunkList.js";
+import { changeTree, treeFiles } from "./change-tree.js";
+import type { ChangeTreeDirectory, ChangeTreeNode } from "./change-tree.js";
+import { useViewedMarks } from "./viewed-marks.js";
 
 const MergeDiff = lazy(() => import("../../editor/MergeDiff.js").then((module) => ({ default: module.MergeDiff })));
 
@@ -33,62 +41,95 @@ export interface CompareViewProps {
   readonly path: string | undefined;
   readonly slice: string | undefined;
   readonly layout: "split" | "unified" | undefined;
+  /** A permalinked line of the open file (in the target, or the base with `side`). */
+  readonly at?: number | undefined;
+  readonly side?: "base" | undefined;
 }
 
-export function CompareView({ target, base, path, slice, layout }: CompareViewProps) {
+/** Labels of snapshots that say which one it is in full: session, turn, archive, line, time. */
+function useSnapshotLabels(entries: readonly SnapshotEntry[], file: string): (ref: SnapshotRef) => string {
+  const run = useRun(file);
+  return useMemo(() => {
+    const labels = new Map<string, string>();
+    for (const session of run.data?.sessions ?? []) {
+      for (const snapshot of session.snapshots) {
+        labels.set(`${file}\n${snapshot.line_number}`, `${snapshot.label} · line ${snapshot.line_number} · ${formatTimestamp(snapshot.created_at)} — ${session.title ?? shortId(session.session_id)}`);
+      }
+    }
+    for (const entry of entries) {
+      const key = `${entry.file}\n${entry.line}`;
+      if (!labels.has(key)) labels.set(key, `${entry.fileName} · line ${entry.line} · ${formatTimestamp(entry.createdAt)} — ${shortId(entry.sessionId)}`);
+    }
+    return (ref: SnapshotRef) => labels.get(`${ref.file}\n${ref.line}`) ?? `${ref.file} · line ${ref.line}`;
+  }, [run.data, entries, file]);
+}
+
+export function CompareView({ target, base, path, slice, layout, at, side }: CompareViewProps) {
   const navigate = useNavigate();
   const files = useFiles();
   const preferences = usePreferences();
   const entries = useMemo(() => flattenSnapshots(files.data), [files.data]);
+  const labelOf = useSnapshotLabels(entries, target.file);
   const suggested = useMemo(() => (base === undefined ? defaultBase(entries, target) : null), [entries, target, base]);
   useEffect(() => {
     if (base === undefined && suggested !== null) navigate({ base: suggested }, { replace: true });
   }, [base, suggested, navigate]);
   const effectiveLayout = layout ?? preferences.diffLayout;
   const diff = useDiff(base ?? null, target);
+  const stat = useDiffStat(base ?? null, target);
   const handle = useRef<MergeDiffHandle>(null);
+  const { viewed, toggle } = useViewedMarks(base, target);
 
-  const changes = diff.data?.files.changes ?? [];
+  const counts = useMemo(() => new Map((stat.data?.files ?? []).map((entry) => [entry.path, { added: entry.added, removed: entry.removed }])), [stat.data]);
+  const tree = useMemo(() => changeTree(diff.data?.files.changes ?? [], counts), [diff.data, counts]);
+  const ordered = useMemo(() => treeFiles(tree).map((file) => file.change), [tree]);
   const changedSlices = (diff.data?.slices ?? []).filter((entry) => entry.status !== "unchanged");
+  const openChange = ordered.find((change) => change.path === path);
   useEffect(() => {
     // Open the first changed file (or slice) when nothing is picked yet.
     if (diff.data === undefined || path !== undefined || slice !== undefined) return;
-    const first = diff.data.files.changes[0];
+    const first = ordered[0];
     if (first !== undefined) navigate({ path: first.path }, { replace: true });
     else if (changedSlices[0] !== undefined) navigate({ slice: changedSlices[0].slice_type }, { replace: true });
-  }, [diff.data, path, slice, changedSlices, navigate]);
+  }, [diff.data, path, slice, changedSlices, ordered, navigate]);
 
   const stepFile = (delta: number) => {
-    const list = [...changes.map((change) => ({ path: change.path as string | undefined, slice: undefined as string | undefined })), ...changedSlices.map((entry) => ({ path: undefined, slice: entry.slice_type as string | undefined }))];
+    const list = [...ordered.map((change) => ({ path: change.path as string | undefined, slice: undefined as string | undefined })), ...changedSlices.map((entry) => ({ path: undefined, slice: entry.slice_type as string | undefined }))];
     if (list.length === 0) return;
     const index = list.findIndex((entry) => (entry.path !== undefined && entry.path === path) || (entry.slice !== undefined && entry.slice === slice && path === undefined));
     const next = list[Math.min(list.length - 1, Math.max(0, index + delta))];
-    if (next !== undefined) navigate({ path: next.path, slice: next.slice }, { replace: true });
+    if (next !== undefined) navigate({ path: next.path, slice: next.slice, at: undefined, side: undefined }, { replace: true });
   };
   const setLayout = (next: "split" | "unified") => {
     setPreference("diffLayout", next);
     navigate({ layout: next }, { replace: true });
   };
+  const swap = () => {
+    if (base !== undefined) navigate({ base: target, file: base.file, line: base.line, at: undefined, side: undefined }, { replace: true });
+  };
 
   useKeymap({
     j: () => stepFile(1),
     k: () => stepFile(-1),
-    n: () => handle.current?.next(),
-    "shift+n": () => handle.current?.previous(),
+    ".": () => handle.current?.next(),
+    ",": () => handle.current?.previous(),
     u: () => setLayout(effectiveLayout === "split" ? "unified" : "split"),
-    x: () => {
-      if (base !== undefined) navigate({ base: target, file: base.file, line: base.line }, { replace: true });
+    v: () => {
+      if (path === undefined) return false;
+      toggle(path);
+      return true;
     },
+    x: swap,
   });
 
   return (
     <section className="compare" aria-label="Compare snapshots">
       <div className="card compare-pickers">
-        <SnapshotPicker label="Base" value={base} entries={entries} onChange={(ref) => navigate({ base: ref, path: undefined, slice: undefined })} testId="base-picker" />
-        <button type="button" className="icon-btn" title="Swap base and target (X)" aria-label="Swap base and target" onClick={() => base !== undefined && navigate({ base: target, file: base.file, line: base.line })}>
+        <SnapshotPicker label="Base" value={base} entries={entries} labelOf={labelOf} onChange={(ref) => navigate({ base: ref, path: undefined, slice: undefined, at: undefined, side: undefined })} testId="base-picker" />
+        <button type="button" className="icon-btn" title="Swap base and target (X)" aria-label="Swap base and target" onClick={swap}>
           <Icon name="compare" />
         </button>
-        <SnapshotPicker label="Target" value={target} entries={entries} onChange={(ref) => navigate({ file: ref.file, line: ref.line, path: undefined, slice: undefined })} testId="target-picker" />
+        <SnapshotPicker label="Target" value={target} entries={entries} labelOf={labelOf} onChange={(ref) => navigate({ file: ref.file, line: ref.line, path: undefined, slice: undefined, at: undefined, side: undefined })} testId="target-picker" />
         <LayoutToggle layout={effectiveLayout} onChange={setLayout} />
       </div>
       {base === undefined ? (
@@ -100,11 +141,32 @@ export function CompareView({ target, base, path, slice, layout }: CompareViewPr
       ) : diff.isError ? (
         <ErrorState error={diff.error} title="Could not compare these snapshots" onRetry={() => void diff.refetch()} />
       ) : (
-        <div className="compare-layout">
-          <ChangeList diff={diff.data} path={path} slice={slice} />
+        <div className="compare-layout" style={{ "--change-list-width": `${preferences.changeListWidth}px` } as CSSProperties}>
+          <ChangeList diff={diff.data} tree={tree} path={path} slice={slice} viewed={viewed} onToggleViewed={toggle} statTruncated={stat.data?.truncated ?? false} />
+          <PaneResizer preference="changeListWidth" range={CHANGE_LIST_WIDTH} label="Resize the list of changes" />
           <div className="compare-main card">
+            <div className="side-labels" data-testid="side-labels">
+              <span className="side-label" data-testid="base-label">
+                <span className="side-name">Base</span> {labelOf(base)}
+              </span>
+              <span className="side-label" data-testid="target-label">
+                <span className="side-name">Target</span> {labelOf(target)}
+              </span>
+            </div>
             {path !== undefined ? (
-              <FileDiffPane base={base} target={target} path={path} layout={effectiveLayout} handle={handle} />
+              <FileDiffPane
+                base={base}
+                target={target}
+                path={path}
+                change={openChange}
+                layout={effectiveLayout}
+                handle={handle}
+                at={at}
+                side={side}
+                viewed={viewed.has(path)}
+                onToggleViewed={() => toggle(path)}
+                onLineClick={(line, which) => navigate({ at: line, side: which === "base" ? "base" : undefined }, { replace: true })}
+              />
             ) : slice !== undefined ? (
               <SliceDiffPane base={base} target={target} sliceType={slice} layout={effectiveLayout} handle={handle} />
             ) : (
@@ -117,13 +179,14 @@ export function CompareView({ target, base, path, slice, layout }: CompareViewPr
   );
 }
 
-function SnapshotPicker({ label, value, entries, onChange, testId }: { label: string; value: SnapshotRef | undefined; entries: readonly SnapshotEntry[]; onChange: (ref: SnapshotRef) => void; testId: string }) {
+function SnapshotPicker({ label, value, entries, labelOf, onChange, testId }: { label: string; value: SnapshotRef | undefined; entries: readonly SnapshotEntry[]; labelOf: (ref: SnapshotRef) => string; onChange: (ref: SnapshotRef) => void; testId: string }) {
   const key = value === undefined ? "" : `${value.line}\n${value.file}`;
   return (
     <label className="field picker">
       <span>{label}</span>
       <select
         value={key}
+        title={value === undefined ? undefined : labelOf(value)}
         onChange={(event) => {
           const [line, ...rest] = event.target.value.split("\n");
           onChange({ file: rest.join("\n"), line: Number(line) });
@@ -133,8 +196,7 @@ function SnapshotPicker({ label, value, entries, onChange, testId }: { label: st
         {value === undefined ? <option value="">Choose a snapshot…</option> : null}
         {entries.map((entry) => (
           <option key={`${entry.file}:${entry.line}`} value={`${entry.line}\n${entry.file}`}>
-            {"  ".repeat(entry.depth)}
-            {snapshotLabel(entry)} · {formatTimestamp(entry.createdAt)}
+            {labelOf(entry)}
           </option>
         ))}
       </select>
@@ -142,26 +204,73 @@ function SnapshotPicker({ label, value, entries, onChange, testId }: { label: st
   );
 }
 
-function ChangeList({ diff, path, slice }: { diff: SnapshotDiffResponse; path: string | undefined; slice: string | undefined }) {
+function changeTitle(change: FileChangeResponse): string {
+  if (change.status === "renamed" || change.status === "copied") return `${change.status} ${change.old_path ?? ""} → ${change.path}, ${change.similarity ?? 0} %`;
+  return `${change.status} ${change.path}`;
+}
+
+function ChangeList({ diff, tree, path, slice, viewed, onToggleViewed, statTruncated }: { diff: SnapshotDiffResponse; tree: ChangeTreeDirectory; path: string | undefined; slice: string | undefined; viewed: ReadonlySet<string>; onToggleViewed: (path: string) => void; statTruncated: boolean }) {
   const navigate = useNavigate();
   const { files } = diff;
   const sliceChanges = diff.slices.filter((entry) => entry.status !== "unchanged");
+  const viewedCount = files.changes.filter((change) => viewed.has(change.path)).length;
+  const renderNode = (node: ChangeTreeNode, depth: number): ReactNode => {
+    if (node.kind === "directory") {
+      return (
+        <li key={`d:${node.path}`} className="change-dir">
+          <details open>
+            <summary style={{ paddingLeft: `${depth * 12 + 6}px` }}>
+              <Icon name="folder" size={13} /> <span className="mono">{node.name}</span>
+              <LineCount added={node.added} removed={node.removed} />
+            </summary>
+            <ul>{node.children.map((child) => renderNode(child, depth + 1))}</ul>
+          </details>
+        </li>
+      );
+    }
+    const change = node.change;
+    const moved = change.status === "renamed" || change.status === "copied";
+    return (
+      <li key={`f:${change.path}`} className={`change-file${viewed.has(change.path) ? " is-viewed" : ""}`}>
+        <input type="checkbox" className="viewed-check" checked={viewed.has(change.path)} onChange={() => onToggleViewed(change.path)} aria-label={`Viewed ${change.path}`} title="Viewed (V)" data-testid="viewed-check" />
+        <Link
+          to={{ path: change.path, slice: undefined, at: undefined, side: undefined }}
+          replace
+          className={`change-item${change.path === path ? " is-active" : ""}`}
+          style={{ paddingLeft: `${depth * 12 + 4}px` }}
+          title={changeTitle(change)}
+          data-testid="changed-file"
+          data-path={change.path}
+          aria-current={change.path === path ? "true" : undefined}
+        >
+          <span className={`change-badge badge-${change.status}`}>{change.status === "copied" ? "C" : change.status[0]?.toUpperCase()}</span>
+          <span className="change-name mono">
+            {node.name}
+            {moved ? <span className="muted moved-from">{change.status === "renamed" ? "from" : "copy of"} {change.old_path}</span> : null}
+          </span>
+          {moved ? <span className="similarity">{change.similarity} %</span> : null}
+          <LineCount added={node.counts?.added ?? null} removed={node.counts?.removed ?? null} />
+        </Link>
+      </li>
+    );
+  };
   return (
     <aside className="card change-list" aria-label="Changes">
       <h3>
-        Files <span className="muted small">{files.changes.length === 0 ? `none changed (${files.unchanged_count} unchanged)` : `+${files.added} ~${files.modified} −${files.deleted} · ${files.unchanged_count} unchanged`}</span>
+        Files{" "}
+        <span className="muted small">
+          {files.changes.length === 0 ? `none changed (${files.unchanged_count} unchanged)` : `+${files.added} ~${files.modified} −${files.deleted}${files.renamed > 0 ? ` ↻${files.renamed}` : ""}${files.copied > 0 ? ` ⧉${files.copied}` : ""} · ${files.unchanged_count} unchanged`}
+        </span>
       </h3>
+      {files.changes.length > 0 ? (
+        <p className="muted small viewed-count" data-testid="viewed-count">
+          {viewedCount} of {files.changes.length} viewed{statTruncated ? " · line counts for the first files only" : ""}
+          {files.rename_detection.limited ? " · too many files for inexact rename detection" : ""}
+        </p>
+      ) : null}
       {files.base_source === null && files.target_source === null ? <p className="muted small">Neither snapshot has a workspace.</p> : null}
-      <ul className="change-items" data-testid="changed-files">
-        {files.changes.map((change) => (
-          <li key={change.path}>
-            <button type="button" className={`change-item${change.path === path ? " is-active" : ""}`} onClick={() => navigate({ path: change.path, slice: undefined }, { replace: true })} title={change.path} data-testid="changed-file">
-              <span className={`change-badge badge-${change.status}`}>{change.status[0]?.toUpperCase()}</span>
-              <span className="change-path mono">{change.path}</span>
-              <span className="muted small">{change.target_size !== null ? formatBytes(change.target_size) : change.base_size !== null ? formatBytes(change.base_size) : ""}</span>
-            </button>
-          </li>
-        ))}
+      <ul className="change-tree" data-testid="changed-files">
+        {tree.children.map((node) => renderNode(node, 0))}
       </ul>
       <h3>
         Slices <span className="muted small">{sliceChanges.length === 0 ? "none changed" : `${sliceChanges.length} changed`}</span>
@@ -169,13 +278,13 @@ function ChangeList({ diff, path, slice }: { diff: SnapshotDiffResponse; path: s
       <ul className="change-items">
         {sliceChanges.map((entry) => (
           <li key={entry.slice_type}>
-            <button type="button" className={`change-item${path === undefined && entry.slice_type === slice ? " is-active" : ""}`} onClick={() => navigate({ slice: entry.slice_type, path: undefined }, { replace: true })} title={entry.slice_type} data-testid="changed-slice">
+            <Link to={{ slice: entry.slice_type, path: undefined, at: undefined, side: undefined }} replace className={`change-item${path === undefined && entry.slice_type === slice ? " is-active" : ""}`} title={entry.slice_type} data-testid="changed-slice">
               <span className={`change-badge ${badgeClass(entry.status)}`}>{entry.status[0]?.toUpperCase()}</span>
-              <span className="change-path">{entry.display_name}</span>
+              <span className="change-name">{entry.display_name}</span>
               <span className="muted small">
                 {entry.base_count}→{entry.target_count}
               </span>
-            </button>
+            </Link>
           </li>
         ))}
       </ul>
@@ -183,28 +292,69 @@ function ChangeList({ diff, path, slice }: { diff: SnapshotDiffResponse; path: s
   );
 }
 
-function FileDiffPane({ base, target, path, layout, handle }: { base: SnapshotRef; target: SnapshotRef; path: string; layout: "split" | "unified"; handle: RefObject<MergeDiffHandle | null> }) {
-  const fileDiff = useFileDiff(base, target, path);
+function LineCount({ added, removed }: { added: number | null; removed: number | null }) {
+  if (added === null && removed === null) return null;
+  return (
+    <span className="line-count" aria-label={`${added ?? 0} lines added, ${removed ?? 0} removed`}>
+      <span className="count-add">+{added ?? 0}</span> <span className="count-del">−{removed ?? 0}</span>
+    </span>
+  );
+}
+
+interface FileDiffPaneProps {
+  base: SnapshotRef;
+  target: SnapshotRef;
+  path: string;
+  change: FileChangeResponse | undefined;
+  layout: "split" | "unified";
+  handle: RefObject<MergeDiffHandle | null>;
+  at: number | undefined;
+  side: "base" | undefined;
+  viewed: boolean;
+  onToggleViewed: () => void;
+  onLineClick: (line: number, side: "base" | "target") => void;
+}
+
+function FileDiffPane({ base, target, path, change, layout, handle, at, side, viewed, onToggleViewed, onLineClick }: FileDiffPaneProps) {
+  const basePath = change?.old_path ?? null;
+  const fileDiff = useFileDiff(base, target, path, basePath);
   const data = fileDiff.data;
-  const wantTexts = data !== undefined && !data.binary && data.hunks.length > 0 && (data.base_size ?? 0) <= FULL_TEXT_LIMIT && (data.target_size ?? 0) <= FULL_TEXT_LIMIT;
-  const baseText = useFileContent(wantTexts && data?.status !== "added" ? base : null, path);
+  // Unified diffs are drawn from the hunks (both line-number columns); split ones with both whole texts.
+  const wantTexts = layout === "split" && data !== undefined && !data.binary && data.hunks.length > 0 && (data.base_size ?? 0) <= FULL_TEXT_LIMIT && (data.target_size ?? 0) <= FULL_TEXT_LIMIT;
+  const baseText = useFileContent(wantTexts && data?.status !== "added" ? base : null, basePath ?? path);
   const targetText = useFileContent(wantTexts && data?.status !== "deleted" ? target : null, path);
   if (fileDiff.isPending) return <Spinner label="Computing the diff…" />;
   if (fileDiff.isError) return <ErrorState error={fileDiff.error} title={`Could not diff ${path}`} onRetry={() => void fileDiff.refetch()} />;
-  const facts = `${data?.base_size === null ? "—" : formatBytes(data?.base_size ?? 0)} → ${data?.target_size === null ? "—" : formatBytes(data?.target_size ?? 0)} · ${data?.engine === "git" ? "git diff" : "line diff"}`;
-  const header = <DiffHeader title={path} status={fileDiff.data.status} facts={facts} />;
-  if (fileDiff.data.status === "unchanged") return <>{header}<EmptyState title="Unchanged between these snapshots." /></>;
-  if (fileDiff.data.hunks.length === 0) return <>{header}<EmptyState title="No line diff">{fileDiff.data.note ?? (fileDiff.data.binary ? "Binary file." : "The contents differ only in ways a line diff cannot show.")}</EmptyState></>;
-  if (!wantTexts) return <>{header}<HunkList hunks={fileDiff.data.hunks} layout={layout} handle={handle} /></>;
+  const moved = change !== undefined && (change.status === "renamed" || change.status === "copied");
+  const status = change?.status ?? fileDiff.data.status;
+  const title = moved ? `${change.status} ${change.old_path ?? ""} → ${path}, ${change.similarity ?? 0} %` : path;
+  const facts = `${fileDiff.data.base_size === null ? "—" : formatBytes(fileDiff.data.base_size)} → ${fileDiff.data.target_size === null ? "—" : formatBytes(fileDiff.data.target_size)} · ${fileDiff.data.engine === "git" ? "git diff" : "line diff"}`;
+  const header = (
+    <DiffHeader title={title} status={status} facts={facts}>
+      <label className="check">
+        <input type="checkbox" checked={viewed} onChange={onToggleViewed} /> viewed
+      </label>
+    </DiffHeader>
+  );
+  const list = <HunkList hunks={fileDiff.data.hunks} layout={layout} handle={handle} line={at} side={side} onLineClick={onLineClick} />;
+  if (fileDiff.data.hunks.length === 0) {
+    const same = moved && fileDiff.data.base_size === fileDiff.data.target_size;
+    return (
+      <>
+        {header}
+        <EmptyState title={same ? "Moved without changes" : fileDiff.data.status === "unchanged" ? "Unchanged between these snapshots." : "No line diff"}>{same ? null : (fileDiff.data.note ?? (fileDiff.data.binary ? "Binary file." : "The contents differ only in ways a line diff cannot show."))}</EmptyState>
+      </>
+    );
+  }
+  if (!wantTexts || baseText.isError || targetText.isError) return <>{header}{list}</>;
   const waitingBase = fileDiff.data.status !== "added" && baseText.data === undefined;
   const waitingTarget = fileDiff.data.status !== "deleted" && targetText.data === undefined;
-  if (baseText.isError || targetText.isError) return <>{header}<HunkList hunks={fileDiff.data.hunks} layout={layout} handle={handle} /></>;
   if (waitingBase || waitingTarget) return <>{header}<Spinner label="Loading both sides…" /></>;
   return (
     <>
       {header}
       <Suspense fallback={<Spinner label="Loading the diff viewer…" />}>
-        <MergeDiff path={path} base={baseText.data?.content ?? ""} target={targetText.data?.content ?? ""} hunks={fileDiff.data.hunks} layout={layout} handle={handle} />
+        <MergeDiff path={path} base={baseText.data?.content ?? ""} target={targetText.data?.content ?? ""} hunks={fileDiff.data.hunks} layout={layout} handle={handle} line={at} side={side} onLineClick={onLineClick} />
       </Suspense>
     </>
   );

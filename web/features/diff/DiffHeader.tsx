@@ -34,7 +34,7 @@ export function DiffHeader({ title, status, facts, children }: { title: string; 
       <span className="muted small">{facts}</span>
       {children}
       <span className="muted small diff-keys">
-        <Kbd>N</Kbd>/<Kbd>⇧N</Kbd> changes · <Kbd>J</Kbd>/<Kbd>K</Kbd> files · <Kbd>U</Kbd> layout
+        <Kbd>.</Kbd>/<Kbd>,</Kbd> changes · <Kbd>J</Kbd>/<Kbd>K</Kbd> files · <Kbd>U</Kbd> layout
       </span>
     </header>
   );

@@ -1,7 +1,7 @@
 /** A virtualised diff from hunks alone (slice diffs; files too large to load whole). */
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useImperativeHandle, useMemo, useRef } from "react";
-import type { Ref } from "react";
+import { useEffect, useImperativeHandle, useMemo, useRef } from "react";
+import type { ReactNode, Ref } from "react";
 import type { HunkResponse } from "../../api/api.js";
 import type { MergeDiffHandle } from "../../editor/MergeDiff.js";
 import { splitRows, unifiedRows } from "./hunk-rows.js";
@@ -9,13 +9,43 @@ import type { SplitCell } from "./hunk-rows.js";
 
 const ROW = 20;
 
-export function HunkList({ hunks, layout, handle }: { hunks: readonly HunkResponse[]; layout: "split" | "unified"; handle?: Ref<MergeDiffHandle> }) {
+export interface HunkListProps {
+  readonly hunks: readonly HunkResponse[];
+  readonly layout: "split" | "unified";
+  readonly handle?: Ref<MergeDiffHandle>;
+  /** A line to reveal and mark (a permalink), in the target unless `side` is `base`. */
+  readonly line?: number | undefined;
+  readonly side?: "base" | undefined;
+  /** Clicking a line number (for permalinks). */
+  readonly onLineClick?: (line: number, side: "base" | "target") => void;
+}
+
+export function HunkList({ hunks, layout, handle, line, side, onLineClick }: HunkListProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const unified = useMemo(() => (layout === "unified" ? unifiedRows(hunks) : []), [hunks, layout]);
   const split = useMemo(() => (layout === "split" ? splitRows(hunks) : []), [hunks, layout]);
   const count = layout === "unified" ? unified.length : split.length;
   const virtualizer = useVirtualizer({ count, getScrollElement: () => scroller.current, estimateSize: () => ROW, overscan: 20 });
   const hunkStarts = useMemo(() => (layout === "unified" ? unified.map((row, index) => (row.kind === "hunk" ? index : -1)) : split.map((row, index) => (row.hunk !== undefined ? index : -1))).filter((index) => index !== -1), [layout, unified, split]);
+
+  const targetIndex = useMemo(() => {
+    if (line === undefined) return -1;
+    if (layout === "unified") return unified.findIndex((row) => (side === "base" ? row.oldLine === line && row.kind !== "add" : row.newLine === line));
+    return split.findIndex((row) => (side === "base" ? row.left?.line === line : row.right?.line === line));
+  }, [line, side, layout, unified, split]);
+  useEffect(() => {
+    if (targetIndex !== -1) virtualizer.scrollToIndex(targetIndex, { align: "center" });
+  }, [targetIndex, virtualizer]);
+  const number = (value: number | null, which: "base" | "target") =>
+    value === null ? (
+      <span className="ln" />
+    ) : onLineClick === undefined ? (
+      <span className="ln">{value}</span>
+    ) : (
+      <button type="button" className="ln ln-link" onClick={() => onLineClick(value, which)} aria-label={`Link to line ${value} of the ${which}`} tabIndex={-1}>
+        {value}
+      </button>
+    );
 
   useImperativeHandle(handle, () => ({
     next: () => {
@@ -39,9 +69,9 @@ export function HunkList({ hunks, layout, handle }: { hunks: readonly HunkRespon
             const row = unified[item.index];
             if (row === undefined) return null;
             return (
-              <div key={item.index} className={`hunk-row row-${row.kind}`} style={style}>
-                <span className="ln">{row.oldLine ?? ""}</span>
-                <span className="ln">{row.newLine ?? ""}</span>
+              <div key={item.index} className={`hunk-row row-${row.kind}${item.index === targetIndex ? " is-target" : ""}`} style={style} data-testid="hunk-row">
+                {number(row.oldLine, "base")}
+                {number(row.newLine, "target")}
                 <span className="mark">{row.kind === "add" ? "+" : row.kind === "del" ? "−" : ""}</span>
                 <span className="code">{row.text}</span>
               </div>
@@ -57,9 +87,9 @@ export function HunkList({ hunks, layout, handle }: { hunks: readonly HunkRespon
             );
           }
           return (
-            <div key={item.index} className="hunk-row split" style={style}>
-              <Cell cell={row.left} side="left" />
-              <Cell cell={row.right} side="right" />
+            <div key={item.index} className={`hunk-row split${item.index === targetIndex ? " is-target" : ""}`} style={style} data-testid="hunk-row">
+              <Cell cell={row.left} side="left" number={number} />
+              <Cell cell={row.right} side="right" number={number} />
             </div>
           );
         })}
@@ -68,10 +98,10 @@ export function HunkList({ hunks, layout, handle }: { hunks: readonly HunkRespon
   );
 }
 
-function Cell({ cell, side }: { cell: SplitCell | null; side: "left" | "right" }) {
+function Cell({ cell, side, number }: { cell: SplitCell | null; side: "left" | "right"; number: (value: number | null, which: "base" | "target") => ReactNode }) {
   return (
     <span className={`split-cell ${side} row-${cell?.kind ?? "empty"}`}>
-      <span className="ln">{cell?.line ?? ""}</span>
+      {number(cell?.line ?? null, side === "left" ? "base" : "target")}
       <span className="code">{cell?.text ?? ""}</span>
     </span>
   );

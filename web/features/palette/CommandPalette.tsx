@@ -88,6 +88,8 @@ export function CommandPalette({ commands, onClose }: { commands: readonly Comma
           aria-controls="palette-results"
           aria-activedescendant={results[active] === undefined ? undefined : `palette-${active}`}
           data-testid="palette-input"
+          aria-label="Command"
+          autoFocus
         />
         <ul className="palette-results" id="palette-results" role="listbox" ref={list}>
           {results.length === 0 ? <li className="palette-empty">No results found</li> : null}

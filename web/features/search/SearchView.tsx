@@ -1,29 +1,55 @@
-/** Search across the selected snapshot's slices and workspace files; a hit opens where it is. */
+/**
+ * Search across every snapshot of the selected session and the sessions it started (a
+ * substring, or a regular expression), hits grouped by turn and snapshot; or, narrower, the
+ * selected snapshot alone. A hit opens where it is: an event in its timeline, a state item in
+ * its slice, a file line in the snapshot that holds it.
+ */
 import { useEffect, useRef, useState } from "react";
-import { visibleText } from "../slices/json-model.js";
-import type { SearchHitResponse, SearchScope, SnapshotRef } from "../../api/api.js";
+import type { RunSearchGroupResponse, SearchHitResponse, SearchScope, SnapshotRef } from "../../api/api.js";
 import { EmptyState, ErrorState, Spinner } from "../../components/feedback.js";
-import { formatBytes, plural } from "../../components/format.js";
+import { formatBytes, plural, shortId } from "../../components/format.js";
 import { Icon } from "../../components/Icon.js";
-import { useSearch } from "../../queries/hooks.js";
+import { Link } from "../../components/Link.js";
+import { useRun, useRunSearch, useSearch } from "../../queries/hooks.js";
 import { useKeymap } from "../../state/shortcuts.js";
 import { useNavigate } from "../../state/url-store.js";
+import type { ViewPatch } from "../../state/view-state.js";
+import { sessionOfLine } from "../runs/run-links.js";
+import { visibleText } from "../slices/json-model.js";
 
-function Snippet({ text, query }: { text: string; query: string }) {
-  const at = text.toLowerCase().indexOf(query.toLowerCase());
-  if (at === -1 || query === "") return <>{text}</>;
+function Snippet({ text, query, regex }: { text: string; query: string; regex: boolean }) {
+  let at = -1;
+  let length = 0;
+  if (regex) {
+    try {
+      const match = new RegExp(query).exec(text);
+      if (match !== null) {
+        at = match.index;
+        length = match[0].length;
+      }
+    } catch {
+      // shown unmarked
+    }
+  } else {
+    at = text.toLowerCase().indexOf(query.toLowerCase());
+    length = query.length;
+  }
+  if (at === -1 || length === 0) return <>{text}</>;
   return (
     <>
       {text.slice(0, at)}
-      <mark>{text.slice(at, at + query.length)}</mark>
-      {text.slice(at + query.length)}
+      <mark>{text.slice(at, at + length)}</mark>
+      {text.slice(at + length)}
     </>
   );
 }
 
-export function SearchView({ snapshot, query }: { snapshot: SnapshotRef; query: string | undefined }) {
+type Where = "session" | "snapshot";
+
+export function SearchView({ snapshot, query, regex }: { snapshot: SnapshotRef; query: string | undefined; regex: boolean }) {
   const navigate = useNavigate();
   const [text, setText] = useState(query ?? "");
+  const [where, setWhere] = useState<Where>("session");
   const [scope, setScope] = useState<SearchScope>("all");
   const input = useRef<HTMLInputElement>(null);
   useEffect(() => setText(query ?? ""), [query]);
@@ -34,48 +60,100 @@ export function SearchView({ snapshot, query }: { snapshot: SnapshotRef; query: 
     return () => clearTimeout(timer);
   }, [text, query, navigate]);
   useEffect(() => input.current?.focus(), []);
-  const results = useSearch(snapshot, query ?? "", scope);
   useKeymap({ "/": () => input.current?.focus() });
-
-  const open = (hit: SearchHitResponse) => {
-    if (hit.kind === "slice") navigate({ view: "slices", slice: hit.slice_type, item: hit.item_index });
-    else navigate({ view: "files", path: hit.path, at: hit.line > 0 ? hit.line : undefined });
-  };
-  const sliceHits = results.data?.hits.filter((hit) => hit.kind === "slice") ?? [];
-  const fileHits = results.data?.hits.filter((hit) => hit.kind === "file") ?? [];
+  const run = useRun(snapshot.file);
+  const session = run.data === undefined ? null : sessionOfLine(run.data.sessions, snapshot.line);
+  const runResults = useRunSearch(where === "session" && run.data !== undefined ? snapshot.file : null, session?.session_id ?? null, query ?? "", regex);
+  const snapshotResults = useSearch(where === "snapshot" && !regex ? snapshot : null, query ?? "", scope);
+  const results = where === "session" ? runResults : snapshotResults;
 
   return (
     <section className="search-view" aria-label="Search">
       <div className="card search-bar">
         <Icon name="search" />
-        <input ref={input} type="search" placeholder="Search slices and files of this snapshot" value={text} onChange={(event) => setText(event.target.value)} aria-label="Search text" data-testid="search-input" />
+        <input
+          ref={input}
+          type="search"
+          placeholder={where === "session" ? "Search every snapshot of this session and its sub-agents" : "Search this snapshot's slices and files"}
+          value={text}
+          onChange={(event) => setText(event.target.value)}
+          aria-label="Search text"
+          data-testid="search-input"
+        />
+        <label className="check" title="Regular expression (linear-time: no backreferences or lookarounds; case-sensitive)">
+          <input type="checkbox" checked={regex} onChange={(event) => navigate({ regex: event.target.checked ? true : undefined }, { replace: true })} data-testid="search-regex" /> regex
+        </label>
         <div className="segmented" role="group" aria-label="Where">
-          {(["all", "slices", "files"] as const).map((value) => (
-            <button key={value} type="button" className={scope === value ? "is-on" : ""} aria-pressed={scope === value} onClick={() => setScope(value)}>
-              {value === "all" ? "Everywhere" : value === "slices" ? "Slices" : "Files"}
-            </button>
-          ))}
+          <button type="button" className={where === "session" ? "is-on" : ""} aria-pressed={where === "session"} onClick={() => setWhere("session")}>
+            Whole session
+          </button>
+          <button type="button" className={where === "snapshot" ? "is-on" : ""} aria-pressed={where === "snapshot"} onClick={() => setWhere("snapshot")}>
+            This snapshot
+          </button>
         </div>
+        {where === "snapshot" ? (
+          <div className="segmented" role="group" aria-label="In">
+            {(["all", "slices", "files"] as const).map((value) => (
+              <button key={value} type="button" className={scope === value ? "is-on" : ""} aria-pressed={scope === value} onClick={() => setScope(value)}>
+                {value === "all" ? "Everywhere" : value === "slices" ? "Slices" : "Files"}
+              </button>
+            ))}
+          </div>
+        ) : null}
       </div>
       {query === undefined ? (
-        <EmptyState title="Type to search">Case-insensitive text, across every slice item and every workspace file of the selected snapshot.</EmptyState>
+        <EmptyState title="Type to search">
+          {where === "session" ? "Every snapshot of the selected session and of the sessions it started: events by turn, the latest state, and each snapshot's changed files." : "Case-insensitive text across the selected snapshot's slice items and files."}
+        </EmptyState>
+      ) : where === "snapshot" && regex ? (
+        <EmptyState title="Regular expressions search the whole session">Switch to "Whole session", or turn regex off.</EmptyState>
       ) : results.isPending ? (
         <Spinner label="Searching…" />
       ) : results.isError ? (
         <ErrorState error={results.error} title="Search failed" />
-      ) : results.data.hits.length === 0 ? (
-        <EmptyState title={`Nothing matches "${query}".`} />
-      ) : (
-        <div className="search-results" data-testid="search-results">
-          <p className="muted small">
-            {plural(results.data.hits.length, "match", "matches")}
-            {results.data.truncated ? " (stopped early: refine the query)" : ""} · {plural(results.data.scanned_files, "file")} read ({formatBytes(results.data.scanned_bytes)})
-          </p>
-          <HitGroup title="In slices" hits={sliceHits} query={query} onOpen={open} />
-          <HitGroup title="In files" hits={fileHits} query={query} onOpen={open} />
-        </div>
-      )}
+      ) : where === "session" && runResults.data !== undefined ? (
+        <RunResults groups={runResults.data.groups} file={snapshot.file} query={query} regex={regex} summary={`${plural(runResults.data.hit_count, "match", "matches")}${runResults.data.truncated ? " (stopped early: refine the query)" : ""} · ${plural(runResults.data.snapshots_searched, "snapshot")} · ${plural(runResults.data.scanned_files, "file")} read (${formatBytes(runResults.data.scanned_bytes)})`} sessionTitle={(id) => run.data?.sessions.find((candidate) => candidate.session_id === id)?.title ?? shortId(id)} />
+      ) : snapshotResults.data !== undefined ? (
+        snapshotResults.data.hits.length === 0 ? (
+          <EmptyState title={`Nothing matches "${query}".`} />
+        ) : (
+          <div className="search-results" data-testid="search-results">
+            <p className="muted small">
+              {plural(snapshotResults.data.hits.length, "match", "matches")}
+              {snapshotResults.data.truncated ? " (stopped early: refine the query)" : ""} · {plural(snapshotResults.data.scanned_files, "file")} read ({formatBytes(snapshotResults.data.scanned_bytes)})
+            </p>
+            <HitGroup title="In slices" hits={snapshotResults.data.hits.filter((hit) => hit.kind === "slice")} query={query} regex={false} open={(hit) => hitPatch(hit, snapshot.file, snapshot.line)} />
+            <HitGroup title="In files" hits={snapshotResults.data.hits.filter((hit) => hit.kind === "file")} query={query} regex={false} open={(hit) => hitPatch(hit, snapshot.file, snapshot.line)} />
+          </div>
+        )
+      ) : null}
     </section>
+  );
+}
+
+/** Where a hit opens: a slice item at its line, a file line in its snapshot. */
+function hitPatch(hit: SearchHitResponse, file: string, line: number): ViewPatch {
+  if (hit.kind === "slice") return { file, line, view: "slices", slice: hit.slice_type, item: hit.item_index };
+  return { file, line, view: "files", path: hit.path, at: hit.line > 0 ? hit.line : undefined, base: undefined };
+}
+
+function RunResults({ groups, file, query, regex, summary, sessionTitle }: { groups: readonly RunSearchGroupResponse[]; file: string; query: string; regex: boolean; summary: string; sessionTitle: (id: string) => string }) {
+  if (groups.length === 0) return <EmptyState title={`Nothing matches "${query}".`} />;
+  return (
+    <div className="search-results" data-testid="search-results">
+      <p className="muted small">{summary}</p>
+      {groups.map((group) => (
+        <HitGroup
+          key={`${group.session_id}:${group.scope}:${group.line_number}:${group.turn ?? ""}`}
+          title={`${sessionTitle(group.session_id)} · ${group.label}`}
+          hits={group.hits}
+          query={query}
+          regex={regex}
+          open={(hit) => hitPatch(hit, file, group.line_number)}
+          testId="search-group"
+        />
+      ))}
+    </div>
   );
 }
 
@@ -85,23 +163,25 @@ function hitWhere(hit: SearchHitResponse): string {
   return `${hit.path}${hit.line > 0 ? `:${hit.line}` : " (name)"}`;
 }
 
-function HitGroup({ title, hits, query, onOpen }: { title: string; hits: readonly SearchHitResponse[]; query: string; onOpen: (hit: SearchHitResponse) => void }) {
+function HitGroup({ title, hits, query, regex, open, testId }: { title: string; hits: readonly SearchHitResponse[]; query: string; regex: boolean; open: (hit: SearchHitResponse) => ViewPatch; testId?: string }) {
   if (hits.length === 0) return null;
   return (
-    <div className="card">
-      <h3>{title}</h3>
+    <section className="card hit-group" data-testid={testId} aria-label={title}>
+      <h3>
+        {title} <span className="muted small">{plural(hits.length, "match", "matches")}</span>
+      </h3>
       <ul className="hit-list">
         {hits.map((hit, index) => (
           <li key={index}>
-            <button type="button" className="hit" onClick={() => onOpen(hit)} data-testid="search-hit">
+            <Link to={open(hit)} className="hit" data-testid="search-hit">
               <span className="hit-where mono">{hitWhere(hit)}</span>
               <span className="hit-snippet mono">
-                <Snippet text={visibleText(hit.snippet)} query={query} />
+                <Snippet text={visibleText(hit.snippet)} query={query} regex={regex} />
               </span>
-            </button>
+            </Link>
           </li>
         ))}
       </ul>
-    </div>
+    </section>
   );
 }

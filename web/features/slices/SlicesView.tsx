@@ -24,6 +24,7 @@ import type { JsonValue } from "../../../shared/session/json-value.js";
 import { itemSummary } from "./item-summary.js";
 import { itemMatches, pruneByKey } from "./json-model.js";
 import { JsonTree } from "./JsonTree.js";
+import { SlicesPanel } from "./SlicesPanel.js";
 import { useTreeState } from "./tree-state.js";
 import type { TreeState } from "./tree-state.js";
 
@@ -41,7 +42,12 @@ export function SlicesView({ snapshot, meta, sliceType, item }: SlicesViewProps)
     if (summary !== undefined && summary.slice_type !== sliceType) navigate({ slice: summary.slice_type }, { replace: true });
   }, [summary, sliceType, navigate]);
   if (summary === undefined) return <EmptyState title="This snapshot has no slices." />;
-  return <SliceItems key={`${snapshot.file}:${snapshot.line}:${summary.slice_type}`} snapshot={snapshot} slice={summary} focusItem={item} />;
+  return (
+    <div className="slices-layout">
+      <SlicesPanel meta={meta} activeSlice={summary.slice_type} />
+      <SliceItems key={`${snapshot.file}:${snapshot.line}:${summary.slice_type}`} snapshot={snapshot} slice={summary} focusItem={item} />
+    </div>
+  );
 }
 
 type SliceSummary = SnapshotMetaResponse["slices"][number];

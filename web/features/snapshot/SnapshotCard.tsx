@@ -1,56 +1,67 @@
 /**
- * The selected snapshot: session, where it is, when, schema version, slice count, tags,
- * parent and children, and its validation problems (shown, unlike the original).
+ * The selected snapshot in one line, above the views: its run and session, the turn it holds
+ * (and its archive), line and time, links to the parent session (at the snapshot that lists
+ * this one) and to each child session; details (tags, schema, slices) one click away, so
+ * laptop screens keep their height for the views. Validation problems are always shown.
  */
-import type { SnapshotMetaResponse, SnapshotRef } from "../../api/api.js";
-import { visibleText } from "../slices/json-model.js";
-import { formatTimestamp, plural } from "../../components/format.js";
+import { useState } from "react";
+import type { RunResponse, SnapshotMetaResponse, SnapshotRef } from "../../api/api.js";
+import { formatTimestamp, plural, shortId } from "../../components/format.js";
 import { Icon } from "../../components/Icon.js";
-import { useNavigate } from "../../state/url-store.js";
-import { selectSnapshotPatch } from "../../state/view-state.js";
-import type { SnapshotEntry } from "../sessions/snapshot-list.js";
+import { Link } from "../../components/Link.js";
+import { snapshotPatch } from "../runs/run-links.js";
+import { visibleText } from "../slices/json-model.js";
 
-export function SnapshotCard({ snapshot, meta, entries }: { snapshot: SnapshotRef; meta: SnapshotMetaResponse | undefined; entries: readonly SnapshotEntry[] }) {
-  const navigate = useNavigate();
-  const parent = meta?.parent_id == null ? undefined : entries.find((entry) => entry.file === snapshot.file && entry.sessionId === meta.parent_id);
+export function SnapshotCard({ snapshot, meta, run }: { snapshot: SnapshotRef; meta: SnapshotMetaResponse | undefined; run: RunResponse | undefined }) {
+  const [open, setOpen] = useState(false);
+  const session = run?.sessions.find((candidate) => candidate.snapshots.some((entry) => entry.line_number === snapshot.line));
+  const entry = session?.snapshots.find((candidate) => candidate.line_number === snapshot.line);
+  const parent = session?.spawned ?? null;
+  const byId = new Map((run?.sessions ?? []).map((candidate) => [candidate.session_id, candidate]));
   const tags = Object.entries(meta?.tags ?? {}).sort(([a], [b]) => (a < b ? -1 : 1));
   return (
-    <section className="card snapshot-card" aria-label="Selected snapshot" data-testid="snapshot-card">
-      <div className="snapshot-facts">
-        <div className="fact fact-wide">
-          <span className="fact-label">Session</span>
-          <span className="fact-value mono" data-testid="snapshot-session">
-            {meta?.session_id ?? "…"}
+    <section className="context-bar" aria-label="Selected snapshot" data-testid="snapshot-card">
+      <div className="context-line">
+        <span className="context-session" title={meta?.session_id}>
+          <span className="context-label">Session</span>{" "}
+          <strong>{session?.title ?? (meta === undefined ? "…" : shortId(meta.session_id))}</strong>{" "}
+          <span className="mono muted small" data-testid="snapshot-session">
+            {meta?.session_id ?? ""}
           </span>
-        </div>
-        <div className="fact">
-          <span className="fact-label">Where</span>
-          <span className="fact-value mono" title={snapshot.file}>
-            {snapshot.file.slice(snapshot.file.lastIndexOf("/") + 1)} · line {snapshot.line}
-          </span>
-        </div>
-        <div className="fact">
-          <span className="fact-label">Created at</span>
-          <span className="fact-value mono">{meta === undefined ? "…" : formatTimestamp(meta.created_at)}</span>
-        </div>
-        <div className="fact">
-          <span className="fact-label">Schema</span>
-          <span className="fact-value">{meta?.version ?? "…"}</span>
-        </div>
-        <div className="fact">
-          <span className="fact-label">Slices</span>
-          <span className="fact-value">{meta === undefined ? "…" : plural(meta.slices.length, "slice")}</span>
-        </div>
-      </div>
-      <div className="pills">
-        {tags.length === 0 ? <span className="muted small">No tags set</span> : tags.map(([key, value]) => <span key={key} className="pill">{visibleText(`${key}: ${value}`)}</span>)}
-        {parent !== undefined ? (
-          <button type="button" className="pill pill-link" onClick={() => navigate(selectSnapshotPatch(parent))}>
-            ↑ parent {parent.sessionId.slice(0, 8)}
-          </button>
+        </span>
+        <span className="context-where" data-testid="snapshot-where">
+          {entry !== undefined ? <strong>{entry.label}</strong> : null} <span className="muted">line {snapshot.line}</span>
+          {meta !== undefined ? <span className="muted mono small"> · {formatTimestamp(meta.created_at)}</span> : null}
+          {entry?.latest === true ? <span className="tag tag-muted">latest</span> : null}
+        </span>
+        {parent !== null && parent.parent_line !== null ? (
+          <Link to={snapshotPatch(snapshot.file, parent.parent_line)} className="pill pill-link" data-testid="context-parent">
+            ↑ parent {byId.get(parent.parent_session_id)?.title ?? shortId(parent.parent_session_id)}
+            {parent.turn !== null ? ` · turn ${parent.turn}` : ""}
+          </Link>
         ) : null}
-        {meta !== undefined && meta.children_ids.length > 0 ? <span className="pill pill-outline">{plural(meta.children_ids.length, "child", "children")}</span> : null}
+        {(session?.children ?? []).map((id) => {
+          const child = byId.get(id);
+          if (child === undefined) return null;
+          return (
+            <Link key={id} to={snapshotPatch(snapshot.file, child.latest_line)} className="pill pill-link" data-testid="context-child">
+              ↓ {child.title ?? shortId(id)}
+              {child.spawned?.turn != null ? ` · turn ${child.spawned.turn}` : ""}
+            </Link>
+          );
+        })}
+        <button type="button" className="mini-btn context-toggle" aria-expanded={open} aria-controls="snapshot-details" onClick={() => setOpen(!open)}>
+          {open ? "Hide details" : "Details"}
+        </button>
       </div>
+      {open ? (
+        <div className="context-details" id="snapshot-details">
+          <span className="muted small">
+            {snapshot.file} · schema {meta?.version ?? "…"} · {meta === undefined ? "…" : plural(meta.slices.length, "slice")}
+          </span>
+          <div className="pills">{tags.length === 0 ? <span className="muted small">No tags set</span> : tags.map(([key, value]) => <span key={key} className="pill">{visibleText(`${key}: ${value}`)}</span>)}</div>
+        </div>
+      ) : null}
       {meta?.validation_error != null ? (
         <div className="inline-warning" role="note">
           <Icon name="alert" size={14} /> {meta.validation_error}

@@ -1,104 +1,144 @@
 /**
- * A session's timeline: its snapshots in time order (selecting one selects it everywhere),
- * tool-call statistics, every error aggregated with one key to jump between them, and the
- * events (tool calls with outcome and duration, prompts) in time order, virtualised. Where
- * the session's undo store is served with it, tool calls show the files they changed (and
- * whether they were undone), and each file opens its pre→post diff.
+ * A session's timeline, grouped by turn: each turn a collapsible header (its prompt, calls,
+ * failures, duration), its events below with duration bars on the turn's time axis (a
+ * waterfall), and the sub-agents it started inline where they ran. Virtualised, so 10,000
+ * events scroll like 10. The selected event opens beside the list with its arguments and
+ * result; where the session's undo store is served with it, its changed files and their
+ * diffs. J/K move, Enter opens the item in its slice, O collapses or expands the turn.
  */
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { visibleText } from "../slices/json-model.js";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import type { SnapshotRef, TimelineEventResponse, TimelineResponse, ToolCallChangesResponse } from "../../api/api.js";
+import type { RunSessionResponse, SnapshotRef, TimelineEventResponse, TimelineResponse, ToolCallChangesResponse } from "../../api/api.js";
 import { EmptyState, ErrorState, Kbd, Spinner } from "../../components/feedback.js";
-import { elapsedMs, formatDuration, formatOffset, formatTimestamp, plural } from "../../components/format.js";
+import { elapsedMs, formatDuration, formatOffset, formatTimestamp, plural, shortId } from "../../components/format.js";
 import { Icon } from "../../components/Icon.js";
 import type { IconName } from "../../components/Icon.js";
-import { useTimeline } from "../../queries/hooks.js";
+import { Link } from "../../components/Link.js";
+import { PaneResizer } from "../../components/PaneResizer.js";
+import { useRun, useTimeline } from "../../queries/hooks.js";
+import { DETAIL_WIDTH, usePreferences } from "../../state/preferences.js";
 import { doubleKey, useKeymap } from "../../state/shortcuts.js";
 import { useNavigate } from "../../state/url-store.js";
-import { selectSnapshotPatch } from "../../state/view-state.js";
-import { ChangesMarker, ToolCallChangesPanel, ToolCallDiffModal } from "./ToolCallChanges.js";
+import { OutcomeBadge } from "../runs/RunsPanel.js";
+import { sessionOfLine, snapshotPatch } from "../runs/run-links.js";
+import { visibleText } from "../slices/json-model.js";
+import { EventDetail } from "./EventDetail.js";
+import { timelineRows } from "./timeline-rows.js";
+import type { Span, TimelineRow } from "./timeline-rows.js";
+import { ChangesMarker, ToolCallDiffModal } from "./ToolCallChanges.js";
 
-const ROW_HEIGHT = 52;
+const ROW_HEIGHT = { turn: 34, event: 40, agent: 40 } as const;
 
 export function TimelineView({ snapshot, selectedEvent, change }: { snapshot: SnapshotRef; selectedEvent: number | undefined; change?: string | undefined }) {
   const timeline = useTimeline(snapshot);
+  const run = useRun(snapshot.file);
   if (timeline.isPending) return <Spinner label="Building the timeline…" />;
   if (timeline.isError) return <ErrorState error={timeline.error} title="Could not build the timeline" onRetry={() => void timeline.refetch()} />;
-  return <TimelineBody snapshot={snapshot} timeline={timeline.data} selectedEvent={selectedEvent} change={change} />;
+  const session = run.data === undefined ? null : sessionOfLine(run.data.sessions, snapshot.line);
+  const children = session === null || run.data === undefined ? [] : run.data.sessions.filter((candidate) => candidate.parent_session_id === session.session_id);
+  return <TimelineBody snapshot={snapshot} timeline={timeline.data} session={session} childSessions={children} selectedEvent={selectedEvent} change={change} />;
 }
 
 function kindIcon(event: TimelineEventResponse): IconName {
   return event.kind === "tool_call" ? "tool" : event.kind === "prompt" ? "message" : "bolt";
 }
 
-function TimelineBody({ snapshot, timeline, selectedEvent, change }: { snapshot: SnapshotRef; timeline: TimelineResponse; selectedEvent: number | undefined; change: string | undefined }) {
+function Bar({ span, failed, agent = false }: { span: Span | null; failed: boolean; agent?: boolean }) {
+  return (
+    <span className="waterfall" aria-hidden="true">
+      {span === null ? null : <span className={`waterfall-bar${failed ? " is-failed" : ""}${agent ? " is-agent" : ""}`} style={{ left: `${span.left * 100}%`, width: `${span.width * 100}%` }} />}
+    </span>
+  );
+}
+
+interface BodyProps {
+  snapshot: SnapshotRef;
+  timeline: TimelineResponse;
+  session: RunSessionResponse | null;
+  childSessions: readonly RunSessionResponse[];
+  selectedEvent: number | undefined;
+  change: string | undefined;
+}
+
+function TimelineBody({ snapshot, timeline, session, childSessions, selectedEvent, change }: BodyProps) {
   const navigate = useNavigate();
+  const preferences = usePreferences();
   const scroller = useRef<HTMLDivElement>(null);
   const [filter, setFilter] = useState<"all" | "tool_call" | "failed">("all");
-  const filterInput = useRef<HTMLInputElement>(null);
   const [text, setText] = useState("");
-  const events = useMemo(() => {
-    const needle = text.trim().toLowerCase();
-    return timeline.events.filter((event) => {
+  const [collapsed, setCollapsed] = useState<ReadonlySet<number>>(() => new Set());
+  const filterInput = useRef<HTMLInputElement>(null);
+  const needle = text.trim().toLowerCase();
+  const filtering = filter !== "all" || needle !== "";
+  const matches = useCallback(
+    (event: TimelineEventResponse) => {
       if (filter === "tool_call" && event.kind !== "tool_call") return false;
       if (filter === "failed" && event.error === null && event.success !== false) return false;
-      return needle === "" || `${event.title} ${event.summary ?? ""} ${event.error ?? ""}`.toLowerCase().includes(needle);
-    });
-  }, [timeline.events, filter, text]);
-  const errorEvents = useMemo(() => timeline.errors.filter((error) => error.event_index !== null).map((error) => error.event_index as number), [timeline.errors]);
+      return needle === "" || `${event.title} ${event.argument?.value ?? ""} ${event.summary ?? ""} ${event.error ?? ""}`.toLowerCase().includes(needle);
+    },
+    [filter, needle],
+  );
+  const rows = useMemo(() => timelineRows(timeline, childSessions, { collapsed, matches, filtering }), [timeline, childSessions, collapsed, matches, filtering]);
+  const eventRows = useMemo(() => rows.flatMap((row, position) => (row.kind === "event" ? [{ position, index: row.event.index }] : [])), [rows]);
   const changesByEvent = useMemo(() => new Map<number, ToolCallChangesResponse>((timeline.changes?.tool_calls ?? []).map((call) => [call.event_index, call])), [timeline.changes]);
+  const selected = selectedEvent === undefined ? undefined : timeline.events[selectedEvent];
   const selectedChanges = selectedEvent === undefined ? undefined : changesByEvent.get(selectedEvent);
-  const selectedTitle = timeline.events.find((event) => event.index === selectedEvent)?.title ?? "";
-  const snapshotCreatedAt = timeline.snapshots.find((entry) => entry.selected)?.created_at ?? null;
 
-  const virtualizer = useVirtualizer({ count: events.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 8 });
-  const position = selectedEvent === undefined ? -1 : events.findIndex((event) => event.index === selectedEvent);
+  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: (index) => ROW_HEIGHT[rows[index]?.kind ?? "event"], overscan: 10 });
+  const position = selectedEvent === undefined ? -1 : rows.findIndex((row) => row.kind === "event" && row.event.index === selectedEvent);
 
+  // A newly selected event (a deep link, N) in a collapsed turn opens its turn; folding the
+  // selected event's own turn afterwards (O) is left alone.
+  const revealed = useRef<number | undefined>(undefined);
+  useEffect(() => {
+    if (selected === undefined || revealed.current === selected.index) return;
+    revealed.current = selected.index;
+    if (position !== -1) return;
+    const turn = timeline.turns.find((candidate) => candidate.first_event !== null && candidate.last_event !== null && selected.index >= candidate.first_event && selected.index <= candidate.last_event);
+    if (turn !== undefined && collapsed.has(turn.number)) setCollapsed((previous) => new Set([...previous].filter((number) => number !== turn.number)));
+  }, [selected, position, timeline.turns, collapsed]);
   useEffect(() => {
     if (position !== -1) virtualizer.scrollToIndex(position, { align: "auto" });
   }, [position, virtualizer]);
 
   const select = useCallback((index: number | undefined) => navigate({ event: index, change: undefined }, { replace: true }), [navigate]);
   const openChange = useCallback((path: string | undefined) => navigate({ change: path }, { replace: true }), [navigate]);
-  const open = useCallback((event: TimelineEventResponse) => navigate({ view: "slices", slice: event.slice_type, item: event.item_index }), [navigate]);
+  const toggleTurn = useCallback((number: number) => setCollapsed((previous) => (previous.has(number) ? new Set([...previous].filter((entry) => entry !== number)) : new Set([...previous, number]))), []);
+  // After folding from the keyboard, the turn's header is kept in view.
+  const [keepTurn, setKeepTurn] = useState<number | null>(null);
+  useEffect(() => {
+    if (keepTurn === null) return;
+    const at = rows.findIndex((row) => row.kind === "turn" && row.turn.number === keepTurn);
+    if (at !== -1) virtualizer.scrollToIndex(at, { align: "center" });
+    setKeepTurn(null);
+  }, [keepTurn, rows, virtualizer]);
+  const step = (delta: number) => {
+    const at = eventRows.findIndex((entry) => entry.index === selectedEvent);
+    const next = eventRows[at === -1 ? (delta > 0 ? 0 : eventRows.length - 1) : Math.min(eventRows.length - 1, Math.max(0, at + delta))];
+    if (next !== undefined) select(next.index);
+  };
 
-  const jumpError = useCallback(
-    (step: 1 | -1) => {
-      if (errorEvents.length === 0) return;
-      const current = selectedEvent ?? (step === 1 ? -1 : Infinity);
-      const candidates = step === 1 ? errorEvents.filter((index) => index > current) : errorEvents.filter((index) => index < current).reverse();
-      const target = candidates[0] ?? (step === 1 ? errorEvents[0] : errorEvents[errorEvents.length - 1]);
-      if (target === undefined) return;
-      if (filter !== "all" && filter !== "failed") setFilter("all");
-      select(target);
-    },
-    [errorEvents, selectedEvent, select, filter],
-  );
-
-  const toFirst = useMemo(() => doubleKey(() => events[0] !== undefined && select(events[0].index)), [events, select]);
+  const toFirst = useMemo(() => doubleKey(() => eventRows[0] !== undefined && select(eventRows[0].index)), [eventRows, select]);
   useKeymap({
     g: toFirst,
     "shift+g": () => {
-      const last = events[events.length - 1];
+      const last = eventRows[eventRows.length - 1];
       if (last !== undefined) select(last.index);
     },
-    j: () => {
-      const next = events[Math.min(events.length - 1, position + 1)];
-      if (next !== undefined) select(next.index);
+    j: () => step(1),
+    k: () => step(-1),
+    o: () => {
+      const turn = timeline.turns.find((candidate) => selected !== undefined && candidate.first_event !== null && candidate.last_event !== null && selected.index >= candidate.first_event && selected.index <= candidate.last_event);
+      if (turn === undefined) return false;
+      toggleTurn(turn.number);
+      setKeepTurn(turn.number);
+      return true;
     },
-    k: () => {
-      const previous = events[Math.max(0, position - 1)];
-      if (previous !== undefined) select(previous.index);
-    },
-    n: () => jumpError(1),
-    "shift+n": () => jumpError(-1),
     enter: (key) => {
-      // A focused control of the timeline (a changed file, a snapshot, an error) takes its own Enter.
-      if (key.target instanceof HTMLElement && key.target.closest(".timeline button") !== null) return false;
-      const event = events[position];
-      if (event === undefined) return false;
-      open(event);
+      // A focused control of the timeline takes its own Enter.
+      if (key.target instanceof HTMLElement && key.target.closest(".timeline a, .timeline button, .timeline input") !== null) return false;
+      if (selected === undefined) return false;
+      navigate({ view: "slices", slice: selected.slice_type, item: selected.item_index });
       return true;
     },
     "/": () => filterInput.current?.focus(),
@@ -111,39 +151,109 @@ function TimelineBody({ snapshot, timeline, selectedEvent, change }: { snapshot:
   });
 
   const duration = elapsedMs(timeline.started_at, timeline.ended_at);
-  const maxCount = Math.max(1, ...timeline.tool_calls.by_name.map((tool) => tool.count));
+  const renderRow = (row: TimelineRow) => {
+    if (row.kind === "turn") {
+      const turn = row.turn;
+      const took = elapsedMs(turn.started_at, turn.ended_at);
+      return (
+        <button type="button" className={`turn-row${turn.failed_calls + turn.errors > 0 ? " has-failure" : ""}`} aria-expanded={!row.collapsed} onClick={() => toggleTurn(turn.number)} data-testid="turn-row" data-turn={turn.number}>
+          <Icon name={row.collapsed ? "chevronRight" : "chevronDown"} size={13} />
+          <strong>{turn.number === 0 ? "Before the first prompt" : `Turn ${turn.number}`}</strong>
+          {turn.prompt !== null ? <span className="muted">{visibleText(turn.prompt)}</span> : null}
+          <span className="turn-facts muted small">
+            {filtering ? `${row.shown} of ${plural(turn.events, "event")}` : plural(turn.events, "event")} · {plural(turn.tool_calls, "call")}
+            {took !== null ? ` · ${formatDuration(took)}` : ""}
+          </span>
+          {turn.failed_calls > 0 ? <span className="status status-fail">{turn.failed_calls} failed</span> : turn.errors > 0 ? <span className="status status-fail">{plural(turn.errors, "error")}</span> : null}
+          {turn.snapshot_line !== null ? <span className="muted small">→ line {turn.snapshot_line}</span> : null}
+        </button>
+      );
+    }
+    if (row.kind === "agent") {
+      const child = row.session;
+      return (
+        <Link to={snapshotPatch(snapshot.file, child.latest_line)} className="event-row agent-row" data-testid="agent-row" title={`Sub-agent ${child.session_id}`}>
+          <span className="event-offset mono">{child.stats.started_at === null ? "" : formatOffset(timeline.started_at, child.stats.started_at)}</span>
+          <span className="event-icon kind-agent">
+            <Icon name="bolt" size={14} />
+          </span>
+          <span className="event-text">
+            <span className="event-title">sub-agent {child.title ?? shortId(child.session_id)}</span>
+            <span className="event-summary">
+              {plural(child.stats.tool_calls, "call")} · {child.stats.duration_ms === null ? "" : formatDuration(child.stats.duration_ms)}
+            </span>
+          </span>
+          <Bar span={row.span} failed={child.stats.outcome !== "ok"} agent />
+          <OutcomeBadge stats={child.stats} />
+        </Link>
+      );
+    }
+    const event = row.event;
+    const failed = event.success === false || event.error !== null;
+    const changes = changesByEvent.get(event.index);
+    const isSelected = event.index === selectedEvent;
+    return (
+      <button
+        type="button"
+        className={`event-row${failed ? " is-failed" : ""}${isSelected ? " is-selected" : ""}`}
+        aria-current={isSelected ? "true" : undefined}
+        onClick={() => select(event.index)}
+        onDoubleClick={() => navigate({ view: "slices", slice: event.slice_type, item: event.item_index })}
+        data-testid="timeline-event"
+        data-event={event.index}
+      >
+        <span className="event-offset mono">{formatOffset(timeline.started_at, event.created_at)}</span>
+        <span className={`event-icon kind-${event.kind}`}>
+          <Icon name={kindIcon(event)} size={14} />
+        </span>
+        <span className="event-text">
+          <span className="event-title">
+            {visibleText(event.title)}
+            {event.argument !== null ? <span className="event-argument mono"> {visibleText(event.argument.value)}</span> : null}
+          </span>
+          <span className="event-summary">{visibleText(event.error ?? event.summary ?? event.display_name)}</span>
+        </span>
+        {changes !== undefined ? <ChangesMarker changes={changes} /> : null}
+        <Bar span={row.span} failed={failed} />
+        <span className="event-duration">{event.duration_ms !== null ? formatDuration(event.duration_ms) : ""}</span>
+        {event.success === true ? (
+          <span className="status status-ok" aria-label="succeeded">
+            <Icon name="check" size={12} />
+          </span>
+        ) : failed ? (
+          <span className="status status-fail">{event.success === false ? "failed" : "error"}</span>
+        ) : (
+          <span className="status-placeholder" />
+        )}
+      </button>
+    );
+  };
 
   return (
     <section className="timeline" aria-label="Timeline">
       <div className="timeline-summary">
-        <div className="stat">
-          <span className="stat-label">Started</span>
-          <span className="stat-value mono">{timeline.started_at === null ? "—" : formatTimestamp(timeline.started_at)}</span>
-        </div>
-        <div className="stat">
-          <span className="stat-label">Duration</span>
-          <span className="stat-value">{duration === null ? "—" : formatDuration(duration)}</span>
-        </div>
-        <div className="stat">
-          <span className="stat-label">Events</span>
-          <span className="stat-value">{timeline.events.length.toLocaleString("en-US")}</span>
-        </div>
-        <div className="stat">
-          <span className="stat-label">Tool calls</span>
-          <span className="stat-value">
-            {timeline.tool_calls.total.toLocaleString("en-US")}
-            {timeline.tool_calls.failed > 0 ? <span className="status status-fail">{timeline.tool_calls.failed} failed</span> : null}
-          </span>
-        </div>
-        <button type="button" className={`stat stat-button${timeline.errors.length > 0 ? " has-errors" : ""}`} onClick={() => jumpError(1)} disabled={errorEvents.length === 0} title="Next error (N)" data-testid="next-error">
-          <span className="stat-label">Errors</span>
-          <span className="stat-value">
-            {timeline.errors.length} {errorEvents.length > 0 ? <Kbd>N</Kbd> : null}
-          </span>
-        </button>
+        <span className="stat">
+          <span className="stat-label">Started</span> <span className="mono">{timeline.started_at === null ? "—" : formatTimestamp(timeline.started_at)}</span>
+        </span>
+        <span className="stat">
+          <span className="stat-label">Duration</span> {duration === null ? "—" : formatDuration(duration)}
+        </span>
+        <span className="stat">
+          <span className="stat-label">Turns</span> {timeline.turns.length}
+        </span>
+        <span className="stat">
+          <span className="stat-label">Events</span> {timeline.events.length.toLocaleString("en-US")}
+        </span>
+        <span className="stat">
+          <span className="stat-label">Tool calls</span> {timeline.tool_calls.total.toLocaleString("en-US")}
+          {timeline.tool_calls.failed > 0 ? <span className="status status-fail">{timeline.tool_calls.failed} failed</span> : null}
+        </span>
+        <span className="stat muted small">
+          <Kbd>N</Kbd> next failure · <Kbd>O</Kbd> fold turn
+        </span>
       </div>
 
-      <div className="timeline-grid">
+      <div className="timeline-grid" style={selected !== undefined ? { gridTemplateColumns: `minmax(0, 1fr) 8px ${preferences.detailWidth}px` } : undefined}>
         <div className="timeline-main card">
           <div className="toolbar">
             <div className="segmented" role="group" aria-label="Show">
@@ -157,125 +267,113 @@ function TimelineBody({ snapshot, timeline, selectedEvent, change }: { snapshot:
               <span className="sr-only">Filter events</span>
               <input ref={filterInput} type="search" placeholder="Filter events" value={text} onChange={(event) => setText(event.target.value)} />
             </label>
-            <span className="muted small">{plural(events.length, "event")}</span>
+            <button type="button" className="mini-btn" onClick={() => setCollapsed(collapsed.size > 0 ? new Set() : new Set(timeline.turns.map((turn) => turn.number)))}>
+              {collapsed.size > 0 ? "Expand all turns" : "Collapse all turns"}
+            </button>
+            <span className="muted small">{plural(eventRows.length, "event")} shown</span>
           </div>
-          {events.length === 0 ? (
+          {rows.length === 0 ? (
             <EmptyState title={timeline.events.length === 0 ? "This snapshot records no events." : "No event matches."} />
           ) : (
-            <div className="timeline-scroller" ref={scroller} role="listbox" aria-label="Events" data-testid="timeline-events">
+            <div className="timeline-scroller" ref={scroller} data-testid="timeline-events" aria-label="Events by turn" role="region" tabIndex={-1}>
               <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
-                {virtualizer.getVirtualItems().map((row) => {
-                  const event = events[row.index];
-                  if (event === undefined) return null;
-                  const failed = event.success === false || event.error !== null;
-                  const changes = changesByEvent.get(event.index);
+                {virtualizer.getVirtualItems().map((item) => {
+                  const row = rows[item.index];
+                  if (row === undefined) return null;
                   return (
-                    <div
-                      key={event.index}
-                      role="option"
-                      aria-selected={event.index === selectedEvent}
-                      className={`event-row${failed ? " is-failed" : ""}${event.index === selectedEvent ? " is-selected" : ""}`}
-                      style={{ transform: `translateY(${row.start}px)`, height: ROW_HEIGHT }}
-                      onClick={() => select(event.index)}
-                      onDoubleClick={() => open(event)}
-                      data-testid="timeline-event"
-                    >
-                      <span className="event-offset mono">{formatOffset(timeline.started_at, event.created_at)}</span>
-                      <span className={`event-icon kind-${event.kind}`}>
-                        <Icon name={kindIcon(event)} size={14} />
-                      </span>
-                      <span className="event-text">
-                        <span className="event-title">{visibleText(event.title)}</span>
-                        <span className="event-summary">{visibleText(event.error ?? event.summary ?? event.display_name)}</span>
-                      </span>
-                      {changes !== undefined ? <ChangesMarker changes={changes} /> : null}
-                      {event.duration_ms !== null ? <span className="event-duration">{formatDuration(event.duration_ms)}</span> : null}
-                      {event.success === true ? (
-                        <span className="status status-ok" aria-label="succeeded">
-                          <Icon name="check" size={12} />
-                        </span>
-                      ) : failed ? (
-                        <span className="status status-fail">{event.success === false ? "failed" : "error"}</span>
-                      ) : null}
-                      <button
-                        type="button"
-                        className="mini-btn event-open"
-                        onClick={(click) => {
-                          click.stopPropagation();
-                          open(event);
-                        }}
-                        title="Open the item in its slice (Enter)"
-                      >
-                        Open
-                      </button>
+                    <div key={item.key} className={`timeline-row row-${row.kind}`} style={{ transform: `translateY(${item.start}px)`, height: ROW_HEIGHT[row.kind] }}>
+                      {renderRow(row)}
                     </div>
                   );
                 })}
               </div>
             </div>
           )}
-          {selectedChanges !== undefined ? <ToolCallChangesPanel changes={selectedChanges} snapshotCreatedAt={snapshotCreatedAt} activePath={change} onOpen={openChange} /> : null}
         </div>
-
-        <aside className="timeline-side">
-          <div className="card">
-            <h3>Snapshots of this session</h3>
-            <ol className="snapshot-strip">
-              {timeline.snapshots.map((entry) => (
-                <li key={`${entry.file}:${entry.line_number}`}>
-                  <button type="button" className={`snapshot-chip${entry.selected ? " is-active" : ""}`} onClick={() => navigate(selectSnapshotPatch({ file: entry.file, line: entry.line_number }))} aria-current={entry.selected ? "true" : undefined}>
-                    <Icon name="clock" size={12} /> line {entry.line_number} · {formatTimestamp(entry.created_at)}
-                  </button>
-                </li>
-              ))}
-            </ol>
-          </div>
-          <div className="card">
-            <h3>Errors {timeline.errors.length > 0 ? <span className="status status-fail">{timeline.errors.length}</span> : null}</h3>
-            {timeline.errors.length === 0 ? (
-              <p className="muted small">No failed tool call, error event, validation problem or bad line.</p>
-            ) : (
-              <ul className="error-list" data-testid="timeline-errors">
-                {timeline.errors.map((error, index) => (
-                  <li key={index}>
-                    <button type="button" className="error-item" onClick={() => (error.event_index !== null ? select(error.event_index) : undefined)} disabled={error.event_index === null}>
-                      <span className="tag tag-danger">{error.source.replace("_", " ")}</span>
-                      <span>{visibleText(error.message)}</span>
-                    </button>
-                  </li>
-                ))}
-              </ul>
-            )}
-          </div>
-          {timeline.changes !== undefined ? <UndoStoreCard changes={timeline.changes} /> : null}
-          {timeline.tool_calls.by_name.length > 0 ? (
-            <div className="card">
-              <h3>Tools</h3>
-              <ul className="tool-stats">
-                {timeline.tool_calls.by_name.map((tool) => (
-                  <li key={tool.name}>
-                    <span className="tool-name mono" title={tool.name}>
-                      {tool.name}
-                    </span>
-                    <span className="tool-bar" aria-hidden="true">
-                      <span style={{ width: `${(tool.count / maxCount) * 100}%` }} />
-                      {tool.failed > 0 ? <span className="tool-bar-failed" style={{ width: `${(tool.failed / maxCount) * 100}%` }} /> : null}
-                    </span>
-                    <span className="tool-count">
-                      {tool.count}
-                      {tool.failed > 0 ? <span className="text-danger"> ({tool.failed}✗)</span> : null}
-                    </span>
-                  </li>
-                ))}
-              </ul>
-            </div>
-          ) : null}
-        </aside>
+        {selected !== undefined ? (
+          <>
+            <PaneResizer preference="detailWidth" range={DETAIL_WIDTH} label="Resize the event panel" invert />
+            <EventDetail snapshot={snapshot} timeline={timeline} event={selected} session={session} changes={selectedChanges} activeChange={change} onOpenChange={openChange} onClose={() => select(undefined)} />
+          </>
+        ) : (
+          <TimelineSide timeline={timeline} snapshot={snapshot} />
+        )}
       </div>
       {selectedChanges !== undefined && change !== undefined && selectedChanges.files.some((file) => file.path === change) ? (
-        <ToolCallDiffModal snapshot={snapshot} changes={selectedChanges} toolName={selectedTitle} path={change} onOpen={openChange} onClose={() => openChange(undefined)} />
+        <ToolCallDiffModal snapshot={snapshot} changes={selectedChanges} toolName={selected?.title ?? ""} path={change} onOpen={openChange} onClose={() => openChange(undefined)} />
       ) : null}
     </section>
+  );
+}
+
+/** Without a selected event: the session's snapshots, its errors, and its tools. */
+function TimelineSide({ timeline, snapshot }: { timeline: TimelineResponse; snapshot: SnapshotRef }) {
+  const maxCount = Math.max(1, ...timeline.tool_calls.by_name.map((tool) => tool.count));
+  return (
+    <aside className="timeline-side">
+      <div className="card">
+        <h3>
+          Errors {timeline.errors.length > 0 ? <span className="status status-fail">{timeline.errors.length}</span> : null}
+        </h3>
+        {timeline.errors.length === 0 ? (
+          <p className="muted small">No failed tool call, error event, validation problem or bad line.</p>
+        ) : (
+          <ul className="error-list" data-testid="timeline-errors">
+            {timeline.errors.map((error, index) => (
+              <li key={index}>
+                {error.event_index !== null ? (
+                  <Link to={{ event: error.event_index, change: undefined }} replace className="error-item">
+                    <span className="tag tag-danger">{error.source.replace("_", " ")}</span>
+                    <span>{visibleText(error.message)}</span>
+                  </Link>
+                ) : (
+                  <span className="error-item">
+                    <span className="tag tag-danger">{error.source.replace("_", " ")}</span>
+                    <span>{visibleText(error.message)}</span>
+                  </span>
+                )}
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
+      {timeline.changes !== undefined ? <UndoStoreCard changes={timeline.changes} /> : null}
+      <div className="card">
+        <h3>Snapshots of this session</h3>
+        <ol className="snapshot-strip">
+          {timeline.snapshots.map((entry) => (
+            <li key={`${entry.file}:${entry.line_number}`}>
+              <Link to={snapshotPatch(entry.file, entry.line_number)} className={`snapshot-chip${entry.selected ? " is-active" : ""}`} aria-current={entry.selected ? "true" : undefined}>
+                <Icon name="clock" size={12} /> line {entry.line_number} · {formatTimestamp(entry.created_at)}
+              </Link>
+            </li>
+          ))}
+        </ol>
+      </div>
+      {timeline.tool_calls.by_name.length > 0 ? (
+        <div className="card">
+          <h3>Tools</h3>
+          <ul className="tool-stats">
+            {timeline.tool_calls.by_name.map((tool) => (
+              <li key={tool.name}>
+                <span className="tool-name mono" title={tool.name}>
+                  {tool.name}
+                </span>
+                <span className="tool-bar" aria-hidden="true">
+                  <span style={{ width: `${(tool.count / maxCount) * 100}%` }} />
+                  {tool.failed > 0 ? <span className="tool-bar-failed" style={{ width: `${(tool.failed / maxCount) * 100}%` }} /> : null}
+                </span>
+                <span className="tool-count">
+                  {tool.count}
+                  {tool.failed > 0 ? <span className="text-danger"> ({tool.failed}✗)</span> : null}
+                </span>
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+      <p className="muted small">Select an event to see its arguments and result ({snapshot.file}).</p>
+    </aside>
   );
 }
 

@@ -151,8 +151,8 @@ export function ToolCallDiffModal({ snapshot, changes, toolName, path, onOpen, o
   useKeymap({
     j: () => step(1),
     k: () => step(-1),
-    n: () => handle.current?.next(),
-    "shift+n": () => handle.current?.previous(),
+    ".": () => handle.current?.next(),
+    ",": () => handle.current?.previous(),
     u: () => setLayout(layout === "split" ? "unified" : "split"),
   });
 

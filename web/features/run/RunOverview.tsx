@@ -1,0 +1,259 @@
+/**
+ * The landing view: the run's latest state, failures first. What the agent did (turns, tool
+ * calls, sub-agents), where it failed (each failed call with its tool, the path or other key
+ * argument, its message, turn and time, and one link to the call in its timeline), and what
+ * that did to the workspace (the files changed between the first and the latest snapshot).
+ * A run-level error (a bundle's error.json) is shown first, with its traceback.
+ */
+import type { RunFailureResponse, RunResponse, RunSessionResponse } from "../../api/api.js";
+import { EmptyState, ErrorState, Kbd, Spinner } from "../../components/feedback.js";
+import { formatDuration, formatTimestamp, plural, shortId } from "../../components/format.js";
+import { Icon } from "../../components/Icon.js";
+import { Link } from "../../components/Link.js";
+import { useDiff, useRun } from "../../queries/hooks.js";
+import { visibleText } from "../slices/json-model.js";
+import { OutcomeBadge } from "../runs/RunsPanel.js";
+import { failurePatch, snapshotPatch, turnDiffPatch } from "../runs/run-links.js";
+
+export function RunOverview({ file }: { file: string }) {
+  const run = useRun(file);
+  if (run.isPending) return <Spinner label="Reading the run…" />;
+  if (run.isError) return <ErrorState error={run.error} title={`Could not read the run ${file}`} onRetry={() => void run.refetch()} />;
+  return <RunBody run={run.data} />;
+}
+
+function offsetText(ms: number | null): string {
+  if (ms === null) return "";
+  return `+${formatDuration(ms)}`;
+}
+
+function RunBody({ run }: { run: RunResponse }) {
+  const file = run.source.path;
+  const root = run.sessions[0];
+  const byId = new Map(run.sessions.map((session) => [session.session_id, session]));
+  return (
+    <div className="run-overview" data-testid="run-overview">
+      <section className="card run-head" aria-labelledby="run-title">
+        <div className="run-head-top">
+          <h2 id="run-title">{run.title}</h2>
+          <OutcomeBadge stats={run.stats} testId="run-outcome" />
+          <span className="muted small mono" title={file}>
+            {run.source.name}
+          </span>
+        </div>
+        <dl className="run-facts">
+          <Fact label="Started" value={run.stats.started_at === null ? "—" : formatTimestamp(run.stats.started_at)} />
+          <Fact label="Duration" value={run.stats.duration_ms === null ? "—" : formatDuration(run.stats.duration_ms)} />
+          <Fact label="Sessions" value={String(run.session_count)} />
+          <Fact label="Turns" value={String(root?.turns.length ?? 0)} />
+          <Fact label="Tool calls" value={run.stats.tool_calls.toLocaleString("en-US")} />
+          <Fact label="Failed calls" value={String(run.stats.failed_calls)} danger={run.stats.failed_calls > 0} />
+          <Fact label="Events" value={run.stats.events.toLocaleString("en-US")} />
+        </dl>
+        {run.error !== null ? (
+          <div className="run-error" role="alert" data-testid="run-error">
+            <strong>
+              {run.error.type !== null ? `${run.error.type}: ` : ""}
+              {visibleText(run.error.message)}
+            </strong>
+            {run.error.traceback !== null ? <pre className="traceback">{visibleText(run.error.traceback)}</pre> : null}
+          </div>
+        ) : null}
+        {run.load_errors > 0 ? (
+          <p className="inline-warning">
+            <Icon name="alert" size={14} /> {plural(run.load_errors, "line")} of {run.source.name} did not load.
+          </p>
+        ) : null}
+      </section>
+
+      <FailuresCard run={run} byId={byId} />
+
+      <div className="run-grid">
+        {root !== undefined ? <TurnsCard file={file} session={root} byId={byId} /> : null}
+        <WorkspaceCard run={run} />
+      </div>
+    </div>
+  );
+}
+
+function Fact({ label, value, danger = false }: { label: string; value: string; danger?: boolean }) {
+  return (
+    <div className="fact">
+      <dt className="fact-label">{label}</dt>
+      <dd className={`fact-value${danger ? " text-danger" : ""}`}>{value}</dd>
+    </div>
+  );
+}
+
+function FailuresCard({ run, byId }: { run: RunResponse; byId: ReadonlyMap<string, RunSessionResponse> }) {
+  const file = run.source.path;
+  return (
+    <section className="card failures-card" aria-labelledby="failures-heading" data-testid="failures">
+      <header className="card-header">
+        <h3 id="failures-heading">
+          {run.failures.length === 0 ? "No failures" : `Failures`} {run.failures.length > 0 ? <span className="status status-fail">{run.failures.length}</span> : null}
+        </h3>
+        {run.failures.length > 0 ? (
+          <span className="muted small">
+            <Kbd>N</Kbd> / <Kbd>Shift+N</Kbd> next / previous failure, from any view
+          </span>
+        ) : null}
+      </header>
+      {run.failures.length === 0 ? (
+        <p className="muted small">No tool call failed and no event carries an error.</p>
+      ) : (
+        <table className="failure-table">
+          <thead>
+            <tr>
+              <th scope="col">Call</th>
+              <th scope="col">On</th>
+              <th scope="col">Message</th>
+              <th scope="col">Turn</th>
+              <th scope="col">When</th>
+            </tr>
+          </thead>
+          <tbody>
+            {run.failures.map((failure) => (
+              <FailureRow key={`${failure.session_id}:${failure.event_index}`} file={file} failure={failure} session={byId.get(failure.session_id)} />
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+function FailureRow({ file, failure, session }: { file: string; failure: RunFailureResponse; session: RunSessionResponse | undefined }) {
+  return (
+    <tr data-testid="failure-row">
+      <td>
+        <Link to={failurePatch(file, failure)} className="failure-link" data-testid="failure-link" title="Open the call in its timeline">
+          <Icon name="tool" size={13} />
+          <span className="mono">{visibleText(failure.title)}</span>
+        </Link>
+        {session !== undefined && session.depth > 0 ? <span className="tag tag-muted">{session.title ?? shortId(session.session_id)}</span> : null}
+        {failure.call_id !== null ? <span className="call-id mono">{visibleText(failure.call_id)}</span> : null}
+      </td>
+      <td className="mono failure-argument" title={failure.argument === null ? undefined : `${failure.argument.name}: ${failure.argument.value}`} data-testid="failure-argument">
+        {failure.argument === null ? "—" : visibleText(failure.argument.value)}
+      </td>
+      <td className="failure-message">{visibleText(failure.message)}</td>
+      <td data-testid="failure-turn">{failure.turn === null ? "—" : `turn ${failure.turn}`}</td>
+      <td className="mono small" title={formatTimestamp(failure.created_at)}>
+        {offsetText(failure.offset_ms)}
+      </td>
+    </tr>
+  );
+}
+
+function TurnsCard({ file, session, byId }: { file: string; session: RunSessionResponse; byId: ReadonlyMap<string, RunSessionResponse> }) {
+  const spawnedIn = new Map<number, RunSessionResponse[]>();
+  for (const id of session.children) {
+    const child = byId.get(id);
+    const turn = child?.spawned?.turn;
+    if (child !== undefined && turn !== null && turn !== undefined) spawnedIn.set(turn, [...(spawnedIn.get(turn) ?? []), child]);
+  }
+  return (
+    <section className="card turns-card" aria-labelledby="turns-heading">
+      <header className="card-header">
+        <h3 id="turns-heading">What the agent did</h3>
+        <span className="muted small">{session.turn_source === "prompts" ? "turns from its prompts" : session.turn_source === "snapshots" ? "turns from its snapshot lines" : ""}</span>
+      </header>
+      {session.turns.length === 0 ? (
+        <EmptyState title="This session records no events." />
+      ) : (
+        <table className="turn-table">
+          <thead>
+            <tr>
+              <th scope="col">Turn</th>
+              <th scope="col">Calls</th>
+              <th scope="col">Took</th>
+              <th scope="col">Workspace</th>
+            </tr>
+          </thead>
+          <tbody>
+            {session.turns.map((turn) => {
+              const diff = turnDiffPatch(file, session, turn);
+              const took = turn.started_at !== null && turn.ended_at !== null ? Date.parse(turn.ended_at) - Date.parse(turn.started_at) : null;
+              return (
+                <tr key={turn.number} className={turn.failed_calls + turn.errors > 0 ? "has-failure" : undefined}>
+                  <td>
+                    <Link to={{ view: "timeline", file, line: session.latest_line, event: turn.first_event ?? undefined, change: undefined }}>turn {turn.number}</Link>
+                    {turn.prompt !== null ? <span className="muted small"> · {visibleText(turn.prompt)}</span> : null}
+                    {(spawnedIn.get(turn.number) ?? []).map((child) => (
+                      <Link key={child.session_id} to={snapshotPatch(file, child.latest_line)} className="tag tag-accent sub-agent-tag">
+                        <Icon name="bolt" size={11} /> {child.title ?? shortId(child.session_id)}
+                      </Link>
+                    ))}
+                  </td>
+                  <td>
+                    {turn.tool_calls}
+                    {turn.failed_calls > 0 ? <span className="text-danger"> · {turn.failed_calls} failed</span> : null}
+                  </td>
+                  <td className="small">{took === null || Number.isNaN(took) ? "—" : formatDuration(took)}</td>
+                  <td className="small">{diff === null ? (turn.snapshot_line === null ? "—" : <Link to={snapshotPatch(file, turn.snapshot_line)}>line {turn.snapshot_line}</Link>) : <Link to={diff}>diff</Link>}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+function WorkspaceCard({ run }: { run: RunResponse }) {
+  const file = run.source.path;
+  const snapshots = run.sessions[0]?.snapshots ?? [];
+  const first = snapshots[0];
+  const latest = snapshots[snapshots.length - 1];
+  const sides = first !== undefined && latest !== undefined && first.line_number !== latest.line_number ? { base: { file, line: first.line_number }, target: { file, line: latest.line_number } } : null;
+  const diff = useDiff(sides?.base ?? null, sides?.target ?? null);
+  return (
+    <section className="card workspace-card" aria-labelledby="workspace-heading">
+      <header className="card-header">
+        <h3 id="workspace-heading">What it did to the workspace</h3>
+        {sides !== null && first !== undefined && latest !== undefined ? (
+          <span className="muted small">
+            {first.label} → {latest.label}
+          </span>
+        ) : null}
+      </header>
+      {sides === null ? (
+        <p className="muted small">{snapshots.length === 0 ? "The run has no snapshot." : "One snapshot only: nothing to compare."}</p>
+      ) : diff.isPending ? (
+        <Spinner label="Comparing the first and the latest snapshot…" />
+      ) : diff.isError ? (
+        <ErrorState error={diff.error} title="Could not compare the snapshots" />
+      ) : (
+        <>
+          <p className="small">
+            {diff.data.files.base_source === null && diff.data.files.target_source === null ? (
+              "No workspace recorded."
+            ) : (
+              <>
+                {plural(diff.data.files.added, "file")} added · {diff.data.files.modified} modified · {diff.data.files.deleted} deleted · {diff.data.files.renamed} renamed
+                {diff.data.files.copied > 0 ? ` · ${diff.data.files.copied} copied` : ""}
+              </>
+            )}
+          </p>
+          <ul className="change-items compact">
+            {diff.data.files.changes.slice(0, 12).map((change) => (
+              <li key={`${change.status}:${change.path}`}>
+                <Link to={{ view: "compare", file, line: sides.target.line, base: sides.base, path: change.path, slice: undefined, at: undefined }} className="change-item">
+                  <span className={`change-badge badge-${change.status}`}>{change.status[0]?.toUpperCase()}</span>
+                  <span className="change-path mono">{change.old_path !== null ? `${change.old_path} → ${change.path}` : change.path}</span>
+                </Link>
+              </li>
+            ))}
+          </ul>
+          {diff.data.files.changes.length > 12 ? (
+            <Link to={{ view: "compare", file, line: sides.target.line, base: sides.base, path: undefined, slice: undefined }} className="small">
+              all {diff.data.files.changes.length} changes
+            </Link>
+          ) : null}
+        </>
+      )}
+    </section>
+  );
+}

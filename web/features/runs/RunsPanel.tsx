@@ -1,0 +1,168 @@
+/**
+ * The sidebar: every run of the directory (newest first) with its outcome and duration; the
+ * open run's sessions under it, each with its snapshots labelled by turn, and each child
+ * session placed in its parent's list where it ran. Every row is a link (deep links, new
+ * tabs) to the snapshot it names.
+ */
+import { useEffect, useState } from "react";
+import type { RunSessionResponse, RunSummaryResponse, SnapshotRef } from "../../api/api.js";
+import { EmptyState, ErrorState, Spinner } from "../../components/feedback.js";
+import { formatDuration, formatTimestamp, plural, shortId } from "../../components/format.js";
+import { Icon } from "../../components/Icon.js";
+import { Link } from "../../components/Link.js";
+import { useRun, useRuns } from "../../queries/hooks.js";
+import { outcomeText, snapshotPatch } from "./run-links.js";
+
+export function OutcomeBadge({ stats, testId }: { stats: { outcome: string; failed_calls: number; errors: number }; testId?: string }) {
+  const failed = stats.outcome !== "ok";
+  return (
+    <span className={`status ${failed ? "status-fail" : "status-ok"}`} data-testid={testId}>
+      {failed ? <Icon name="alert" size={11} /> : <Icon name="check" size={11} />}
+      {outcomeText(stats)}
+    </span>
+  );
+}
+
+export function RunsPanel({ selected, currentFile }: { selected: SnapshotRef | null; currentFile: string | null }) {
+  const runs = useRuns();
+  return (
+    <nav className="panel runs-panel" aria-labelledby="runs-heading">
+      <header className="panel-header">
+        <h2 id="runs-heading">Runs</h2>
+        <span className="panel-sub">{runs.data === undefined ? "" : `${runs.data.root} · ${plural(runs.data.runs.length, "run")}`}</span>
+      </header>
+      {runs.isPending ? (
+        <Spinner label="Reading the runs…" />
+      ) : runs.isError ? (
+        <ErrorState error={runs.error} title="Could not list the runs" onRetry={() => void runs.refetch()} />
+      ) : runs.data.runs.length === 0 ? (
+        <EmptyState title="No runs captured yet." />
+      ) : (
+        <ul className="run-list" data-testid="run-list">
+          {runs.data.runs.map((run) => (
+            <RunItem key={run.source.path} run={run} current={run.source.path === currentFile} selected={selected} />
+          ))}
+          {runs.data.indexing ? <li className="muted small pad">Indexing…</li> : null}
+        </ul>
+      )}
+    </nav>
+  );
+}
+
+function RunItem({ run, current, selected }: { run: RunSummaryResponse; current: boolean; selected: SnapshotRef | null }) {
+  const started = run.stats.started_at;
+  return (
+    <li className={`run-item${current ? " is-current" : ""}`}>
+      <Link to={{ file: run.source.path, line: undefined, view: "run", event: undefined, item: undefined, at: undefined, change: undefined, base: undefined, path: undefined }} className="run-row" aria-current={current ? "page" : undefined} data-testid="run-row" title={run.source.path}>
+        <span className="run-row-top">
+          <span className="run-title">{run.title}</span>
+          {run.state === "pending" ? <span className="status">indexing</span> : <OutcomeBadge stats={run.stats} />}
+        </span>
+        <span className="run-meta">
+          {run.source.name}
+          {run.stats.duration_ms !== null ? ` · ${formatDuration(run.stats.duration_ms)}` : ""}
+          {started !== null ? ` · ${formatTimestamp(started)}` : ""}
+        </span>
+        {run.problem !== null ? <span className="session-warning">{run.problem}</span> : null}
+        {run.load_errors > 0 ? <span className="session-warning">{plural(run.load_errors, "line")} did not load</span> : null}
+      </Link>
+      {current ? <RunSessions file={run.source.path} selected={selected} /> : null}
+    </li>
+  );
+}
+
+function RunSessions({ file, selected }: { file: string; selected: SnapshotRef | null }) {
+  const run = useRun(file);
+  if (run.isPending) return <Spinner label="Reading the run…" />;
+  if (run.isError) return <ErrorState error={run.error} title="Could not read the run" onRetry={() => void run.refetch()} />;
+  const byId = new Map(run.data.sessions.map((session) => [session.session_id, session]));
+  const roots = run.data.sessions.filter((session) => session.depth === 0);
+  return (
+    <ul className="session-list" aria-label={`Sessions of ${run.data.title}`} data-testid="session-list">
+      {roots.map((session) => (
+        <SessionItem key={session.session_id} file={file} session={session} byId={byId} selected={selected} />
+      ))}
+    </ul>
+  );
+}
+
+function SessionItem({ file, session, byId, selected }: { file: string; session: RunSessionResponse; byId: ReadonlyMap<string, RunSessionResponse>; selected: SnapshotRef | null }) {
+  const holdsSelection = selected !== null && selected.file === file && session.snapshots.some((snapshot) => snapshot.line_number === selected.line);
+  const [open, setOpen] = useState(holdsSelection);
+  useEffect(() => {
+    if (holdsSelection) setOpen(true);
+  }, [holdsSelection]);
+  const children = session.children.map((id) => byId.get(id)).filter((child): child is RunSessionResponse => child !== undefined);
+  // Each child goes after the parent's snapshot it ran before (the first line that lists it).
+  const placed = new Map<number, RunSessionResponse[]>();
+  const unplaced: RunSessionResponse[] = [];
+  for (const child of children) {
+    const line = child.spawned?.parent_line ?? null;
+    if (line === null || !session.snapshots.some((snapshot) => snapshot.line_number === line)) unplaced.push(child);
+    else placed.set(line, [...(placed.get(line) ?? []), child]);
+  }
+  const name = session.title ?? shortId(session.session_id);
+  const listId = `snapshots-${session.session_id}`;
+  return (
+    <li className={`session-item depth-${Math.min(session.depth, 4)}`} data-testid="session-item" data-session={session.session_id}>
+      <div className="session-head">
+        <button type="button" className="disclosure" aria-expanded={open} aria-controls={listId} onClick={() => setOpen(!open)} aria-label={`${open ? "Hide" : "Show"} the snapshots of ${name}`}>
+          <Icon name={open ? "chevronDown" : "chevronRight"} size={13} />
+        </button>
+        <Link to={snapshotPatch(file, session.latest_line)} className={`session-link${selected?.file === file && selected.line === session.latest_line ? " is-active" : ""}`} title={session.session_id} data-testid="session-row" data-session={session.session_id}>
+          <span className="session-name">{session.depth > 0 ? <Icon name="bolt" size={12} /> : null}{name}</span>
+          <span className="session-meta">
+            {plural(session.turns.length, "turn")} · {plural(session.snapshots.length, "snapshot")}
+            {session.stats.duration_ms !== null ? ` · ${formatDuration(session.stats.duration_ms)}` : ""}
+          </span>
+        </Link>
+        <OutcomeBadge stats={session.stats} />
+      </div>
+      {session.spawned !== null && session.spawned.parent_line !== null ? (
+        <Link to={snapshotPatch(file, session.spawned.parent_line)} className="spawn-link small" data-testid="parent-link">
+          ↑ started by {byId.get(session.spawned.parent_session_id)?.title ?? shortId(session.spawned.parent_session_id)}
+          {session.spawned.turn !== null ? ` in turn ${session.spawned.turn}` : ""}
+        </Link>
+      ) : null}
+      {session.validation_error !== null ? <span className="session-warning">{session.validation_error}</span> : null}
+      {open ? (
+        <ol className="snapshot-list" id={listId} aria-label={`Snapshots of ${name}`}>
+          {session.snapshots.map((snapshot) => {
+            const active = selected?.file === file && selected.line === snapshot.line_number;
+            return (
+              <li key={snapshot.line_number}>
+                <Link to={snapshotPatch(file, snapshot.line_number)} className={`snapshot-link${active ? " is-active" : ""}`} aria-current={active ? "true" : undefined} data-testid="snapshot-link" data-line={snapshot.line_number}>
+                  <span className="snapshot-label">{snapshot.label}</span>
+                  <span className="snapshot-meta">
+                    line {snapshot.line_number} · {formatTimestamp(snapshot.created_at).slice(11)}
+                    {snapshot.latest ? " · latest" : ""}
+                  </span>
+                </Link>
+                {(placed.get(snapshot.line_number) ?? []).length > 0 ? (
+                  <ul className="session-list nested">
+                    {(placed.get(snapshot.line_number) ?? []).map((child) => (
+                      <SessionItem key={child.session_id} file={file} session={child} byId={byId} selected={selected} />
+                    ))}
+                  </ul>
+                ) : null}
+              </li>
+            );
+          })}
+        </ol>
+      ) : null}
+      {!open && children.length > 0 ? (
+        <ul className="session-list nested">
+          {children.map((child) => (
+            <SessionItem key={child.session_id} file={file} session={child} byId={byId} selected={selected} />
+          ))}
+        </ul>
+      ) : unplaced.length > 0 ? (
+        <ul className="session-list nested">
+          {unplaced.map((child) => (
+            <SessionItem key={child.session_id} file={file} session={child} byId={byId} selected={selected} />
+          ))}
+        </ul>
+      ) : null}
+    </li>
+  );
+}

@@ -1,0 +1,42 @@
+/** Where the run views link to: a failure in its timeline, a snapshot, a turn's diff. */
+import type { RunFailureResponse, RunSessionResponse, TurnResponse } from "../../api/api.js";
+import type { ViewPatch } from "../../state/view-state.js";
+
+/** The failing call in context: its session's timeline at the latest line, the call selected. */
+export function failurePatch(file: string, failure: RunFailureResponse): ViewPatch {
+  return { file, line: failure.line_number, view: "timeline", event: failure.event_index, change: undefined, item: undefined, at: undefined };
+}
+
+/** Another snapshot of the run, keeping the view. */
+export function snapshotPatch(file: string, line: number): ViewPatch {
+  return { file, line, item: undefined, event: undefined, change: undefined, at: undefined };
+}
+
+/** The session's snapshot lines before and after a turn (for the turn's diff), or null when it has none. */
+export function turnSides(session: RunSessionResponse, turn: TurnResponse): { base: number; target: number } | null {
+  if (turn.snapshot_line === null) return null;
+  const ordered = session.snapshots.map((snapshot) => snapshot.line_number);
+  const at = ordered.indexOf(turn.snapshot_line);
+  const base = at > 0 ? ordered[at - 1] : undefined;
+  return base === undefined ? null : { base, target: turn.snapshot_line };
+}
+
+/** The compare view of a turn: what it did to the workspace. */
+export function turnDiffPatch(file: string, session: RunSessionResponse, turn: TurnResponse, path?: string): ViewPatch | null {
+  const sides = turnSides(session, turn);
+  if (sides === null) return null;
+  return { file, line: sides.target, view: "compare", base: { file, line: sides.base }, path, slice: undefined, at: undefined, side: undefined };
+}
+
+/** The session a line belongs to. */
+export function sessionOfLine(sessions: readonly RunSessionResponse[], line: number): RunSessionResponse | null {
+  return sessions.find((session) => session.snapshots.some((snapshot) => snapshot.line_number === line)) ?? null;
+}
+
+/** The badge text of an outcome: `2 failed`, `1 error`, `ok`. */
+export function outcomeText(stats: { outcome: string; failed_calls: number; errors: number }): string {
+  if (stats.outcome === "ok") return "ok";
+  if (stats.failed_calls > 0) return `${stats.failed_calls} failed`;
+  if (stats.errors > 0) return `${stats.errors} error${stats.errors === 1 ? "" : "s"}`;
+  return "error";
+}
