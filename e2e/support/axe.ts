@@ -11,6 +11,8 @@ const source = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe
 
 interface AxeNode {
   readonly target: unknown[];
+  /** color-contrast: the colours and the ratio measured. */
+  readonly contrast?: string;
 }
 interface AxeViolation {
   readonly id: string;
@@ -21,8 +23,8 @@ interface AxeViolation {
 
 export async function seriousViolations(page: Page): Promise<string[]> {
   if (!(await page.evaluate("typeof window.axe === 'object'"))) await page.evaluate(source);
-  const violations = (await page.evaluate(`axe.run(document, { resultTypes: ["violations"], runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] } }).then((result) => result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))`)) as AxeViolation[];
+  const violations = (await page.evaluate(`axe.run(document, { resultTypes: ["violations"], runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] } }).then((result) => result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target, contrast: n.any && n.any[0] && n.any[0].data && n.any[0].data.contrastRatio ? n.any[0].data.fgColor + " on " + n.any[0].data.bgColor + " = " + n.any[0].data.contrastRatio : undefined })) })))`)) as AxeViolation[];
   return violations
     .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-    .map((violation) => `${violation.impact} ${violation.id}: ${violation.help} — ${violation.nodes.slice(0, 3).map((node) => JSON.stringify(node.target)).join(", ")}${violation.nodes.length > 3 ? ` (+${violation.nodes.length - 3})` : ""}`);
+    .map((violation) => `${violation.impact} ${violation.id}: ${violation.help} — ${violation.nodes.slice(0, 3).map((node) => `${JSON.stringify(node.target)}${node.contrast === undefined ? "" : ` (${node.contrast})`}`).join(", ")}${violation.nodes.length > 3 ? ` (+${violation.nodes.length - 3})` : ""}`);
 }

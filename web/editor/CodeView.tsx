@@ -54,6 +54,9 @@ export function CodeView({ path, text, line, onLineClick }: CodeViewProps) {
       }),
     });
     view.current = editor;
+    // The scroller is what a keyboard user scrolls: it takes focus and says what it holds.
+    editor.scrollDOM.tabIndex = 0;
+    editor.scrollDOM.setAttribute("aria-label", `Contents of ${path}`);
     let cancelled = false;
     void loadLanguage(path).then((extension) => {
       if (!cancelled) editor.dispatch({ effects: language.reconfigure(extension) });

@@ -85,6 +85,11 @@ export function MergeDiff({ path, base, target, hunks, layout, handle, line, sid
         });
         navigable.current = merge.b;
         sides.current = { a: merge.a, b: merge.b };
+        focusableScroller(merge.a, `${path} in the base`);
+        focusableScroller(merge.b, `${path} in the target`);
+        merge.dom.tabIndex = 0;
+        merge.dom.setAttribute("role", "region");
+        merge.dom.setAttribute("aria-label", `Diff of ${path}`);
         revealLine(reveal.current.side === "base" ? merge.a : merge.b, reveal.current.line);
         destroy = () => merge.destroy();
       } else {
@@ -97,6 +102,7 @@ export function MergeDiff({ path, base, target, hunks, layout, handle, line, sid
         });
         navigable.current = view;
         sides.current = { a: null, b: view };
+        focusableScroller(view, path);
         revealLine(view, reveal.current.line);
         destroy = () => view.destroy();
       }
@@ -122,4 +128,10 @@ function revealLine(view: EditorView | null, line: number | undefined): void {
   const target = Math.min(Math.max(1, line), view.state.doc.lines);
   const position = view.state.doc.line(target).from;
   view.dispatch({ selection: { anchor: position }, effects: EditorView.scrollIntoView(position, { y: "center" }) });
+}
+
+/** The scroller is what a keyboard user scrolls: it takes focus and says what it holds. */
+function focusableScroller(view: EditorView, label: string): void {
+  view.scrollDOM.tabIndex = 0;
+  view.scrollDOM.setAttribute("aria-label", label);
 }

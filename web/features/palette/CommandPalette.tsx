@@ -50,7 +50,7 @@ export function CommandPalette({ commands, onClose }: { commands: readonly Comma
   const [query, setQuery] = useState("");
   const [active, setActive] = useState(0);
   const input = useRef<HTMLInputElement>(null);
-  const list = useRef<HTMLUListElement>(null);
+  const list = useRef<HTMLDivElement>(null);
   const results = useMemo(() => filterCommands(commands, query), [commands, query]);
   const needle = query.trim().toLowerCase();
   useEffect(() => input.current?.focus(), []);
@@ -66,7 +66,6 @@ export function CommandPalette({ commands, onClose }: { commands: readonly Comma
   };
   useKeymap({ escape: () => onClose(), "mod+k": () => onClose() });
 
-  let lastGroup: string | null = null;
   return (
     <div className="modal-backdrop palette-backdrop" onMouseDown={(event) => event.target === event.currentTarget && onClose()}>
       <div className="palette" role="dialog" aria-modal="true" aria-label="Command palette">
@@ -91,37 +90,42 @@ export function CommandPalette({ commands, onClose }: { commands: readonly Comma
           aria-label="Command"
           autoFocus
         />
-        <ul className="palette-results" id="palette-results" role="listbox" ref={list}>
-          {results.length === 0 ? <li className="palette-empty">No results found</li> : null}
-          {results.map((command, index) => {
-            const header = command.group !== lastGroup ? command.group : null;
-            lastGroup = command.group;
+        {results.length === 0 ? <p className="palette-empty">No results found</p> : null}
+        <div className="palette-results" id="palette-results" role="listbox" aria-label="Commands" ref={list}>
+          {GROUPS.map((group) => {
+            const members = results.map((command, index) => ({ command, index })).filter((entry) => entry.command.group === group);
+            if (members.length === 0) return null;
             return (
-              <li key={command.id} role="presentation">
-                {header !== null ? <div className="palette-group">{header}</div> : null}
-                <div
-                  id={`palette-${index}`}
-                  role="option"
-                  aria-selected={index === active}
-                  data-index={index}
-                  className={`palette-item${index === active ? " is-active" : ""}`}
-                  onMouseMove={() => setActive(index)}
-                  onClick={() => run(command)}
-                >
-                  <span className="palette-title">
-                    <Highlighted text={command.title} needle={needle} />
-                  </span>
-                  {command.subtitle !== undefined ? (
-                    <span className="palette-subtitle">
-                      <Highlighted text={command.subtitle} needle={needle} />
-                    </span>
-                  ) : null}
-                  {command.shortcut !== undefined ? <kbd className="kbd">{command.shortcut}</kbd> : null}
+              <div key={group} role="group" aria-labelledby={`palette-group-${group}`}>
+                <div className="palette-group" id={`palette-group-${group}`} role="presentation">
+                  {group}
                 </div>
-              </li>
+                {members.map(({ command, index }) => (
+                  <div
+                    key={command.id}
+                    id={`palette-${index}`}
+                    role="option"
+                    aria-selected={index === active}
+                    data-index={index}
+                    className={`palette-item${index === active ? " is-active" : ""}`}
+                    onMouseMove={() => setActive(index)}
+                    onClick={() => run(command)}
+                  >
+                    <span className="palette-title">
+                      <Highlighted text={command.title} needle={needle} />
+                    </span>
+                    {command.subtitle !== undefined ? (
+                      <span className="palette-subtitle">
+                        <Highlighted text={command.subtitle} needle={needle} />
+                      </span>
+                    ) : null}
+                    {command.shortcut !== undefined ? <kbd className="kbd">{command.shortcut}</kbd> : null}
+                  </div>
+                ))}
+              </div>
             );
           })}
-        </ul>
+        </div>
       </div>
     </div>
   );
