@@ -43,8 +43,9 @@ test.afterAll(async () => {
 
 test("the corpus file: bad lines are reported as text, nothing runs", async ({ page, guarded }) => {
   await page.goto(server.url);
-  const group = page.locator(".session-file", { hasText: "hostile-session.jsonl" });
-  await group.getByRole("button", { name: /lines? did not load/ }).click();
+  await page.locator("[data-testid=run-row]", { hasText: "hostile-session.jsonl" }).click();
+  const group = page.getByTestId("line-errors");
+  await group.getByText(/lines? did not load/).click();
   await expect(group.locator(".line-error-list li").first()).toBeVisible();
   await expect(group.locator(".line-error-list")).toContainText("line 6");
   expect(await page.evaluate(() => ({}) as Record<string, unknown>)).toEqual({});
@@ -53,12 +54,13 @@ test("the corpus file: bad lines are reported as text, nothing runs", async ({ p
 });
 
 test("payloads in slice items and workspace files are shown as text", async ({ page, guarded }) => {
-  await page.goto(`${server.url}?file=hostile-0000-4000-8000-000000000666.jsonl&line=1&slice=__main__%3AMessage`);
+  await page.goto(`${server.url}?file=hostile-0000-4000-8000-000000000666.jsonl&line=1&view=slices&slice=__main__%3AMessage`);
   const cards = page.getByTestId("item-card");
   await expect(cards).toHaveCount(3);
   await expect(cards.nth(0)).toContainText(SCRIPT);
   // A right-to-left override in data is shown, not obeyed.
   await expect(cards.nth(0)).toContainText("⟨U+202E⟩evil ␛[2J");
+  await page.getByRole("button", { name: "Details" }).click();
   await expect(page.locator(".pill", { hasText: "<b>bold</b>" })).toBeVisible();
   // Markdown: rendered without the image, handlers or unsafe links.
   const rendered = cards.nth(1).locator(".markdown-body");
@@ -73,7 +75,7 @@ test("payloads in slice items and workspace files are shown as text", async ({ p
   await guarded.shot("hostile-items");
 
   // Workspace files: HTML as text in the editor, SVG only through <img>.
-  await page.keyboard.press("3");
+  await page.keyboard.press("4");
   await page.locator('[data-testid=tree-row][data-path="page.html"]').click();
   await expect(page.getByTestId("code-view")).toContainText("<script>alert(document.domain)</script>");
   await page.locator('[data-testid=tree-row][data-path="img/evil.svg"]').click();

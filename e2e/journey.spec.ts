@@ -23,26 +23,30 @@ test.afterAll(async () => {
 
 test("sessions, timeline, slice item, file, compare, deep link, keyboard and theme", async ({ page, guarded }) => {
   await page.goto(server.url);
+  await expect(page.getByTestId("run-row").first()).toBeVisible();
+  // Files with lines that did not load say so in the runs list.
+  await expect(page.getByText("1 line did not load").first()).toBeVisible();
+  await page.locator("[data-testid=run-row]", { hasText: TREE_FILE }).click();
 
-  // Session tree: children nested under their parent, line errors shown.
-  await expect(page.locator(`[data-testid=session-row][data-session="${ROOT}"]`)).toHaveAttribute("aria-level", "1");
-  await expect(page.locator(`[data-testid=session-row][data-session="${SCOUT}"]`)).toHaveAttribute("aria-level", "2");
-  await expect(page.locator(`[data-testid=session-row][data-session="${GRANDCHILD}"]`)).toHaveAttribute("aria-level", "3");
-  await expect(page.getByText("1 line did not load")).toBeVisible();
+  // Sessions of the run: children under their parent (in its snapshots), the missing child named.
+  await expect(page.locator(`[data-testid=session-item][data-session="${ROOT}"]`)).toHaveClass(/depth-0/);
+  await expect(page.locator(`[data-testid=session-item][data-session="${SCOUT}"]`)).toHaveClass(/depth-1/);
+  await expect(page.locator(`[data-testid=session-item][data-session="${GRANDCHILD}"]`)).toHaveClass(/depth-2/);
   await expect(page.getByText("1 child session not in this file")).toBeVisible();
 
   await page.locator(`[data-testid=session-row][data-session="${ROOT}"]`).click();
   await expect(page.getByTestId("snapshot-session")).toHaveText(ROOT);
   await expect(page).toHaveURL(new RegExp(`file=${TREE_FILE}&line=1`));
+  await page.keyboard.press("3");
   await guarded.shot("slices");
 
-  // Timeline: errors aggregated, N jumps to the next failed call, Enter opens its item.
-  await page.keyboard.press("1");
+  // Timeline: errors aggregated, N jumps to a failed call, Enter opens its item.
+  await page.keyboard.press("2");
   await expect(page.getByTestId("timeline-events")).toBeVisible();
   await expect(page.getByTestId("timeline-errors").locator("li")).toHaveCount(2);
   await guarded.shot("timeline");
   await page.keyboard.press("n");
-  const selected = page.locator("[data-testid=timeline-event][aria-selected=true]");
+  const selected = page.locator("[data-testid=timeline-event][aria-current=true]");
   await expect(selected).toHaveClass(/is-failed/);
   await expect(selected).toContainText("File does not exist");
   await page.keyboard.press("Enter");
@@ -64,7 +68,7 @@ test("sessions, timeline, slice item, file, compare, deep link, keyboard and the
 
   // A file at a snapshot (the scout's VirtualFileSystem slice).
   await page.locator(`[data-testid=session-row][data-session="${SCOUT}"]`).click();
-  await page.keyboard.press("3");
+  await page.keyboard.press("4");
   await expect(page.getByTestId("file-tree")).toBeVisible();
   await page.locator('[data-testid=tree-row][data-path="sunfish/sunfish.py"]').click();
   await expect(page.getByTestId("file-path")).toHaveText("sunfish/sunfish.py");
@@ -80,7 +84,7 @@ test("sessions, timeline, slice item, file, compare, deep link, keyboard and the
   await expect(page.locator(".cm-activeLineGutter")).toHaveText("12");
 
   // Compare with the root line: slices changed; a slice diff is readable.
-  await page.keyboard.press("4");
+  await page.keyboard.press("5");
   await expect(page.getByTestId("base-picker")).toBeVisible();
   await page.getByTestId("base-picker").selectOption({ value: `1\n${TREE_FILE}` });
   await page.locator("[data-testid=changed-slice]", { hasText: "ReviewResponse" }).click();
@@ -109,7 +113,7 @@ test("sessions, timeline, slice item, file, compare, deep link, keyboard and the
   await page.keyboard.press("l");
   await expect(page.getByRole("heading", { name: "VirtualFileSystem" })).toBeVisible();
   await page.keyboard.press("[");
-  await expect(page.getByRole("complementary", { name: "Sessions and slices" })).toBeHidden();
+  await expect(page.getByRole("complementary", { name: "Runs and sessions" })).toBeHidden();
   await page.keyboard.press("[");
   await page.keyboard.press("ArrowRight");
   await expect(page.getByTestId("snapshot-session")).not.toHaveText(SCOUT);
@@ -120,7 +124,7 @@ test("sessions, timeline, slice item, file, compare, deep link, keyboard and the
   await expect(page.locator("html")).toHaveAttribute("data-theme", "dark");
   await page.reload();
   await expect(page.locator("html")).toHaveAttribute("data-theme", "dark");
-  await page.keyboard.press("1");
+  await page.keyboard.press("2");
   await expect(page.getByTestId("timeline-events")).toBeVisible();
   await guarded.shot("timeline-dark");
   await page.keyboard.press("d");
@@ -129,6 +133,7 @@ test("sessions, timeline, slice item, file, compare, deep link, keyboard and the
 
 test("search across slices and files opens the hit", async ({ page, guarded }) => {
   await page.goto(`${server.url}?file=${TREE_FILE}&line=2&view=search`);
+  await page.getByRole("button", { name: "This snapshot" }).click();
   await page.getByTestId("search-input").fill("gen_moves");
   await expect(page.getByTestId("search-results")).toBeVisible();
   await guarded.shot("search");

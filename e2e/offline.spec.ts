@@ -35,7 +35,7 @@ test("drag and drop a session file with its archives", async ({ page, guarded })
   await dropFiles(page, runDir, await readdir(runDir));
   await expect(page.getByText("offline")).toBeVisible();
   await expect(page.getByTestId("snapshot-session")).toHaveText(/e2e-root/);
-  await page.keyboard.press("3");
+  await page.keyboard.press("4");
   await page.locator('[data-testid=tree-row][data-path="README.md"]').click();
   await expect(page.locator(".markdown-file h1")).toHaveText("Demo project");
   await guarded.shot("offline-drop");
@@ -49,7 +49,8 @@ test("pick a session file and its archive with the file dialog", async ({ page }
   const names = await readdir(pair);
   await page.getByTestId("file-picker").setInputFiles(names.map((name) => path.join(pair, name)));
   await expect(page.getByText("offline")).toBeVisible();
-  await page.keyboard.press("3");
+  await expect(page.getByTestId("snapshot-session")).not.toHaveText("");
+  await page.keyboard.press("4");
   await expect(page.locator(".file-tree-summary")).toContainText("18 files");
 });
 
@@ -64,7 +65,7 @@ test("a bundled HTML file opens offline from file://", async ({ page, guarded })
   await page.goto(`file://${output}#file=${file}&line=5&view=compare&base_file=${file}&base_line=1&path=${encodeURIComponent(BIG_FILE)}`);
   await expect(page.getByTestId("merge-diff")).toContainText("changed in turn 2");
   await guarded.shot("bundle-compare");
-  await page.keyboard.press("1");
+  await page.keyboard.press("2");
   await expect(page.getByTestId("timeline-events")).toBeVisible();
   await page.goBack();
   await expect(page.getByTestId("merge-diff")).toBeVisible();

@@ -107,7 +107,8 @@ test("dropped files have no undo store: the timeline shows no changes and no err
   // The session file and its archives; the undo store is a directory, which a drop of files does not carry.
   await dropFiles(page, EXAMPLE, (await readdir(EXAMPLE)).filter((name) => name.endsWith(".jsonl") || name.endsWith(".zip")));
   await expect(page.getByText("offline")).toBeVisible();
-  await page.keyboard.press("1");
+  await expect(page.getByTestId("snapshot-session")).not.toHaveText("");
+  await page.keyboard.press("2");
   await expect(page.getByTestId("timeline-events")).toBeVisible();
   await page.locator(".snapshot-chip", { hasText: "line 2" }).click();
   await expect(page.locator("[data-testid=timeline-event]", { hasText: "Overwrote README.md" })).toBeVisible();

@@ -29,10 +29,10 @@ test("timeline across turns, change badges, and a 5,000-line diff in both layout
   await page.goto(`${server.url}?file=${file}&line=3&view=timeline`);
   await expect(page.locator(".snapshot-strip li")).toHaveCount(3);
   await expect(page.locator(".snapshot-chip.is-active")).toContainText("line 3");
-  await expect(page.getByTestId("next-error")).toContainText("3");
+  await expect(page.locator(".timeline-summary")).toContainText("3 failed");
 
   // The workspace at turn 2, badges against turn 1.
-  await page.keyboard.press("3");
+  await page.keyboard.press("4");
   await expect(page.locator('[data-testid=tree-row][data-path="src/feature_2.py"] .change-badge')).toHaveText("A");
   await expect(page.locator('[data-testid=tree-row][data-path="notes/todo.txt"]')).toHaveClass(/change-deleted/);
   await expect(page.locator(`[data-testid=tree-row][data-path="${BIG_FILE}"] .change-badge`)).toHaveText("M");
@@ -40,7 +40,7 @@ test("timeline across turns, change badges, and a 5,000-line diff in both layout
   // Compare turn 1 with turn 3.
   await page.goto(`${server.url}?file=${file}&line=5&view=compare&base_file=${file}&base_line=1`);
   await expect(page.getByTestId("changed-file")).toHaveCount(6);
-  await page.locator("[data-testid=changed-file]", { hasText: BIG_FILE }).click();
+  await page.locator(`[data-testid=changed-file][data-path="${BIG_FILE}"]`).click();
   const diff = page.getByTestId("merge-diff");
   await expect(diff.locator(".cm-mergeView")).toBeVisible();
   await expect(diff).toContainText("changed in turn 2");
@@ -49,17 +49,18 @@ test("timeline across turns, change badges, and a 5,000-line diff in both layout
   await expect(diff.locator(".cm-collapsedLines").first()).toBeVisible();
   expect(await page.evaluate(`getComputedStyle(document.querySelector("[data-testid=merge-diff] .cm-collapsedLines"), "::before").content`)).toBe('"↕"');
   await guarded.shot("compare-file");
-  await page.keyboard.press("n");
+  await page.keyboard.press(".");
+  // Unified: drawn from the hunks, with both line-number columns.
   await page.keyboard.press("u");
-  await expect(page.getByTestId("merge-diff")).toHaveClass(/layout-unified/);
-  await expect(page.getByTestId("merge-diff").locator(".cm-deletedChunk").first()).toBeVisible();
+  await expect(page.getByTestId("hunk-list")).toHaveClass(/layout-unified/);
+  await expect(page.locator("[data-testid=hunk-row].row-del").first()).toBeVisible();
   await expect(page).toHaveURL(/layout=unified/);
   await page.keyboard.press("j");
   await expect(page.getByTestId("diff-title")).not.toHaveText(BIG_FILE);
 });
 
 test("big integers stay exact, NaN is named, markdown is rendered", async ({ page }) => {
-  await page.goto(`${server.url}?file=${file}&line=1&slice=__main__%3AReviewNote`);
+  await page.goto(`${server.url}?file=${file}&line=1&view=slices&slice=__main__%3AReviewNote`);
   const card = page.getByTestId("item-card").first();
   await expect(card).toContainText("18446744073709551617");
   await expect(card).toContainText("NaN");
@@ -75,7 +76,7 @@ test("live reload shows a new session file and keeps the place", async ({ page }
   try {
     const name = await writeBigRun(extra, 12);
     await cp(path.join(extra, name), path.join(dir, name));
-    await expect(page.locator("[data-testid=session-row]", { hasText: "big-run-" })).toBeVisible({ timeout: 15_000 });
+    await expect(page.locator("[data-testid=run-row]", { hasText: "big-run-" })).toBeVisible({ timeout: 15_000 });
     await expect(page.getByTestId("file-path")).toHaveText("README.md");
     await expect(page).toHaveURL(new RegExp(`file=${MULTI_TURN_ROOT}.jsonl&line=3`));
   } finally {

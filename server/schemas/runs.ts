@@ -72,6 +72,7 @@ export const RunSession = Type.Object({
     Type.Null(),
   ]),
   children: Type.Array(Type.String()),
+  missing_children: Type.Array(Type.String()),
 });
 
 export const RunFailure = Type.Object({

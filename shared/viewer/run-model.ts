@@ -276,6 +276,7 @@ function sessionView(session: SessionParts, depth: number, children: readonly Se
     snapshots: snapshotViews(session, archives),
     spawned: spawnOf(session, parts),
     children: children.map((child) => child.id),
+    missing_children: [...new Set(session.lines.flatMap((line) => line.summary.childrenIds))].filter((id) => !parts.has(id)),
   };
 }
 

@@ -579,6 +579,8 @@ export interface RunSessionView {
   spawned: RunSpawnView | null;
   /** Child session ids, in the order they ran. */
   children: string[];
+  /** `children_ids` the session's lines name that have no line in the source (WINK skips empty children). */
+  missing_children: string[];
 }
 
 /** A failed tool call (or an event carrying an error), placed in its session and turn. */

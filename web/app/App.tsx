@@ -168,7 +168,10 @@ export function App({ source }: { source: SourceSwitch }) {
         {preferences.sidebarCollapsed ? null : <SidebarResizer />}
         <main className="main" id="main" tabIndex={-1}>
           {selected === null ? (
-            run.isError && state.file !== undefined ? (
+            run.data !== undefined && run.data.sessions.length === 0 ? (
+              // A run with no loadable line: its overview says why (and which lines failed).
+              <RunOverview file={run.data.source.path} />
+            ) : run.isError && state.file !== undefined ? (
               <ErrorState error={run.error} title={`Could not open ${state.file}`} onRetry={() => void run.refetch()} />
             ) : files.isError ? (
               <ErrorState error={files.error} title="Could not open the snapshots" onRetry={() => void files.refetch()} />

@@ -10,7 +10,7 @@ import { EmptyState, ErrorState, Kbd, Spinner } from "../../components/feedback.
 import { formatDuration, formatTimestamp, plural, shortId } from "../../components/format.js";
 import { Icon } from "../../components/Icon.js";
 import { Link } from "../../components/Link.js";
-import { useDiff, useRun } from "../../queries/hooks.js";
+import { useDiff, useFiles, useRun } from "../../queries/hooks.js";
 import { visibleText } from "../slices/json-model.js";
 import { OutcomeBadge } from "../runs/RunsPanel.js";
 import { failurePatch, snapshotPatch, turnDiffPatch } from "../runs/run-links.js";
@@ -59,11 +59,7 @@ function RunBody({ run }: { run: RunResponse }) {
             {run.error.traceback !== null ? <pre className="traceback">{visibleText(run.error.traceback)}</pre> : null}
           </div>
         ) : null}
-        {run.load_errors > 0 ? (
-          <p className="inline-warning">
-            <Icon name="alert" size={14} /> {plural(run.load_errors, "line")} of {run.source.name} did not load.
-          </p>
-        ) : null}
+        {run.load_errors > 0 ? <LineErrors file={file} count={run.load_errors} /> : null}
       </section>
 
       <FailuresCard run={run} byId={byId} />
@@ -73,6 +69,26 @@ function RunBody({ run }: { run: RunResponse }) {
         <WorkspaceCard run={run} />
       </div>
     </div>
+  );
+}
+
+/** The lines of the run's file that did not load, with their reasons. */
+function LineErrors({ file, count }: { file: string; count: number }) {
+  const files = useFiles();
+  const errors = files.data?.files.find((candidate) => candidate.path === file)?.errors ?? [];
+  return (
+    <details className="line-errors inline-warning" data-testid="line-errors">
+      <summary>
+        <Icon name="alert" size={14} /> {plural(count, "line")} did not load
+      </summary>
+      <ul className="line-error-list">
+        {errors.map((error) => (
+          <li key={`${error.line_number}-${error.kind}`}>
+            <span className="mono">line {error.line_number}</span> <span className="tag tag-muted">{error.kind}</span> {visibleText(error.reason)}
+          </li>
+        ))}
+      </ul>
+    </details>
   );
 }
 

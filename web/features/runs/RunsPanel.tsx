@@ -125,6 +125,11 @@ function SessionItem({ file, session, byId, selected }: { file: string; session:
         </Link>
       ) : null}
       {session.validation_error !== null ? <span className="session-warning">{session.validation_error}</span> : null}
+      {session.missing_children.length > 0 ? (
+        <span className="session-note small" title={session.missing_children.join("\n")}>
+          {plural(session.missing_children.length, "child session")} not in this file
+        </span>
+      ) : null}
       {open ? (
         <ol className="snapshot-list" id={listId} aria-label={`Snapshots of ${name}`}>
           {session.snapshots.map((snapshot) => {
