@@ -210,7 +210,6 @@ function changeTitle(change: FileChangeResponse): string {
 }
 
 function ChangeList({ diff, tree, path, slice, viewed, onToggleViewed, statTruncated }: { diff: SnapshotDiffResponse; tree: ChangeTreeDirectory; path: string | undefined; slice: string | undefined; viewed: ReadonlySet<string>; onToggleViewed: (path: string) => void; statTruncated: boolean }) {
-  const navigate = useNavigate();
   const { files } = diff;
   const sliceChanges = diff.slices.filter((entry) => entry.status !== "unchanged");
   const viewedCount = files.changes.filter((change) => viewed.has(change.path)).length;
