@@ -9,7 +9,12 @@
  *  3. opening the 2,400-item ToolInvoked slice (click → first item card rendered);
  *  4. the diff view of two 5,000-line files (click → merge view with changes drawn);
  *  5. long tasks (PerformanceObserver) while scrolling the 2,400-item slice and the
- *     50,000-file tree.
+ *     50,000-file tree;
+ *  6. the run-centred views on a failed run (`writeFailedRun`): first useful paint of the
+ *     landing page (navigation start → every failure row on screen), and long tasks while
+ *     scrolling the timeline of a 10,000-event session (grouped by turn, waterfall bars).
+ *
+ * `WEB_BENCH=run` runs only 6.
  *
  * Peer (same run): the browser fetching and parsing the same API answer the view needs
  * (`fetch` + `JSON.parse` in the page), so the ratio is what the UI adds to the data.
@@ -24,7 +29,7 @@ import os from "node:os";
 import path from "node:path";
 import { chromium } from "@playwright/test";
 import type { Browser, Page } from "@playwright/test";
-import { BIG_FILE, writeBigRun, writeMultiTurnRun, writeWideArchiveRun } from "../e2e/fixtures/runs.js";
+import { BIG_FILE, writeBigRun, writeFailedRun, writeMultiTurnRun, writeWideArchiveRun } from "../e2e/fixtures/runs.js";
 import { startServer } from "../e2e/support/server.js";
 import type { RunningServer } from "../e2e/support/server.js";
 import { WINK_FIXTURES } from "../fixtures/paths.js";
@@ -107,6 +112,38 @@ async function longTasksWhile(page: Page, scrollerSelector: string, steps: numbe
   return { max: Math.max(0, ...tasks), count: tasks.length, over200: tasks.filter((duration) => duration > 200).length };
 }
 
+/** 6: the landing page of a failed run, and scrolling a 10,000-event timeline. */
+async function runViews(browser: Browser, work: string, servers: RunningServer[]): Promise<void> {
+  const failedDir = path.join(work, "failed");
+  const longDir = path.join(work, "long");
+  const [failedFile, longFile] = await Promise.all([writeFailedRun(failedDir), writeFailedRun(longDir, { turns: 10, callsPerTurn: 1000 })]);
+  const [failed, long] = await Promise.all([startServer(failedDir), startServer(longDir)]);
+  servers.push(failed, long);
+  await paint(browser, failed.url, "[data-testid=failure-row]");
+  const values: number[] = [];
+  for (let i = 0; i < RUNS; i++) values.push(await paint(browser, failed.url, "[data-testid=failure-row]:nth-child(2)"));
+  const peer: number[] = [];
+  for (let i = 0; i < RUNS; i++) peer.push(await fetchParse(browser, failed.origin, `/api/run?file=${failedFile}`));
+  const baseline: number[] = [];
+  for (let i = 0; i < RUNS; i++) baseline.push(await paint(browser, `${failed.origin}/api/meta`, "body"));
+  const landing = median(values);
+  console.log(`\nrun views, median of ${RUNS} runs (load average ${os.loadavg().map((value) => value.toFixed(1)).join(" ")})\n`);
+  console.log("| what | time | peer (ratio) | target | |\n|---|---|---|---|---|");
+  console.log(`| baseline: new tab loads a 1 KB page from the same server | ${fmt(median(baseline))} | — | — | |`);
+  console.log(`| first useful paint: landing page of the failed run (1,051 events; both failures on screen) | ${fmt(landing)} | ${fmt(median(peer))} (${(landing / median(peer)).toFixed(1)}×) | < 1000 ms | ${landing < 1000 ? "ok" : "OVER"} |`);
+
+  const page = await newPage(browser);
+  const run = JSON.parse(await (await fetch(`${long.origin}/api/run?file=${longFile}`)).text()) as { sessions: { latest_line: number; stats: { events: number } }[] };
+  const root = run.sessions[0];
+  await page.goto(`${long.url}?file=${longFile}&line=${root?.latest_line ?? 1}&view=timeline`);
+  await page.waitForSelector("[data-testid=timeline-event]");
+  await page.waitForTimeout(500);
+  const tasks = await longTasksWhile(page, "[data-testid=timeline-events]", 200);
+  await page.close();
+  console.log(`\n| scrolling | long tasks (> 50 ms) | target |\n|---|---|---|`);
+  console.log(`| the timeline of a ${(root?.stats.events ?? 0).toLocaleString("en-US")}-event session, grouped by 10 turns (200 × 900 px) | ${tasks.count} long tasks, longest ${fmt(tasks.max)} | none: ${tasks.count === 0 ? "ok" : "OVER"} |`);
+}
+
 async function main(): Promise<void> {
   const work = await mkdtemp(path.join(os.tmpdir(), "wink-web-bench-"));
   const browser = await chromium.launch({
@@ -119,6 +156,8 @@ async function main(): Promise<void> {
     rows.push([what, fmt(ms), peer === null ? "—" : `${fmt(peer)} (${(ms / peer).toFixed(1)}×)`, `< ${target} ms`, ms < target ? "ok" : "OVER"]);
   };
   try {
+    await runViews(browser, work, servers);
+    if (process.env.WEB_BENCH === "run") return;
     const bigDir = path.join(work, "big");
     const wideDir = path.join(work, "wide");
     const runDir = path.join(work, "run");

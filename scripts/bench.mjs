@@ -18,6 +18,7 @@ const BENCHMARKS = [
   { name: "server-throughput", file: "bench/server-throughput.bench.ts" },
   { name: "server-memory", file: "bench/server-memory.bench.ts" },
   { name: "server-walk", file: "bench/server-walk.bench.ts" },
+  { name: "diff-renames", file: "bench/diff-renames.bench.ts" },
   { name: "web", file: "bench/web.bench.ts" },
   { name: "web-size", file: "bench/web-size.ts" },
   { name: "podman", file: "bench/podman.bench.ts" },

@@ -34,6 +34,23 @@ export interface RenameOptions {
 
 const basename = (path: string) => path.slice(path.lastIndexOf("/") + 1);
 
+/**
+ * Chunk counts already computed, per file source (a source is one opened archive or slice,
+ * whose files never change): comparing the same snapshots again (the compare view asks for
+ * the diff and its line counts) reads no candidate twice. A few hundred bytes per file.
+ */
+const counted = new WeakMap<FileSource, Map<string, ChunkCounts>>();
+const MAX_CACHED_COUNTS = 4096;
+
+function countsCache(source: FileSource): Map<string, ChunkCounts> {
+  let cache = counted.get(source);
+  if (cache === undefined) {
+    cache = new Map();
+    counted.set(source, cache);
+  }
+  return cache;
+}
+
 interface Candidate {
   readonly source: FileChangeView;
   readonly destination: FileChangeView;
@@ -59,16 +76,19 @@ export async function detectRenames(
   const minimum = percentScore(threshold);
   const maxFileBytes = options.maxFileBytes ?? 8 * 1024 * 1024;
   const limit = options.limit ?? 1000;
-  const fingerprints = new Map<string, FileIndexEntry>();
-  for (const entry of baseEntries) fingerprints.set(`b\n${entry.path}`, entry);
-  for (const entry of targetEntries) fingerprints.set(`t\n${entry.path}`, entry);
-  const identity = (side: "b" | "t", path: string) => {
-    const entry = fingerprints.get(`${side}\n${path}`);
-    return entry === undefined ? null : `${entry.size}\n${String(entry.fingerprint)}`;
-  };
-
   const added = changes.filter((change) => change.status === "added" && (change.target_size ?? 0) > 0);
   const deleted = changes.filter((change) => change.status === "deleted" && (change.base_size ?? 0) > 0);
+  // Fingerprints of the candidates only: a 10,000-file listing is walked once, nothing else kept.
+  const wanted = { b: new Set(deleted.map((change) => change.path)), t: new Set(added.map((change) => change.path)) };
+  const fingerprints = { b: new Map<string, FileIndexEntry>(), t: new Map<string, FileIndexEntry>() };
+  if (wanted.b.size > 0 && wanted.t.size > 0) {
+    for (const entry of baseEntries) if (wanted.b.has(entry.path)) fingerprints.b.set(entry.path, entry);
+    for (const entry of targetEntries) if (wanted.t.has(entry.path)) fingerprints.t.set(entry.path, entry);
+  }
+  const identity = (side: "b" | "t", path: string) => {
+    const entry = fingerprints[side].get(path);
+    return entry === undefined ? null : `${entry.size}\n${String(entry.fingerprint)}`;
+  };
   const modified = changes.filter((change) => change.status === "modified");
   const renamed = new Map<FileChangeView, { source: FileChangeView; score: number }>();
   const copied = new Map<FileChangeView, { source: FileChangeView; score: number }>();
@@ -110,21 +130,29 @@ export async function detectRenames(
       const wantedDestinations = destinations.filter((destination) => wantedSources.some((source) => plausible(source, destination)));
       const read = async (source: FileSource | null, path: string): Promise<ChunkCounts | null> => {
         if (source === null) return null;
+        const cache = countsCache(source);
+        const known = cache.get(path);
+        if (known !== undefined) return known;
         try {
-          return chunkCounts(await source.read(path, maxFileBytes, { transient: true }));
+          const counts = chunkCounts(await source.read(path, maxFileBytes, { transient: true }));
+          if (cache.size >= MAX_CACHED_COUNTS) cache.delete(cache.keys().next().value as string);
+          cache.set(path, counts);
+          return counts;
         } catch {
           return null; // unreadable: it stays a plain add or delete
         }
       };
+      // Both sides' candidates are read at once (an archive serves concurrent reads).
+      const [sourceRead, destinationRead] = await Promise.all([Promise.all(wantedSources.map((change) => read(base, change.path))), Promise.all(wantedDestinations.map((change) => read(target, change.path)))]);
       const sourceCounts = new Map<FileChangeView, ChunkCounts>();
-      for (const change of wantedSources) {
-        const counts = await read(base, change.path);
-        if (counts !== null) sourceCounts.set(change, counts);
-      }
+      wantedSources.forEach((change, index) => {
+        const counts = sourceRead[index];
+        if (counts !== null && counts !== undefined) sourceCounts.set(change, counts);
+      });
       const candidates: Candidate[] = [];
-      for (const destination of wantedDestinations) {
-        const counts = await read(target, destination.path);
-        if (counts === null) continue;
+      for (const [index, destination] of wantedDestinations.entries()) {
+        const counts = destinationRead[index];
+        if (counts === null || counts === undefined) continue;
         for (const [source, sourceChunks] of sourceCounts) {
           if (!plausible(source, destination)) continue;
           const score = similarityScore(sourceChunks, counts, minimum);

@@ -251,13 +251,17 @@ function usePrefetchFirstPages(selected: SnapshotRef | null, meta: ReturnType<ty
  * line that holds the whole history); with a run but no line, that run's root latest line.
  */
 function useSelectionBootstrap(state: ViewState, selected: SnapshotRef | null, run: RunResponse | undefined) {
+  const client = useQueryClient();
   const newest = useNewestRun(selected === null && state.file === undefined);
   useEffect(() => {
     if (selected !== null) return;
     const target = state.file === undefined ? newest.data : run;
     const root = target?.sessions[0];
-    if (target !== undefined && root !== undefined) navigate({ file: target.source.path, line: root.latest_line }, { replace: true });
-  }, [selected, state.file, newest.data, run]);
+    if (target === undefined || root === undefined) return;
+    // The newest run is that file's run: the views that ask for it by name need not fetch it again.
+    if (state.file === undefined && client.getQueryData(keys.run(target.source.path)) === undefined) client.setQueryData(keys.run(target.source.path), target);
+    navigate({ file: target.source.path, line: root.latest_line }, { replace: true });
+  }, [selected, state.file, newest.data, run, client]);
 }
 
 /** Shows the slices view, then gives it `key` as if typed (after the palette has closed). */

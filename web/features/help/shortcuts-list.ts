@@ -9,7 +9,8 @@ export const SHORTCUTS: readonly ShortcutGroup[] = [
     title: "Anywhere",
     keys: [
       ["⌘K / Ctrl+K", "Command palette"],
-      ["1 – 5", "Timeline, Slices, Files, Compare, Search"],
+      ["1 – 6", "Run, Timeline, Slices, Files, Compare, Search"],
+      ["N / Shift+N", "Next / previous failure of the run (in its timeline)"],
       ["← / →", "Previous / next snapshot (session list order)"],
       ["H / L", "Previous / next slice"],
       ["R", "Reload data"],
@@ -23,8 +24,8 @@ export const SHORTCUTS: readonly ShortcutGroup[] = [
     title: "Timeline",
     keys: [
       ["J / K", "Next / previous event"],
-      ["N / Shift+N", "Next / previous error"],
       ["G G / Shift+G", "First / last event"],
+      ["O", "Fold / unfold the selected event's turn"],
       ["Enter", "Open the event's item in its slice"],
       ["C", "Diff of the files the selected tool call changed"],
       ["/", "Filter events"],
@@ -34,7 +35,7 @@ export const SHORTCUTS: readonly ShortcutGroup[] = [
     title: "Tool-call diff",
     keys: [
       ["J / K", "Next / previous file of the call"],
-      ["N / Shift+N", "Next / previous change in the diff"],
+      [". / ,", "Next / previous change in the diff"],
       ["U", "Side by side ⇄ unified"],
       ["Esc", "Back to the timeline"],
     ],
@@ -62,8 +63,9 @@ export const SHORTCUTS: readonly ShortcutGroup[] = [
     title: "Compare",
     keys: [
       ["J / K", "Next / previous changed file or slice"],
-      ["N / Shift+N", "Next / previous change in the diff"],
+      [". / ,", "Next / previous change in the diff"],
       ["U", "Side by side ⇄ unified"],
+      ["V", "Mark the file viewed"],
       ["X", "Swap base and target"],
     ],
   },
