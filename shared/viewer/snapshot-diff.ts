@@ -4,7 +4,7 @@
  * item counts, and, on demand, one file's or one slice's text diff.
  */
 import { diffFileIndexEntries } from "../archive/index-diff.js";
-import type { FileIndexEntry } from "../archive/index-diff.js";
+import type { FileIndexChanges, FileIndexEntry } from "../archive/index-diff.js";
 import { FileNotFoundError, hasErrorCode } from "../errors.js";
 import type { JsonObject } from "../session/json-value.js";
 import { ownValue } from "../session/json-value.js";
@@ -26,7 +26,7 @@ export interface IndexedSource {
 }
 
 /** The changed files between two file lists, with sizes, sorted by status then path. */
-export function diffFileLists(base: IndexedSource, target: IndexedSource): FilesDiffView & { readonly diff: FilesystemDiff } {
+export function diffFileLists(base: IndexedSource, target: IndexedSource): FilesDiffView & { readonly diff: FilesystemDiff; readonly indexChanges: FileIndexChanges } {
   const changes = diffFileIndexEntries(base.entries, target.entries);
   const diff: FilesystemDiff = {
     added: changes.added.map((entry) => entry.path),
@@ -36,6 +36,7 @@ export function diffFileLists(base: IndexedSource, target: IndexedSource): Files
   };
   return {
     diff,
+    indexChanges: changes,
     base_source: base.kind,
     target_source: target.kind,
     changes: [
@@ -65,8 +66,9 @@ export interface DiffSides {
  * deleted files leave out those that became renames.
  */
 export async function diffWorkspaces(sides: DiffSides, options: RenameOptions = {}): Promise<FilesDiffView> {
-  const { diff: _diff, ...files } = diffFileLists({ kind: sides.base.source?.kind ?? null, entries: sides.base.entries }, { kind: sides.target.source?.kind ?? null, entries: sides.target.entries });
-  const { changes, detection } = await detectRenames(files.changes, sides.base.entries, sides.target.entries, sides.base.source, sides.target.source, options);
+  const { diff: _diff, indexChanges, ...files } = diffFileLists({ kind: sides.base.source?.kind ?? null, entries: sides.base.entries }, { kind: sides.target.source?.kind ?? null, entries: sides.target.entries });
+  // Rename candidates are the deleted and added files: their entries are all detection needs of the listings.
+  const { changes, detection } = await detectRenames(files.changes, indexChanges.deleted, indexChanges.added, sides.base.source, sides.target.source, options);
   const count = (status: FileChangeView["status"]) => changes.filter((change) => change.status === status).length;
   return { ...files, changes, added: count("added"), modified: count("modified"), deleted: count("deleted"), renamed: count("renamed"), copied: count("copied"), rename_detection: detection };
 }
