@@ -218,7 +218,7 @@ export async function runAgentExample(outDir: string): Promise<AgentRunResult> {
   prompt(coder, "## Task\n\nThe CI run of **tiny-shop** fails: `subtotal multiplies price by quantity`.\n\n- Find the cause and fix it.\n- Add a changelog entry.\n- Ask the reviewer to check the change.");
   plan("active", 0);
   await call(coder, lsTool, { path: "" });
-  await call(coder, globTool, { pattern: "src/**/*.ts" });
+  await call(coder, globTool, { pattern: "src/*.ts" });
   await call(coder, readFileTool, { file_path: "src/cart.test.ts" });
   await call(coder, readFileTool, { file_path: "src/checkout.ts" }); // does not exist: a failed call
   await call(coder, readFileTool, { file_path: "src/cart.ts" });

@@ -18,7 +18,7 @@ import {
   PermissionDeniedError,
 } from "../errors.js";
 import type { DriverStat, FilesystemDriver, WalkEntry } from "./driver.js";
-import { compileGlob } from "./glob.js";
+import { globMatcher } from "./glob.js";
 import { ReadAhead } from "./read-ahead.js";
 import { compileGrepPattern, GrepMatcher, type GrepFile } from "./grep-engine.js";
 import { resolveLimits, type FilesystemLimits } from "./limits.js";
@@ -291,19 +291,19 @@ export class DriverFilesystem implements Filesystem {
   }
 
   async glob(pattern: string, options: GlobOptions = {}): Promise<GlobMatch[]> {
-    const regex = compileGlob(pattern);
+    const matcher = globMatcher(pattern, options.syntax === undefined ? {} : { syntax: options.syntax });
     const base = this.resolve(options.path ?? ".");
-    // Walk only below the pattern's literal leading directories ("src/**/*.ts" → "src").
-    const literal: string[] = [];
-    const segments = pattern.replace(/^(?:\.\/|\/)+/, "").split("/");
-    for (const segment of segments.slice(0, -1)) {
-      if (/[*?[\]{}\\]/.test(segment) || segment === "." || segment === "..") break;
-      literal.push(segment);
+    // Walk only below the directory the pattern's literal start names ("src/*.ts" → "src").
+    if (matcher.literalDirectory === null) return [];
+    let walkBase = base;
+    try {
+      walkBase = resolveWorkspacePath(joinPath(base, matcher.literalDirectory));
+    } catch {
+      // A name our path rules refuse may still exist on disk: walk the whole base for it.
     }
-    const walkBase = joinPath(base, literal.join("/"));
     const matches: GlobMatch[] = [];
     for (const file of await this.filesBelow(walkBase)) {
-      if (regex.test(relativeTo(file.path, base))) {
+      if (matcher.test(relativeTo(file.path, base))) {
         matches.push(described({ path: file.path, isFile: true }, `GlobMatch(${file.path})`));
       }
     }
@@ -314,7 +314,7 @@ export class DriverFilesystem implements Filesystem {
     const compiled = compileGrepPattern(pattern, { ignoreCase: options.ignoreCase ?? false, maxLength: this.limits.maxPatternLength });
     const maxMatches = options.maxMatches ?? this.limits.maxGrepMatches;
     if (!isNonNegativeInteger(maxMatches)) throw new InvalidArgumentError(`maxMatches must be a non-negative integer, got ${String(maxMatches)}`, { maxMatches });
-    const fileFilter = options.glob ? compileGlob(options.glob) : null;
+    const fileFilter = options.glob ? globMatcher(options.glob, options.globSyntax === undefined ? {} : { syntax: options.globSyntax }) : null;
     const base = this.resolve(options.path ?? ".");
     if (maxMatches === 0) return [];
     const budget = options.timeoutMs ?? this.limits.grepTimeoutMs;

@@ -1,7 +1,14 @@
 /**
- * Glob patterns: one semantics for every backend (and for grep's `glob` filter).
+ * Glob patterns: which files `glob()` returns and grep's `glob` filter keeps, the same on
+ * every backend. A pattern is matched against a file's whole path relative to the search
+ * base, in one of two syntaxes:
  *
- * A pattern is matched against a file's whole path relative to the search base:
+ * - `"fnmatch"` (the default): Python's `fnmatch`, as WINK matches, so prompts tuned on WINK
+ *   find the same files — `*` crosses `/` (`*.py` finds Python files at every depth) and
+ *   `**\/*.py` needs at least one directory. See `fnmatch.ts`.
+ * - `"path"`: a path-aware matcher (also used for host-mount include/exclude lists), below.
+ *
+ * The path-aware syntax:
  * - `*` matches any run of characters except `/` (so `*.txt` matches only top-level files;
  *   write `**\/*.txt` for every depth);
  * - `**` as a whole segment matches zero or more segments (`src/**` matches everything
@@ -14,21 +21,31 @@
  * Matching is case-sensitive. Only files are ever returned by `glob()`.
  */
 import { InvalidArgumentError } from "../errors.js";
+import { compileFnmatch, fnmatchLiteralDirectory } from "./fnmatch.js";
 
 const MAX_GLOB_LENGTH = 1_024;
 
-function escapeRegex(ch: string): string {
-  return /[.*+?^${}()|[\]\\/]/.test(ch) ? `\\${ch}` : ch;
-}
+/** How a glob pattern is read: Python's `fnmatch` (default, as WINK) or path-aware. */
+export type GlobSyntax = "fnmatch" | "path";
 
-/** Compile a glob to an anchored RegExp over relative POSIX paths. Throws EINVAL when malformed. */
-export function compileGlob(pattern: string): RegExp {
+export const GLOB_SYNTAXES: readonly GlobSyntax[] = ["fnmatch", "path"];
+
+function checkPattern(pattern: unknown): asserts pattern is string {
   if (typeof pattern !== "string" || pattern.length === 0) {
     throw new InvalidArgumentError("Glob pattern must be a non-empty string", { pattern: String(pattern) });
   }
   if (pattern.length > MAX_GLOB_LENGTH) {
     throw new InvalidArgumentError(`Glob pattern longer than ${MAX_GLOB_LENGTH} characters`, { pattern: pattern.slice(0, 100) });
   }
+}
+
+function escapeRegex(ch: string): string {
+  return /[.*+?^${}()|[\]\\/]/.test(ch) ? `\\${ch}` : ch;
+}
+
+/** Compile a path-aware glob to an anchored RegExp over relative POSIX paths. Throws EINVAL when malformed. */
+export function compileGlob(pattern: string): RegExp {
+  checkPattern(pattern);
   // A leading "./" or "/" means "relative to the base", which every pattern already is.
   let source = pattern.replace(/^(?:\.\/|\/)+/, "");
   if (source === "") source = "**";
@@ -139,10 +156,37 @@ function findClassEnd(source: string, open: number): number {
 /** A compiled glob with a `test(relativePath)` method. */
 export interface GlobMatcher {
   readonly pattern: string;
+  readonly syntax: GlobSyntax;
   test(relativePath: string): boolean;
+  /**
+   * The directory (relative to the base) all matches lie in, from the pattern's literal
+   * start ("src/**\/*.ts" → "src"; "" for anywhere); null when nothing can match.
+   */
+  readonly literalDirectory: string | null;
 }
 
-export function globMatcher(pattern: string): GlobMatcher {
+/** Compile `pattern` in `syntax` (default `"fnmatch"`, WINK's). Throws EINVAL when malformed. */
+export function globMatcher(pattern: string, options: { syntax?: GlobSyntax } = {}): GlobMatcher {
+  const syntax = options.syntax ?? "fnmatch";
+  if (!GLOB_SYNTAXES.includes(syntax)) {
+    throw new InvalidArgumentError(`Unknown glob syntax ${JSON.stringify(syntax)}: expected "fnmatch" or "path"`, { syntax: String(syntax) });
+  }
+  checkPattern(pattern);
+  if (syntax === "fnmatch") {
+    const matcher = compileFnmatch(pattern);
+    return { pattern, syntax, test: (relativePath) => matcher.test(relativePath), literalDirectory: fnmatchLiteralDirectory(pattern) };
+  }
   const regex = compileGlob(pattern);
-  return { pattern, test: (relativePath) => regex.test(relativePath) };
+  return { pattern, syntax, test: (relativePath) => regex.test(relativePath), literalDirectory: pathLiteralDirectory(pattern) };
+}
+
+/** Literal leading directories of a path-aware pattern ("src/**\/*.ts" → "src"). */
+function pathLiteralDirectory(pattern: string): string {
+  const literal: string[] = [];
+  const segments = pattern.replace(/^(?:\.\/|\/)+/, "").split("/");
+  for (const segment of segments.slice(0, -1)) {
+    if (/[*?[\]{}\\]/.test(segment) || segment === "." || segment === ".." || segment === "") break;
+    literal.push(segment);
+  }
+  return literal.join("/");
 }

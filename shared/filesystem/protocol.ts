@@ -10,6 +10,7 @@
  */
 
 import type { ArchiveLimits } from "../archive/limits.js";
+import type { GlobSyntax } from "./glob.js";
 
 export type WriteMode = "create" | "overwrite" | "append";
 
@@ -122,6 +123,8 @@ export interface MkdirOptions {
 export interface GlobOptions {
   /** Base directory; patterns match paths relative to it. Default: the root. */
   path?: string;
+  /** `"fnmatch"` (default: Python's `fnmatch`, as WINK; `*` crosses `/`) or `"path"` (path-aware, `**` for any depth). */
+  syntax?: GlobSyntax;
 }
 
 export interface GrepOptions {
@@ -129,6 +132,8 @@ export interface GrepOptions {
   path?: string;
   /** Only search files whose path (relative to `path`) matches this glob. */
   glob?: string | null;
+  /** Syntax of `glob` (default `"fnmatch"`, as WINK). */
+  globSyntax?: GlobSyntax;
   /** Cap on returned matches (default `limits.maxGrepMatches`). */
   maxMatches?: number | null;
   /** Make the pattern case-insensitive. */

@@ -3,15 +3,15 @@ import { ok } from "./types.js";
 
 const MAX_LISTED = 1_000;
 
-/** `glob`: files matching a pattern (`*` stays within a directory, `**` crosses them). */
+/** `glob`: files matching a pattern, matched like WINK's (Python's `fnmatch`: `*` crosses `/`). */
 export const globTool = defineTool<{ pattern: string; path: string }, string[]>({
   name: "glob",
-  description: "Find files by glob pattern, e.g. \"**/*.py\" (every depth) or \"src/*.ts\" (one directory).",
+  description: "Find files by glob pattern, matched against each file's path like Python's fnmatch: \"*.py\" finds Python files at every depth, \"src/*.ts\" every .ts file below src.",
   mutates: false,
   parameters: {
     type: "object",
     properties: {
-      pattern: { type: "string", description: "Glob pattern relative to path: * ? [abc] {a,b} and ** for any depth.", minLength: 1 },
+      pattern: { type: "string", description: "Glob pattern relative to path: * any characters (including /), ? one character, [abc] / [!abc] one character of / not of a set.", minLength: 1 },
       path: { type: "string", description: "Directory to search from (default: the root).", default: "." },
     },
     required: ["pattern"],

@@ -16,7 +16,7 @@ export const grepTool = defineTool<{ pattern: string; path: string; glob: string
     properties: {
       pattern: { type: "string", description: "Regular expression to search for (a leading (?i) makes it case-insensitive)." },
       path: { type: "string", description: "Directory to search (default: the root).", default: "." },
-      glob: { type: "string", description: "Only search files matching this glob, relative to path (e.g. \"**/*.ts\")." },
+      glob: { type: "string", description: "Only search files whose path relative to path matches this glob (Python fnmatch: \"*.ts\" matches at every depth)." },
     },
     required: ["pattern"],
     additionalProperties: false,

@@ -372,27 +372,37 @@ export function describeFilesystemConformance(options: ConformanceOptions): void
         await fs.mkdir("emptydir");
       });
 
-      it("matches top-level files with * and never crosses '/'", async () => {
-        expect((await fs.glob("*.txt")).map((m) => m.path)).toEqual([".hidden.txt", "a.txt", "b.txt"]);
-        expect((await fs.glob("*")).map((m) => m.path)).toEqual([".hidden.txt", "a.txt", "b.txt", "c.py"]);
+      it("matches like Python's fnmatch: * crosses '/', so *.txt finds files at every depth", async () => {
+        expect((await fs.glob("*.txt")).map((m) => m.path)).toEqual([".hidden.txt", "a.txt", "b.txt", "src/notes.txt"]);
+        expect((await fs.glob("*")).map((m) => m.path)).toEqual([".github/workflows/ci.yml", ".hidden.txt", "a.txt", "b.txt", "c.py", "src/main.py", "src/notes.txt", "src/util/helpers.py"]);
+        expect((await fs.glob("src/*")).map((m) => m.path)).toEqual(["src/main.py", "src/notes.txt", "src/util/helpers.py"]);
       });
 
-      it("matches any depth with **, sorted, files only", async () => {
-        const all = await fs.glob("**/*.py");
-        expect(all.map((m) => m.path)).toEqual(["c.py", "src/main.py", "src/util/helpers.py"]);
-        expect(all.every((m) => m.isFile)).toBe(true);
+      it("needs a '/' for **/, sorted, files only; ?, [seq] and [!seq] match one character", async () => {
+        const nested = await fs.glob("**/*.py");
+        expect(nested.map((m) => m.path)).toEqual(["src/main.py", "src/util/helpers.py"]);
+        expect(nested.every((m) => m.isFile)).toBe(true);
         expect((await fs.glob("**")).map((m) => m.path)).toContain(".github/workflows/ci.yml");
         expect((await fs.glob("**")).some((m) => m.path === "emptydir" || m.path === "src")).toBe(false);
-        expect((await fs.glob("src/**")).map((m) => m.path)).toEqual(["src/main.py", "src/notes.txt", "src/util/helpers.py"]);
-        expect((await fs.glob("**/*.{yml,txt}")).map((m) => m.path)).toEqual([".github/workflows/ci.yml", ".hidden.txt", "a.txt", "b.txt", "src/notes.txt"]);
         expect((await fs.glob("?.txt")).map((m) => m.path)).toEqual(["a.txt", "b.txt"]);
         expect((await fs.glob("[ab].*")).map((m) => m.path)).toEqual(["a.txt", "b.txt"]);
         expect((await fs.glob("[!ab].*")).map((m) => m.path)).toEqual(["c.py"]);
+        expect((await fs.glob("src?main.py")).map((m) => m.path)).toEqual(["src/main.py"]);
+        expect(await fs.glob("*.{yml,txt}")).toEqual([]);
+      });
+
+      it("keeps the path-aware syntax as an option: * stays in a directory, ** spans any depth, {a,b}", async () => {
+        const path = { syntax: "path" } as const;
+        expect((await fs.glob("*.txt", path)).map((m) => m.path)).toEqual([".hidden.txt", "a.txt", "b.txt"]);
+        expect((await fs.glob("**/*.py", path)).map((m) => m.path)).toEqual(["c.py", "src/main.py", "src/util/helpers.py"]);
+        expect((await fs.glob("src/**", path)).map((m) => m.path)).toEqual(["src/main.py", "src/notes.txt", "src/util/helpers.py"]);
+        expect((await fs.glob("**/*.{yml,txt}", path)).map((m) => m.path)).toEqual([".github/workflows/ci.yml", ".hidden.txt", "a.txt", "b.txt", "src/notes.txt"]);
       });
 
       it("scopes matching to a base path; a missing base gives no matches", async () => {
         const scoped = await fs.glob("*.py", { path: "src" });
-        expect(scoped.map((m) => m.path)).toEqual(["src/main.py"]);
+        expect(scoped.map((m) => m.path)).toEqual(["src/main.py", "src/util/helpers.py"]);
+        expect((await fs.glob("util/*", { path: "src" })).map((m) => m.path)).toEqual(["src/util/helpers.py"]);
         expect(String(scoped[0])).toContain("src/main.py");
         expect(await fs.glob("*", { path: "does-not-exist" })).toEqual([]);
         expect(await fs.glob("*", { path: "a.txt" })).toEqual([]);
@@ -400,7 +410,7 @@ export function describeFilesystemConformance(options: ConformanceOptions): void
 
       it("rejects malformed patterns", async () => {
         await expectCode(fs.glob(""), "EINVAL");
-        await expectCode(fs.glob("{a,b"), "EINVAL", /Unbalanced braces/);
+        await expectCode(fs.glob("{a,b", { syntax: "path" }), "EINVAL", /Unbalanced braces/);
       });
     });
 
@@ -428,6 +438,8 @@ export function describeFilesystemConformance(options: ConformanceOptions): void
 
       it("filters by glob, caps matches and scopes by path", async () => {
         expect((await fs.grep("hello", { glob: "*.txt" })).map((m) => m.path)).toEqual(["text.txt", "text.txt"]);
+        expect((await fs.grep("hello", { glob: "*.py" })).map((m) => m.path)).toEqual(["src/code.py"]);
+        expect(await fs.grep("hello", { glob: "*.py", globSyntax: "path" })).toEqual([]);
         expect(await fs.grep("hello", { maxMatches: 2 })).toHaveLength(2);
         expect(await fs.grep("hello", { maxMatches: 0 })).toEqual([]);
         expect((await fs.grep("hello", { path: "src" })).map((m) => m.path)).toEqual(["src/code.py"]);
@@ -645,7 +657,8 @@ export function describeFilesystemConformance(options: ConformanceOptions): void
         expect((await mounted.read("workspace/src/a.ts")).path).toBe("src/a.ts");
         expect((await mounted.list("/workspace")).map((e) => e.name)).toEqual(["src"]);
         expect(await mounted.exists("/workspacefoo")).toBe(false);
-        expect((await mounted.glob("**/*.ts", { path: "/workspace/src" })).map((m) => m.path)).toEqual(["src/a.ts"]);
+        expect((await mounted.glob("*.ts", { path: "/workspace/src" })).map((m) => m.path)).toEqual(["src/a.ts"]);
+        expect((await mounted.glob("workspace/*")).map((m) => m.path)).toEqual([]);
       });
     });
 

@@ -108,7 +108,7 @@ describe("sandbox-fixture.sh rows", () => {
     const rootEntries = await fs1.list();
     expect(rootEntries.find((e) => e.name === "abs-dir-out")).toMatchObject({ kind: "symlink", isDirectory: false, isFile: false });
     expect((await outcome(fs1.list("abs-dir-out"))).code).toBe("EACCES");
-    const globbed = (await fs1.glob("**/*")).map((m) => m.path);
+    const globbed = (await fs1.glob("*")).map((m) => m.path);
     expect(globbed.some((p) => /^(abs-dir-out|abs-inside|chain1|chain2|proc-root)\//.test(p) || p.startsWith("sub/rel-dir-out/"))).toBe(false);
     expect(globbed).toContain("sub/file.txt");
     const matches = await fs1.grep("OUTSIDE|root:");
