@@ -132,7 +132,8 @@ function nodeSubject(root: string): Subject {
       else out.push(rel);
     }
   };
-  const lines = (text: string): string[] => (text === "" ? [] : (text.match(/[^\n]*\n|[^\n]+$/g) ?? []));
+  // Python's str.splitlines(keepends=True), written out here with its own regex.
+  const lines = (text: string): string[] => text.match(/[^\n\r\v\f\x1c-\x1e\x85\u2028\u2029]*(?:\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029])|[^\n\r\v\f\x1c-\x1e\x85\u2028\u2029]+$/g) ?? [];
   const errno = (error: unknown): string => {
     const code = (error as { code?: string }).code ?? "EIO";
     return code === "EPERM" ? "EACCES" : code;
@@ -240,7 +241,7 @@ function nodeSubject(root: string): Subject {
                 continue;
               }
               lines(text).forEach((raw, i) => {
-                const line = raw.replace(/\n$/, "").replace(/\r$/, "");
+                const line = raw.replace(/(?:\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029])$/, "");
                 const match = regex.exec(line);
                 if (match) found.push([file, i + 1, match.index, match.index + match[0].length]);
               });
@@ -272,7 +273,7 @@ function nodeSubject(root: string): Subject {
 // Small alphabets so that operations collide: overwrites, files in the way, non-empty deletes.
 const segment = fc.constantFrom("a", "b", "c.txt", "d.md", "é");
 const path = fc.array(segment, { minLength: 1, maxLength: 3 }).map((parts) => parts.join("/"));
-const text = fc.array(fc.constantFrom("x", "y", " ", "\n", "\r\n", "é", "hello"), { maxLength: 8 }).map((p) => p.join(""));
+const text = fc.array(fc.constantFrom("x", "y", " ", "\n", "\r\n", "\r", "\u2028", "\u000b", "é", "hello"), { maxLength: 8 }).map((p) => p.join(""));
 const operation: fc.Arbitrary<Op> = fc.oneof(
   { weight: 5, arbitrary: fc.record({ op: fc.constant("write" as const), path, content: text, mode: fc.constantFrom("create" as const, "overwrite" as const, "append" as const), createParents: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("writeBytes" as const), path, bytes: fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 6 }) }) },

@@ -49,7 +49,7 @@ import type {
   WriteResult,
 } from "./protocol.js";
 import { BufferedByteWriter, RangeByteReader, Utf8TextReader } from "./streams.js";
-import { codePointCount, decodeUtf8OrThrow, encodeUtf8, sliceLines } from "./text.js";
+import { checkUtf8Encoding, codePointCount, decodeUtf8OrThrow, encodeUtf8, sliceLines } from "./text.js";
 
 export interface FilesystemOptions {
   readonly readOnly?: boolean;
@@ -222,6 +222,7 @@ export class DriverFilesystem implements Filesystem {
   async read(path: string, options: ReadOptions = {}): Promise<ReadResult> {
     const offset = options.offset ?? 0;
     const limit = options.limit ?? this.limits.defaultReadLimit;
+    checkUtf8Encoding(options.encoding);
     if (!isNonNegativeInteger(offset)) throw new InvalidArgumentError(`offset must be non-negative, got ${String(offset)}`, { offset });
     if (typeof limit !== "number" || !Number.isInteger(limit) || limit < -1) {
       throw new InvalidArgumentError(`limit must be non-negative (or -1 for the whole file), got ${String(limit)}`, { limit });
@@ -453,10 +454,7 @@ export class DriverFilesystem implements Filesystem {
   }
 
   async openText(path: string, options: { encoding?: string } = {}): Promise<TextReader> {
-    const encoding = (options.encoding ?? "utf-8").toLowerCase().replace("_", "-");
-    if (encoding !== "utf-8" && encoding !== "utf8") {
-      throw new InvalidArgumentError(`Unsupported encoding ${JSON.stringify(options.encoding)}: only utf-8 is supported`, { encoding: options.encoding });
-    }
+    checkUtf8Encoding(options.encoding);
     return new Utf8TextReader(await this.openRead(path));
   }
 

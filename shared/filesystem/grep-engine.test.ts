@@ -4,16 +4,32 @@ import { InMemoryFilesystem } from "./memory/in-memory-filesystem.js";
 import { compileGrepPattern } from "./grep-engine.js";
 import type { GrepMatch } from "./protocol.js";
 
+/** Python's str.splitlines(), spelled out: every line break it knows, "\r\n" as one. */
+const BREAKS = new Set(["\n", "\r", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]);
+function pythonLines(text: string): string[] {
+  const lines: string[] = [];
+  let current = "";
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i] as string;
+    if (!BREAKS.has(ch)) {
+      current += ch;
+      continue;
+    }
+    if (ch === "\r" && text[i + 1] === "\n") i++;
+    lines.push(current);
+    current = "";
+  }
+  if (current !== "") lines.push(current);
+  return lines;
+}
+
 /** The specified semantics, written the slow and obvious way: every line on its own. */
 function reference(files: Record<string, string>, source: string, flags: string): GrepMatch[] {
   const regex = new RegExp(source, flags);
   const out: GrepMatch[] = [];
   for (const path of Object.keys(files).sort()) {
     const text = files[path] as string;
-    const lines = text.split("\n");
-    if (lines[lines.length - 1] === "") lines.pop();
-    lines.forEach((raw, i) => {
-      const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    pythonLines(text).forEach((line, i) => {
       const match = regex.exec(line);
       if (match) out.push({ path, lineNumber: i + 1, lineContent: line, matchStart: match.index, matchEnd: match.index + match[0].length });
     });
@@ -27,7 +43,7 @@ describe("grep engine", () => {
   it("matches the per-line reference on random texts and patterns (whole-text scan never drops a line)", async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.dictionary(fc.constantFrom("f1.txt", "f2.txt", "d/f3.txt"), fc.array(fc.constantFrom("a", "b", " ", "\n", "\r", "x"), { maxLength: 40 }).map((chars) => chars.join("")), { minKeys: 1 }),
+        fc.dictionary(fc.constantFrom("f1.txt", "f2.txt", "d/f3.txt"), fc.array(fc.constantFrom("a", "b", " ", "\n", "\n", "\r", "x", "\u2028", "\x1c", "\v", "\x85"), { maxLength: 40 }).map((chars) => chars.join("")), { minKeys: 1 }),
         fc.constantFrom(...PATTERNS),
         fc.boolean(),
         async (files, pattern, ignoreCase) => {

@@ -10,13 +10,15 @@
  *
  * Semantics (documented in docs/filesystem.md): JavaScript RegExp syntax, without the `u` flag
  * unless the pattern uses `\p{…}`/`\u{…}`; a leading inline-flag group such as
- * `(?i)` is accepted; matching is per line (lines split at "\n", a trailing "\r" removed);
+ * `(?i)` is accepted; matching is per line (Python's `str.splitlines()` lines, as WINK, see
+ * `text.ts`);
  * only the first match of a line is reported; files that are not valid UTF-8 or contain a
  * NUL byte are skipped.
  */
 import { Worker } from "node:worker_threads";
 import { InvalidArgumentError, OperationTimeoutError } from "../errors.js";
 import type { GrepMatch } from "./protocol.js";
+import { LINE_BREAK_SOURCE } from "./text.js";
 
 export interface CompiledPattern {
   readonly source: string;
@@ -83,20 +85,23 @@ type WorkerReply = { id: number; matches: GrepMatch[] } | { id: number; error: s
  */
 const WORKER_SOURCE = String.raw`
 const { parentPort } = require("node:worker_threads");
+const LINE_BREAK = ${JSON.stringify(LINE_BREAK_SOURCE)};
 require("node:v8").setFlagsFromString("--enable-experimental-regexp-engine-on-excessive-backtracks");
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 let cached = null;
 
-// Exact semantics are per line. To avoid slicing every line, a pattern without lookarounds
-// is first run over the whole text ("gm"): any line that matches on its own also matches
-// there (a substring match stays a match; ^/$ with "m" sit at line ends when the text has no
-// "\r"), so the whole-text matches only point at candidate lines, each then checked alone.
+// Exact semantics are per line, lines being Python's str.splitlines() lines. To avoid
+// slicing every line, a pattern without lookarounds is first run over the whole text ("gm")
+// when "\n" is the text's only line break: any line that matches on its own also matches
+// there (a substring match stays a match; ^/$ with "m" sit at "\n"), so the whole-text
+// matches only point at candidate lines, each then checked alone. Text with other breaks
+// ("\r", "\v", "\u2028"…) is searched line by line.
+const OTHER_BREAK = /[\r\v\f\x1c-\x1e\x85\u2028\u2029]/;
 function compile(source, flags) {
   const line = new RegExp(source, flags);
   const scannable = !/\(\?<?[=!]/.test(source);
-  const anchored = /[\^$]/.test(source);
   const scan = scannable ? new RegExp(source, flags + "gm") : null;
-  return { line, scan, anchored };
+  return { line, scan };
 }
 
 function countNewlines(text, from, to) {
@@ -105,9 +110,7 @@ function countNewlines(text, from, to) {
   return n;
 }
 
-function matchLine(regex, text, start, end, lineNumber, path, matches) {
-  let line = text.slice(start, end);
-  if (line.endsWith("\r")) line = line.slice(0, -1);
+function matchLine(regex, line, lineNumber, path, matches) {
   const match = regex.exec(line);
   if (match === null) return false;
   matches.push({ path, lineNumber, lineContent: line, matchStart: match.index, matchEnd: match.index + match[0].length });
@@ -115,33 +118,47 @@ function matchLine(regex, text, start, end, lineNumber, path, matches) {
 }
 
 function searchFile(compiled, path, text, matches, maxMatches) {
-  if (compiled.scan !== null && !(compiled.anchored && text.includes("\r"))) {
-    const scan = compiled.scan;
-    scan.lastIndex = 0;
-    let counted = 0;
-    let lineNumber = 1;
-    for (;;) {
-      const found = scan.exec(text);
-      if (found === null) return;
-      const lineStart = found.index === 0 ? 0 : text.lastIndexOf("\n", found.index - 1) + 1;
-      if (lineStart >= text.length) return;
-      let lineEnd = text.indexOf("\n", found.index);
-      if (lineEnd === -1) lineEnd = text.length;
-      lineNumber += countNewlines(text, counted, lineStart);
-      counted = lineStart;
-      if (matchLine(compiled.line, text, lineStart, lineEnd, lineNumber, path, matches) && matches.length >= maxMatches) return;
-      if (lineEnd >= text.length) return;
-      scan.lastIndex = lineEnd + 1;
+  if (!OTHER_BREAK.test(text)) {
+    if (compiled.scan !== null) {
+      const scan = compiled.scan;
+      scan.lastIndex = 0;
+      let counted = 0;
+      let lineNumber = 1;
+      for (;;) {
+        const found = scan.exec(text);
+        if (found === null) return;
+        const lineStart = found.index === 0 ? 0 : text.lastIndexOf("\n", found.index - 1) + 1;
+        if (lineStart >= text.length) return;
+        let lineEnd = text.indexOf("\n", found.index);
+        if (lineEnd === -1) lineEnd = text.length;
+        lineNumber += countNewlines(text, counted, lineStart);
+        counted = lineStart;
+        if (matchLine(compiled.line, text.slice(lineStart, lineEnd), lineNumber, path, matches) && matches.length >= maxMatches) return;
+        if (lineEnd >= text.length) return;
+        scan.lastIndex = lineEnd + 1;
+      }
     }
+    let start = 0;
+    let lineNumber = 0;
+    while (start < text.length) {
+      let end = text.indexOf("\n", start);
+      if (end === -1) end = text.length;
+      lineNumber++;
+      if (matchLine(compiled.line, text.slice(start, end), lineNumber, path, matches) && matches.length >= maxMatches) return;
+      start = end + 1;
+    }
+    return;
   }
+  const breaks = new RegExp(LINE_BREAK, "g");
   let start = 0;
   let lineNumber = 0;
   while (start < text.length) {
-    let end = text.indexOf("\n", start);
-    if (end === -1) end = text.length;
+    breaks.lastIndex = start;
+    const found = breaks.exec(text);
+    const end = found === null ? text.length : found.index;
     lineNumber++;
-    if (matchLine(compiled.line, text, start, end, lineNumber, path, matches) && matches.length >= maxMatches) return;
-    start = end + 1;
+    if (matchLine(compiled.line, text.slice(start, end), lineNumber, path, matches) && matches.length >= maxMatches) return;
+    start = found === null ? text.length : end + found[0].length;
   }
 }
 

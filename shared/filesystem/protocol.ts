@@ -96,6 +96,8 @@ export interface ReadOptions {
   offset?: number;
   /** Maximum lines; default `limits.defaultReadLimit`; `READ_ENTIRE_FILE` (-1) for all. */
   limit?: number | null;
+  /** Text encoding: only UTF-8 ("utf-8", the default) is supported; anything else is EINVAL. */
+  encoding?: string;
 }
 
 export interface ReadBytesOptions {

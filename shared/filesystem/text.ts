@@ -1,8 +1,10 @@
 /**
  * Text handling shared by every backend: strict UTF-8 and line pagination. Browser-safe.
  *
- * Lines end at "\n" (a "\r\n" ending stays part of the line's text in `read()`), and a final
- * newline does not start another line, so "a\nb\n" has 2 lines and "" has 0.
+ * Lines are Python's `str.splitlines()` lines, as WINK counts them: a line ends at "\n",
+ * "\r\n", "\r", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028" or "\u2029", and a
+ * final line break does not start another line — so "a\nb\n" has 2 lines, "" has 0 and
+ * "a\rb\u2028c\n" has 3.
  */
 import { InvalidArgumentError } from "../errors.js";
 
@@ -34,6 +36,20 @@ export function decodeUtf8OrThrow(bytes: Uint8Array, path: string): string {
   return text;
 }
 
+/**
+ * Check a caller's `encoding`: only UTF-8 is supported (the spec guarantees only "utf-8").
+ * Accepts the spellings Python accepts for it ("utf-8", "UTF8", "utf_8"…); EINVAL otherwise.
+ */
+export function checkUtf8Encoding(encoding: unknown): void {
+  if (encoding === undefined || encoding === null) return;
+  const normal = typeof encoding === "string" ? encoding.trim().toLowerCase().replaceAll("_", "-") : "";
+  if (normal !== "utf-8" && normal !== "utf8" && normal !== "u8" && normal !== "utf") {
+    throw new InvalidArgumentError(`Unsupported encoding ${JSON.stringify(encoding)}: only utf-8 is supported (use readBytes() for other encodings)`, {
+      encoding: String(encoding),
+    });
+  }
+}
+
 /** Number of Unicode code points (what the original's character limits count). */
 export function codePointCount(text: string): number {
   let surrogatePairs = 0;
@@ -50,17 +66,41 @@ export function codePointCount(text: string): number {
   return text.length - surrogatePairs;
 }
 
+/** Every line break `str.splitlines()` knows; "\r\n" is one break. */
+export const LINE_BREAK_SOURCE = "\\r\\n|[\\n\\r\\v\\f\\x1c-\\x1e\\x85\\u2028\\u2029]";
+/** The breaks other than "\n": text without them splits at "\n" alone. */
+const OTHER_BREAK = /[\r\v\f\x1c-\x1e\x85\u2028\u2029]/;
+
 /** Start offsets of each line (see module comment for what a line is). */
 export function lineStarts(text: string): number[] {
   const starts: number[] = [];
   if (text.length === 0) return starts;
   starts.push(0);
-  let index = text.indexOf("\n");
-  while (index !== -1 && index + 1 < text.length) {
-    starts.push(index + 1);
-    index = text.indexOf("\n", index + 1);
+  if (!OTHER_BREAK.test(text)) {
+    let index = text.indexOf("\n");
+    while (index !== -1 && index + 1 < text.length) {
+      starts.push(index + 1);
+      index = text.indexOf("\n", index + 1);
+    }
+    return starts;
+  }
+  const breaks = new RegExp(LINE_BREAK_SOURCE, "g");
+  for (let found = breaks.exec(text); found !== null; found = breaks.exec(text)) {
+    const next = found.index + found[0].length;
+    if (next >= text.length) break;
+    starts.push(next);
   }
   return starts;
+}
+
+/** Python's `text.splitlines(keepends)`. */
+export function splitLines(text: string, keepEnds = false): string[] {
+  const starts = lineStarts(text);
+  const trailingBreak = new RegExp(`(?:${LINE_BREAK_SOURCE})$`);
+  return starts.map((start, i) => {
+    const line = text.slice(start, starts[i + 1] ?? text.length);
+    return keepEnds ? line : line.replace(trailingBreak, "");
+  });
 }
 
 export interface LineWindow {

@@ -1,4 +1,5 @@
 import { DEFAULT_READ_LIMIT } from "../filesystem/limits.js";
+import { splitLines } from "../filesystem/text.js";
 import { defineTool } from "./run-tool.js";
 import { ok } from "./types.js";
 
@@ -30,8 +31,9 @@ export const readFileTool = defineTool<{ file_path: string; offset: number; limi
   async run({ file_path, offset, limit }, fs) {
     const result = await fs.read(file_path, { offset, limit });
     const width = String(Math.max(result.offset + result.limit, 1)).length;
-    const lines = result.content === "" ? [] : result.content.replace(/\n$/, "").split("\n");
-    const numbered = lines.map((line, i) => `${String(result.offset + i + 1).padStart(Math.max(width, 4))} | ${line.replace(/\r$/, "")}`).join("\n");
+    const numbered = splitLines(result.content)
+      .map((line, i) => `${String(result.offset + i + 1).padStart(Math.max(width, 4))} | ${line}`)
+      .join("\n");
     const value: ReadFileValue = {
       path: result.path,
       content: numbered,

@@ -188,6 +188,23 @@ export function describeFilesystemConformance(options: ConformanceOptions): void
         expect(result.totalLines).toBe(3);
       });
 
+      it("counts lines as Python's str.splitlines, as WINK: \\r, \\v, \\f, \\x1c-\\x1e, \\x85, \\u2028 and \\u2029 end lines too", async () => {
+        await fs.write("breaks.txt", "a\rb\u2028c\n");
+        const whole = await fs.read("breaks.txt");
+        expect(whole.totalLines).toBe(3);
+        expect((await fs.read("breaks.txt", { offset: 1, limit: 1 })).content).toBe("b\u2028");
+        await fs.write("all.txt", "1\v2\f3\x1c4\x1d5\x1e6\x857\u20298\r\n9\n\r10");
+        const all = await fs.read("all.txt", { offset: 7, limit: 3 });
+        expect([all.totalLines, all.content]).toEqual([11, "8\r\n9\n\r"]);
+      });
+
+      it("takes the spec's encoding argument: utf-8 (any spelling) reads, other encodings are refused", async () => {
+        await fs.write("enc.txt", "café\n");
+        expect((await fs.read("enc.txt", { encoding: "utf-8" })).content).toBe("café\n");
+        expect((await fs.read("enc.txt", { encoding: "UTF_8" })).content).toBe("café\n");
+        await expectCode(fs.read("enc.txt", { encoding: "latin-1" }), "EINVAL", /only utf-8 is supported/);
+      });
+
       it("fails clearly for missing files, directories and binary content", async () => {
         await expectCode(fs.read("missing.txt"), "ENOENT", /missing\.txt/);
         await fs.mkdir("dir");
@@ -446,6 +463,17 @@ export function describeFilesystemConformance(options: ConformanceOptions): void
         expect(await fs.grep("hello", { path: "missing" })).toEqual([]);
         expect((await fs.grep("HELLO", { ignoreCase: true })).length).toBe(4);
         expect((await fs.grep("(?i)HELLO")).length).toBe(4);
+      });
+
+      it("numbers lines as Python's str.splitlines and reports them without their line break", async () => {
+        await fs.write("breaks.txt", "a\rb\u2028c\r\nb\n");
+        const found = await fs.grep("b|c", { path: ".", glob: "breaks.txt" });
+        expect(found.map((m) => [m.lineNumber, m.lineContent, m.matchStart])).toEqual([
+          [2, "b", 0],
+          [3, "c", 0],
+          [4, "b", 0],
+        ]);
+        expect((await fs.grep("^c$", { glob: "breaks.txt" })).map((m) => m.lineNumber)).toEqual([3]);
       });
 
       it("skips binary and undecodable files", async () => {
