@@ -99,7 +99,7 @@ let filePath = balancedPath;
 async function runCow(files: number): Promise<Result> {
   const driver = new MemoryDriver();
   for (let i = 0; i < files; i++) await driver.writeFile(filePath(i), content(i, 0), overwrite);
-  const snapshots = new MemorySnapshots(driver);
+  const snapshots = new MemorySnapshots(driver, null);
   const targets = editTargets(files);
   const before = heapBytes();
   const snapshotTimes: number[] = [];

@@ -53,6 +53,8 @@ export interface SnapshotableFilesystem extends Filesystem {
   diff(base: FilesystemSnapshot, target?: FilesystemSnapshot | null): Promise<FilesystemDiff>;
   /** Id of the snapshot last taken or restored, if any. */
   readonly currentSnapshotId: string | null;
+  /** Remove all snapshot storage (where the backend keeps any outside memory). Idempotent. */
+  cleanup?(): Promise<void>;
 }
 
 export function isSnapshotable(fs: Filesystem): fs is SnapshotableFilesystem {

@@ -21,7 +21,7 @@ async function seedInto(fs: Filesystem, seed: ConformanceCreateOptions["seed"]):
 describeFilesystemConformance({
   name: "memory",
   expectedRoot: "/",
-  capabilities: { fileModes: true, timestamps: true },
+  capabilities: { fileModes: true, timestamps: true, snapshots: true },
   async create(options = {}) {
     const common = {
       mountPoint: options.mountPoint ?? null,

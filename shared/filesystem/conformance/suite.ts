@@ -19,6 +19,7 @@ import { READ_ENTIRE_FILE } from "../protocol.js";
 import { writeArchive } from "../../archive/index.js";
 import { withWriter } from "../streams.js";
 import { describeHostilePaths } from "./hostile-paths.js";
+import { describeSnapshotConformance } from "./snapshots.js";
 
 export interface ConformanceCreateOptions {
   readonly readOnly?: boolean;
@@ -39,6 +40,8 @@ export interface ConformanceCapabilities {
   readonly fileModes?: boolean;
   /** Reports modification times in stat(). Default false. */
   readonly timestamps?: boolean;
+  /** Implements `SnapshotableFilesystem` (snapshot, restore, diff, default retention). Default false. */
+  readonly snapshots?: boolean;
 }
 
 export interface ConformanceOptions {
@@ -782,5 +785,7 @@ export function describeFilesystemConformance(options: ConformanceOptions): void
     });
 
     describeHostilePaths(() => fs, make);
+
+    if (caps.snapshots) describeSnapshotConformance(() => fs);
   });
 }

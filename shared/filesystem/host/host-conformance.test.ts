@@ -8,7 +8,7 @@ import { makeTempDir } from "./host-test-support.js";
 
 describeFilesystemConformance({
   name: "host",
-  capabilities: { fileModes: true, timestamps: true },
+  capabilities: { fileModes: true, timestamps: true, snapshots: true },
   expectedRoot: (filesystem: Filesystem) => filesystem.root,
   async create(options = {}) {
     const base = await makeTempDir("wink-host-conformance-");
@@ -27,6 +27,7 @@ describeFilesystemConformance({
       durable: false,
       readOnly: options.readOnly ?? false,
       mountPoint: options.mountPoint ?? null,
+      snapshots: { gitDir: path.join(base, "git") },
       ...(options.limits ? { limits: options.limits } : {}),
     });
     return { fs: filesystem, cleanup: () => fs.promises.rm(base, { recursive: true, force: true }) };

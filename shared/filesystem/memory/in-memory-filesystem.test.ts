@@ -113,6 +113,24 @@ describe("InMemoryFilesystem snapshots (conformance 3.13)", () => {
     await fs.restore(kept);
   });
 
+  it("keeps the spec's 10 snapshots by default, a policy's count when given, and every snapshot with retention null", async () => {
+    const take = async (fs: InMemoryFilesystem, count: number, tag: (i: number) => string | null = () => null): Promise<void> => {
+      for (let i = 0; i < count; i++) {
+        await fs.write("f.txt", String(i));
+        await fs.snapshot({ tag: tag(i) });
+      }
+    };
+    const byDefault = new InMemoryFilesystem();
+    await take(byDefault, 12, (i) => (i === 0 ? "first" : null));
+    expect(byDefault.listSnapshots().map((s) => s.tag ?? s.commitRef)).toEqual(["first", ...Array.from({ length: 9 }, (_, i) => `mem-${i + 4}`)]);
+    const three = new InMemoryFilesystem({ snapshots: { retention: { maxCount: 3, keepTagged: false } } });
+    await take(three, 5, () => "tagged");
+    expect(three.listSnapshots().map((s) => s.commitRef)).toEqual(["mem-3", "mem-4", "mem-5"]);
+    const all = new InMemoryFilesystem({ snapshots: { retention: null } });
+    await take(all, 12);
+    expect(all.listSnapshots()).toHaveLength(12);
+  });
+
   it("a read-only filesystem refuses restore", async () => {
     const fs = new InMemoryFilesystem({ readOnly: true });
     const snapshot = await fs.snapshot();
@@ -231,7 +249,8 @@ describe("InMemoryFilesystem snapshot property", () => {
   it("restoring any snapshot gives the state observed when it was taken, and diff equals a naive diff", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(operation, { minLength: 5, maxLength: 60, size: "max" }), fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 4 }), async (steps, pairs) => {
-        const fs = new InMemoryFilesystem();
+        // Every snapshot stays restorable here (no retention): that is what this property checks.
+        const fs = new InMemoryFilesystem({ snapshots: { retention: null } });
         const taken: { snapshot: FilesystemSnapshot; state: Observed }[] = [];
         for (const step of steps) {
           // Refused operations (EEXIST, ENOTDIR, ENOTEMPTY, …) are part of the sequence too.

@@ -3,19 +3,27 @@
  * plus native copy-on-write snapshots (`SnapshotableFilesystem`).
  */
 import { SnapshotRestoreError } from "../../errors.js";
+import type { SnapshotRetentionPolicy } from "../../snapshots/retention.js";
 import type { FilesystemDiff, FilesystemSnapshot, SnapshotableFilesystem, SnapshotOptions } from "../../snapshots/types.js";
 import { DriverFilesystem, type FilesystemOptions } from "../driver-filesystem.js";
 import { MemoryDriver } from "./memory-driver.js";
 import { MemorySnapshots } from "./memory-snapshots.js";
 
+export interface InMemoryFilesystemOptions extends FilesystemOptions {
+  readonly snapshots?: {
+    /** Snapshots kept after each new one (default: the spec's 10, tagged ones kept); null keeps every snapshot. */
+    readonly retention?: SnapshotRetentionPolicy | null;
+  };
+}
+
 /** A session-scoped filesystem held in memory; `root` is "/". Snapshots are O(1) and share unchanged data. */
 export class InMemoryFilesystem extends DriverFilesystem implements SnapshotableFilesystem {
   private readonly snapshots: MemorySnapshots;
 
-  constructor(options: FilesystemOptions = {}) {
+  constructor(options: InMemoryFilesystemOptions = {}) {
     const driver = new MemoryDriver();
     super(driver, options);
-    this.snapshots = new MemorySnapshots(driver);
+    this.snapshots = options.snapshots?.retention === undefined ? new MemorySnapshots(driver) : new MemorySnapshots(driver, options.snapshots.retention);
   }
 
   get currentSnapshotId(): string | null {

@@ -1,4 +1,4 @@
 // Public API of the memory backend (re-exported by shared/filesystem/index.ts).
-export { InMemoryFilesystem } from "./in-memory-filesystem.js";
+export { InMemoryFilesystem, type InMemoryFilesystemOptions } from "./in-memory-filesystem.js";
 export { MemoryDriver } from "./memory-driver.js";
 export { MEMORY_SNAPSHOT_BACKEND, MEMORY_SNAPSHOT_STRATEGY } from "./memory-snapshots.js";

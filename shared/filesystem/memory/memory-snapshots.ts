@@ -2,8 +2,12 @@
  * Native snapshots of a `MemoryDriver`: each snapshot is a frozen root of the
  * copy-on-write tree plus its record. Taking and restoring one is O(1); memory grows with
  * what changes between snapshots, not with their number.
+ *
+ * A retention policy (default: the spec's 10 snapshots, tagged ones kept) drops the oldest
+ * snapshots after each new one, so their unshared data can be collected.
  */
 import { SnapshotIncompatibleError, SnapshotNotFoundError, SnapshotRestoreError } from "../../errors.js";
+import { DEFAULT_RETENTION_POLICY, selectSnapshotsToPrune, type SnapshotRetentionPolicy } from "../../snapshots/retention.js";
 import type { FilesystemDiff, FilesystemSnapshot } from "../../snapshots/types.js";
 import type { MemoryDriver } from "./memory-driver.js";
 import { diffTrees } from "./tree-diff.js";
@@ -22,7 +26,11 @@ export class MemorySnapshots {
   private sequence = 0;
   private current: string | null = null;
 
-  constructor(private readonly driver: MemoryDriver) {}
+  /** `retention`: what to keep after each snapshot (default `DEFAULT_RETENTION_POLICY`; null keeps every snapshot). */
+  constructor(
+    private readonly driver: MemoryDriver,
+    private readonly retention: SnapshotRetentionPolicy | null = DEFAULT_RETENTION_POLICY,
+  ) {}
 
   /** Id of the snapshot last taken or restored, if any. */
   get currentSnapshotId(): string | null {
@@ -47,6 +55,9 @@ export class MemorySnapshots {
     });
     this.stored.set(record.snapshotId, { record, root });
     this.current = record.snapshotId;
+    if (this.retention !== null) {
+      for (const pruned of selectSnapshotsToPrune(this.list(), this.retention, { protect: [record.snapshotId] })) this.stored.delete(pruned.snapshotId);
+    }
     return record;
   }
 

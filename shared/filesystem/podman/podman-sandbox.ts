@@ -30,6 +30,7 @@ import { BackendUnavailableError, SnapshotIncompatibleError } from "../../errors
 import { HostSnapshots } from "../../snapshots/host/host-snapshots.js";
 import { supportsReflink } from "../../snapshots/host/detect-strategy.js";
 import type { HostSnapshotStrategyName } from "../../snapshots/host/strategy.js";
+import type { SnapshotRetentionPolicy } from "../../snapshots/retention.js";
 import type { FilesystemDiff, FilesystemSnapshot, SnapshotOptions } from "../../snapshots/types.js";
 import type { ToolDefinition } from "../../tools/types.js";
 import type { FilesystemLimits } from "../limits.js";
@@ -68,6 +69,8 @@ export interface PodmanSandboxOptions {
     readonly durable?: boolean;
   };
   readonly snapshotStrategy?: SandboxSnapshotStrategy;
+  /** Snapshots kept after each new one (default: the spec's 10, tagged ones kept); null keeps every snapshot. */
+  readonly snapshotRetention?: SnapshotRetentionPolicy | null;
   readonly shellTool?: ShellToolOptions;
 }
 
@@ -176,6 +179,7 @@ export class PodmanSandbox implements CommandRunner {
         ...(strategy === "git" ? { gitDir: join(storage, "git") } : { snapshotDir: join(storage, strategy) }),
         treeApply: { stateDir: state, durable },
         filesystem,
+        ...(options.snapshotRetention === undefined ? {} : { retention: options.snapshotRetention }),
       });
       const sandbox = new PodmanSandbox(basename(directory), directory, filesystem, hydration, snapshots, options, untrack);
       if (options.start ?? true) await sandbox.container();

@@ -24,7 +24,7 @@ type CreateOptions = ConformanceCreateOptions;
 
 interface Target {
   readonly name: string;
-  readonly capabilities: { readonly fileModes: boolean; readonly timestamps: boolean };
+  readonly capabilities: { readonly fileModes: boolean; readonly timestamps: boolean; readonly snapshots: boolean };
   readonly timeoutMs: number;
   readonly expectedRoot: (fs: Filesystem) => string;
   create(options?: CreateOptions): Promise<{ fs: Filesystem; cleanup: () => Promise<void> }>;
@@ -48,7 +48,7 @@ export function podmanSandboxTarget(seedInto: (fs: Filesystem, seed: Seed | unde
   const roots = new WeakMap<Filesystem, string>();
   return {
     name: "podman sandbox (overlay)",
-    capabilities: { fileModes: true, timestamps: true },
+    capabilities: { fileModes: true, timestamps: true, snapshots: true },
     timeoutMs: 120_000,
     expectedRoot: (fs) => roots.get(fs) ?? "(unknown instance)",
     async create(options = {}) {
@@ -81,7 +81,7 @@ export function podmanExecTarget(seedInto: (fs: Filesystem, seed: Seed | undefin
   const roots = new WeakMap<Filesystem, string>();
   return {
     name: "podman exec",
-    capabilities: { fileModes: true, timestamps: true },
+    capabilities: { fileModes: true, timestamps: true, snapshots: false },
     timeoutMs: 180_000,
     expectedRoot: (fs) => roots.get(fs) ?? "(unknown instance)",
     async create(options = {}) {

@@ -36,7 +36,7 @@ import { finishDiff } from "./leaf-diff.js";
 import { LeafReader } from "./leaf-reader.js";
 import { applyRestorePlan, planSize } from "./restore-plan.js";
 import { readUntrustedLeaves, type ReadLeaves } from "./workspace-delta.js";
-import type { HostSnapshotStrategy, OperationStats, SnapshotDraft, StrategyContext } from "./strategy.js";
+import type { HostSnapshotStrategy, OperationStats, ReleaseOptions, SnapshotDraft, StrategyContext } from "./strategy.js";
 import { loadWorkspaceIndex, saveWorkspaceIndex, type IndexEntry, type WorkspaceIndex } from "./workspace-index.js";
 import { releaseGitSnapshots } from "./release.js";
 import { assertOutsideWorkspace } from "./storage-dir.js";
@@ -52,6 +52,8 @@ const COMPACT_EVERY = 50;
  * more CPU for the whole process with the threads started ahead, on a loaded 2-core VM).
  */
 const BIG_INDEX_FILE_BYTES = 10 * PARALLEL_SCAN_MIN_ENTRIES * 80;
+/** Retention releases whose objects are collected together (see `release`). */
+const RELEASES_PER_COLLECTION = 10;
 
 export interface GitStrategyOptions {
   /** External git directory; default: a new `wink-git-*` directory under the system temp dir, made on first use. */
@@ -71,6 +73,7 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
   private index: WorkspaceIndex | null = null;
   private indexLoaded = false;
   private snapshotsSinceCompact = 0;
+  private releasedSinceCollection = 0;
   lastStats: OperationStats | null = null;
 
   constructor(context: StrategyContext, options: GitStrategyOptions = {}) {
@@ -333,13 +336,26 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
     }
   }
 
-  async release(snapshots: readonly FilesystemSnapshot[]): Promise<void> {
+  async release(snapshots: readonly FilesystemSnapshot[], options: ReleaseOptions = {}): Promise<void> {
     const byGitDir = new Map<string, string[]>();
     for (const snapshot of snapshots) {
       const gitDir = snapshot.gitDir ?? this.gitDirPath;
       if (gitDir !== null) byGitDir.set(gitDir, [...(byGitDir.get(gitDir) ?? []), snapshot.snapshotId]);
     }
-    for (const [gitDir, ids] of byGitDir) await releaseGitSnapshots(gitDir, ids);
+    for (const [gitDir, ids] of byGitDir) {
+      if (!options.deferCollection || gitDir !== this.gitDirPath) {
+        await releaseGitSnapshots(gitDir, ids);
+        continue;
+      }
+      // Retention releases one snapshot per new one: a whole `git gc` each time would cost more
+      // than the snapshot. The refs go now (the snapshots are unrestorable at once), the
+      // objects with the gc that every few releases run.
+      this.releasedSinceCollection += await releaseGitSnapshots(gitDir, ids, { collect: false });
+      if (this.releasedSinceCollection >= RELEASES_PER_COLLECTION) {
+        this.releasedSinceCollection = 0;
+        await (await this.ensureRepo()).collectGarbage();
+      }
+    }
   }
 
   async cleanup(): Promise<void> {

@@ -5,8 +5,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 
 import { PermissionDeniedError } from "../../errors.js";
-import { HostFilesystem } from "../../filesystem/host/host-filesystem.js";
-import { isSnapshotable } from "../types.js";
+import { HostFilesystem, type HostFilesystemOptions } from "../../filesystem/host/host-filesystem.js";
+import { isSnapshotable, type FilesystemSnapshot } from "../types.js";
 import { TempDirs } from "./snapshot-test-support.js";
 
 const temps = new TempDirs();
@@ -19,11 +19,54 @@ afterEach(async () => {
   temps.removeAll();
 });
 
-function hostFs(options: { readOnly?: boolean; root?: string } = {}): HostFilesystem {
-  const fs = new HostFilesystem({ root: options.root ?? temps.make("ws-"), stateDir: temps.make("state-"), durable: false, ...(options.readOnly ? { readOnly: true } : {}) });
+function hostFs(options: { readOnly?: boolean; root?: string; snapshots?: HostFilesystemOptions["snapshots"] } = {}): HostFilesystem {
+  const fs = new HostFilesystem({
+    root: options.root ?? temps.make("ws-"),
+    stateDir: temps.make("state-"),
+    durable: false,
+    ...(options.readOnly ? { readOnly: true } : {}),
+    ...(options.snapshots === undefined ? {} : { snapshots: options.snapshots }),
+  });
   open.push(fs);
   return fs;
 }
+
+describe("HostFilesystem snapshot retention", () => {
+  const take = async (fs: HostFilesystem, count: number, from = 0): Promise<FilesystemSnapshot[]> => {
+    const records: FilesystemSnapshot[] = [];
+    for (let i = from; i < from + count; i++) {
+      await fs.write("f.txt", String(i));
+      records.push(await fs.snapshot());
+    }
+    return records;
+  };
+  const ids = (records: readonly FilesystemSnapshot[]): string[] => records.map((record) => record.snapshotId);
+
+  it("keeps the spec's 10 snapshots of the storage by default, those of earlier instances included", async () => {
+    const gitDir = `${temps.make("git-")}/repo`;
+    const root = temps.make("ws-");
+    const first = hostFs({ root, snapshots: { gitDir, retention: null } });
+    const earlier = await take(first, 6);
+    expect(await first.snapshots.list()).toHaveLength(6);
+    const second = hostFs({ root, snapshots: { gitDir } });
+    const later = await take(second, 6, 6);
+    expect(ids(await second.snapshots.list())).toEqual(ids([...earlier.slice(2), ...later]));
+    await expect(second.restore(earlier[0] as FilesystemSnapshot)).rejects.toMatchObject({ code: "E_SNAPSHOT_RESTORE" });
+    await second.restore(earlier[2] as FilesystemSnapshot);
+    expect((await second.read("f.txt")).content).toBe("2");
+  });
+
+  it("prunes by a given policy, keeps tagged snapshots, and keeps everything with retention null", async () => {
+    const small = hostFs({ snapshots: { retention: { maxCount: 2 } } });
+    await small.write("f.txt", "tagged");
+    const tagged = await small.snapshot({ tag: "release" });
+    const taken = await take(small, 3);
+    expect(ids(await small.snapshots.list())).toEqual(ids([tagged, taken[2] as FilesystemSnapshot]));
+    const all = hostFs({ snapshots: { retention: null } });
+    expect(await take(all, 12)).toHaveLength(12);
+    expect(await all.snapshots.list()).toHaveLength(12);
+  });
+});
 
 describe("HostFilesystem snapshots", () => {
   it("follows the spec's usage example with git by default", async () => {

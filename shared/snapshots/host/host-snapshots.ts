@@ -10,13 +10,17 @@
  *
  * Operations on one instance run one at a time. A snapshot taken by any host strategy can
  * be restored by any instance (the record names its storage).
+ *
+ * Retention (default: the spec's `max_snapshots = 10`, tagged snapshots kept and counted)
+ * runs after each snapshot: the oldest untagged snapshots of the storage — those of earlier
+ * processes included — are released. With a `store`, the store's records are pruned instead.
  */
 import { randomUUID } from "node:crypto";
 
 import { SnapshotIncompatibleError } from "../../errors.js";
 import type { Filesystem } from "../../filesystem/protocol.js";
 import type { TreeApplyOptions } from "../../filesystem/host/tree-apply.js";
-import type { SnapshotRetentionPolicy } from "../retention.js";
+import { DEFAULT_RETENTION_POLICY, selectSnapshotsToPrune, type SnapshotRetentionPolicy } from "../retention.js";
 import type { SnapshotStore } from "../snapshot-store.js";
 import type { FilesystemDiff, FilesystemSnapshot, SnapshotOptions } from "../types.js";
 import { ArchiveSnapshotStrategy } from "./archive-strategy.js";
@@ -38,7 +42,11 @@ export interface HostSnapshotOptions {
   readonly filesystem?: Filesystem | null;
   /** Persist every new snapshot record here (so records survive the process). */
   readonly store?: SnapshotStore | null;
-  /** With a store: prune by this policy after each snapshot (the newest is always kept). */
+  /**
+   * Prune by this policy after each snapshot (the newest is always kept). Default: the spec's
+   * 10 snapshots, tagged ones kept; null keeps every snapshot. With a store its records are
+   * pruned (and their storage freed); without, the snapshots the storage holds.
+   */
   readonly retention?: SnapshotRetentionPolicy | null;
 }
 
@@ -49,6 +57,8 @@ export class HostSnapshots {
   private active: HostSnapshotStrategy | null = null;
   private current: string | null = null;
   private queue: Promise<unknown> = Promise.resolve();
+  /** Records the storage holds, oldest first, for retention (read once from the storage). */
+  private held: FilesystemSnapshot[] | null = null;
 
   constructor(root: string, options: HostSnapshotOptions = {}) {
     this.root = root;
@@ -137,13 +147,27 @@ export class HostSnapshots {
       const strategy = await this.strategyInstance();
       const record = await strategy.capture({ snapshotId: randomUUID(), createdAt: new Date().toISOString(), parentId: this.current, tag: options.tag ?? null });
       this.current = record.snapshotId;
+      const retention = this.options.retention === undefined ? DEFAULT_RETENTION_POLICY : this.options.retention;
       const store = this.options.store;
       if (store) {
         await store.save(record);
-        if (this.options.retention) await store.prune(this.options.retention, { protect: [record.snapshotId] });
+        if (retention !== null) await store.prune(retention, { protect: [record.snapshotId] });
+      } else if (retention !== null) {
+        await this.applyRetention(strategy, record, retention);
       }
       return record;
     });
+  }
+
+  /** Release what `policy` no longer keeps of the storage's snapshots (`record` is the new one). */
+  private async applyRetention(strategy: HostSnapshotStrategy, record: FilesystemSnapshot, policy: SnapshotRetentionPolicy): Promise<void> {
+    if (this.held === null) this.held = await strategy.list();
+    if (!this.held.some((held) => held.snapshotId === record.snapshotId)) this.held.push(record);
+    const pruned = selectSnapshotsToPrune(this.held, policy, { protect: [record.snapshotId] });
+    if (pruned.length === 0) return;
+    await strategy.release(pruned, { deferCollection: true });
+    const gone = new Set(pruned.map((snapshot) => snapshot.snapshotId));
+    this.held = this.held.filter((held) => !gone.has(held.snapshotId));
   }
 
   /** Make the workspace exactly the snapshot's state (files created since are removed); all-or-nothing. */
@@ -171,6 +195,8 @@ export class HostSnapshots {
       const byStrategy = new Map<string, FilesystemSnapshot[]>();
       for (const snapshot of snapshots) byStrategy.set(snapshot.strategy, [...(byStrategy.get(snapshot.strategy) ?? []), snapshot]);
       for (const group of byStrategy.values()) await (await this.strategyFor(group[0] as FilesystemSnapshot)).release(group);
+      const gone = new Set(snapshots.map((snapshot) => snapshot.snapshotId));
+      this.held = this.held?.filter((held) => !gone.has(held.snapshotId)) ?? null;
     });
   }
 
@@ -184,6 +210,7 @@ export class HostSnapshots {
     return this.serial(async () => {
       if (this.active !== null) await this.active.cleanup();
       this.current = null;
+      this.held = null;
     });
   }
 }

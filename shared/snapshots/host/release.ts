@@ -19,13 +19,17 @@ function isDirectory(dir: string): boolean {
   return statSync(dir, { throwIfNoEntry: false })?.isDirectory() ?? false;
 }
 
-/** Delete the refs of `snapshotIds` in `gitDir` and collect garbage once. Missing repository or refs: nothing to do. */
-export async function releaseGitSnapshots(gitDir: string, snapshotIds: readonly string[]): Promise<void> {
-  if (snapshotIds.length === 0 || !isDirectory(gitDir)) return;
+/**
+ * Delete the refs of `snapshotIds` in `gitDir` and, unless `collect` is false, collect garbage
+ * once. Missing repository or refs: nothing to do. Returns how many refs were deleted.
+ */
+export async function releaseGitSnapshots(gitDir: string, snapshotIds: readonly string[], options: { collect?: boolean } = {}): Promise<number> {
+  if (snapshotIds.length === 0 || !isDirectory(gitDir)) return 0;
   const repo = new GitSnapshotRepo(gitDir, null);
   let deleted = 0;
   for (const id of snapshotIds) if (await repo.deleteSnapshotRef(id)) deleted += 1;
-  if (deleted > 0) await repo.collectGarbage();
+  if (deleted > 0 && (options.collect ?? true)) await repo.collectGarbage();
+  return deleted;
 }
 
 const TRASH_PREFIX = ".released-";

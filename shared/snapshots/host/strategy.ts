@@ -37,6 +37,10 @@ export interface OperationStats {
   readonly changed: number;
 }
 
+export interface ReleaseOptions {
+  readonly deferCollection?: boolean;
+}
+
 export interface HostSnapshotStrategy {
   readonly name: HostSnapshotStrategyName;
   /** Stats of the last capture/restore, when the strategy keeps them. */
@@ -47,8 +51,12 @@ export interface HostSnapshotStrategy {
   restore(snapshot: FilesystemSnapshot): Promise<void>;
   /** Compare two snapshots of this strategy, or one with the current workspace. */
   diff(base: FilesystemSnapshot, target: FilesystemSnapshot | null): Promise<FilesystemDiff>;
-  /** Free what keeps these snapshots alive (refs, directories, archives). Idempotent. */
-  release(snapshots: readonly FilesystemSnapshot[]): Promise<void>;
+  /**
+   * Free what keeps these snapshots alive (refs, directories, archives). Idempotent. They are
+   * unrestorable at once; with `deferCollection` (retention after each snapshot) a strategy
+   * may batch the expensive part of freeing their storage (git: one `gc` per few releases).
+   */
+  release(snapshots: readonly FilesystemSnapshot[], options?: ReleaseOptions): Promise<void>;
   /** Remove all storage. Idempotent. */
   cleanup(): Promise<void>;
   /** Records of the snapshots the storage still holds, oldest first. */
