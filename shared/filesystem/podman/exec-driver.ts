@@ -44,7 +44,7 @@ export interface PodmanExecDriverOptions {
 
 const DEFAULT_FILE_MODE = 0o644;
 /** Requests that can be repeated safely after a lost session. */
-const READ_ONLY_OPS = new Set(["stat", "read", "readmany", "list", "walk", "recover"]);
+const READ_ONLY_OPS = new Set(["stat", "read", "readmany", "list", "walk", "recover", "snaplist", "cmpmany"]);
 /** Whole-file reads coalesced into one request at most. */
 const READ_BATCH = 64;
 
@@ -125,6 +125,8 @@ export class PodmanExecDriver implements FilesystemDriver {
   readonly root: string;
   /** Container id or name the requests go to. */
   readonly container: string;
+  /** The helper's scratch directory in the container. */
+  readonly tempDir: string;
   private readonly transport: ExecTransport;
   private recovery: Promise<void> | null = null;
   private pendingReads: PendingRead[] = [];
@@ -134,6 +136,7 @@ export class PodmanExecDriver implements FilesystemDriver {
     this.container = typeof options.container === "string" ? options.container : options.container.id;
     this.root = checkWorkdir(options.workdir ?? container?.workdir ?? "/workspace");
     const tempDir = checkWorkdir(options.tempDir ?? "/tmp");
+    this.tempDir = tempDir;
     // A tree replacement swaps every entry of the root: the helper's scratch space must not be one.
     if (tempDir === this.root || tempDir.startsWith(`${this.root}/`)) {
       throw new InvalidArgumentError(`tempDir ${tempDir} must be outside the workdir ${this.root}`, { workdir: this.root, tempDir });
@@ -337,7 +340,6 @@ export class PodmanExecDriver implements FilesystemDriver {
   async replaceTree(fill: (tx: TreeTransaction) => Promise<void>): Promise<void> {
     await this.ready();
     const spool = await TarSpool.create();
-    let stage: string | null = null;
     try {
       const check = (rel: string, action: string): void => {
         this.addressable(rel);
@@ -354,14 +356,40 @@ export class PodmanExecDriver implements FilesystemDriver {
         },
       });
       const size = await spool.finish();
-      stage = (await this.send("stage", [this.root], "", "stage a tree")).body.toString("utf8");
-      await this.send("untar", [this.root, stage, String(size)], "", "unpack a tree", { size, source: () => spool.chunks() });
-    } catch (error) {
-      if (stage !== null) await this.send("discard", [this.root, stage], "", "discard a staged tree").catch(() => undefined);
-      throw error;
+      await this.replaceTreeInContainer((stage) => this.send("untar", [this.root, stage, String(size)], "", "unpack a tree", { size, source: () => spool.chunks() }).then(() => undefined));
     } finally {
       await spool.dispose();
     }
+  }
+
+  /**
+   * Replace the tree with what `fill` puts into a staged directory (a name in the root, given
+   * to `fill`), all-or-nothing: the staged tree is swapped in under the helper's journal, or
+   * discarded when `fill` fails.
+   */
+  async replaceTreeInContainer(fill: (stage: string) => Promise<void>): Promise<void> {
+    await this.ready();
+    const stage = (await this.send("stage", [this.root], "", "stage a tree")).body.toString("utf8");
+    try {
+      await fill(stage);
+    } catch (error) {
+      await this.send("discard", [this.root, stage], "", "discard a staged tree").catch(() => undefined);
+      throw error;
+    }
     await this.send("swap", [this.root, stage], "", "replace the tree");
+  }
+
+  /**
+   * One request to the helper (after crash recovery), for operations built on its other ops
+   * (native snapshots). `path` and `action` word the error of a failed status.
+   */
+  async helperRequest(op: string, args: readonly string[], options: { path?: string; action: string; payload?: ExecPayload }): Promise<ExecResponse> {
+    return this.call(op, args, options.path ?? "", options.action, options.payload);
+  }
+
+  /** Every node below an absolute container directory outside the root (a snapshot's tree), paths relative to it. */
+  async walkDirectory(directory: string, action: string): Promise<WalkEntry[]> {
+    const response = await this.call("walk", [directory, ""], "", action);
+    return parseScan(response.body, directory);
   }
 }

@@ -17,10 +17,15 @@
  * are renamed (or hard-linked, for create) into place. Tree replacement stages into a
  * directory inside the root and swaps top-level entries under a journal (see `op_swap` and
  * `op_recover`); names starting with `.wink-exec-` in the root are the helper's own.
+ *
+ * Native snapshots (`snapshot`, `snapcommit`, `snaprestore`, …) are full copies (`cp -a`) of
+ * the root into a store directory outside it, one `<store>/<uuid>/{tree,record.json}` per
+ * snapshot, made visible by one rename; a restore copies a tree into a staged directory and
+ * swaps it in like any tree replacement. `cmpmany` compares files byte for byte for diffs.
  */
 
 /** Protocol version, checked by `ping`. */
-export const EXEC_HELPER_VERSION = 1;
+export const EXEC_HELPER_VERSION = 2;
 
 /** Root-level names reserved for the helper's staging, journal and old-tree directories. */
 export const EXEC_RESERVED_PREFIX = ".wink-exec-";
@@ -172,6 +177,33 @@ move_entries() {
   [ "$#" -eq 0 ] || mv -f -t "$_to" -- "$@"
 }
 
+copy_entries() {
+  _from=$1; _to=$2
+  set --
+  set +f
+  for _e in "$_from"/* "$_from"/.[!.]* "$_from"/..?*; do
+    case \${_e##*/} in .wink-exec-*) continue ;; esac
+    [ -e "$_e" ] || [ -L "$_e" ] || continue
+    set -- "$@" "$_e"
+  done
+  set -f
+  [ "$#" -eq 0 ] || cp -a -- "$@" "$_to/"
+}
+
+snap_name() {
+  case $1 in
+    *[!0-9a-f-]*) fail EINVAL snapshot ;;
+    ????????-????-????-????-????????????) return 0 ;;
+    *) fail EINVAL snapshot ;;
+  esac
+}
+
+store_dir() {
+  case $1 in /*) ;; *) fail EINVAL store; return ;; esac
+  mkdir -p -- "$1" 2>/dev/null
+  { [ -d "$1" ] && [ ! -L "$1" ]; } || fail EIO store
+}
+
 stage_name() {
   case $1 in
     */*) fail EINVAL stage ;;
@@ -185,7 +217,7 @@ journal() {
 }
 
 op_ping() {
-  emit_ascii "wink-exec 1"
+  emit_ascii "wink-exec 2"
 }
 
 op_stat() {
@@ -383,6 +415,74 @@ op_recover() {
   set -f
 }
 
+op_snapshot() {
+  snap_name "$3" || return
+  store_dir "$2" || return
+  _dst=$2/.tmp-$3
+  rm -rf -- "$_dst"
+  mkdir -p -- "$_dst/tree" 2>/dev/null || { fail EIO snapshot; return; }
+  if ! copy_entries "$1" "$_dst/tree" 2>"$T/err"; then
+    io_fail snapshot
+    rm -rf -- "$_dst"
+    return
+  fi
+  scan "$_dst/tree" "$T/scan" 0 || { rm -rf -- "$_dst"; fail EIO scan; return; }
+  emit_range "$T/scan" 0 -1
+}
+
+op_snapcommit() {
+  if ! snap_name "$2" || [ ! -d "$1/.tmp-$2" ] || [ -L "$1/.tmp-$2" ]; then drain "$3"; fail ENOENT snapshot; return; fi
+  if ! recv "$3" "$1/.tmp-$2/record.json"; then recv_failed record; return; fi
+  mv -f -T -- "$1/.tmp-$2" "$1/$2" 2>/dev/null || fail EIO commit
+}
+
+op_snaplist() {
+  { [ -d "$1" ] && [ ! -L "$1" ]; } || return 0
+  : > "$T/list"
+  set +f
+  for _d in "$1"/*; do
+    { [ -f "$_d/record.json" ] && [ ! -L "$_d" ]; } || continue
+    cat -- "$_d/record.json" >> "$T/list" && printf '\\0' >> "$T/list"
+  done
+  set -f
+  emit_range "$T/list" 0 -1
+}
+
+op_snaprestore() {
+  snap_name "$3" || return
+  stage_name "$4" || return
+  { [ -f "$2/$3/record.json" ] && [ -d "$2/$3/tree" ] && [ ! -L "$2/$3" ]; } || { fail ENOENT snapshot; return; }
+  { [ -d "$1/$4" ] && [ ! -L "$1/$4" ]; } || { fail EINVAL stage; return; }
+  copy_entries "$2/$3/tree" "$1/$4" 2>"$T/err" || io_fail restore
+}
+
+op_snapdrop() {
+  [ "$#" -ge 1 ] || { fail EINVAL request; return; }
+  _s=$1
+  shift
+  for _n in "$@"; do
+    snap_name "$_n" || return
+    rm -rf -- "$_s/$_n" "$_s/.tmp-$_n" 2>/dev/null || { fail EIO drop; return; }
+  done
+}
+
+op_snapclean() {
+  case $1 in /?*) rm -rf -- "$1" 2>/dev/null || fail EIO clean ;; *) fail EINVAL store ;; esac
+}
+
+op_cmpmany() {
+  [ "$#" -ge 2 ] || { fail EINVAL request; return; }
+  _a=$1; _b=$2
+  shift 2
+  : > "$T/cmp"
+  _i=0
+  for _rel in "$@"; do
+    cmp -s -- "$_a/$_rel" "$_b/$_rel" || printf '%s\\n' "$_i" >> "$T/cmp"
+    _i=$((_i + 1))
+  done
+  emit_range "$T/cmp" 0 -1
+}
+
 run_op() {
   E=ok
   _op=$1
@@ -402,6 +502,13 @@ run_op() {
     swap:2) op_swap "$@" ;;
     discard:2) op_discard "$@" ;;
     recover:1) op_recover "$@" ;;
+    snapshot:3) op_snapshot "$@" ;;
+    snapcommit:3) op_snapcommit "$@" ;;
+    snaplist:1) op_snaplist "$@" ;;
+    snaprestore:4) op_snaprestore "$@" ;;
+    snapdrop:*) op_snapdrop "$@" ;;
+    snapclean:1) op_snapclean "$@" ;;
+    cmpmany:*) op_cmpmany "$@" ;;
     *) printf '0\\nend err EINVAL request\\n'; exit 1 ;;
   esac
   printf '0\\nend %s\\n' "$E"

@@ -1,6 +1,7 @@
 // Public API of the podman backend (re-exported by shared/filesystem/index.ts).
 export { PodmanSandbox, reapOrphanedSandboxes, type PodmanSandboxOptions, type SandboxSnapshotStrategy } from "./podman-sandbox.js";
 export { PodmanFilesystem, type PodmanFilesystemOptions } from "./podman-filesystem.js";
+export { ExecSnapshots, EXEC_SNAPSHOT_STRATEGY, defaultExecSnapshotDir, type ExecSnapshotOptions } from "./exec-snapshots.js";
 export { PodmanExecDriver, type PodmanExecDriverOptions } from "./exec-driver.js";
 export type { ExecTransportKind } from "./exec-transport.js";
 export { PodmanContainer, type ContainerExecOptions, type ContainerExecResult, type PodmanContainerOptions, type WorkspaceMount } from "./container.js";

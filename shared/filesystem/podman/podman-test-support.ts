@@ -81,7 +81,7 @@ export function podmanExecTarget(seedInto: (fs: Filesystem, seed: Seed | undefin
   const roots = new WeakMap<Filesystem, string>();
   return {
     name: "podman exec",
-    capabilities: { fileModes: true, timestamps: true, snapshots: false },
+    capabilities: { fileModes: true, timestamps: true, snapshots: true },
     timeoutMs: 180_000,
     expectedRoot: (fs) => roots.get(fs) ?? "(unknown instance)",
     async create(options = {}) {
