@@ -182,7 +182,7 @@ export async function runAgentExample(outDir: string): Promise<AgentRunResult> {
       return { exitCode: fixed ? 0 : 1, report };
     });
     await store.close(agent.session.sessionId, callId);
-    const tool: ToolResult = { success: result.exitCode === 0, message: `$ npm test\n${result.report}exit code ${result.exitCode}`, value: { exit_code: result.exitCode } };
+    const tool: ToolResult = { success: result.exitCode === 0, message: `$ npm test\n${result.report}exit code ${result.exitCode}`, value: { __type__: "examples.tiny_shop:TestRun", exit_code: result.exitCode } };
     record(agent, callId, "shell", { command: "npm test" }, tool);
     return tool;
   };

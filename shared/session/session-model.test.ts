@@ -83,6 +83,40 @@ describe("Session", () => {
   });
 });
 
+describe("Session snapshots under an id (WINK's session.snapshot(id) / rollback(id))", () => {
+  it("keeps a snapshot under its id and rolls the slices back to it, tags and children untouched", () => {
+    const session = new Session({ sessionId: "s", tags: { app: "x" } });
+    session.append("demo:Plan", { step: 1 });
+    const taken = session.snapshot("turn-1");
+    expect(session.savedSnapshot("turn-1")).toBe(taken);
+    session.append("demo:Plan", { step: 2 });
+    session.append("demo:Note", { text: "later" });
+    const child = session.createChild({ sessionId: "c" });
+    expect(session.rollback("turn-1")).toBe(taken);
+    expect(session.items("demo:Plan")).toEqual([{ step: 1 }]);
+    expect(session.items("demo:Note")).toEqual([]);
+    expect(session.snapshot().slices).toEqual(taken.slices);
+    expect(session.children).toEqual([child]);
+    expect(session.tags).toEqual({ app: "x", session_id: "s" });
+  });
+
+  it("replaces a snapshot taken again under the same id, and refuses unknown and empty ids", () => {
+    const session = new Session();
+    session.append("demo:Plan", { step: 1 });
+    session.snapshot({ id: "a" });
+    session.snapshot("b");
+    session.append("demo:Plan", { step: 2 });
+    session.snapshot("a");
+    expect(session.savedSnapshotIds()).toEqual(["b", "a"]);
+    session.append("demo:Plan", { step: 3 });
+    session.rollback("a");
+    expect(session.items("demo:Plan")).toEqual([{ step: 1 }, { step: 2 }]);
+    expect(() => session.rollback("missing")).toThrow(expect.objectContaining({ code: "E_SNAPSHOT_NOT_FOUND" }));
+    expect(() => session.snapshot("")).toThrow(/non-empty/);
+    expect(session.snapshot().tags.session_id).toBe(session.sessionId);
+  });
+});
+
 describe("sessionTreeLines", () => {
   it("writes root first, then each child subtree in order, skipping sessions without items", () => {
     const root = new Session({ sessionId: "root", clock: fixedClock });

@@ -7,7 +7,7 @@
  * `Snapshot.to_json`: slices sorted by type id, empty slices left out, `created_at` in
  * Python's `isoformat()` style.
  */
-import { InvalidArgumentError } from "../errors.js";
+import { InvalidArgumentError, SnapshotNotFoundError } from "../errors.js";
 import type { JsonObject, JsonValue } from "./json-value.js";
 import { setOwnValue } from "./json-value.js";
 import { compareCodePoints, dumpsPython } from "./python-json-dumps.js";
@@ -41,6 +41,7 @@ export class Session {
   readonly #slices = new Map<string, SliceState>();
   readonly #children: Session[] = [];
   readonly #clock: () => Date;
+  readonly #saved = new Map<string, SessionSnapshot>();
   #parent: Session | null = null;
 
   constructor(options: SessionOptions = {}) {
@@ -128,8 +129,14 @@ export class Session {
     return [...this.#slices.keys()];
   }
 
-  /** The session's state as one snapshot line would hold it (`lineNumber` 0). */
-  snapshot(options: { createdAt?: Date } = {}): SessionSnapshot {
+  /**
+   * The session's state as one snapshot line would hold it (`lineNumber` 0). Given an id
+   * (WINK's `session.snapshot(snapshot_id)`), the snapshot is also kept under it for
+   * `rollback(id)` — the way a filesystem snapshot and a session snapshot share one id.
+   */
+  snapshot(idOrOptions?: string | { createdAt?: Date; id?: string }): SessionSnapshot {
+    const options = typeof idOrOptions === "string" ? { id: idOrOptions } : (idOrOptions ?? {});
+    if (options.id !== undefined && (typeof options.id !== "string" || options.id === "")) throw new InvalidArgumentError("A snapshot id must be a non-empty string", { id: String(options.id) });
     const slices = [...this.#slices]
       .filter(([, slice]) => slice.items.length > 0)
       .sort(([a], [b]) => compareCodePoints(a, b))
@@ -148,7 +155,40 @@ export class Session {
     };
     const result = snapshotFromObject(raw, 0);
     if (!result.ok) throw new InvalidArgumentError(`Session ${this.sessionId} cannot be snapshotted: ${result.error.reason}`);
+    if (options.id !== undefined) {
+      this.#saved.delete(options.id);
+      this.#saved.set(options.id, result.snapshot);
+    }
     return result.snapshot;
+  }
+
+  /** The snapshot kept under `id` by `snapshot(id)`, or null. */
+  savedSnapshot(id: string): SessionSnapshot | null {
+    return this.#saved.get(id) ?? null;
+  }
+
+  /** Ids of the snapshots kept by `snapshot(id)`, in the order they were (last) taken. */
+  savedSnapshotIds(): string[] {
+    return [...this.#saved.keys()];
+  }
+
+  /**
+   * Put the slices back to what the snapshot kept under `id` holds (WINK's
+   * `session.rollback(snapshot_id)`); tags and children stay. SnapshotNotFoundError when no
+   * snapshot has that id. Returns the snapshot.
+   */
+  rollback(id: string): SessionSnapshot {
+    const saved = this.#saved.get(id);
+    if (saved === undefined) throw new SnapshotNotFoundError(id, `No session snapshot with id ${JSON.stringify(id)} in session ${this.sessionId}`, { sessionId: this.sessionId });
+    this.restore(saved);
+    return saved;
+  }
+
+  /** Put the slices back to what `snapshot` holds (slices it lacks are emptied). */
+  restore(snapshot: SessionSnapshot): void {
+    const wanted = new Set(snapshot.slices.map((slice) => slice.sliceType));
+    for (const sliceType of this.sliceTypes()) if (!wanted.has(sliceType)) this.replace(sliceType, []);
+    for (const slice of snapshot.slices) this.replace(slice.sliceType, slice.items, { itemType: slice.itemType });
   }
 
   #hasAncestor(candidate: Session): boolean {

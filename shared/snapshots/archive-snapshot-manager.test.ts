@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 
@@ -28,7 +28,12 @@ describe.each(backends)("ArchiveSnapshotManager over the %s backend", (_name, ma
     await fs.write("src/main.py", "print('hello')");
     const s1 = await snapshots.snapshot("s1");
     expect(s1).toMatchObject({ snapshotId: "s1", archivePath: path.join(dir, "s1.fs.zip"), fileCount: 2, totalBytes: 16 });
-    expect(s1.archiveBytes).toBeGreaterThan(0);
+    // Two sizes, named apart: totalBytes is the manifest's total_bytes (the files' bytes, as a
+    // FilesystemSnapshotRef's total_bytes), archiveBytes the archive's own size (what the vfs
+    // spec's manager put in total_bytes: archive_path.stat().st_size).
+    expect(s1.archiveBytes).toBe(statSync(s1.archivePath).size);
+    const manifest = JSON.parse(execFileSync("unzip", ["-p", s1.archivePath, "manifest.json"], { encoding: "utf8" })) as { total_bytes: number };
+    expect(s1.totalBytes).toBe(manifest.total_bytes);
     // The archive is a real ZIP in the shared format.
     execFileSync("unzip", ["-tq", s1.archivePath]);
     await fs.write("file.txt", "v2");

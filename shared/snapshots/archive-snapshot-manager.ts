@@ -12,15 +12,20 @@ import path from "node:path";
 import { InvalidArgumentError, SnapshotCreationError, SnapshotNotFoundError, SnapshotRestoreError, WinkError } from "../errors.js";
 import type { ArchiveSummary, ExportArchiveOptions, Filesystem } from "../filesystem/protocol.js";
 
-/** Metadata of one archive snapshot. */
+/**
+ * Metadata of one archive snapshot. The vfs spec's manager puts the archive file's size in
+ * `total_bytes`, while its manifest and `FilesystemSnapshotRef.total_bytes` mean the files'
+ * bytes; here `totalBytes` has that second meaning everywhere and the archive's size is
+ * `archiveBytes` (docs/spec-differences.md).
+ */
 export interface SnapshotInfo {
   readonly snapshotId: string;
   /** Absolute path of the `.fs.zip`. */
   readonly archivePath: string;
   readonly fileCount: number;
-  /** Sum of the files' sizes (as in the archive manifest's `total_bytes`). */
+  /** Sum of the files' sizes (the archive manifest's `total_bytes`, as in a `FilesystemSnapshotRef`). */
   readonly totalBytes: number;
-  /** Size of the archive file itself. */
+  /** Size of the archive file itself (the spec manager's `total_bytes`). */
   readonly archiveBytes: number;
   /** ISO-8601 with offset. */
   readonly createdAt: string;

@@ -18,8 +18,10 @@ export type { OperationStats } from "./host/strategy.js";
 export {
   restoreSessionSlices,
   restoreWithFilesystem,
+  rollbackWithFilesystem,
   snapshotWithFilesystem,
   type CoordinatedSnapshot,
   type CoordinatedSnapshotOptions,
   type NativeSnapshotTarget,
 } from "./session-coordination.js";
+export { FILESYSTEM_SNAPSHOT_TYPE, snapshotRecordFromSession, snapshotRecordToSession } from "./snapshot-record-json.js";

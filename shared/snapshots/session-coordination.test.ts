@@ -10,7 +10,7 @@ import { findFilesystemSnapshotRef } from "../session/workspace-items.js";
 import { ArchiveSnapshotManager } from "./archive-snapshot-manager.js";
 import { HostSnapshots } from "./host/host-snapshots.js";
 import { TempDirs, writeTree } from "./host/snapshot-test-support.js";
-import { restoreWithFilesystem, snapshotWithFilesystem } from "./session-coordination.js";
+import { restoreWithFilesystem, rollbackWithFilesystem, snapshotWithFilesystem } from "./session-coordination.js";
 import type { FilesystemSnapshot } from "./types.js";
 
 const PLAN = "demo.plans:Plan";
@@ -25,7 +25,26 @@ describe("session and filesystem snapshots together", () => {
     session.append(PLAN, { step: 1 });
     const taken = await snapshotWithFilesystem(session, fs, { filesystemKey: "vfs.tools", tag: "checkpoint" });
     const ref = findFilesystemSnapshotRef(taken.session);
-    expect(ref?.item).toMatchObject({ snapshot_id: taken.filesystem.snapshotId, filesystem_key: "vfs.tools", backend_type: "memory", archive_path: null, file_count: 1, total_bytes: 2 });
+    expect(ref?.item).toMatchObject({
+      __type__: "wink_debug.session:FilesystemSnapshotRef",
+      snapshot_id: taken.filesystem.snapshotId,
+      filesystem_key: "vfs.tools",
+      backend_type: "in_memory",
+      archive_path: null,
+      file_count: 1,
+      total_bytes: 2,
+    });
+    // The record in WINK's FilesystemSnapshot shape: snake_case, __type__, Python isoformat time.
+    expect(ref?.item.snapshot).toMatchObject({
+      __type__: "weakincentives.filesystem._types:FilesystemSnapshot",
+      snapshot_id: taken.filesystem.snapshotId,
+      commit_ref: "mem-1",
+      root_path: "/",
+      git_dir: null,
+      tag: "checkpoint",
+      backend: "in_memory",
+    });
+    expect(String((ref?.item.snapshot as Record<string, unknown>).created_at)).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?\+00:00$/);
 
     await fs.write("code.py", "v2");
     await fs.write("new.py", "x");
@@ -80,6 +99,49 @@ describe("session and filesystem snapshots together", () => {
     await fs.write("src/main.py", "print('broken again')");
     await restoreWithFilesystem(session, taken.session, fresh);
     expect((await fs.read("src/main.py")).content).toBe("print('hello')");
+  });
+
+  it("takes and rolls back both under one id, as the spec's coordinated snapshots (archive manager and native)", async () => {
+    const fs = new InMemoryFilesystem();
+    const manager = new ArchiveSnapshotManager(fs, temps.make("archives-"));
+    const session = new Session();
+    // The spec's test_coordinated_snapshots, step by step: snapshot(id) on both, then rollback(id) on both.
+    await fs.write("code.py", "v1");
+    session.append(PLAN, { step: 1 });
+    await manager.snapshot("checkpoint");
+    session.snapshot("checkpoint");
+    await fs.write("code.py", "v2");
+    session.append(PLAN, { step: 2 });
+    session.rollback("checkpoint");
+    await manager.rollback("checkpoint");
+    expect((await fs.read("code.py")).content).toBe("v1");
+    expect(session.items(PLAN)).toEqual([{ step: 1 }]);
+
+    // The same through the helpers, natively and by archive.
+    for (const target of [fs, manager]) {
+      await fs.write("code.py", "v3");
+      session.append(PLAN, { step: 3 });
+      await snapshotWithFilesystem(session, target, { snapshotId: "turn-7" });
+      await fs.write("code.py", "v4");
+      session.append(PLAN, { step: 4 });
+      await rollbackWithFilesystem(session, target, "turn-7");
+      expect((await fs.read("code.py")).content).toBe("v3");
+      expect(session.items(PLAN).at(-1)).toEqual({ step: 3 });
+    }
+    await expect(rollbackWithFilesystem(session, fs, "never-taken")).rejects.toBeInstanceOf(SnapshotNotFoundError);
+    expect(() => session.rollback("never-taken")).toThrow(SnapshotNotFoundError);
+  });
+
+  it("restores from refs whose record an earlier version wrote in camelCase", async () => {
+    const fs = new InMemoryFilesystem();
+    const session = new Session();
+    await fs.write("a.txt", "old");
+    const record = await fs.snapshot();
+    session.append("wink_debug.session:FilesystemSnapshotRef", { archive_path: null, file_count: 1, total_bytes: 3, snapshot_id: record.snapshotId, filesystem_key: "workspace", backend_type: "memory", snapshot: { ...record, backend: "memory" } });
+    const old = session.snapshot();
+    await fs.write("a.txt", "new");
+    await restoreWithFilesystem(session, old, fs);
+    expect((await fs.read("a.txt")).content).toBe("old");
   });
 
   it("refuses a session snapshot that records no filesystem snapshot", async () => {

@@ -7,13 +7,21 @@
  *
  * The ref item keeps the keys the viewer reads (`archive_path`, `file_count`,
  * `total_bytes`) and adds what a native restore needs (`snapshot_id`, `filesystem_key`,
- * `backend_type` and the whole `snapshot` record); readers ignore keys they don't know.
+ * `backend_type` — the spec's "in_memory", "host" or "podman", only for native snapshots: an
+ * archive is backend-agnostic — and the whole `snapshot` record in WINK's snake_case shape);
+ * like every item the library writes it carries `__type__`. Readers ignore keys they don't
+ * know, and restoring also accepts the camelCase records earlier versions wrote.
+ *
+ * With a `snapshotId`, the session snapshot is also kept under that id (`session.snapshot(id)`),
+ * so `rollbackWithFilesystem(session, target, id)` puts both back under one id, as the spec's
+ * coordinated snapshots do.
  */
 import { SnapshotIncompatibleError, SnapshotNotFoundError } from "../errors.js";
 import type { Session } from "../session/session-model.js";
 import type { SessionSnapshot } from "../session/snapshot-line.js";
 import { FILESYSTEM_SNAPSHOT_REF_TYPE, findFilesystemSnapshotRef } from "../session/workspace-items.js";
 import type { ArchiveSnapshotManager, SnapshotInfo } from "./archive-snapshot-manager.js";
+import { snapshotRecordFromSession, snapshotRecordToSession } from "./snapshot-record-json.js";
 import type { FilesystemSnapshot, SnapshotableFilesystem } from "./types.js";
 
 export interface CoordinatedSnapshot {
@@ -37,7 +45,8 @@ function isArchiveManager(target: NativeSnapshotTarget | ArchiveSnapshotManager)
 
 /**
  * Snapshot `filesystem` (natively, or as an archive through `manager` under `snapshotId`),
- * record a `FilesystemSnapshotRef` in `session`, then snapshot the session.
+ * record a `FilesystemSnapshotRef` in `session`, then snapshot the session (kept under
+ * `snapshotId` when one is given, or when an archive manager names it).
  */
 export async function snapshotWithFilesystem(
   session: Session,
@@ -51,22 +60,30 @@ export async function snapshotWithFilesystem(
     const snapshotId = options.snapshotId ?? `turn-${session.items(FILESYSTEM_SNAPSHOT_REF_TYPE).length + 1}`;
     const info = await target.snapshot(snapshotId);
     filesystem = info;
-    ref = { archive_path: info.archivePath, file_count: info.fileCount, total_bytes: info.totalBytes, snapshot_id: info.snapshotId, filesystem_key: filesystemKey, backend_type: "archive" };
-  } else {
-    const record = await target.snapshot({ tag: options.tag ?? null });
-    filesystem = record;
-    const archivePath = record.strategy === "archive" ? (record.storagePath ?? null) : null;
-    ref = { archive_path: archivePath, file_count: record.fileCount, total_bytes: record.totalBytes, snapshot_id: record.snapshotId, filesystem_key: filesystemKey, backend_type: record.backend, snapshot: record };
+    ref = { __type__: FILESYSTEM_SNAPSHOT_REF_TYPE, archive_path: info.archivePath, file_count: info.fileCount, total_bytes: info.totalBytes, snapshot_id: info.snapshotId, filesystem_key: filesystemKey };
+    session.append(FILESYSTEM_SNAPSHOT_REF_TYPE, ref, { itemType: FILESYSTEM_SNAPSHOT_REF_TYPE });
+    return { session: session.snapshot(snapshotId), filesystem };
   }
+  const record = await target.snapshot({ tag: options.tag ?? null });
+  filesystem = record;
+  const archivePath = record.strategy === "archive" ? (record.storagePath ?? null) : null;
+  ref = {
+    __type__: FILESYSTEM_SNAPSHOT_REF_TYPE,
+    archive_path: archivePath,
+    file_count: record.fileCount,
+    total_bytes: record.totalBytes,
+    snapshot_id: record.snapshotId,
+    filesystem_key: filesystemKey,
+    backend_type: record.backend,
+    snapshot: snapshotRecordToSession(record),
+  };
   session.append(FILESYSTEM_SNAPSHOT_REF_TYPE, ref, { itemType: FILESYSTEM_SNAPSHOT_REF_TYPE });
-  return { session: session.snapshot(), filesystem };
+  return { session: options.snapshotId === undefined ? session.snapshot() : session.snapshot(options.snapshotId), filesystem };
 }
 
 /** Put `session`'s slices back to what `snapshot` holds (slices it lacks are emptied). */
 export function restoreSessionSlices(session: Session, snapshot: SessionSnapshot): void {
-  const wanted = new Set(snapshot.slices.map((slice) => slice.sliceType));
-  for (const sliceType of session.sliceTypes()) if (!wanted.has(sliceType)) session.replace(sliceType, []);
-  for (const slice of snapshot.slices) session.replace(slice.sliceType, slice.items, { itemType: slice.itemType });
+  session.restore(snapshot);
 }
 
 /**
@@ -82,11 +99,22 @@ export async function restoreWithFilesystem(session: Session, snapshot: SessionS
     else if (ref.archivePath !== null) await target.restore(ref.archivePath);
     else throw new SnapshotNotFoundError(snapshotId ?? "(none)", `Filesystem snapshot ${snapshotId ?? "(unnamed)"} has no archive to restore from`);
   } else {
-    const record = ref.item.snapshot;
-    if (typeof record !== "object" || record === null || Array.isArray(record)) {
+    const record = snapshotRecordFromSession(ref.item.snapshot);
+    if (record === null) {
       throw new SnapshotIncompatibleError(`The session's filesystem reference ${snapshotId ?? ""} carries no native snapshot record; restore its archive with an ArchiveSnapshotManager`, { snapshotId });
     }
-    await target.restore(record as unknown as FilesystemSnapshot);
+    await target.restore(record);
   }
-  restoreSessionSlices(session, snapshot);
+  session.restore(snapshot);
+}
+
+/**
+ * Roll back the filesystem and the session to the snapshots taken under `snapshotId` (see
+ * `snapshotWithFilesystem`): the filesystem first — when it fails, the session is left as is.
+ * SnapshotNotFoundError when the session kept no snapshot under that id.
+ */
+export async function rollbackWithFilesystem(session: Session, target: NativeSnapshotTarget | ArchiveSnapshotManager, snapshotId: string): Promise<void> {
+  const saved = session.savedSnapshot(snapshotId);
+  if (saved === null) throw new SnapshotNotFoundError(snapshotId, `No session snapshot with id ${JSON.stringify(snapshotId)} in session ${session.sessionId}`, { sessionId: session.sessionId });
+  await restoreWithFilesystem(session, saved, target);
 }

@@ -4,7 +4,8 @@
  */
 import type { Filesystem } from "../filesystem/protocol.js";
 
-export type SnapshotBackend = "memory" | "host" | "podman" | "archive";
+/** Which backend took a snapshot: the spec's `backend_type` values. */
+export type SnapshotBackend = "in_memory" | "host" | "podman";
 
 /**
  * An immutable, JSON-serialisable record of a snapshot. It can be stored in a session and

@@ -1,11 +1,6 @@
+import { TOOL_VALUE_TYPES, type EditFileValue } from "./values.js";
 import { defineTool } from "./run-tool.js";
 import { fail, ok } from "./types.js";
-
-export interface EditFileValue {
-  readonly path: string;
-  readonly replacements: number;
-  readonly bytesWritten: number;
-}
 
 function countOccurrences(text: string, needle: string): number {
   let count = 0;
@@ -42,6 +37,6 @@ export const editFileTool = defineTool<{ file_path: string; old_string: string; 
     const updated = replace_all ? current.content.split(old_string).join(new_string) : current.content.replace(old_string, () => new_string);
     const result = await fs.write(current.path, updated, { mode: "overwrite" });
     const noun = count === 1 ? "occurrence" : "occurrences";
-    return ok(`Replaced ${count} ${noun} in ${result.path}.`, { path: result.path, replacements: count, bytesWritten: result.bytesWritten });
+    return ok(`Replaced ${count} ${noun} in ${result.path}.`, { __type__: TOOL_VALUE_TYPES.writeResult, path: result.path, bytes_written: result.bytesWritten, mode: "overwrite", replacements: count });
   },
 });

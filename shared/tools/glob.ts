@@ -1,10 +1,11 @@
 import { defineTool } from "./run-tool.js";
+import { TOOL_VALUE_TYPES, type GlobValue } from "./values.js";
 import { ok } from "./types.js";
 
 const MAX_LISTED = 1_000;
 
 /** `glob`: files matching a pattern, matched like WINK's (Python's `fnmatch`: `*` crosses `/`). */
-export const globTool = defineTool<{ pattern: string; path: string }, string[]>({
+export const globTool = defineTool<{ pattern: string; path: string }, GlobValue[]>({
   name: "glob",
   description: "Find files by glob pattern, matched against each file's path like Python's fnmatch: \"*.py\" finds Python files at every depth, \"src/*.ts\" every .ts file below src.",
   mutates: false,
@@ -18,9 +19,9 @@ export const globTool = defineTool<{ pattern: string; path: string }, string[]>(
     additionalProperties: false,
   },
   async run({ pattern, path }, fs) {
-    const matches = (await fs.glob(pattern, { path })).map((m) => m.path);
+    const matches = await fs.glob(pattern, { path });
     if (matches.length === 0) return ok(`No files match ${JSON.stringify(pattern)}.`, []);
-    const listed = matches.slice(0, MAX_LISTED);
+    const listed = matches.slice(0, MAX_LISTED).map((match): GlobValue => ({ __type__: TOOL_VALUE_TYPES.globMatch, path: match.path, is_file: true }));
     const more = matches.length > listed.length ? ` (showing the first ${listed.length})` : "";
     return ok(`Found ${matches.length} files matching ${JSON.stringify(pattern)}${more}.`, listed);
   },

@@ -1,5 +1,5 @@
-import type { GrepMatch } from "../filesystem/protocol.js";
 import { defineTool } from "./run-tool.js";
+import { TOOL_VALUE_TYPES, type GrepValue } from "./values.js";
 import { ok } from "./types.js";
 
 /** Budget of one grep call: an agent waits for it, and a pathological pattern must not stall a run. */
@@ -7,7 +7,7 @@ export const GREP_TOOL_TIMEOUT_MS = 1_500;
 const MAX_MATCHES = 200;
 
 /** `grep`: lines matching a regular expression, with file and line number. */
-export const grepTool = defineTool<{ pattern: string; path: string; glob: string | undefined }, GrepMatch[]>({
+export const grepTool = defineTool<{ pattern: string; path: string; glob: string | undefined }, GrepValue[]>({
   name: "grep",
   description: "Search file contents with a regular expression (JavaScript syntax); returns matching lines with file and line number.",
   mutates: false,
@@ -30,7 +30,16 @@ export const grepTool = defineTool<{ pattern: string; path: string; glob: string
       ...(context.signal ? { signal: context.signal } : {}),
     });
     if (matches.length === 0) return ok(`No matches for pattern ${JSON.stringify(pattern)}.`, []);
-    const shown = matches.slice(0, MAX_MATCHES);
+    const shown = matches.slice(0, MAX_MATCHES).map(
+      (match): GrepValue => ({
+        __type__: TOOL_VALUE_TYPES.grepMatch,
+        path: match.path,
+        line_number: match.lineNumber,
+        line_content: match.lineContent,
+        match_start: match.matchStart,
+        match_end: match.matchEnd,
+      }),
+    );
     const more = matches.length > MAX_MATCHES ? ` (showing the first ${MAX_MATCHES}; narrow the path or pattern)` : "";
     return ok(`Found ${shown.length} matches for pattern ${JSON.stringify(pattern)}${more}.`, shown);
   },

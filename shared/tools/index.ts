@@ -12,11 +12,8 @@ export * from "./types.js";
 export { defineTool, failureFrom, parseParams } from "./run-tool.js";
 export type { ToolSpec } from "./run-tool.js";
 export { editFileTool, globTool, grepTool, lsTool, readFileTool, rmTool, writeFileTool };
-export type { EditFileValue } from "./edit-file.js";
-export type { LsEntry } from "./ls.js";
-export type { ReadFileValue } from "./read-file.js";
-export type { RmValue } from "./rm.js";
-export type { WriteFileValue } from "./write-file.js";
+export { TOOL_VALUE_TYPES } from "./values.js";
+export type { EditFileValue, GlobValue, GrepValue, LsEntry, ReadFileValue, RmValue, WriteFileValue } from "./values.js";
 export { GREP_TOOL_TIMEOUT_MS } from "./grep.js";
 
 /** The seven filesystem tools, in the order the original registers them. */

@@ -1,13 +1,6 @@
-import type { EntryKind } from "../filesystem/protocol.js";
+import { TOOL_VALUE_TYPES, type LsEntry } from "./values.js";
 import { defineTool } from "./run-tool.js";
 import { fail, ok } from "./types.js";
-
-export interface LsEntry {
-  readonly name: string;
-  readonly path: string;
-  readonly kind: EntryKind;
-  readonly sizeBytes: number | null;
-}
 
 /** Entries listed before the output says how many more there are. */
 const MAX_LISTED = 1_000;
@@ -31,7 +24,7 @@ export const lsTool = defineTool<{ path: string }, LsEntry[]>({
     const value: LsEntry[] = [];
     for (const entry of listed) {
       const sizeBytes = entry.isFile ? (await fs.stat(entry.path)).sizeBytes : null;
-      value.push({ name: entry.name, path: entry.path, kind: entry.kind, sizeBytes });
+      value.push({ __type__: TOOL_VALUE_TYPES.fileEntry, name: entry.name, path: entry.path, is_file: entry.isFile, is_directory: entry.isDirectory, kind: entry.kind, size_bytes: sizeBytes });
     }
     value.sort((a, b) => Number(b.kind === "directory") - Number(a.kind === "directory"));
     const where = stat.path === "" ? "the workspace root" : stat.path;

@@ -2,16 +2,7 @@ import { DEFAULT_READ_LIMIT } from "../filesystem/limits.js";
 import { splitLines } from "../filesystem/text.js";
 import { defineTool } from "./run-tool.js";
 import { ok } from "./types.js";
-
-export interface ReadFileValue {
-  readonly path: string;
-  /** The requested lines, each prefixed with its 1-based number ("  12 | text"). */
-  readonly content: string;
-  readonly offset: number;
-  readonly limit: number;
-  readonly totalLines: number;
-  readonly truncated: boolean;
-}
+import { TOOL_VALUE_TYPES, type ReadFileValue } from "./values.js";
 
 /** `read_file`: a window of lines with line numbers, paginated like the original (≤ 2,000 lines). */
 export const readFileTool = defineTool<{ file_path: string; offset: number; limit: number }, ReadFileValue>({
@@ -35,11 +26,12 @@ export const readFileTool = defineTool<{ file_path: string; offset: number; limi
       .map((line, i) => `${String(result.offset + i + 1).padStart(Math.max(width, 4))} | ${line}`)
       .join("\n");
     const value: ReadFileValue = {
+      __type__: TOOL_VALUE_TYPES.readResult,
       path: result.path,
       content: numbered,
       offset: result.offset,
       limit: result.limit,
-      totalLines: result.totalLines,
+      total_lines: result.totalLines,
       truncated: result.truncated,
     };
     if (result.limit === 0) {

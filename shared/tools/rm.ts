@@ -1,11 +1,6 @@
+import { TOOL_VALUE_TYPES, type RmValue } from "./values.js";
 import { defineTool } from "./run-tool.js";
 import { ok } from "./types.js";
-
-export interface RmValue {
-  readonly path: string;
-  /** Files and directories removed, the path itself included. */
-  readonly removed: number;
-}
 
 /** `rm`: remove a file or a whole directory tree. The path must exist. */
 export const rmTool = defineTool<{ path: string }, RmValue>({
@@ -32,6 +27,6 @@ export const rmTool = defineTool<{ path: string }, RmValue>({
       }
     }
     await fs.delete(path, { recursive: true });
-    return ok(`Deleted ${removed} ${removed === 1 ? "entry" : "entries"} under ${stat.path}.`, { path: stat.path, removed });
+    return ok(`Deleted ${removed} ${removed === 1 ? "entry" : "entries"} under ${stat.path}.`, { __type__: TOOL_VALUE_TYPES.removeResult, path: stat.path, removed });
   },
 });

@@ -2,7 +2,9 @@ import { readFileSync } from "node:fs";
 import { beforeEach, describe, expect, it } from "vitest";
 import { securityFixture } from "../../fixtures/paths.js";
 import { InMemoryFilesystem } from "../filesystem/memory/in-memory-filesystem.js";
-import { FILESYSTEM_TOOLS, editFileTool, globTool, grepTool, lsTool, readFileTool, rmTool, writeFileTool, type ToolContext } from "./index.js";
+import { dumpsPython } from "../session/python-json-dumps.js";
+import { parsePythonJson } from "../session/python-json-parse.js";
+import { FILESYSTEM_TOOLS, editFileTool, globTool, grepTool, lsTool, readFileTool, rmTool, writeFileTool, type ToolContext, type ToolDefinition } from "./index.js";
 
 let fs: InMemoryFilesystem;
 let context: ToolContext;
@@ -47,7 +49,7 @@ describe("ls", () => {
   it("lists directories first with file sizes", async () => {
     const result = await lsTool.handler({}, context);
     expect(result.success).toBe(true);
-    expect(result.value?.map((e) => [e.name, e.kind, e.sizeBytes])).toEqual([
+    expect(result.value?.map((e) => [e.name, e.kind, e.size_bytes])).toEqual([
       ["src", "directory", null],
       ["README.md", "file", 7],
     ]);
@@ -65,7 +67,7 @@ describe("read_file", () => {
   it("returns a numbered window and says how to continue", async () => {
     const result = await readFileTool.handler({ file_path: "src/app.ts", offset: 1, limit: 1 }, context);
     expect(result.success).toBe(true);
-    expect(result.value).toMatchObject({ path: "src/app.ts", content: "   2 | const b = 2;", offset: 1, limit: 1, totalLines: 3, truncated: true });
+    expect(result.value).toEqual({ __type__: "weakincentives.filesystem._types:ReadResult", path: "src/app.ts", content: "   2 | const b = 2;", offset: 1, limit: 1, total_lines: 3, truncated: true });
     expect(result.message).toBe("Read file src/app.ts (lines 2-2 of 3). Call again with offset 2 for more.");
   });
 
@@ -85,7 +87,7 @@ describe("read_file", () => {
 describe("write_file", () => {
   it("creates files and refuses existing targets unless asked", async () => {
     const created = await writeFileTool.handler({ file_path: "notes/todo.md", content: "- ship\n" }, context);
-    expect(created).toEqual({ success: true, message: "Created notes/todo.md (7 bytes).", value: { path: "notes/todo.md", bytesWritten: 7, mode: "create" } });
+    expect(created).toEqual({ success: true, message: "Created notes/todo.md (7 bytes).", value: { __type__: "weakincentives.filesystem._types:WriteResult", path: "notes/todo.md", bytes_written: 7, mode: "create" } });
     const again = await writeFileTool.handler({ file_path: "notes/todo.md", content: "x" }, context);
     expect(again.success).toBe(false);
     expect(again.message).toMatch(/File exists.*edit_file/);
@@ -133,10 +135,14 @@ describe("edit_file", () => {
 
 describe("glob", () => {
   it("finds files and reports no matches", async () => {
-    expect((await globTool.handler({ pattern: "**/*.ts" }, context)).value).toEqual(["src/app.ts", "src/util/strings.ts"]);
+    const paths = async (params: Record<string, string>) => (await globTool.handler(params, context)).value?.map((m) => m.path);
+    expect((await globTool.handler({ pattern: "**/*.ts" }, context)).value).toEqual([
+      { __type__: "weakincentives.filesystem._types:GlobMatch", path: "src/app.ts", is_file: true },
+      { __type__: "weakincentives.filesystem._types:GlobMatch", path: "src/util/strings.ts", is_file: true },
+    ]);
     // fnmatch, as WINK: "*" crosses "/".
-    expect((await globTool.handler({ pattern: "*.ts", path: "src" }, context)).value).toEqual(["src/app.ts", "src/util/strings.ts"]);
-    expect((await globTool.handler({ pattern: "src/*.ts" }, context)).value).toEqual(["src/app.ts", "src/util/strings.ts"]);
+    expect(await paths({ pattern: "*.ts", path: "src" })).toEqual(["src/app.ts", "src/util/strings.ts"]);
+    expect(await paths({ pattern: "src/*.ts" })).toEqual(["src/app.ts", "src/util/strings.ts"]);
     expect((await globTool.handler({ pattern: "*.rs" }, context)).message).toBe('No files match "*.rs".');
     expect((await globTool.handler({ pattern: "" }, context)).success).toBe(false);
   });
@@ -145,7 +151,8 @@ describe("glob", () => {
 describe("grep", () => {
   it("finds matches, reports none and invalid patterns", async () => {
     const result = await grepTool.handler({ pattern: "const \\w", glob: "**/*.ts" }, context);
-    expect(result.value?.map((m) => `${m.path}:${m.lineNumber}`)).toEqual(["src/app.ts:1", "src/app.ts:2", "src/util/strings.ts:1"]);
+    expect(result.value?.map((m) => `${m.path}:${m.line_number}`)).toEqual(["src/app.ts:1", "src/app.ts:2", "src/util/strings.ts:1"]);
+    expect(result.value?.[0]).toEqual({ __type__: "weakincentives.filesystem._types:GrepMatch", path: "src/app.ts", line_number: 1, line_content: "const a = 1;", match_start: 0, match_end: 7 });
     expect((await grepTool.handler({ pattern: "zzz" }, context)).message).toBe('No matches for pattern "zzz".');
     expect((await grepTool.handler({ pattern: "[oops" }, context)).message).toMatch(/Invalid regex/);
   });
@@ -174,9 +181,48 @@ describe("grep", () => {
 describe("rm", () => {
   it("removes a subtree and requires an existing path", async () => {
     const result = await rmTool.handler({ path: "src" }, context);
-    expect(result).toEqual({ success: true, message: "Deleted 4 entries under src.", value: { path: "src", removed: 4 } });
+    expect(result).toEqual({ success: true, message: "Deleted 4 entries under src.", value: { __type__: "wink_debug.tools:RemoveResult", path: "src", removed: 4 } });
     expect(await fs.exists("src/app.ts")).toBe(false);
     expect((await rmTool.handler({ path: "src" }, context)).success).toBe(false);
     expect((await rmTool.handler({ path: "." }, context)).message).toMatch(/Cannot delete root/);
+  });
+});
+
+/**
+ * The spec's result types (filesystem-protocol.md: FileEntry, GlobMatch, GrepMatch,
+ * ReadResult, WriteResult), by their snake_case field names as WINK writes them.
+ */
+const SPEC_FIELDS: Record<string, readonly string[]> = {
+  "weakincentives.filesystem._types:FileEntry": ["name", "path", "is_file", "is_directory"],
+  "weakincentives.filesystem._types:GlobMatch": ["path", "is_file"],
+  "weakincentives.filesystem._types:GrepMatch": ["path", "line_number", "line_content", "match_start", "match_end"],
+  "weakincentives.filesystem._types:ReadResult": ["content", "path", "total_lines", "offset", "limit", "truncated"],
+  "weakincentives.filesystem._types:WriteResult": ["path", "bytes_written", "mode"],
+  "wink_debug.tools:RemoveResult": ["path", "removed"],
+};
+
+describe("tool values in session data", () => {
+  it("are WINK's snake_case shapes with a __type__, with every field of the spec's result type, and survive json.dumps", async () => {
+    const calls: [ToolDefinition, Record<string, unknown>][] = [
+      [lsTool, {}],
+      [globTool, { pattern: "*.ts" }],
+      [grepTool, { pattern: "const" }],
+      [readFileTool, { file_path: "src/app.ts" }],
+      [writeFileTool, { file_path: "new.txt", content: "x" }],
+      [editFileTool, { file_path: "new.txt", old_string: "x", new_string: "y" }],
+      [rmTool, { path: "new.txt" }],
+    ];
+    for (const [tool, params] of calls) {
+      const result = await tool.handler(params, context);
+      const items = Array.isArray(result.value) ? result.value : [result.value];
+      expect(items.length, tool.name).toBeGreaterThan(0);
+      for (const item of items as Record<string, unknown>[]) {
+        const type = item.__type__ as string;
+        expect(type, tool.name).toMatch(/^[a-z_][\w.]*:[A-Z]\w*$/);
+        expect(Object.keys(item), `${tool.name} (${type})`).toEqual(expect.arrayContaining([...(SPEC_FIELDS[type] ?? ["(unknown type)"])]));
+        for (const key of Object.keys(item)) expect(key, tool.name).toMatch(/^(__type__|[a-z][a-z0-9_]*)$/);
+        expect(parsePythonJson(dumpsPython(item as never, { sortKeys: true }))).toEqual(item);
+      }
+    }
   });
 });

@@ -1,12 +1,7 @@
 import type { WriteMode } from "../filesystem/protocol.js";
 import { defineTool } from "./run-tool.js";
+import { TOOL_VALUE_TYPES, type WriteFileValue } from "./values.js";
 import { ok } from "./types.js";
-
-export interface WriteFileValue {
-  readonly path: string;
-  readonly bytesWritten: number;
-  readonly mode: WriteMode;
-}
 
 const VERB: Record<WriteMode, string> = { create: "Created", overwrite: "Overwrote", append: "Appended to" };
 
@@ -27,6 +22,6 @@ export const writeFileTool = defineTool<{ file_path: string; content: string; mo
   },
   async run({ file_path, content, mode }, fs) {
     const result = await fs.write(file_path, content, { mode });
-    return ok(`${VERB[mode]} ${result.path} (${result.bytesWritten} bytes).`, { path: result.path, bytesWritten: result.bytesWritten, mode });
+    return ok(`${VERB[mode]} ${result.path} (${result.bytesWritten} bytes).`, { __type__: TOOL_VALUE_TYPES.writeResult, path: result.path, bytes_written: result.bytesWritten, mode });
   },
 });

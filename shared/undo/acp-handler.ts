@@ -3,9 +3,13 @@
  * JSON-RPC 2.0 handler: give it parsed messages (or text lines), get responses back, and
  * receive `session/update` notifications through `notify`.
  *
- * Methods: `initialize` (advertises `agentCapabilities.sessionCapabilities`),
+ * Methods: `initialize` (advertises `agentCapabilities.sessionCapabilities`: the spec's
+ * `close`, `list`, `resume`, `rollback`, `redo`, `restoreToolCall`),
  * `session/restore_tool_call {sessionId, toolCallId}`, `session/rollback {sessionId, turnId?}`,
- * `session/redo {sessionId}` and `session/close {sessionId}` (drops the session's snapshots).
+ * `session/redo {sessionId}`, `session/close {sessionId}` (drops the session's snapshots),
+ * `session/list {cwd?, cursor?}` (sessions with undo state, most recently active first, 100 a
+ * page) and `session/resume {sessionId, cwd?}` (loads a session's undo state from disk, so a
+ * new process restores what an earlier one captured; unknown sessions are resource-not-found).
  * A restore emits a `tool_call_update` with status "restored" and
  * `_meta.<namespace>.kind = "tool_call_restored"` plus `restoredPaths` — the namespace is
  * `wink` by default (harn's spec uses `harn`; set `metaNamespace` to match a client).
@@ -51,6 +55,12 @@ export interface UndoBackend {
   rollback(sessionId: string, options?: { turnId?: string }): Promise<TurnOutcome>;
   redo(sessionId: string): Promise<TurnOutcome>;
   dropSession(sessionId: string): Promise<void>;
+  /** `session/list`: sessions with undo state (without it, `list` is not advertised). */
+  listSessions?(): Promise<readonly { readonly sessionId: string; readonly snapshotCount: number; readonly updatedAt: string | null }[]>;
+  /** `session/resume`: a session's snapshots, loaded from disk (without it, `resume` is not advertised). */
+  list?(sessionId: string): Promise<readonly unknown[]>;
+  /** The workspace the sessions work in: its root is their `cwd`. */
+  readonly workspace?: { readonly root: string };
 }
 
 interface TurnOutcome {
@@ -69,9 +79,17 @@ export interface AcpUndoHandlerOptions {
   readonly agentInfo?: { readonly name: string; readonly version: string };
 }
 
-/** The `sessionCapabilities` this handler serves, to merge into an agent's own `initialize` result. */
-export function undoSessionCapabilities(): Record<string, Record<string, never>> {
-  return { close: {}, rollback: {}, redo: {}, restoreToolCall: {} };
+/** Sessions per `session/list` page. */
+const SESSIONS_PER_PAGE = 100;
+
+/**
+ * The `sessionCapabilities` this handler serves, to merge into an agent's own `initialize`
+ * result: the spec's six, `list` and `resume` when the store can list and load sessions.
+ */
+export function undoSessionCapabilities(store?: UndoBackend): Record<string, Record<string, never>> {
+  const canList = store === undefined || typeof store.listSessions === "function";
+  const canResume = store === undefined || typeof store.list === "function";
+  return { close: {}, ...(canList ? { list: {} } : {}), ...(canResume ? { resume: {} } : {}), rollback: {}, redo: {}, restoreToolCall: {} };
 }
 
 class RpcFailure extends Error {
@@ -191,7 +209,7 @@ export class AcpUndoHandler {
       case "initialize":
         return {
           protocolVersion: ACP_PROTOCOL_VERSION,
-          agentCapabilities: { sessionCapabilities: undoSessionCapabilities() },
+          agentCapabilities: { sessionCapabilities: undoSessionCapabilities(store) },
           authMethods: [],
           ...(this.options.agentInfo === undefined ? {} : { agentInfo: this.options.agentInfo }),
         };
@@ -219,9 +237,35 @@ export class AcpUndoHandler {
         await store.dropSession(requireString(params, "sessionId", method));
         return {};
       }
+      case "session/list": {
+        if (store.listSessions === undefined) break;
+        const cwd = optionalString(params, "cwd", method);
+        const cursor = optionalString(params, "cursor", method);
+        const start = cursor === undefined ? 0 : Number(cursor);
+        if (!Number.isSafeInteger(start) || start < 0) throw invalidParams(`${method}: "cursor" is not one this agent gave out`);
+        const root = store.workspace?.root ?? null;
+        const all = cwd !== undefined && root !== null && cwd !== root ? [] : await store.listSessions();
+        const page = all.slice(start, start + SESSIONS_PER_PAGE).map((session) => ({
+          sessionId: session.sessionId,
+          ...(root === null ? {} : { cwd: root }),
+          ...(session.updatedAt === null ? {} : { updatedAt: session.updatedAt }),
+          _meta: { [this.metaNamespace]: { snapshotCount: session.snapshotCount } },
+        }));
+        return { sessions: page, ...(start + SESSIONS_PER_PAGE < all.length ? { nextCursor: String(start + SESSIONS_PER_PAGE) } : {}) };
+      }
+      case "session/resume": {
+        if (store.list === undefined) break;
+        const sessionId = requireString(params, "sessionId", method);
+        optionalString(params, "cwd", method);
+        if ((await store.list(sessionId)).length === 0) {
+          throw new RpcFailure({ code: JSON_RPC_ERROR_CODES.resourceNotFound, message: `Unknown session: ${sessionId} has no undo state here`, data: { sessionId } });
+        }
+        return {};
+      }
       default:
-        throw new RpcFailure({ code: JSON_RPC_ERROR_CODES.methodNotFound, message: `Method not found: ${method}` });
+        break;
     }
+    throw new RpcFailure({ code: JSON_RPC_ERROR_CODES.methodNotFound, message: `Method not found: ${method}` });
   }
 
   private async toolCallUpdate(sessionId: string, toolCallId: string, status: string, kind: string, restoredPaths: readonly string[]): Promise<void> {

@@ -41,11 +41,43 @@ describe("AcpUndoHandler", () => {
       id: 0,
       result: {
         protocolVersion: 1,
-        agentCapabilities: { sessionCapabilities: { close: {}, rollback: {}, redo: {}, restoreToolCall: {} } },
+        // The spec's list (per-tool-call-snapshots.md, "ACP surface"), all six.
+        agentCapabilities: { sessionCapabilities: { close: {}, list: {}, resume: {}, rollback: {}, redo: {}, restoreToolCall: {} } },
         authMethods: [],
         agentInfo: { name: "wink-debug", version: "0.1.0" },
       },
     });
+  });
+
+  it("advertises list and resume only for stores that can list and load sessions", async () => {
+    const minimal = { restore: store.restore.bind(store), rollback: store.rollback.bind(store), redo: store.redo.bind(store), dropSession: store.dropSession.bind(store) };
+    const handler = new AcpUndoHandler({ store: minimal });
+    expect(await handler.handle({ jsonrpc: "2.0", id: 0, method: "initialize", params: {} })).toMatchObject({ result: { agentCapabilities: { sessionCapabilities: { close: {}, rollback: {}, redo: {}, restoreToolCall: {} } } } });
+    expect(Object.keys(((await handler.handle({ jsonrpc: "2.0", id: 0, method: "initialize", params: {} })) as { result: { agentCapabilities: { sessionCapabilities: object } } }).result.agentCapabilities.sessionCapabilities)).not.toContain("list");
+    expect(await handler.handle({ jsonrpc: "2.0", id: 1, method: "session/list", params: {} })).toMatchObject({ error: { code: JSON_RPC_ERROR_CODES.methodNotFound } });
+  });
+
+  it("lists sessions with undo state (session/list), filtered by cwd and paged by cursor", async () => {
+    await store.beginTurn("sess_other", "t");
+    await invokeToolWithUndo(writeFileTool, { file_path: "other.txt", content: "o" }, { store, sessionId: "sess_other", toolCallId: "tc_1" });
+    const handler = new AcpUndoHandler({ store });
+    const listed = await handler.handle({ jsonrpc: "2.0", id: 1, method: "session/list", params: {} });
+    expect(listed).toMatchObject({ id: 1, result: { sessions: [{ sessionId: "sess_other", cwd: "/" }, { sessionId: S, cwd: "/", _meta: { wink: { snapshotCount: 2 } } }] } });
+    const sessions = (listed as { result: { sessions: { updatedAt: string }[]; nextCursor?: string } }).result;
+    expect(sessions.nextCursor).toBeUndefined();
+    expect(Number.isNaN(Date.parse(sessions.sessions[0]?.updatedAt ?? ""))).toBe(false);
+    expect(await handler.handle({ jsonrpc: "2.0", id: 2, method: "session/list", params: { cwd: "/elsewhere" } })).toEqual({ jsonrpc: "2.0", id: 2, result: { sessions: [] } });
+    expect(await handler.handle({ jsonrpc: "2.0", id: 3, method: "session/list", params: { cursor: "1" } })).toMatchObject({ result: { sessions: [{ sessionId: S }] } });
+    expect(await handler.handle({ jsonrpc: "2.0", id: 4, method: "session/list", params: { cursor: "x" } })).toMatchObject({ error: { code: JSON_RPC_ERROR_CODES.invalidParams } });
+  });
+
+  it("resumes a session in a new process from its state on disk (session/resume), refusing unknown ones", async () => {
+    const later = await UndoStore.create({ workspace: fs, stateDir });
+    const handler = new AcpUndoHandler({ store: later });
+    expect(await handler.handle({ jsonrpc: "2.0", id: 1, method: "session/resume", params: { sessionId: S, cwd: "/" } })).toEqual({ jsonrpc: "2.0", id: 1, result: {} });
+    expect(await handler.handle({ jsonrpc: "2.0", id: 2, method: "session/restore_tool_call", params: { sessionId: S, toolCallId: "tc_42" } })).toMatchObject({ result: { restoredPaths: ["notes", "notes/plan.md"] } });
+    expect(await handler.handle({ jsonrpc: "2.0", id: 3, method: "session/resume", params: { sessionId: "sess_unknown", cwd: "/" } })).toMatchObject({ id: 3, error: { code: JSON_RPC_ERROR_CODES.resourceNotFound } });
+    expect(await handler.handle({ jsonrpc: "2.0", id: 4, method: "session/resume", params: {} })).toMatchObject({ id: 4, error: { code: JSON_RPC_ERROR_CODES.invalidParams } });
   });
 
   it("restores a tool call and emits tool_call_update with the restored paths", async () => {

@@ -59,6 +59,14 @@ export interface UndoSnapshotInfo extends Pick<UndoManifest, "snapshotId" | "ses
   readonly paths: readonly string[];
 }
 
+/** A session that has undo state (ACP `session/list`). */
+export interface UndoSessionInfo {
+  readonly sessionId: string;
+  readonly snapshotCount: number;
+  /** Latest capture, close or restore of its snapshots (ISO-8601), or null. */
+  readonly updatedAt: string | null;
+}
+
 export interface RestoreResult {
   readonly snapshotId: string;
   readonly scopeId: string;
@@ -694,6 +702,25 @@ export class UndoStore {
       await this.removeRecord(session, record);
       return true;
     });
+  }
+
+  /** Sessions with snapshots in the state directory (earlier processes' included), most recently active first. */
+  async listSessions(): Promise<UndoSessionInfo[]> {
+    let names: string[];
+    try {
+      names = await readdir(join(this.stateDir, UNDO_SNAPSHOTS_DIR));
+    } catch {
+      names = [];
+    }
+    const ids = new Set([...names.filter((name) => isValidUndoSessionId(name)), ...this.sessions.keys()]);
+    const sessions: UndoSessionInfo[] = [];
+    for (const sessionId of ids) {
+      const snapshots = await this.list(sessionId);
+      if (snapshots.length === 0) continue;
+      const times = snapshots.flatMap((info) => [info.capturedAt, info.closedAt, info.restoredAt]).filter((time): time is string => typeof time === "string");
+      sessions.push({ sessionId, snapshotCount: snapshots.length, updatedAt: times.sort().at(-1) ?? null });
+    }
+    return sessions.sort((a, b) => (b.updatedAt ?? "").localeCompare(a.updatedAt ?? "") || (a.sessionId < b.sessionId ? -1 : 1));
   }
 
   /** Remove every snapshot of a session (e.g. on ACP `session/close`). */

@@ -33,7 +33,7 @@ describe("Workspace owner", () => {
     const fs = await memory.filesystem();
     await fs.write("src/app.ts", "v1\n");
     const ref = await memory.exportSnapshot();
-    expect(ref).toEqual({ archive_path: expect.stringMatching(/\.fs\.zip$/), file_count: 1, total_bytes: 3 });
+    expect(ref).toEqual({ __type__: "wink_debug.session:FilesystemSnapshotRef", archive_path: expect.stringMatching(/\.fs\.zip$/), file_count: 1, total_bytes: 3 });
     expect(session.latest(FILESYSTEM_SNAPSHOT_REF_TYPE)).toEqual(ref);
 
     await fs.write("src/app.ts", "v2\n");

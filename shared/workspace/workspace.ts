@@ -33,8 +33,9 @@ import { UndoStore, type UndoStoreOptions } from "../undo/undo-store.node.js";
 import type { HostMountConfig, MountSummary } from "./host-mounts.node.js";
 import { hydrateHostMounts } from "./host-mounts.node.js";
 
-/** The `FilesystemSnapshotRef` item recorded in a session (as written: snake_case keys). */
+/** The `FilesystemSnapshotRef` item recorded in a session (as written: snake_case keys and `__type__`, as WINK writes items). */
 export interface FilesystemSnapshotRef {
+  readonly __type__: typeof FILESYSTEM_SNAPSHOT_REF_TYPE;
   readonly archive_path: string;
   readonly file_count: number;
   readonly total_bytes: number;
@@ -162,7 +163,7 @@ export abstract class Workspace<F extends Filesystem = Filesystem> {
     const summary = await exportArchiveAtomically(filesystem, target, {
       manifestExtra: { ...(this.options.session === undefined ? {} : { session_id: this.options.session.sessionId }), ...options.manifestExtra },
     });
-    const ref: FilesystemSnapshotRef = { archive_path: options.recordAs === "name" ? basename(target) : target, file_count: summary.fileCount, total_bytes: summary.totalBytes };
+    const ref: FilesystemSnapshotRef = { __type__: FILESYSTEM_SNAPSHOT_REF_TYPE, archive_path: options.recordAs === "name" ? basename(target) : target, file_count: summary.fileCount, total_bytes: summary.totalBytes };
     this.options.session?.replace(FILESYSTEM_SNAPSHOT_REF_TYPE, [ref], { itemType: FILESYSTEM_SNAPSHOT_REF_TYPE });
     return ref;
   }

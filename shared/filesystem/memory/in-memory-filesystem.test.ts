@@ -16,7 +16,7 @@ describe("InMemoryFilesystem snapshots (conformance 3.13)", () => {
     const first = await fs.snapshot();
     expect(first.snapshotId).toMatch(UUID);
     expect(first.tag).toBeNull();
-    expect(first).toMatchObject({ backend: "memory", strategy: "memory-cow", rootPath: "/", fileCount: 2, totalBytes: 8, parentId: null });
+    expect(first).toMatchObject({ backend: "in_memory", strategy: "memory-cow", rootPath: "/", fileCount: 2, totalBytes: 8, parentId: null });
     expect(first.commitRef).toMatch(/^mem-\d+$/);
     expect(Number.isNaN(Date.parse(first.createdAt))).toBe(false);
     const tagged = await fs.snapshot({ tag: "my-tag" });

@@ -13,7 +13,7 @@ import type { MemoryDriver } from "./memory-driver.js";
 import { diffTrees } from "./tree-diff.js";
 import type { FrozenDirectory } from "./tree.js";
 
-export const MEMORY_SNAPSHOT_BACKEND = "memory";
+export const MEMORY_SNAPSHOT_BACKEND = "in_memory";
 export const MEMORY_SNAPSHOT_STRATEGY = "memory-cow";
 
 interface StoredSnapshot {

@@ -130,7 +130,7 @@ describe("PodmanSandbox", { timeout: 120_000 }, () => {
   it("refuses snapshots of other kinds", async () => {
     const sandbox = await sandboxOf({ start: false });
     const record = await sandbox.snapshot();
-    await expect(sandbox.restore({ ...record, backend: "memory", strategy: "memory-cow" })).rejects.toMatchObject({ code: "E_SNAPSHOT_INCOMPATIBLE" });
+    await expect(sandbox.restore({ ...record, backend: "in_memory", strategy: "memory-cow" })).rejects.toMatchObject({ code: "E_SNAPSHOT_INCOMPATIBLE" });
     await expect(sandbox.restore({ ...record, strategy: "container-commit" })).rejects.toMatchObject({ code: "E_SNAPSHOT_INCOMPATIBLE", message: expect.stringMatching(/PodmanSandbox.create/) });
   });
 

@@ -10,6 +10,7 @@
 import { WinkError } from "../../errors.js";
 import { parseParams } from "../../tools/run-tool.js";
 import type { ToolContext, ToolDefinition, ToolParametersSchema, ToolResult } from "../../tools/types.js";
+import { TOOL_VALUE_TYPES } from "../../tools/values.js";
 import { joinPath, resolveWorkspacePath } from "../paths.js";
 import type { ContainerExecOptions, ContainerExecResult } from "./container.js";
 
@@ -39,6 +40,8 @@ export interface ShellParams {
 }
 
 export interface ShellValue {
+  /** Type id in session data (no WINK type for it: ours). */
+  readonly __type__: typeof TOOL_VALUE_TYPES.shellResult;
   readonly command: string;
   /** Absolute working directory in the container. */
   readonly cwd: string;
@@ -92,6 +95,7 @@ export async function runShellCommand(runner: CommandRunner, params: ShellParams
     return { message: `The command could not be run in the container: ${detail}`, value: null, success: false };
   }
   const value: ShellValue = {
+    __type__: TOOL_VALUE_TYPES.shellResult,
     command: params.command,
     cwd,
     exit_code: result.exitCode,

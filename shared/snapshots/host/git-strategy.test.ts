@@ -256,7 +256,7 @@ describe("git strategy: the external repository", () => {
     writeTree(root, { "a.txt": "x" });
     const snap = await snapshots.snapshot();
     await expect(snapshots.diff(snap, { ...snap, strategy: "copy" })).rejects.toBeInstanceOf(SnapshotIncompatibleError);
-    await expect(snapshots.restore({ ...snap, backend: "memory" })).rejects.toBeInstanceOf(SnapshotError);
+    await expect(snapshots.restore({ ...snap, backend: "in_memory" })).rejects.toBeInstanceOf(SnapshotError);
   });
 });
 
