@@ -20,6 +20,11 @@
  * first snapshot, timing that first call, changes the files again and times a second
  * (warm) restore. Peer: `git reset --hard && git clean -fdx` with 3 files changed.
  *
+ * Default retention (10 snapshots kept): the git strategy's incremental snapshot while fewer
+ * than 10 are kept, and once every snapshot also releases the oldest (refs at once, one
+ * `git gc` per 10 releases), the median of 20 such snapshots, as a ratio to bare git's
+ * incremental commit.
+ *
  * Run: node --import tsx bench/host-snapshots.bench.ts [5000,50000]   (FIRST_RESTORE_ONLY=1: only the new-process restores)
  */
 import { execFileSync } from "node:child_process";
@@ -205,6 +210,30 @@ function reportFirstRestore(fresh: FirstRestore, files: number): void {
   console.log(`${files.toLocaleString("en-US")} files, git restore of ${FIRST_EDITS} changed files in a new process: first call ${ratio(fresh.first)}, warm ${ratio(fresh.warm)}; bare git reset --hard + clean -fdx ${fresh.bare.toFixed(0)} ms`);
 }
 
+/** Snapshots past the 10th: each releases the oldest (default retention), git collecting every 10 releases. */
+const RETENTION_ROUNDS = 20;
+
+async function measureRetention(root: string, files: number, storageParent: string): Promise<{ kept: number; pruning: number }> {
+  const state = mkdtempSync(path.join(tmpdir(), "wink-bench-state-"));
+  const snapshots = new HostSnapshots(root, { strategy: "git", gitDir: path.join(storageParent, `store-retention-${files}`), treeApply: { stateDir: state, durable: false } });
+  try {
+    await sleep(RACY_WAIT_MS);
+    await snapshots.snapshot();
+    const before: number[] = [];
+    const pruning: number[] = [];
+    for (let round = 0; round < 10 + RETENTION_ROUNDS; round++) {
+      edit(root, files, round);
+      const [, ms] = await timed(() => snapshots.snapshot());
+      (round < 9 ? before : pruning).push(ms);
+    }
+    if ((await snapshots.list()).length !== 10) throw new Error("default retention did not keep 10 snapshots");
+    return { kept: median(before), pruning: median(pruning) };
+  } finally {
+    await snapshots.cleanup();
+    rmSync(state, { recursive: true, force: true });
+  }
+}
+
 function row(label: string, ours: Figures | null, git: Figures): string {
   if (ours === null) return `${label.padEnd(12)} unavailable here`;
   const cell = (a: number, b: number): string => `${a.toFixed(0).padStart(7)} ms ${`(${(a / b).toFixed(2)}×)`.padStart(9)}`;
@@ -246,6 +275,11 @@ async function main(): Promise<void> {
         console.log(row("bare git", git, git));
         for (const [label, figures] of results) console.log(row(label, figures, git));
         reportFirstRestore(await measureFirstRestore(pristine, work, files), files);
+        const retention = await measureRetention(copy("retention"), files, work);
+        console.log(
+          `git incremental under default retention: ${retention.kept.toFixed(0)} ms while < 10 are kept, ${retention.pruning.toFixed(0)} ms (${(retention.pruning / git.incremental).toFixed(2)}× bare git) ` +
+            `once each snapshot releases the oldest (median of ${RETENTION_ROUNDS}, one git gc per 10 releases included)`,
+        );
       } finally {
         rmSync(work, { recursive: true, force: true });
       }

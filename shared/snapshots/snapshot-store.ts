@@ -140,11 +140,14 @@ export class SnapshotStore {
     return true;
   }
 
-  /** Apply a retention policy: storage of the pruned snapshots is freed, then their records go. Returns how many were pruned. */
-  async prune(policy: SnapshotRetentionPolicy, options: PruneSelectionOptions = {}): Promise<number> {
+  /**
+   * Apply a retention policy: storage of the pruned snapshots is freed (by `options.release`,
+   * default the store's releaser), then their records go. Returns how many were pruned.
+   */
+  async prune(policy: SnapshotRetentionPolicy, options: PruneSelectionOptions & { release?: SnapshotReleaser } = {}): Promise<number> {
     const pruned = selectSnapshotsToPrune(await this.list(), policy, options);
     if (pruned.length === 0) return 0;
-    await this.releaser(pruned);
+    await (options.release ?? this.releaser)(pruned);
     for (const record of pruned) await fs.rm(this.fileOf(record.snapshotId), { force: true });
     return pruned.length;
   }

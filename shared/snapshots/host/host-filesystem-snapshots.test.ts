@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 
 import { PermissionDeniedError } from "../../errors.js";
 import { HostFilesystem, type HostFilesystemOptions } from "../../filesystem/host/host-filesystem.js";
+import { SnapshotStore } from "../snapshot-store.js";
 import { isSnapshotable, type FilesystemSnapshot } from "../types.js";
 import { TempDirs } from "./snapshot-test-support.js";
 
@@ -54,6 +55,15 @@ describe("HostFilesystem snapshot retention", () => {
     await expect(second.restore(earlier[0] as FilesystemSnapshot)).rejects.toMatchObject({ code: "E_SNAPSHOT_RESTORE" });
     await second.restore(earlier[2] as FilesystemSnapshot);
     expect((await second.read("f.txt")).content).toBe("2");
+  });
+
+  it("with a persistent store, prunes the store's records by default and frees their storage", async () => {
+    const store = new SnapshotStore(temps.make("records-"));
+    const fs = hostFs({ snapshots: { store } });
+    const taken = await take(fs, 12);
+    expect(ids(await store.list())).toEqual(ids(taken.slice(2)));
+    expect(ids(await fs.snapshots.list())).toEqual(ids(taken.slice(2)));
+    await expect(fs.restore(taken[1] as FilesystemSnapshot)).rejects.toMatchObject({ code: "E_SNAPSHOT_RESTORE" });
   });
 
   it("prunes by a given policy, keeps tagged snapshots, and keeps everything with retention null", async () => {

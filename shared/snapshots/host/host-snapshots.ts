@@ -27,7 +27,7 @@ import { ArchiveSnapshotStrategy } from "./archive-strategy.js";
 import { detectHostSnapshotStrategy } from "./detect-strategy.js";
 import { DirectorySnapshotStrategy } from "./directory-strategy.js";
 import { GitSnapshotStrategy } from "./git-strategy.js";
-import type { HostSnapshotStrategy, HostSnapshotStrategyName, OperationStats, StrategyContext } from "./strategy.js";
+import type { HostSnapshotStrategy, HostSnapshotStrategyName, OperationStats, ReleaseOptions, StrategyContext } from "./strategy.js";
 
 export interface HostSnapshotOptions {
   /** Storage strategy; "auto" (default): git when it runs, else reflink when the filesystem clones, else copy. */
@@ -151,7 +151,8 @@ export class HostSnapshots {
       const store = this.options.store;
       if (store) {
         await store.save(record);
-        if (retention !== null) await store.prune(retention, { protect: [record.snapshotId] });
+        // Released like retention without a store: at once, git's gc batched.
+        if (retention !== null) await store.prune(retention, { protect: [record.snapshotId], release: (pruned) => this.releaseNow(pruned, { deferCollection: true }) });
       } else if (retention !== null) {
         await this.applyRetention(strategy, record, retention);
       }
@@ -161,13 +162,11 @@ export class HostSnapshots {
 
   /** Release what `policy` no longer keeps of the storage's snapshots (`record` is the new one). */
   private async applyRetention(strategy: HostSnapshotStrategy, record: FilesystemSnapshot, policy: SnapshotRetentionPolicy): Promise<void> {
+    // Records of the storage (once, then kept up to date here): earlier processes' count too.
     if (this.held === null) this.held = await strategy.list();
     if (!this.held.some((held) => held.snapshotId === record.snapshotId)) this.held.push(record);
     const pruned = selectSnapshotsToPrune(this.held, policy, { protect: [record.snapshotId] });
-    if (pruned.length === 0) return;
-    await strategy.release(pruned, { deferCollection: true });
-    const gone = new Set(pruned.map((snapshot) => snapshot.snapshotId));
-    this.held = this.held.filter((held) => !gone.has(held.snapshotId));
+    if (pruned.length > 0) await this.releaseNow(pruned, { deferCollection: true });
   }
 
   /** Make the workspace exactly the snapshot's state (files created since are removed); all-or-nothing. */
@@ -191,13 +190,16 @@ export class HostSnapshots {
 
   /** Free the storage behind snapshots (they can no longer be restored). */
   release(...snapshots: FilesystemSnapshot[]): Promise<void> {
-    return this.serial(async () => {
-      const byStrategy = new Map<string, FilesystemSnapshot[]>();
-      for (const snapshot of snapshots) byStrategy.set(snapshot.strategy, [...(byStrategy.get(snapshot.strategy) ?? []), snapshot]);
-      for (const group of byStrategy.values()) await (await this.strategyFor(group[0] as FilesystemSnapshot)).release(group);
-      const gone = new Set(snapshots.map((snapshot) => snapshot.snapshotId));
-      this.held = this.held?.filter((held) => !gone.has(held.snapshotId)) ?? null;
-    });
+    return this.serial(() => this.releaseNow(snapshots));
+  }
+
+  /** `release` inside a serialised operation: each snapshot through the strategy that stores it. */
+  private async releaseNow(snapshots: readonly FilesystemSnapshot[], options: ReleaseOptions = {}): Promise<void> {
+    const byStrategy = new Map<string, FilesystemSnapshot[]>();
+    for (const snapshot of snapshots) byStrategy.set(snapshot.strategy, [...(byStrategy.get(snapshot.strategy) ?? []), snapshot]);
+    for (const group of byStrategy.values()) await (await this.strategyFor(group[0] as FilesystemSnapshot)).release(group, options);
+    const gone = new Set(snapshots.map((snapshot) => snapshot.snapshotId));
+    this.held = this.held?.filter((held) => !gone.has(held.snapshotId)) ?? null;
   }
 
   /** Records of the snapshots the storage holds (also those of earlier processes), oldest first. */
