@@ -138,7 +138,7 @@ describe("dumpSessionTree", () => {
     const ref = findFilesystemSnapshotRef(snapshots[0]!);
     expect(ref).toMatchObject({ archivePath: "root-id.fs.zip", archiveName: "root-id.fs.zip", fileCount: 2, totalBytes: 17 });
     expect(snapshots[0]?.slices.find((slice) => slice.sliceType === FILESYSTEM_SNAPSHOT_REF_TYPE)?.items).toEqual([
-      { archive_path: "root-id.fs.zip", file_count: 2, total_bytes: 17 },
+      { __type__: "wink_debug.session:FilesystemSnapshotRef", archive_path: "root-id.fs.zip", file_count: 2, total_bytes: 17 },
     ]);
     expect(snapshots.slice(1).map(findFilesystemSnapshotRef)).toEqual([null, null]);
   });

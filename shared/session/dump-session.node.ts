@@ -54,7 +54,7 @@ export async function dumpSessionTree(session: Session, target: string, options:
     const archivePath = join(directory, `${session.sessionId}.fs.zip`);
     const summary = await options.filesystem.exportArchive(archivePath);
     session.replace(FILESYSTEM_SNAPSHOT_REF_TYPE, [
-      { archive_path: basename(archivePath), file_count: summary.fileCount, total_bytes: summary.totalBytes },
+      { __type__: FILESYSTEM_SNAPSHOT_REF_TYPE, archive_path: basename(archivePath), file_count: summary.fileCount, total_bytes: summary.totalBytes },
     ]);
   }
   return dumpSession(session, join(directory, `${session.sessionId}.jsonl`), options);
