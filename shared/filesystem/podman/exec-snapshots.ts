@@ -9,7 +9,8 @@
  * - restore: the tree is copied into a staged directory in the root and swapped in under the
  *   helper's journal, like an archive import: all-or-nothing, files created since are gone;
  * - diff: both sides' trees are walked (stat only); files whose size and mode agree are then
- *   compared byte for byte in the container (`cmp`), in batches.
+ *   compared in the container by SHA-256, one `sha256sum` per side and batch (a process per
+ *   file would cost far more than the hashing).
  *
  * The store (default `<tempDir>/wink-snapshots/<hash of the root>`) lies outside the root, so
  * tools and agent writes cannot reach it through the filesystem. A snapshot costs a full copy
