@@ -18,7 +18,8 @@
  * trip the exec backend had before (exportArchive/importArchive through the same session) and
  * the overlay sandbox's native snapshots (host copy/reflink strategy), all in the same run.
  *
- * Run: node --import tsx bench/podman.bench.ts
+ * Run: node --import tsx bench/podman.bench.ts [snapshots]   ("snapshots": that section only,
+ * the tree seeded through one archive)
  */
 import { mkdtemp, readFile, readdir, rm, writeFile, mkdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -126,80 +127,107 @@ function format(stats: Stats | null | undefined): string {
   return stats ? `${stats.median.toFixed(2)} (p95 ${stats.p95.toFixed(2)})` : "—";
 }
 
-async function main(): Promise<void> {
-  const rows: Record<string, Row> = {};
-  const host = await hostBaseline();
-  rows.host = host;
+/** Exec native snapshots next to their peers (the tree is already in both workspaces). */
+async function snapshotSection(sandbox: PodmanSandbox, container: PodmanContainer, exec: PodmanFilesystem): Promise<void> {
+  const snapshotRows: Record<string, Row> = {};
+  snapshotRows.exec = await snapshotRow(exec, exec);
+  snapshotRows.overlay = await snapshotRow(sandbox.filesystem, sandbox);
+  snapshotRows["podman cp -a"] = { snapshot: await measure(10, () => container.exec(["/bin/sh", "-c", "rm -rf /tmp/peer && cp -a /workspace/. /tmp/peer"])) };
+  const archiveDir = await mkdtemp(join(tmpdir(), "wink-bench-archive-"));
+  try {
+    const archive = join(archiveDir, "ws.fs.zip");
+    snapshotRows["exec archive"] = {
+      snapshot: await measure(10, () => exec.exportArchive(archive)),
+      restore: await measure(10, () => exec.importArchive(archive)),
+    };
+  } finally {
+    await rm(archiveDir, { recursive: true, force: true });
+  }
+  console.log(`\nSnapshots of the ${DIRS * FILES_PER_DIR}-file tree; median (p95) ms; diff after 10 edits`);
+  console.log(`${"".padEnd(14)} ${["snapshot", "restore", "diff"].map((h) => h.padEnd(22)).join("")}`);
+  for (const [name, row] of Object.entries(snapshotRows)) {
+    console.log(`${name.padEnd(14)} ${["snapshot", "restore", "diff"].map((op) => format(row[op]).padEnd(22)).join("")}`);
+  }
+  const ratio = (a: Stats | null | undefined, b: Stats | null | undefined): string => ((a?.median ?? NaN) / (b?.median ?? NaN)).toFixed(2);
+  console.log(
+    `exec native snapshot ${ratio(snapshotRows.exec?.snapshot, snapshotRows["podman cp -a"]?.snapshot)}× a bare podman exec cp -a, ` +
+      `${ratio(snapshotRows.exec?.snapshot, snapshotRows["exec archive"]?.snapshot)}× an archive export; restore ${ratio(snapshotRows.exec?.restore, snapshotRows["exec archive"]?.restore)}× an archive import`,
+  );
+}
 
+/** The tree into both workspaces through one archive (fast; the protocol section seeds file by file, as it measures). */
+async function seedByArchive(targets: readonly Filesystem[]): Promise<void> {
+  const { InMemoryFilesystem } = await import("../shared/filesystem/memory/in-memory-filesystem.js");
+  const source = new InMemoryFilesystem();
+  await seed(source);
+  const dir = await mkdtemp(join(tmpdir(), "wink-bench-seed-"));
+  try {
+    await source.exportArchive(join(dir, "seed.fs.zip"));
+    for (const target of targets) await target.importArchive(join(dir, "seed.fs.zip"));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const snapshotsOnly = process.argv[2] === "snapshots";
   const sandbox = await PodmanSandbox.create({ filesystem: { durable: false } });
   const container = await PodmanContainer.create({ workspace: { kind: "tmpfs", sizeBytes: 256 * 1024 * 1024 } });
   const exec = new PodmanFilesystem({ container });
   const perCall = new PodmanFilesystem({ container, transport: "per-call" });
   try {
-    await seed(sandbox.filesystem);
-    rows.overlay = await protocolRow(sandbox.filesystem, { read: 200, write: 200, list: 50, glob: 20, grep: 10 });
-    // The overlay's grep as the container itself would run it, for reference.
-    await sandbox.exec(["true"]);
-
-    const seedStarted = performance.now();
-    await seed(exec);
-    const seedMs = performance.now() - seedStarted;
-    const coldFs = new PodmanFilesystem({ container });
-    const coldStarted = performance.now();
-    await coldFs.stat("d0");
-    const coldMs = performance.now() - coldStarted;
-    await coldFs.close();
-    rows.exec = await protocolRow(exec, { read: 200, write: 200, list: 50, glob: 20, grep: 5 });
-    rows["exec/call"] = await protocolRow(perCall, { read: 10, write: 10, list: 10, glob: 3, grep: 0 });
-    rows["podman cat"] = { read: await measure(20, (i) => container.exec(["cat", `/workspace/${path((i * 37) % 1000)}`])) };
-
-    const snapshotRows: Record<string, Row> = {};
-    snapshotRows.exec = await snapshotRow(exec, exec);
-    snapshotRows.overlay = await snapshotRow(sandbox.filesystem, sandbox);
-    snapshotRows["podman cp -a"] = { snapshot: await measure(10, () => container.exec(["/bin/sh", "-c", "rm -rf /tmp/peer && cp -a /workspace/. /tmp/peer"])) };
-    const archiveDir = await mkdtemp(join(tmpdir(), "wink-bench-archive-"));
-    try {
-      const archive = join(archiveDir, "ws.fs.zip");
-      snapshotRows["exec archive"] = {
-        snapshot: await measure(10, () => exec.exportArchive(archive)),
-        restore: await measure(10, () => exec.importArchive(archive)),
-      };
-    } finally {
-      await rm(archiveDir, { recursive: true, force: true });
+    if (snapshotsOnly) {
+      await seedByArchive([sandbox.filesystem, exec]);
+    } else {
+      await protocolSection(sandbox, container, exec, perCall);
     }
-
-    const hostRead = host.read?.median ?? NaN;
-    const catRead = rows["podman cat"].read?.median ?? NaN;
-    console.log(`Container workspaces, ${DIRS * FILES_PER_DIR} files of ~1.2 KB; median (p95) ms per operation`);
-    console.log(`${"".padEnd(12)} ${["read", "write", "list(100)", "glob(**)", "grep(1000 files)"].map((h) => h.padEnd(22)).join("")}`);
-    for (const [name, row] of Object.entries(rows)) {
-      console.log(`${name.padEnd(12)} ${["read", "write", "list", "glob", "grep"].map((op) => format(row[op]).padEnd(22)).join("")}`);
-    }
-    console.log("\nRatios of the median to plain host I/O (×host) and to a bare `podman exec cat` read (×cat):");
-    for (const [name, row] of Object.entries(rows)) {
-      const parts = ["read", "write", "list", "glob", "grep"]
-        .filter((op) => row[op])
-        .map((op) => `${op} ${((row[op]?.median ?? NaN) / (host[op]?.median ?? NaN)).toFixed(1)}×host`);
-      console.log(`${name.padEnd(12)} ${parts.join(", ")}; read = ${((row.read?.median ?? NaN) / catRead).toFixed(3)}×cat`);
-    }
-    console.log(`\nSnapshots of the ${DIRS * FILES_PER_DIR}-file tree; median (p95) ms; diff after 10 edits`);
-    console.log(`${"".padEnd(14)} ${["snapshot", "restore", "diff"].map((h) => h.padEnd(22)).join("")}`);
-    for (const [name, row] of Object.entries(snapshotRows)) {
-      console.log(`${name.padEnd(14)} ${["snapshot", "restore", "diff"].map((op) => format(row[op]).padEnd(22)).join("")}`);
-    }
-    const ratio = (a: Stats | null | undefined, b: Stats | null | undefined): string => ((a?.median ?? NaN) / (b?.median ?? NaN)).toFixed(2);
-    console.log(
-      `exec native snapshot ${ratio(snapshotRows.exec?.snapshot, snapshotRows["podman cp -a"]?.snapshot)}× a bare podman exec cp -a, ` +
-        `${ratio(snapshotRows.exec?.snapshot, snapshotRows["exec archive"]?.snapshot)}× an archive export; restore ${ratio(snapshotRows.exec?.restore, snapshotRows["exec archive"]?.restore)}× an archive import`,
-    );
-    console.log(`\nexec session: first request of a new filesystem (session start + recovery check) ${coldMs.toFixed(0)} ms; seeding 1,000 files through it ${seedMs.toFixed(0)} ms`);
-    console.log(`host read ${hostRead.toFixed(3)} ms vs podman exec cat ${catRead.toFixed(1)} ms`);
+    await snapshotSection(sandbox, container, exec);
   } finally {
     await exec.close();
     await perCall.close();
     await container.remove();
     await sandbox.close();
   }
+}
+
+/** Per-operation latency of every path (seeds both workspaces file by file). */
+async function protocolSection(sandbox: PodmanSandbox, container: PodmanContainer, exec: PodmanFilesystem, perCall: PodmanFilesystem): Promise<void> {
+  const rows: Record<string, Row> = {};
+  const host = await hostBaseline();
+  rows.host = host;
+  await seed(sandbox.filesystem);
+  rows.overlay = await protocolRow(sandbox.filesystem, { read: 200, write: 200, list: 50, glob: 20, grep: 10 });
+  // The overlay's grep as the container itself would run it, for reference.
+  await sandbox.exec(["true"]);
+
+  const seedStarted = performance.now();
+  await seed(exec);
+  const seedMs = performance.now() - seedStarted;
+  const coldFs = new PodmanFilesystem({ container });
+  const coldStarted = performance.now();
+  await coldFs.stat("d0");
+  const coldMs = performance.now() - coldStarted;
+  await coldFs.close();
+  rows.exec = await protocolRow(exec, { read: 200, write: 200, list: 50, glob: 20, grep: 5 });
+  rows["exec/call"] = await protocolRow(perCall, { read: 10, write: 10, list: 10, glob: 3, grep: 0 });
+  rows["podman cat"] = { read: await measure(20, (i) => container.exec(["cat", `/workspace/${path((i * 37) % 1000)}`])) };
+
+  const hostRead = host.read?.median ?? NaN;
+  const catRead = rows["podman cat"].read?.median ?? NaN;
+  console.log(`Container workspaces, ${DIRS * FILES_PER_DIR} files of ~1.2 KB; median (p95) ms per operation`);
+  console.log(`${"".padEnd(12)} ${["read", "write", "list(100)", "glob(**)", "grep(1000 files)"].map((h) => h.padEnd(22)).join("")}`);
+  for (const [name, row] of Object.entries(rows)) {
+    console.log(`${name.padEnd(12)} ${["read", "write", "list", "glob", "grep"].map((op) => format(row[op]).padEnd(22)).join("")}`);
+  }
+  console.log("\nRatios of the median to plain host I/O (×host) and to a bare `podman exec cat` read (×cat):");
+  for (const [name, row] of Object.entries(rows)) {
+    const parts = ["read", "write", "list", "glob", "grep"]
+      .filter((op) => row[op])
+      .map((op) => `${op} ${((row[op]?.median ?? NaN) / (host[op]?.median ?? NaN)).toFixed(1)}×host`);
+    console.log(`${name.padEnd(12)} ${parts.join(", ")}; read = ${((row.read?.median ?? NaN) / catRead).toFixed(3)}×cat`);
+  }
+  console.log(`\nexec session: first request of a new filesystem (session start + recovery check) ${coldMs.toFixed(0)} ms; seeding 1,000 files through it ${seedMs.toFixed(0)} ms`);
+  console.log(`host read ${hostRead.toFixed(3)} ms vs podman exec cat ${catRead.toFixed(1)} ms`);
 }
 
 await main();

@@ -475,17 +475,13 @@ op_cmpmany() {
   [ "$#" -ge 2 ] || { fail EINVAL request; return; }
   _a=$1; _b=$2
   shift 2
-  _n=$#
   : > "$T/cmp"
-  # One sha256sum per side for the whole batch (a process per file costs more than the hashing);
-  # when a side does not answer every file, compare file by file instead.
-  _k=0
-  while [ "$_k" -lt "$_n" ]; do set -- "$@" "$_a/$1"; shift; _k=$((_k + 1)); done
-  sha256sum -- "$@" > "$T/ha" 2>/dev/null
-  _k=0
-  while [ "$_k" -lt "$_n" ]; do set -- "$@" "$_b/\${1#"$_a/"}"; shift; _k=$((_k + 1)); done
-  sha256sum -- "$@" > "$T/hb" 2>/dev/null
-  if [ "$(wc -l < "$T/ha")" -eq "$_n" ] && [ "$(wc -l < "$T/hb")" -eq "$_n" ]; then
+  # One sha256sum per side for the whole batch, run inside each tree on the relative paths (a
+  # process per file costs far more than the hashing); when a side does not answer every
+  # file, compare file by file instead. Paths arrive as "./rel", so none reads as "-" (stdin).
+  (cd -- "$_a" && sha256sum -- "$@") < /dev/null > "$T/ha" 2>/dev/null
+  (cd -- "$_b" && sha256sum -- "$@") < /dev/null > "$T/hb" 2>/dev/null
+  if [ "$(wc -l < "$T/ha")" -eq "$#" ] && [ "$(wc -l < "$T/hb")" -eq "$#" ]; then
     _i=0
     while IFS= read -r _la <&3 && IFS= read -r _lb <&4; do
       [ "\${_la%% *}" = "\${_lb%% *}" ] || printf '%s\\n' "$_i" >> "$T/cmp"
@@ -493,8 +489,8 @@ op_cmpmany() {
     done 3<"$T/ha" 4<"$T/hb"
   else
     _i=0
-    for _f in "$@"; do
-      cmp -s -- "$_a/\${_f#"$_b/"}" "$_f" || printf '%s\\n' "$_i" >> "$T/cmp"
+    for _rel in "$@"; do
+      cmp -s -- "$_a/$_rel" "$_b/$_rel" || printf '%s\\n' "$_i" >> "$T/cmp"
       _i=$((_i + 1))
     done
   fi

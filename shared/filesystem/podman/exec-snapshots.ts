@@ -209,7 +209,8 @@ export class ExecSnapshots {
         const sendable = batch.filter((path) => !path.includes("\n"));
         modified.push(...batch.filter((path) => path.includes("\n")));
         if (sendable.length === 0) continue;
-        const response = await this.driver.helperRequest("cmpmany", [from.dir, to.dir, ...sendable], { action: "compare snapshot files" });
+        // "./" first: a file named "-" must never read as standard input.
+        const response = await this.driver.helperRequest("cmpmany", [from.dir, to.dir, ...sendable.map((path) => `./${path}`)], { action: "compare snapshot files" });
         for (const line of response.body.toString("latin1").split("\n")) if (line !== "") modified.push(sendable[Number(line)] as string);
       }
       const sorted = (paths: string[]): string[] => paths.sort(comparePaths);
