@@ -7,7 +7,7 @@
  * diffs. J/K move, Enter opens the item in its slice, O collapses or expands the turn.
  */
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { RunSessionResponse, SnapshotRef, TimelineEventResponse, TimelineResponse, ToolCallChangesResponse } from "../../api/api.js";
 import { EmptyState, ErrorState, Kbd, Spinner } from "../../components/feedback.js";
 import { elapsedMs, formatDuration, formatOffset, formatTimestamp, plural, shortId } from "../../components/format.js";
@@ -63,7 +63,6 @@ interface BodyProps {
 function TimelineBody({ snapshot, timeline, session, childSessions, selectedEvent, change }: BodyProps) {
   const navigate = useNavigate();
   const preferences = usePreferences();
-  const scroller = useRef<HTMLDivElement>(null);
   const [filter, setFilter] = useState<"all" | "tool_call" | "failed">("all");
   const [text, setText] = useState("");
   const [collapsed, setCollapsed] = useState<ReadonlySet<number>>(() => new Set());
@@ -84,7 +83,6 @@ function TimelineBody({ snapshot, timeline, session, childSessions, selectedEven
   const selected = selectedEvent === undefined ? undefined : timeline.events[selectedEvent];
   const selectedChanges = selectedEvent === undefined ? undefined : changesByEvent.get(selectedEvent);
 
-  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: (index) => ROW_HEIGHT[rows[index]?.kind ?? "event"], overscan: 10 });
   const position = selectedEvent === undefined ? -1 : rows.findIndex((row) => row.kind === "event" && row.event.index === selectedEvent);
 
   // A newly selected event (a deep link, N) in a collapsed turn opens its turn; folding the
@@ -97,21 +95,20 @@ function TimelineBody({ snapshot, timeline, session, childSessions, selectedEven
     const turn = timeline.turns.find((candidate) => candidate.first_event !== null && candidate.last_event !== null && selected.index >= candidate.first_event && selected.index <= candidate.last_event);
     if (turn !== undefined && collapsed.has(turn.number)) setCollapsed((previous) => new Set([...previous].filter((number) => number !== turn.number)));
   }, [selected, position, timeline.turns, collapsed]);
-  useEffect(() => {
-    if (position !== -1) virtualizer.scrollToIndex(position, { align: "auto" });
-  }, [position, virtualizer]);
 
   const select = useCallback((index: number | undefined) => navigate({ event: index, change: undefined }, { replace: true }), [navigate]);
   const openChange = useCallback((path: string | undefined) => navigate({ change: path }, { replace: true }), [navigate]);
   const toggleTurn = useCallback((number: number) => setCollapsed((previous) => (previous.has(number) ? new Set([...previous].filter((entry) => entry !== number)) : new Set([...previous, number]))), []);
   // After folding from the keyboard, the turn's header is kept in view.
   const [keepTurn, setKeepTurn] = useState<number | null>(null);
+  const [centered, setCentered] = useState<{ index: number } | null>(null);
   useEffect(() => {
     if (keepTurn === null) return;
     const at = rows.findIndex((row) => row.kind === "turn" && row.turn.number === keepTurn);
-    if (at !== -1) virtualizer.scrollToIndex(at, { align: "center" });
+    if (at !== -1) setCentered({ index: at });
     setKeepTurn(null);
-  }, [keepTurn, rows, virtualizer]);
+  }, [keepTurn, rows]);
+  const openItem = useCallback((event: TimelineEventResponse) => navigate({ view: "slices", slice: event.slice_type, item: event.item_index }), [navigate]);
   const step = (delta: number) => {
     const at = eventRows.findIndex((entry) => entry.index === selectedEvent);
     const next = eventRows[at === -1 ? (delta > 0 ? 0 : eventRows.length - 1) : Math.min(eventRows.length - 1, Math.max(0, at + delta))];
@@ -151,84 +148,6 @@ function TimelineBody({ snapshot, timeline, session, childSessions, selectedEven
   });
 
   const duration = elapsedMs(timeline.started_at, timeline.ended_at);
-  const renderRow = (row: TimelineRow) => {
-    if (row.kind === "turn") {
-      const turn = row.turn;
-      const took = elapsedMs(turn.started_at, turn.ended_at);
-      return (
-        <button type="button" className={`turn-row${turn.failed_calls + turn.errors > 0 ? " has-failure" : ""}`} aria-expanded={!row.collapsed} onClick={() => toggleTurn(turn.number)} data-testid="turn-row" data-turn={turn.number}>
-          <Icon name={row.collapsed ? "chevronRight" : "chevronDown"} size={13} />
-          <strong>{turn.number === 0 ? "Before the first prompt" : `Turn ${turn.number}`}</strong>
-          {turn.prompt !== null ? <span className="muted">{visibleText(turn.prompt)}</span> : null}
-          <span className="turn-facts muted small">
-            {filtering ? `${row.shown} of ${plural(turn.events, "event")}` : plural(turn.events, "event")} · {plural(turn.tool_calls, "call")}
-            {took !== null ? ` · ${formatDuration(took)}` : ""}
-          </span>
-          {turn.failed_calls > 0 ? <span className="status status-fail">{turn.failed_calls} failed</span> : turn.errors > 0 ? <span className="status status-fail">{plural(turn.errors, "error")}</span> : null}
-          {turn.snapshot_line !== null ? <span className="muted small">→ line {turn.snapshot_line}</span> : null}
-        </button>
-      );
-    }
-    if (row.kind === "agent") {
-      const child = row.session;
-      return (
-        <Link to={snapshotPatch(snapshot.file, child.latest_line)} className="event-row agent-row" data-testid="agent-row" title={`Sub-agent ${child.session_id}`}>
-          <span className="event-offset mono">{child.stats.started_at === null ? "" : formatOffset(timeline.started_at, child.stats.started_at)}</span>
-          <span className="event-icon kind-agent">
-            <Icon name="bolt" size={14} />
-          </span>
-          <span className="event-text">
-            <span className="event-title">sub-agent {child.title ?? shortId(child.session_id)}</span>
-            <span className="event-summary">
-              {plural(child.stats.tool_calls, "call")} · {child.stats.duration_ms === null ? "" : formatDuration(child.stats.duration_ms)}
-            </span>
-          </span>
-          <Bar span={row.span} failed={child.stats.outcome !== "ok"} agent />
-          <OutcomeBadge stats={child.stats} />
-        </Link>
-      );
-    }
-    const event = row.event;
-    const failed = event.success === false || event.error !== null;
-    const changes = changesByEvent.get(event.index);
-    const isSelected = event.index === selectedEvent;
-    return (
-      <button
-        type="button"
-        className={`event-row${failed ? " is-failed" : ""}${isSelected ? " is-selected" : ""}`}
-        aria-current={isSelected ? "true" : undefined}
-        onClick={() => select(event.index)}
-        onDoubleClick={() => navigate({ view: "slices", slice: event.slice_type, item: event.item_index })}
-        data-testid="timeline-event"
-        data-event={event.index}
-      >
-        <span className="event-offset mono">{formatOffset(timeline.started_at, event.created_at)}</span>
-        <span className={`event-icon kind-${event.kind}`}>
-          <Icon name={kindIcon(event)} size={14} />
-        </span>
-        <span className="event-text">
-          <span className="event-title">
-            {visibleText(event.title)}
-            {event.argument !== null ? <span className="event-argument mono"> {visibleText(event.argument.value)}</span> : null}
-          </span>
-          <span className="event-summary">{visibleText(event.error ?? event.summary ?? event.display_name)}</span>
-        </span>
-        {changes !== undefined ? <ChangesMarker changes={changes} /> : null}
-        <Bar span={row.span} failed={failed} />
-        <span className="event-duration">{event.duration_ms !== null ? formatDuration(event.duration_ms) : ""}</span>
-        {event.success === true ? (
-          <span className="status status-ok" aria-label="succeeded">
-            <Icon name="check" size={12} />
-          </span>
-        ) : failed ? (
-          <span className="status status-fail">{event.success === false ? "failed" : "error"}</span>
-        ) : (
-          <span className="status-placeholder" />
-        )}
-      </button>
-    );
-  };
-
   return (
     <section className="timeline" aria-label="Timeline">
       <div className="timeline-summary">
@@ -275,19 +194,19 @@ function TimelineBody({ snapshot, timeline, session, childSessions, selectedEven
           {rows.length === 0 ? (
             <EmptyState title={timeline.events.length === 0 ? "This snapshot records no events." : "No event matches."} />
           ) : (
-            <div className="timeline-scroller" ref={scroller} data-testid="timeline-events" aria-label="Events by turn" role="region" tabIndex={-1}>
-              <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
-                {virtualizer.getVirtualItems().map((item) => {
-                  const row = rows[item.index];
-                  if (row === undefined) return null;
-                  return (
-                    <div key={item.key} className={`timeline-row row-${row.kind}`} style={{ transform: `translateY(${item.start}px)`, height: ROW_HEIGHT[row.kind] }}>
-                      {renderRow(row)}
-                    </div>
-                  );
-                })}
-              </div>
-            </div>
+            <TimelineList
+              rows={rows}
+              startedAt={timeline.started_at}
+              file={snapshot.file}
+              filtering={filtering}
+              selectedEvent={selectedEvent}
+              changesByEvent={changesByEvent}
+              scrollTo={position}
+              centered={centered}
+              onSelect={select}
+              onOpenItem={openItem}
+              onToggleTurn={toggleTurn}
+            />
           )}
         </div>
         {selected !== undefined ? (
@@ -305,6 +224,147 @@ function TimelineBody({ snapshot, timeline, session, childSessions, selectedEven
     </section>
   );
 }
+
+interface ListProps {
+  rows: readonly TimelineRow[];
+  startedAt: string | null;
+  file: string;
+  filtering: boolean;
+  selectedEvent: number | undefined;
+  changesByEvent: ReadonlyMap<number, ToolCallChangesResponse>;
+  /** Row position kept in view (the selected event), -1 for none. */
+  scrollTo: number;
+  /** A row to bring to the middle (a turn folded from the keyboard); a new object each time. */
+  centered: { index: number } | null;
+  onSelect: (index: number | undefined) => void;
+  onOpenItem: (event: TimelineEventResponse) => void;
+  onToggleTurn: (number: number) => void;
+}
+
+/**
+ * The virtualised rows, in a component of their own: scrolling re-renders this list (and
+ * only the rows that come into view, each memoised), not the toolbar, side panel or detail.
+ */
+const TimelineList = memo(function TimelineList({ rows, startedAt, file, filtering, selectedEvent, changesByEvent, scrollTo, centered, onSelect, onOpenItem, onToggleTurn }: ListProps) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: (index) => ROW_HEIGHT[rows[index]?.kind ?? "event"], overscan: 10 });
+  useEffect(() => {
+    if (scrollTo !== -1) virtualizer.scrollToIndex(scrollTo, { align: "auto" });
+  }, [scrollTo, virtualizer]);
+  useEffect(() => {
+    if (centered !== null) virtualizer.scrollToIndex(centered.index, { align: "center" });
+  }, [centered, virtualizer]);
+  return (
+    <div className="timeline-scroller" ref={scroller} data-testid="timeline-events" aria-label="Events by turn" role="region" tabIndex={-1}>
+      <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
+        {virtualizer.getVirtualItems().map((item) => {
+          const row = rows[item.index];
+          if (row === undefined) return null;
+          return (
+            <div key={item.key} className={`timeline-row row-${row.kind}`} style={{ transform: `translateY(${item.start}px)`, height: ROW_HEIGHT[row.kind] }}>
+              {row.kind === "turn" ? (
+                <TurnRow row={row} filtering={filtering} onToggle={onToggleTurn} />
+              ) : row.kind === "agent" ? (
+                <AgentRow row={row} startedAt={startedAt} file={file} />
+              ) : (
+                <EventRow row={row} startedAt={startedAt} changes={changesByEvent.get(row.event.index)} selected={row.event.index === selectedEvent} onSelect={onSelect} onOpenItem={onOpenItem} />
+              )}
+            </div>
+          );
+        })}
+      </div>
+    </div>
+  );
+});
+
+type RowOf<K extends TimelineRow["kind"]> = Extract<TimelineRow, { kind: K }>;
+
+const TurnRow = memo(function TurnRow({ row, filtering, onToggle }: { row: RowOf<"turn">; filtering: boolean; onToggle: (number: number) => void }) {
+  const turn = row.turn;
+  const took = elapsedMs(turn.started_at, turn.ended_at);
+  return (
+    <button type="button" className={`turn-row${turn.failed_calls + turn.errors > 0 ? " has-failure" : ""}`} aria-expanded={!row.collapsed} onClick={() => onToggle(turn.number)} data-testid="turn-row" data-turn={turn.number}>
+      <Icon name={row.collapsed ? "chevronRight" : "chevronDown"} size={13} />
+      <strong>{turn.number === 0 ? "Before the first prompt" : `Turn ${turn.number}`}</strong>
+      {turn.prompt !== null ? <span className="muted">{visibleText(turn.prompt)}</span> : null}
+      <span className="turn-facts muted small">
+        {filtering ? `${row.shown} of ${plural(turn.events, "event")}` : plural(turn.events, "event")} · {plural(turn.tool_calls, "call")}
+        {took !== null ? ` · ${formatDuration(took)}` : ""}
+      </span>
+      {turn.failed_calls > 0 ? <span className="status status-fail">{turn.failed_calls} failed</span> : turn.errors > 0 ? <span className="status status-fail">{plural(turn.errors, "error")}</span> : null}
+      {turn.snapshot_line !== null ? <span className="muted small">→ line {turn.snapshot_line}</span> : null}
+    </button>
+  );
+});
+
+const AgentRow = memo(function AgentRow({ row, startedAt, file }: { row: RowOf<"agent">; startedAt: string | null; file: string }) {
+  const child = row.session;
+  return (
+    <Link to={snapshotPatch(file, child.latest_line)} className="event-row agent-row" data-testid="agent-row" title={`Sub-agent ${child.session_id}`}>
+      <span className="event-offset mono">{child.stats.started_at === null ? "" : formatOffset(startedAt, child.stats.started_at)}</span>
+      <span className="event-icon kind-agent">
+        <Icon name="bolt" size={14} />
+      </span>
+      <span className="event-text">
+        <span className="event-title">sub-agent {child.title ?? shortId(child.session_id)}</span>
+        <span className="event-summary">
+          {plural(child.stats.tool_calls, "call")} · {child.stats.duration_ms === null ? "" : formatDuration(child.stats.duration_ms)}
+        </span>
+      </span>
+      <Bar span={row.span} failed={child.stats.outcome !== "ok"} agent />
+      <OutcomeBadge stats={child.stats} />
+    </Link>
+  );
+});
+
+interface EventRowProps {
+  row: RowOf<"event">;
+  startedAt: string | null;
+  changes: ToolCallChangesResponse | undefined;
+  selected: boolean;
+  onSelect: (index: number | undefined) => void;
+  onOpenItem: (event: TimelineEventResponse) => void;
+}
+
+const EventRow = memo(function EventRow({ row, startedAt, changes, selected, onSelect, onOpenItem }: EventRowProps) {
+  const event = row.event;
+  const failed = event.success === false || event.error !== null;
+  return (
+    <button
+      type="button"
+      className={`event-row${failed ? " is-failed" : ""}${selected ? " is-selected" : ""}`}
+      aria-current={selected ? "true" : undefined}
+      onClick={() => onSelect(event.index)}
+      onDoubleClick={() => onOpenItem(event)}
+      data-testid="timeline-event"
+      data-event={event.index}
+    >
+      <span className="event-offset mono">{formatOffset(startedAt, event.created_at)}</span>
+      <span className={`event-icon kind-${event.kind}`}>
+        <Icon name={kindIcon(event)} size={14} />
+      </span>
+      <span className="event-text">
+        <span className="event-title">
+          {visibleText(event.title)}
+          {event.argument !== null ? <span className="event-argument mono"> {visibleText(event.argument.value)}</span> : null}
+        </span>
+        <span className="event-summary">{visibleText(event.error ?? event.summary ?? event.display_name)}</span>
+      </span>
+      {changes !== undefined ? <ChangesMarker changes={changes} /> : null}
+      <Bar span={row.span} failed={failed} />
+      <span className="event-duration">{event.duration_ms !== null ? formatDuration(event.duration_ms) : ""}</span>
+      {event.success === true ? (
+        <span className="status status-ok" aria-label="succeeded">
+          <Icon name="check" size={12} />
+        </span>
+      ) : failed ? (
+        <span className="status status-fail">{event.success === false ? "failed" : "error"}</span>
+      ) : (
+        <span className="status-placeholder" />
+      )}
+    </button>
+  );
+});
 
 /** Without a selected event: the session's snapshots, its errors, and its tools. */
 function TimelineSide({ timeline, snapshot }: { timeline: TimelineResponse; snapshot: SnapshotRef }) {
