@@ -22,14 +22,14 @@ const RUNS = Number(process.env.RUNS ?? 9);
 const dir = path.join(WORK, "renames");
 
 const basePath = (index: number) => `pkg${Math.floor(index / 500)}/module${Math.floor(index / 50) % 10}/file-${index}.ts`;
-/** Every 200th file moves to another package; the odd ones get one line edited on the way. */
+/** Every 200th file moves to another package; every other one of those gets one line edited on the way. */
 const moved = (index: number) => index % (FILES / MOVED) === 7;
 const targetPath = (index: number) => (moved(index) ? `moved/pkg${Math.floor(index / 500)}/renamed-${index}.ts` : basePath(index));
 
 function entries(side: "base" | "target"): ArchiveSourceEntry[] {
   return Array.from({ length: FILES }, (_, index) => {
     let text = fileText(index, 2048);
-    if (side === "target" && moved(index) && index % 2 === 1) text = text.replace(/\n/, "\n// edited while moving\n");
+    if (side === "target" && moved(index) && Math.floor(index / (FILES / MOVED)) % 2 === 1) text = text.replace(/\n/, "\n// edited while moving\n");
     const bytes = new TextEncoder().encode(text);
     return { path: side === "base" ? basePath(index) : targetPath(index), kind: "file" as const, size: bytes.length, mode: 0o644, mtimeMs: Date.parse("2026-11-22T00:00:00Z"), chunks: async function* () { yield bytes; } };
   });
@@ -81,12 +81,20 @@ await time("");
 await time("&renames=0&copies=0");
 const withDetection: number[] = [];
 const without: number[] = [];
+// A comparison not asked before (another similarity threshold each time, all below the 98 %
+// of the edited files): scored again, from the chunk counts already taken of the candidates.
+const rescored: number[] = [];
+const rescoredWithout: number[] = [];
 let last = (await time("")).body;
 for (let i = 0; i < RUNS; i++) {
   without.push((await time("&renames=0&copies=0")).ms);
   const run = await time("");
   withDetection.push(run.ms);
   last = run.body;
+}
+for (let i = 0; i < RUNS; i++) {
+  rescoredWithout.push((await time("&renames=0&copies=0")).ms);
+  rescored.push((await time(`&similarity=${60 + i}`)).ms);
 }
 await app.close();
 const a = median(withDetection);
@@ -95,5 +103,8 @@ const scores = last.files.changes.map((change) => change.similarity).filter((val
 console.log(`\n/api/diff, two ${FILES.toLocaleString("en-US")}-file archives, ${MOVED} moved (25 exact, 25 edited), median of ${RUNS}\n`);
 console.log("| what | time | peer: same diff without detection | ratio | target |\n|---|---|---|---|---|");
 console.log(`| cold: a fresh server's first diff (archives opened) | ${median(coldWith).toFixed(1)} ms | ${median(coldWithout).toFixed(1)} ms | ${(median(coldWith) / median(coldWithout)).toFixed(2)}× | ≤ 2× ${median(coldWith) / median(coldWithout) <= 2 ? "ok" : "OVER"} |`);
-console.log(`| warm: the same diff again (archives open) | ${a.toFixed(1)} ms | ${b.toFixed(1)} ms | ${(a / b).toFixed(2)}× | ≤ 2× ${a / b <= 2 ? "ok" : "OVER"} |`);
+console.log(`| warm: the same diff again (archives open; the detection answer is reused) | ${a.toFixed(1)} ms | ${b.toFixed(1)} ms | ${(a / b).toFixed(2)}× | ≤ 2× ${a / b <= 2 ? "ok" : "OVER"} |`);
+const r = median(rescored);
+const rb = median(rescoredWithout);
+console.log(`| warm: a comparison not asked before (another threshold: every candidate pair scored again) | ${r.toFixed(1)} ms | ${rb.toFixed(1)} ms | ${(r / rb).toFixed(2)}× | ≤ 2× ${r / rb <= 2 ? "ok" : "OVER"} |`);
 console.log(`\nfound: ${last.files.renamed} renamed (similarity ${Math.min(...scores)}–${Math.max(...scores)} %), ${last.files.added} added, ${last.files.deleted} deleted`);

@@ -4,11 +4,19 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { virtualFileSource } from "./file-source.js";
+import * as similarity from "./similarity.js";
 import { chunkCounts, scorePercent, similarityScore } from "./similarity.js";
 import { diffWorkspaces } from "./snapshot-diff.js";
 import type { VirtualFile } from "../session/workspace-items.js";
+
+// Scoring is counted (and still done by the real function) to see when an answer is reused.
+vi.mock("./similarity.js", async (original) => {
+  const real = await original<typeof similarity>();
+  return { ...real, similarityScore: vi.fn(real.similarityScore) };
+});
+const scored = () => vi.mocked(similarity.similarityScore).mock.calls.length;
 
 const work = mkdtempSync(path.join(os.tmpdir(), "wink-renames-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -93,5 +101,25 @@ describe("rename and copy detection", () => {
     // Exact renames need no reading and are still found.
     expect(limited.rename_detection.limited).toBe(true);
     expect(limited.changes.filter((change) => change.status === "renamed").map((change) => change.path)).toEqual(["b/moved.txt"]);
+  });
+
+  it("answers the same comparison again without scoring it again, and keeps options apart", async () => {
+    const baseSource = virtualFileSource(vfs(base));
+    const targetSource = virtualFileSource(vfs(target));
+    const sides = { base: { source: baseSource, entries: await baseSource.list() }, target: { source: targetSource, entries: await targetSource.list() } };
+    const before = scored();
+    const first = await diffWorkspaces(sides);
+    const scoredOnce = scored();
+    expect(scoredOnce).toBeGreaterThan(before);
+    const again = await diffWorkspaces(sides);
+    expect(scored()).toBe(scoredOnce);
+    expect(again).toEqual(first);
+    // Another threshold is another answer, scored again.
+    const strict = await diffWorkspaces(sides, { threshold: 99 });
+    expect(scored()).toBeGreaterThan(scoredOnce);
+    expect(strict.renamed).toBeLessThan(first.renamed);
+    // A caller changing its answer's list changes no later answer.
+    again.changes.length = 0;
+    expect((await diffWorkspaces(sides)).changes).toEqual(first.changes);
   });
 });

@@ -51,6 +51,24 @@ function countsCache(source: FileSource): Map<string, ChunkCounts> {
   return cache;
 }
 
+/**
+ * Detection answers per pair of sources and options. Sources never change, so the same
+ * comparison asked again (the compare view, a reload, another tab) costs nothing: scoring
+ * every remaining source against every destination is most of a warm diff otherwise.
+ */
+type Detected = { changes: FileChangeView[]; detection: RenameDetectionView };
+const detected = new WeakMap<FileSource, WeakMap<FileSource, Map<string, Detected>>>();
+const MAX_DETECTIONS_PER_PAIR = 8;
+
+function detectionCache(base: FileSource | null, target: FileSource | null): Map<string, Detected> | null {
+  if (base === null || target === null) return null;
+  let byTarget = detected.get(base);
+  if (byTarget === undefined) detected.set(base, (byTarget = new WeakMap()));
+  let cache = byTarget.get(target);
+  if (cache === undefined) byTarget.set(target, (cache = new Map()));
+  return cache;
+}
+
 interface Candidate {
   readonly source: FileChangeView;
   readonly destination: FileChangeView;
@@ -69,6 +87,26 @@ export async function detectRenames(
   base: FileSource | null,
   target: FileSource | null,
   options: RenameOptions = {},
+): Promise<{ changes: FileChangeView[]; detection: RenameDetectionView }> {
+  const cache = detectionCache(base, target);
+  const key = JSON.stringify([options.renames ?? true, options.copies ?? true, options.threshold ?? 50, options.limit ?? 1000, options.maxFileBytes ?? null]);
+  const known = cache?.get(key);
+  if (known !== undefined) return { changes: [...known.changes], detection: { ...known.detection } };
+  const answer = await detectUncached(changes, baseEntries, targetEntries, base, target, options);
+  if (cache !== null) {
+    if (cache.size >= MAX_DETECTIONS_PER_PAIR) cache.delete(cache.keys().next().value as string);
+    cache.set(key, { changes: [...answer.changes], detection: { ...answer.detection } });
+  }
+  return answer;
+}
+
+async function detectUncached(
+  changes: readonly FileChangeView[],
+  baseEntries: readonly FileIndexEntry[],
+  targetEntries: readonly FileIndexEntry[],
+  base: FileSource | null,
+  target: FileSource | null,
+  options: RenameOptions,
 ): Promise<{ changes: FileChangeView[]; detection: RenameDetectionView }> {
   const threshold = Math.min(100, Math.max(1, options.threshold ?? 50));
   const detection: RenameDetectionView = { renames: options.renames ?? true, copies: options.copies ?? true, threshold, limited: false };
