@@ -9,7 +9,7 @@
  * yauzl does), and names longer or deeper than the limits. Directory entries end with `/`.
  */
 import { ArchiveError } from "../errors.js";
-import { displayPath, findForbiddenCharacter } from "../filesystem/paths.js";
+import { displayPath, findForbiddenCharacter, isGitMetadataSegment } from "../filesystem/paths.js";
 import { DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from "./limits.js";
 
 /** The name limits of `ArchiveLimits`. */
@@ -118,18 +118,11 @@ export function validateEntryName(name: string, limits: EntryNameLimits = DEFAUL
   return { path, isDirectory };
 }
 
-/** Code points HFS+ ignores in names, so git treats `.git\u200c` as `.git` (is_hfs_dotgit). */
-const HFS_IGNORED = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
-
-/** True when a segment names git metadata on some filesystem: `.git` in any case, with ignorable code points or trailing dots/spaces, or its 8.3 alias `git~1`. */
-export function isGitMetadataSegment(segment: string): boolean {
-  const folded = segment.replace(HFS_IGNORED, "").replace(/[. ]+$/, "").toLowerCase();
-  return folded === ".git" || folded === "git~1";
-}
+export { isGitMetadataSegment };
 
 /** The first git-metadata segment of a relative path, or null (see `isGitMetadataSegment`). */
 export function findGitMetadataSegment(path: string): string | null {
-  if (!/git/i.test(path)) return null;
+  if (!/g/i.test(path)) return null;
   for (const segment of path.split("/")) {
     if (isGitMetadataSegment(segment)) return segment;
   }

@@ -506,7 +506,7 @@ export class DriverFilesystem implements Filesystem {
     let summary: ArchiveSummary | null = null;
     await this.driver.replaceTree(async (tx) => {
       summary = await extractArchive(archivePath, tx, {
-        allowGitMetadata: options.allowGitMetadata ?? true,
+        allowGitMetadata: options.allowGitMetadata ?? false,
         caseInsensitive: options.caseInsensitive ?? false,
         ...(options.limits === undefined ? {} : { limits: options.limits }),
         ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),

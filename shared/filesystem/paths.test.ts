@@ -77,6 +77,12 @@ describe("resolveWorkspacePath (what every backend receives)", () => {
     expect(resolveWorkspacePath(".git/config")).toBe(".git/config");
     expect(() => resolveWorkspacePath(".git/config", { forCreate: true })).toThrow(expect.objectContaining({ code: "EACCES" }));
     expect(resolveWorkspacePath(".git/config", { forCreate: true, allowGitMetadata: true })).toBe(".git/config");
+    for (const disguised of [".git./x", ".git /x", ".git. . /x", "GIT~1/x", "git~2/x", "\u200b.git/x", ".git\u200c/x", "\ufeff.GIT/x", ".git::$INDEX_ALLOCATION/x", ".git:stream/x"]) {
+      expect(() => resolveWorkspacePath(`sub/${disguised}`, { forCreate: true }), disguised).toThrow(expect.objectContaining({ code: "EACCES", data: expect.objectContaining({ reason: "git-metadata" }) }));
+    }
+    for (const fine of [".gitignore/x", "a.git/x", ".git-keep/x", "git/x", "git~/x", "xgit~1/x", ".g it/x"]) {
+      expect(resolveWorkspacePath(fine, { forCreate: true }), fine).toBe(fine);
+    }
     expect(resolveWorkspacePath("a".repeat(100))).toBe("a".repeat(100));
     expect(() => resolveWorkspacePath("a".repeat(100), { forCreate: true, limits: { maxPathDepth: 16, maxSegmentLength: 80 } })).toThrow(/Path segment exceeds/);
   });

@@ -10,7 +10,8 @@
  *    lexically. A ".." that would leave the root → EACCES "Path escapes root".
  * 4. OS limits for every path: 255 bytes per segment, 4,096 bytes in all → EINVAL.
  * 5. For paths being created (write, mkdir) also the protocol limits (depth 16, segment 80
- *    by default) and, unless allowed, no ".git" segment in any letter case → EACCES.
+ *    by default) and, unless allowed, no segment that some filesystem resolves to ".git"
+ *    (`isGitMetadataSegment`) → EACCES.
  */
 import { InvalidArgumentError, PermissionDeniedError } from "../errors.js";
 import { MAX_PATH_DEPTH, MAX_SEGMENT_LENGTH, OS_MAX_PATH_BYTES, OS_MAX_SEGMENT_BYTES } from "./limits.js";
@@ -37,6 +38,26 @@ export function findForbiddenCharacter(path: string): string | null {
   }
   if (LONE_SURROGATE.test(path)) return "lone surrogate (invalid Unicode)";
   return null;
+}
+
+/** Code points some filesystem drops from names (HFS+ ignores U+200C–U+200F and others): every default-ignorable one. */
+const IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
+
+/**
+ * True when a path segment names git metadata on some filesystem, so writing below it could
+ * plant a repository configuration: the name is compared after the normalisations
+ * filesystems apply — default-ignorable code points dropped (HFS+: `.git\u200c`), Unicode
+ * NFC, an NTFS stream suffix (`.git::$INDEX_ALLOCATION`) and trailing dots and spaces
+ * (NTFS: `.git.`, `.git `) removed, letter case folded — against `.git` and its 8.3 short
+ * name `git~N` (NTFS). git's own `verify_path` refuses the same family.
+ */
+export function isGitMetadataSegment(segment: string): boolean {
+  if (!/g/i.test(segment)) return false;
+  let folded = segment.replace(IGNORABLE, "").normalize("NFC");
+  const stream = folded.indexOf(":");
+  if (stream !== -1) folded = folded.slice(0, stream);
+  folded = folded.replace(/[. ]+$/, "").toLowerCase();
+  return folded === ".git" || /^git~\d+$/.test(folded);
 }
 
 /** Printable form of a path for messages: control characters escaped, length capped. */
@@ -165,7 +186,7 @@ export function resolveWorkspacePath(input: unknown, options: ResolveOptions = {
   if (options.forCreate) {
     // The protocol's own limits first: their messages are the ones callers match on.
     validatePath(resolved, options.limits);
-    if (!options.allowGitMetadata && segments.some((s) => s.toLowerCase() === ".git")) {
+    if (!options.allowGitMetadata && segments.some(isGitMetadataSegment)) {
       throw new PermissionDeniedError(input, `Refusing to write git metadata path: ${displayPath(input)}`, { reason: "git-metadata" });
     }
   }

@@ -172,9 +172,11 @@ export interface ImportArchiveOptions {
   /** Override archive limits (entry count, bytes, ratio…). */
   limits?: Partial<ArchiveLimits>;
   /**
-   * Restore `.git` paths (default true): an import reproduces a workspace exactly, nested
-   * repositories included. Agent writes still cannot create `.git` paths, and our git
-   * snapshots use an external, hardened repository, so such files are inert to wink-debug.
+   * Restore `.git` paths (default false: refused, with the same normalisations as writes, see
+   * `isGitMetadataSegment`). An archive is untrusted: a planted `.git/config` with
+   * `core.fsmonitor` runs its command at the next `git status` anyone runs in the workspace.
+   * Set it to restore a workspace's own nested repositories from an archive you trust
+   * (snapshot managers do so for the archives they wrote themselves).
    */
   allowGitMetadata?: boolean;
   /** Refuse names that differ only in letter case (for case-folding targets). */

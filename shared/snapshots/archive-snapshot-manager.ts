@@ -117,23 +117,30 @@ export class ArchiveSnapshotManager {
     });
   }
 
-  /** Replace the filesystem's state with snapshot `snapshotId`; returns the number of files restored. */
+  /**
+   * Replace the filesystem's state with snapshot `snapshotId`; returns the number of files
+   * restored. The archive is this manager's own export of the workspace, so the workspace's
+   * nested `.git` directories come back with it.
+   */
   rollback(snapshotId: string): Promise<number> {
     return this.serial(async () => {
       const info = this.snapshots.get(snapshotId);
       if (info === undefined) throw new SnapshotNotFoundError(snapshotId);
-      return this.importFrom(info.archivePath, snapshotId);
+      return this.importFrom(info.archivePath, snapshotId, true);
     });
   }
 
-  /** Replace the filesystem's state with any `.fs.zip` (e.g. one saved next to a session file). */
-  restore(archivePath: string): Promise<number> {
-    return this.serial(() => this.importFrom(path.resolve(archivePath), null));
+  /**
+   * Replace the filesystem's state with any `.fs.zip` (e.g. one saved next to a session
+   * file). It is untrusted: `.git` paths are refused unless `allowGitMetadata`.
+   */
+  restore(archivePath: string, options: { allowGitMetadata?: boolean } = {}): Promise<number> {
+    return this.serial(() => this.importFrom(path.resolve(archivePath), null, options.allowGitMetadata ?? false));
   }
 
-  private async importFrom(archivePath: string, snapshotId: string | null): Promise<number> {
+  private async importFrom(archivePath: string, snapshotId: string | null, allowGitMetadata: boolean): Promise<number> {
     try {
-      return (await this.filesystem.importArchive(archivePath)).fileCount;
+      return (await this.filesystem.importArchive(archivePath, { allowGitMetadata })).fileCount;
     } catch (error) {
       throw restoreFailure(error, snapshotId ?? archivePath, { archivePath, ...(snapshotId === null ? {} : { snapshotId }) });
     }

@@ -9,7 +9,9 @@
  *   surrogates are refused (EINVAL); escapes are refused (EACCES); percent-escapes, fullwidth
  *   and look-alike characters, shell and glob metacharacters are literal names.
  * - A trailing slash names a directory: writing a file there is refused.
- * - ".git" segments may be read but not created (EACCES).
+ * - ".git" segments, in any letter case, and its NTFS 8.3 alias "GIT~1" may be read but not
+ *   created (EACCES); the other disguises (trailing dots, ignorable code points) are pinned in
+ *   the conformance suite's own git-metadata test.
  * OS limits (255-byte segments, 4,096-byte paths) are tested with the protocol's own
  * creation limits raised to match, since the defaults (16 segments of 80) are stricter.
  */
@@ -41,7 +43,7 @@ function outcomeFor(path: string): Outcome {
   const target = segments.join("/");
   const bytes = (s: string): number => new TextEncoder().encode(s).length;
   if (segments.some((s) => bytes(s) > 255) || bytes(target) > 4096) return { kind: "refused", code: "EINVAL" };
-  if (segments.some((s) => s.toLowerCase() === ".git")) return { kind: "read-only-name", target };
+  if (segments.some((s) => s.toLowerCase() === ".git" || s.toLowerCase() === "git~1")) return { kind: "read-only-name", target };
   return { kind: "inside", target, directoryOnly: path.endsWith("/") };
 }
 

@@ -329,8 +329,15 @@ export function describeFilesystemConformance(options: ConformanceOptions): void
         await expectCode(fs.write(".git/config", "x"), "EACCES", /git metadata/);
         await expectCode(fs.write("sub/.GIT/HEAD", "x"), "EACCES", /git metadata/);
         await expectCode(fs.mkdir(".Git/hooks"), "EACCES", /git metadata/);
+        // Names some filesystem resolves to .git (NTFS drops trailing dots and spaces and knows
+        // the 8.3 name GIT~1; HFS+ ignores zero-width code points): issue 14, finding 5.
+        for (const disguised of [".git./config", ".git /config", "GIT~1/config", "\u200b.git/config", ".git\u200c/config", ".gIt::$INDEX_ALLOCATION/config"]) {
+          await expectCode(fs.write(disguised, "x"), "EACCES", /git metadata/);
+        }
         await fs.write(".gitignore", "*.log\n");
         await fs.write("a.git/x", "ok");
+        await fs.write(".git-keep/x", "ok");
+        expect(await fs.exists(".git./config")).toBe(false);
       });
     });
 
@@ -728,7 +735,7 @@ export function describeFilesystemConformance(options: ConformanceOptions): void
         if (caps.fileModes) expect(((await fs.stat("run.sh")).mode ?? 0) & 0o111).not.toBe(0);
       });
 
-      it("round-trips nested git repositories unless told to refuse them", async () => {
+      it("refuses .git paths by default, and round-trips nested git repositories when allowed", async () => {
         // Agents cannot create .git paths, but a workspace may hold a cloned repository:
         // build such an archive directly, as another backend or a shell command would have.
         const files: Record<string, string> = {
@@ -751,15 +758,19 @@ export function describeFilesystemConformance(options: ConformanceOptions): void
             },
           })),
         );
-        await fs.importArchive(archive);
+        await fs.write("marker.txt", "keep");
+        // An archive is untrusted: a planted .git/config could run commands at the next `git status`.
+        await expect(fs.importArchive(archive)).rejects.toMatchObject({ code: "E_ARCHIVE_ENTRY", data: { entry: "files/repo/.git/HEAD", reason: "git-metadata" } });
+        expect((await fs.read("marker.txt")).content).toBe("keep");
+        await fs.importArchive(archive, { allowGitMetadata: true });
         expect((await fs.read("repo/.git/HEAD")).content).toBe("ref: refs/heads/main\n");
         expect((await fs.read("top.txt")).content).toBe("top");
         const again = join(dir, "again.fs.zip");
         expect((await fs.exportArchive(again)).fileCount).toBe(4);
         await fs.write("marker.txt", "keep");
-        await expect(fs.importArchive(archive, { allowGitMetadata: false })).rejects.toMatchObject({ code: "E_ARCHIVE_ENTRY" });
+        await expect(fs.importArchive(again)).rejects.toMatchObject({ code: "E_ARCHIVE_ENTRY" });
         expect((await fs.read("marker.txt")).content).toBe("keep");
-        await fs.importArchive(again);
+        await fs.importArchive(again, { allowGitMetadata: true });
         expect((await fs.read("repo/.git/config")).content).toBe("[core]\n\tbare = false\n");
       });
 

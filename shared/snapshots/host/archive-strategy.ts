@@ -101,7 +101,8 @@ export class ArchiveSnapshotStrategy implements HostSnapshotStrategy {
       throw new SnapshotRestoreError(`Failed to restore snapshot ${snapshot.snapshotId}: the archive ${archivePath ?? "(none)"} does not exist`, { snapshotId: snapshot.snapshotId });
     }
     try {
-      await this.filesystem().importArchive(archivePath);
+      // This strategy's own export of the workspace: its nested repositories come back too.
+      await this.filesystem().importArchive(archivePath, { allowGitMetadata: true });
     } catch (error) {
       if (error instanceof SnapshotError) throw error;
       throw restoreFailure(error, snapshot.snapshotId, { snapshotId: snapshot.snapshotId, archivePath });
