@@ -16,7 +16,8 @@ import { ArchiveError, StorageIOError, WinkError } from "../errors.js";
 import type { TreeTransaction } from "../filesystem/driver.js";
 import type { ArchiveSummary } from "../filesystem/protocol.js";
 import { displayPath } from "../filesystem/paths.js";
-import type { CentralEntry } from "./central-directory.node.js";
+import type { CentralEntry } from "./central-directory.js";
+import { checkEntryLimits } from "./entry-checks.js";
 import { decodeEntryData } from "./entry-data.node.js";
 import { findGitMetadataSegment } from "./entry-names.js";
 import { sortByOffset } from "./entry-set.js";
@@ -46,8 +47,6 @@ export interface ExtractArchiveOptions {
   caseInsensitive?: boolean;
 }
 
-/** Ratios are only checked on entries larger than this (small files legitimately compress very well). */
-const RATIO_CHECK_MIN_BYTES = 1024 * 1024;
 /** Small entries read and inflated ahead of the one being written. */
 const READ_AHEAD_ENTRIES = 8;
 const READ_AHEAD_BYTES = 32 * 1024 * 1024;
@@ -73,14 +72,11 @@ function limitError(entry: string, message: string, limit: number, actual: numbe
   throw new ArchiveError("E_ARCHIVE_LIMIT", `${message}: ${displayPath(entry)}`, { entry, limit, actual });
 }
 
+/** An entry's own limits (the shared policy every reader applies), then the total an extraction may produce. */
 function checkSizes(entry: CentralEntry, limits: ArchiveLimits, totalSoFar: number): void {
-  if (entry.size > limits.maxFileBytes) limitError(entry.name, `Entry of ${entry.size} bytes exceeds the per-file limit of ${limits.maxFileBytes}`, limits.maxFileBytes, entry.size);
+  checkEntryLimits(entry, limits.maxFileBytes, limits);
   if (totalSoFar + entry.size > limits.maxTotalBytes) {
     limitError(entry.name, `Archive holds more than the limit of ${limits.maxTotalBytes} bytes (reached at this entry)`, limits.maxTotalBytes, totalSoFar + entry.size);
-  }
-  if (entry.size > RATIO_CHECK_MIN_BYTES && entry.size > entry.compressedSize * limits.maxCompressionRatio) {
-    const ratio = Math.round(entry.size / Math.max(1, entry.compressedSize));
-    limitError(entry.name, `Compression ratio ${ratio}:1 exceeds the limit of ${limits.maxCompressionRatio}:1 (possible zip bomb)`, limits.maxCompressionRatio, ratio);
   }
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { CentralEntry } from "./central-directory.node.js";
+import type { CentralEntry } from "./central-directory.js";
 import { FileIndex } from "./file-index.js";
 
 function entry(name: string, index: number, extra: Partial<CentralEntry> = {}): CentralEntry {

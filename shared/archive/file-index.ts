@@ -6,7 +6,7 @@
  * two maps) a 10,000-entry archive held ~8 MB; in columns ~1.1 MB. Entry objects are
  * rebuilt on demand (one per `readFile`, all of them for an import).
  */
-import type { CentralEntry } from "./central-directory.node.js";
+import type { CentralEntry } from "./central-directory.js";
 
 /** A file of the archive, as the central directory describes it. */
 export interface ArchiveFileEntry {

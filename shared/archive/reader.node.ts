@@ -1,28 +1,34 @@
 /**
- * A lazy, validating reader of `.fs.zip` archives. Opening reads the central directory only
- * (plus `manifest.json`, unless deferred), validates every entry (names, duplicates,
- * conflicts, overlaps, methods, encryption, symlinks and special files, ZIP64 consistency)
- * and keeps the file open for `readFile`, which reads one entry with one positional read.
+ * A lazy, validating reader of `.fs.zip` archives in Node. Opening reads the central
+ * directory only (plus `manifest.json`, unless deferred), validates every entry (names,
+ * duplicates, conflicts, overlaps, methods, encryption, symlinks and special files, ZIP64
+ * consistency) and keeps the file open for `readFile`, which reads one entry with one
+ * positional read. The checks are the shared archive policy (`catalog.ts` at open,
+ * `entry-checks.ts` for each entry read), the same the in-browser reader applies.
  *
  * Two layouts are read: the "files" variant (`manifest.json` + `files/<path>`) and the
  * "root-metadata" variant some WINK builds wrote (entries at the root + `_wink_metadata.json`).
  */
-import { open, type FileHandle } from "node:fs/promises";
-import { ArchiveError, FileNotFoundError, InvalidArgumentError, IsADirectoryError, type ArchiveErrorCode } from "../errors.js";
-import { comparePaths, displayPath } from "../filesystem/paths.js";
-import { readAt, readCentralDirectory, type CentralEntry } from "./central-directory.node.js";
-import { checkLocalHeader, localHeaderLength, locateData, readEntryData, streamEntryData } from "./entry-data.node.js";
-import { FILES_PREFIX } from "./entry-names.js";
-import { checkOverlaps, indexEntries, sortByOffset, type EntryLookup } from "./entry-set.js";
-import { FileIndex, type ArchiveFileEntry } from "./file-index.js";
+import type { FileHandle } from "node:fs/promises";
+import { ArchiveError, FileNotFoundError, InvalidArgumentError, IsADirectoryError } from "../errors.js";
+import { displayPath } from "../filesystem/paths.js";
+import { openRegularFile, type OpenedRegularFile } from "../filesystem/open-regular.node.js";
+import { checkManifest, readArchiveCatalog, withArchivePath, type ArchiveCatalog, type ManifestCheck } from "./catalog.js";
+
+export { withArchivePath } from "./catalog.js";
+import { corrupt, type CentralEntry } from "./central-directory.js";
+import { checkEntryLimits, checkLocalHeader, locateEntry, localHeaderLength, trailerAllowance } from "./entry-checks.js";
+import { handleRange, readAt, readEntryData, streamEntryData } from "./entry-data.node.js";
+import { checkOverlaps, sortByOffset } from "./entry-set.js";
+import type { ArchiveFileEntry, FileIndex } from "./file-index.js";
+import type { ArchiveVariant } from "./layout.js";
 import { resolveArchiveLimits, type ArchiveLimits } from "./limits.js";
-import { MANIFEST_NAME, WINK_METADATA_NAME, parseManifest, type ArchiveManifest, type ManifestSource } from "./manifest.js";
+import type { ArchiveManifest } from "./manifest.js";
 import { LOCAL_HEADER_SIZE } from "./zip-format.js";
 
 export type { ArchiveFileEntry } from "./file-index.js";
-
-/** "files": `manifest.json` + `files/…`; "root-metadata": root entries + `_wink_metadata.json`. */
-export type ArchiveVariant = "files" | "root-metadata";
+export type { ManifestCheck } from "./catalog.js";
+export type { ArchiveVariant } from "./layout.js";
 
 export interface OpenArchiveOptions {
   limits?: Partial<ArchiveLimits>;
@@ -35,21 +41,33 @@ export interface OpenArchiveOptions {
    * `manifest`, `warnings` and `directories` throw. Ignored with `requireManifest`.
    */
   deferManifest?: boolean;
+  /**
+   * How to open the file. The default opens it read-only without blocking on a FIFO and
+   * checks that a regular file was opened (a final symlink is followed: the caller named
+   * it). A server reading archives from a directory others write to passes
+   * `openRegularFile` with `root` (no symlink, same inode as its lstat, under the root).
+   */
+  openFile?: (path: string) => Promise<OpenedRegularFile>;
 }
 
 export interface ReadFileOptions {
-  /** Refuse entries declaring more bytes than this (default `limits.maxFileBytes`). */
+  /** Refuse entries declaring more bytes than this (at most, and by default, `limits.maxFileBytes`). */
   maxBytes?: number;
 }
 
-/** The manifest of an archive, checked against the archive's files. */
-export interface ManifestCheck {
-  /** The validated manifest (`manifest.json` or `_wink_metadata.json`), or null when the archive has none. */
-  readonly manifest: ArchiveManifest | null;
-  /** Things a viewer may show: missing manifest, counts that disagree, ignored entries. */
-  readonly warnings: readonly string[];
-  /** Directories the archive records explicitly (directory entries and the manifest's `directories`), sorted. */
-  readonly directories: readonly string[];
+/** An entry opened for streaming: its declared size and its checked content. */
+export interface EntryStream {
+  readonly size: number;
+  /** The content in chunks; size and CRC-32 are checked before the last chunk is given. */
+  readonly chunks: AsyncIterable<Uint8Array>;
+}
+
+/** The archive file as it was opened (from `fstat` of the open descriptor). */
+export interface ArchiveFileStats {
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly dev: number;
+  readonly ino: number;
 }
 
 interface ReaderInternals {
@@ -78,91 +96,11 @@ export function fileEntriesOf(reader: ArchiveReader): CentralEntry[] {
   return Array.from({ length: index.count }, (_, i) => index.entry(i));
 }
 
-/** Files and directories of one variant, with what was left out. */
-interface Layout {
-  variant: ArchiveVariant;
-  manifestEntry: CentralEntry | null;
-  files: CentralEntry[];
-  directoryEntries: CentralEntry[];
-  directories: string[];
-  ignored: string[];
+/** The default `openFile`: the named file (a final symlink followed), never blocking, regular files only. */
+function openNamedFile(path: string): Promise<OpenedRegularFile> {
+  return openRegularFile(path, { follow: true });
 }
 
-function pickLayout(entries: readonly CentralEntry[], byPath: EntryLookup<CentralEntry>): Layout {
-  const asFile = (name: string): CentralEntry | null => {
-    const entry = byPath(name);
-    return entry !== undefined && !entry.isDirectory ? entry : null;
-  };
-  const manifest = asFile(MANIFEST_NAME);
-  const metadata = asFile(WINK_METADATA_NAME);
-  const filesPrefixed = entries.length > 0 && entries.every((e) => e.name.startsWith(FILES_PREFIX));
-  const layout: Layout = { variant: "files", manifestEntry: manifest, files: [], directoryEntries: [], directories: [], ignored: [] };
-  if (manifest === null && (metadata !== null || (!filesPrefixed && entries.length > 0))) {
-    layout.variant = "root-metadata";
-    layout.manifestEntry = metadata;
-  }
-  const prefixLength = layout.variant === "files" ? FILES_PREFIX.length : 0;
-  for (const entry of entries) {
-    if (entry === layout.manifestEntry) continue;
-    if (layout.variant === "files" && !entry.name.startsWith(FILES_PREFIX)) {
-      layout.ignored.push(entry.name);
-      continue;
-    }
-    if (entry.isDirectory) {
-      layout.directoryEntries.push(entry);
-      const path = entry.path.slice(prefixLength);
-      if (path !== "") layout.directories.push(path);
-    } else layout.files.push(entry);
-  }
-  return layout;
-}
-
-function manifestWarnings(manifest: ArchiveManifest, index: FileIndex): string[] {
-  const warnings: string[] = [];
-  let totalBytes = 0;
-  for (let i = 0; i < index.count; i++) totalBytes += index.size(i);
-  if (manifest.fileCount !== index.count) warnings.push(`${manifest.source} says ${manifest.fileCount} files, the archive holds ${index.count}`);
-  if (manifest.totalBytes !== totalBytes) warnings.push(`${manifest.source} says ${manifest.totalBytes} bytes, the archive's files hold ${totalBytes}`);
-  for (const record of manifest.files ?? []) {
-    const at = index.indexOf(record.path);
-    if (at === -1) warnings.push(`${manifest.source} lists ${displayPath(record.path)}, which the archive does not hold`);
-    else if (index.size(at) !== record.sizeBytes) warnings.push(`${manifest.source} lists ${displayPath(record.path)} with ${record.sizeBytes} bytes, the archive holds ${index.size(at)}`);
-  }
-  return warnings;
-}
-
-/** Refuse manifest directories that are, or lie below, a file of the archive. */
-function checkManifestDirectories(manifest: ArchiveManifest, index: FileIndex): void {
-  for (const directory of manifest.directories ?? []) {
-    for (let end = directory.length; end > 0; end = directory.lastIndexOf("/", end - 1)) {
-      const at = index.indexOf(directory.slice(0, end));
-      if (at !== -1) {
-        const entryName = index.prefix + directory.slice(0, end);
-        throw new ArchiveError("E_ARCHIVE_MANIFEST", `Invalid ${manifest.source}: directory ${displayPath(directory)} conflicts with file ${displayPath(entryName)}`, {
-          entry: manifest.source,
-          field: "directories",
-          conflictsWith: entryName,
-        });
-      }
-    }
-  }
-}
-
-/** `error` with `data.archive` set when it is an ArchiveError that does not name its archive yet. */
-export function withArchivePath(error: unknown, archivePath: string): unknown {
-  if (!(error instanceof ArchiveError) || typeof error.data.archive === "string") return error;
-  return new ArchiveError(error.code as ArchiveErrorCode, error.message, { ...error.data, archive: archivePath }, { cause: error });
-}
-
-/** What the reader keeps to check its manifest later (or at open). */
-interface ManifestSourceInfo {
-  readonly entry: CentralEntry | null;
-  readonly expected: ManifestSource;
-  readonly explicitDirectories: readonly string[];
-  /** Entries outside the layout: how many, and the first few names. */
-  readonly ignoredCount: number;
-  readonly ignored: readonly string[];
-}
 
 /** An open `.fs.zip` archive (see `openArchive`). Call `close()` when done. */
 export class ArchiveReader {
@@ -171,55 +109,42 @@ export class ArchiveReader {
   readonly limits: ArchiveLimits;
   /** Size of the archive file in bytes. */
   readonly archiveSize: number;
+  /** The archive file as opened: a cache compares it with a later `lstat` to see a replaced file. */
+  readonly fileStats: ArchiveFileStats;
   readonly #index: FileIndex;
-  readonly #manifestSource: ManifestSourceInfo;
+  readonly #catalog: ArchiveCatalog;
   /** The manifest check made at open, or null while it is deferred. */
   #check: ManifestCheck | null = null;
   #files: readonly ArchiveFileEntry[] | null = null;
 
   /** Use `openArchive`. */
-  private constructor(archivePath: string, limits: ArchiveLimits, handle: FileHandle, archiveSize: number, dataEnd: number, layout: Layout) {
+  private constructor(archivePath: string, limits: ArchiveLimits, opened: OpenedRegularFile, catalog: ArchiveCatalog) {
     this.archivePath = archivePath;
     this.limits = limits;
-    this.archiveSize = archiveSize;
-    this.variant = layout.variant;
-    this.#index = new FileIndex(layout.files, layout.variant === "files" ? FILES_PREFIX : "");
-    this.#manifestSource = {
-      entry: layout.manifestEntry,
-      expected: layout.variant === "files" ? MANIFEST_NAME : WINK_METADATA_NAME,
-      explicitDirectories: layout.directories.sort(comparePaths),
-      ignoredCount: layout.ignored.length,
-      ignored: layout.ignored.slice(0, 5),
-    };
-    internals.set(this, { closed: false, archivePath, handle, dataEnd, index: this.#index, directoryEntries: layout.directoryEntries });
+    this.archiveSize = catalog.fileSize;
+    const { size, mtimeMs, dev, ino } = opened.stats;
+    this.fileStats = { size, mtimeMs, dev, ino };
+    this.variant = catalog.variant;
+    this.#index = catalog.index;
+    this.#catalog = catalog;
+    internals.set(this, { closed: false, archivePath, handle: opened.handle, dataEnd: catalog.dataEnd, index: catalog.index, directoryEntries: catalog.directoryEntries });
   }
 
   /** @internal Opens and validates; see `openArchive`. */
   static async open(archivePath: string, options: OpenArchiveOptions = {}): Promise<ArchiveReader> {
     const limits = resolveArchiveLimits(options.limits);
-    let handle: FileHandle;
+    // ENOENT, or EACCES for what is not a regular file (a FIFO is refused, never waited on).
+    const opened = await (options.openFile ?? openNamedFile)(archivePath);
     try {
-      handle = await open(archivePath, "r");
-    } catch (error) {
-      if ((error as { code?: unknown }).code === "ENOENT") throw new FileNotFoundError(archivePath);
-      throw error;
-    }
-    try {
-      const stat = await handle.stat();
-      if (!stat.isFile()) throw new ArchiveError("E_ARCHIVE_CORRUPT", `Not a regular file: ${displayPath(archivePath)}`, { archive: archivePath });
-      const directory = await readCentralDirectory(handle, stat.size, limits);
-      const byPath = indexEntries(directory.entries);
-      checkOverlaps(sortByOffset(directory.entries), (e) => e.localHeaderOffset + LOCAL_HEADER_SIZE + e.nameLength + e.compressedSize, directory.offset);
-      const layout = pickLayout(directory.entries, byPath);
-      if (layout.manifestEntry === null && options.requireManifest) {
-        const expected = layout.variant === "files" ? MANIFEST_NAME : WINK_METADATA_NAME;
-        throw new ArchiveError("E_ARCHIVE_MANIFEST", `Archive has no ${expected}: ${displayPath(archivePath)}`, { entry: expected, archive: archivePath });
+      const catalog = await readArchiveCatalog(handleRange(opened.handle), opened.stats.size, limits);
+      if (catalog.manifestEntry === null && options.requireManifest) {
+        throw new ArchiveError("E_ARCHIVE_MANIFEST", `Archive has no ${catalog.manifestName}: ${displayPath(archivePath)}`, { entry: catalog.manifestName, archive: archivePath });
       }
-      const reader = new ArchiveReader(archivePath, limits, handle, stat.size, directory.offset, layout);
+      const reader = new ArchiveReader(archivePath, limits, opened, catalog);
       if (options.requireManifest || !options.deferManifest) reader.#check = await reader.#checkManifest();
       return reader;
     } catch (error) {
-      await handle.close();
+      await opened.handle.close();
       throw withArchivePath(error, archivePath);
     }
   }
@@ -280,23 +205,11 @@ export class ArchiveReader {
   }
 
   async #checkManifest(): Promise<ManifestCheck> {
-    const { entry, expected, explicitDirectories, ignoredCount, ignored } = this.#manifestSource;
+    const entry = this.#catalog.manifestEntry;
     const { handle, dataEnd } = internalsOf(this);
-    const warnings: string[] = [];
-    let manifest: ArchiveManifest | null = null;
-    if (entry === null) warnings.push(`Archive has no ${expected}`);
-    else {
-      const bytes = await readEntryData(handle, entry, dataEnd, this.limits.maxManifestBytes);
-      manifest = parseManifest(bytes, entry.name as ManifestSource, this.limits);
-      checkManifestDirectories(manifest, this.#index);
-      warnings.push(...manifestWarnings(manifest, this.#index));
-    }
-    if (ignoredCount > 0) {
-      const shown = ignored.map(displayPath).join(", ");
-      warnings.push(`Ignored ${ignoredCount} entr${ignoredCount === 1 ? "y" : "ies"} outside ${FILES_PREFIX}: ${shown}${ignoredCount > 5 ? ", …" : ""}`);
-    }
-    const directories = manifest?.directories?.length ? [...new Set([...explicitDirectories, ...manifest.directories])].sort(comparePaths) : explicitDirectories;
-    return { manifest, warnings, directories };
+    if (entry !== null) checkEntryLimits(entry, this.limits.maxManifestBytes, this.limits);
+    const bytes = entry === null ? null : await readEntryData(handle, entry, dataEnd);
+    return checkManifest(this.#catalog, bytes, this.limits);
   }
 
   /** The file at a workspace-relative path, or undefined. */
@@ -305,21 +218,54 @@ export class ArchiveReader {
     return at === -1 ? undefined : this.#index.file(at);
   }
 
-  /**
-   * Content of one file: one read of its local header and data, inflated with an output cap
-   * and CRC-checked. Throws ENOENT (EISDIR for a recorded directory; with `deferManifest`,
-   * only directory entries count until the manifest is read), `E_ARCHIVE_LIMIT` when it
-   * declares more than `maxBytes`, and `E_ARCHIVE_*` errors naming the entry.
-   */
-  async readFile(path: string, options: ReadFileOptions = {}): Promise<Uint8Array> {
-    const { handle, dataEnd, index } = internalsOf(this);
+  /** The central record of the file at `path`; ENOENT (EISDIR for a recorded directory) when there is none. */
+  #entryAt(path: string): CentralEntry {
+    const { index } = internalsOf(this);
     const at = index.indexOf(path);
     if (at === -1) {
-      const directories = this.#check?.directories ?? this.#manifestSource.explicitDirectories;
+      const directories = this.#check?.directories ?? this.#catalog.explicitDirectories;
       if (directories.includes(path)) throw new IsADirectoryError(path);
       throw new FileNotFoundError(path);
     }
-    return readEntryData(handle, index.entry(at), dataEnd, options.maxBytes ?? this.limits.maxFileBytes);
+    return index.entry(at);
+  }
+
+  /**
+   * Content of one file: one read of its local header, data and data descriptor, checked
+   * against the central directory, inflated with an output cap and CRC-checked. Throws
+   * ENOENT (EISDIR for a recorded directory; with `deferManifest`, only directory entries
+   * count until the manifest is read), `E_ARCHIVE_LIMIT` when it declares more than
+   * `maxBytes` or its compression ratio is above the limit, and `E_ARCHIVE_*` errors naming
+   * the entry.
+   */
+  async readFile(path: string, options: ReadFileOptions = {}): Promise<Uint8Array> {
+    const entry = this.#entryAt(path);
+    checkEntryLimits(entry, this.#maxBytes(options), this.limits);
+    const { handle, dataEnd } = internalsOf(this);
+    return readEntryData(handle, entry, dataEnd);
+  }
+
+  /**
+   * One file as a stream, for answers too big to hold (downloads): the same checks as
+   * `readFile` before the first byte (limits, local header, data descriptor), then the
+   * content in chunks, its size and CRC-32 checked before the last chunk is given.
+   */
+  async openStream(path: string, options: ReadFileOptions = {}): Promise<EntryStream> {
+    const entry = this.#entryAt(path);
+    checkEntryLimits(entry, this.#maxBytes(options), this.limits);
+    const { handle, dataEnd } = internalsOf(this);
+    const { dataStart } = await locateEntry(handleRange(handle), entry, dataEnd, false);
+    const stillOpen = (): void => void internalsOf(this);
+    async function* chunks(): AsyncGenerator<Uint8Array> {
+      stillOpen();
+      yield* streamEntryData(handle, entry, dataStart);
+    }
+    return { size: entry.size, chunks: chunks() };
+  }
+
+  /** A caller may read less than `maxFileBytes`, never more. */
+  #maxBytes(options: ReadFileOptions): number {
+    return Math.min(options.maxBytes ?? Number.POSITIVE_INFINITY, this.limits.maxFileBytes);
   }
 
   /** Close the archive file. Idempotent. */
@@ -345,15 +291,19 @@ const HEADER_WINDOW_BYTES = 256 * 1024;
 const HEADER_SLACK = 64;
 
 /**
- * Read every local header of `entries` with few large reads, check each against its central
- * record and check that no entry's exact byte range overlaps the next. Returns where each
- * entry's data starts.
+ * Read every local header (and data descriptor) of `entries` with few large reads, check
+ * each against its central record and check that no entry's exact byte range overlaps the
+ * next. Returns where each entry's data starts.
  */
 export async function locateAllData(reader: ArchiveReader, entries: readonly CentralEntry[]): Promise<Map<CentralEntry, number>> {
   const { handle, dataEnd } = internalsOf(reader);
   const sorted = sortByOffset(entries);
   const starts = new Map<CentralEntry, number>();
+  const ends = new Map<CentralEntry, number>();
   const guessEnd = (e: CentralEntry): number => Math.min(e.localHeaderOffset + LOCAL_HEADER_SIZE + e.nameLength + e.extraLength + HEADER_SLACK, dataEnd);
+  // Entries without a data descriptor whose whole local header is in a window are checked
+  // from it; the others (descriptors, long headers) are located one by one.
+  const range = handleRange(handle);
   for (let i = 0; i < sorted.length; ) {
     const windowStart = (sorted[i] as CentralEntry).localHeaderOffset;
     let windowEnd = guessEnd(sorted[i] as CentralEntry);
@@ -366,14 +316,20 @@ export async function locateAllData(reader: ArchiveReader, entries: readonly Cen
       const entry = sorted[k] as CentralEntry;
       const header = window.subarray(entry.localHeaderOffset - windowStart);
       const length = header.length >= LOCAL_HEADER_SIZE ? localHeaderLength(header, entry) : Number.POSITIVE_INFINITY;
-      if (length <= header.length) {
-        checkLocalHeader(header, entry);
+      if (length <= header.length && trailerAllowance(entry) === 0) {
+        checkLocalHeader(header.subarray(0, length), entry);
+        if (entry.localHeaderOffset + length + entry.compressedSize > dataEnd) corrupt("Entry data extends past the data area", { entry: entry.name });
         starts.set(entry, entry.localHeaderOffset + length);
-      } else starts.set(entry, await locateData(handle, entry, dataEnd));
+        ends.set(entry, entry.localHeaderOffset + length + entry.compressedSize);
+      } else {
+        const located = await locateEntry(range, entry, dataEnd, false);
+        starts.set(entry, located.dataStart);
+        ends.set(entry, located.end);
+      }
     }
     i = j;
   }
-  checkOverlaps(sorted, (e) => (starts.get(e) as number) + e.compressedSize, dataEnd);
+  checkOverlaps(sorted, (e) => ends.get(e) as number, dataEnd);
   return starts;
 }
 

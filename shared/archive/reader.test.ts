@@ -6,7 +6,7 @@ import { execFileAsync, memorySource, python } from "./archive.test-support.js";
 import { useTempDir } from "./temp-dir.test-support.js";
 import { openArchive, type ArchiveReader } from "./reader.node.js";
 import { writeArchive } from "./writer.node.js";
-import { securityFixture, winkFixture } from "../../fixtures/paths.js";
+import { FIXTURES_DIR, securityFixture, winkFixture } from "../../fixtures/paths.js";
 
 const FIXTURE = winkFixture("fszip-pr633/0f5f356f-9bfe-4e60-8222-b6a717dc8521.fs.zip");
 const ZIPS = securityFixture("zips");
@@ -54,6 +54,29 @@ describe("openArchive: the WINK root-metadata variant (fszip-pr633)", () => {
       }
       expect((await reader.readFile("notes/empty.txt")).length).toBe(0);
       expect(new TextDecoder().decode(await reader.readFile("notes/unicode.txt"))).toContain("日本語");
+    });
+  });
+});
+
+describe("openArchive: _wink_metadata.json decides the layout (issue 18, item 2)", () => {
+  it("opens WINK's PR layout whose workspace has its own top-level manifest.json, which stays a workspace file", async () => {
+    const path = nodePath.join(FIXTURES_DIR, "security-extra", "zips", "94-wink-pr-layout-own-manifest.zip");
+    await withReader(path, async (reader) => {
+      expect(reader.variant).toBe("root-metadata");
+      expect(reader.manifest).toMatchObject({ source: "_wink_metadata.json", sessionId: "s-1", fileCount: 3 });
+      expect(reader.warnings).toEqual([]);
+      expect(reader.files.map((file) => file.path).sort()).toEqual(["background.js", "icons/icon.png", "manifest.json"]);
+      expect(JSON.parse(new TextDecoder().decode(await reader.readFile("manifest.json")))).toMatchObject({ manifest_version: 3 });
+    });
+  });
+
+  it("still reads manifest.json + files/ as the files layout when there is no _wink_metadata.json", async () => {
+    const path = nodePath.join(tempDir(), "ours.fs.zip");
+    await writeArchive(path, memorySource([{ path: "manifest.json", content: "{}" }]));
+    await withReader(path, async (reader) => {
+      expect(reader.variant).toBe("files");
+      expect(reader.files.map((file) => file.path)).toEqual(["manifest.json"]);
+      expect(reader.manifest?.source).toBe("manifest.json");
     });
   });
 });

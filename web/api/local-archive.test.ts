@@ -1,43 +1,39 @@
 /**
- * The browser's archive reader (jszip) against the server's (`shared/archive`), archive by
- * archive over the security corpus and our own exports: both accept or both refuse, and
- * when both accept they list the same files with the same sizes and CRC-32s and read the
- * same bytes.
+ * The browser's archive reader against the server's (`shared/archive`), archive by archive
+ * over the security corpus, our own cases and our own exports: one policy, one
+ * implementation, so both refuse an archive with the same error code, or both open it, list
+ * the same files with the same sizes and CRC-32s, and read each file as the same bytes or
+ * refuse it with the same code. No exceptions.
  */
 import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SECURITY_FIXTURES, winkFixture } from "../../fixtures/paths.js";
+import { ARCHIVE_CASES } from "../../fixtures/security-extra/cases.js";
+import { FIXTURES_DIR, SECURITY_FIXTURES, winkFixture } from "../../fixtures/paths.js";
 import { openArchive } from "../../shared/archive/index.js";
 import { InMemoryFilesystem } from "../../shared/filesystem/memory/index.js";
-import { declaredEntryCount, openLocalArchive } from "./local-archive.js";
+import { ArchiveError } from "../../shared/errors.js";
+import { openLocalArchive } from "./local-archive.js";
 
-/**
- * Where the browser is stricter: it refuses the whole archive where the server opens it and
- * refuses only the bad entry later. Never the other way round.
- */
-const BROWSER_STRICTER: Record<string, string> = {
-  "42-cd-local-mismatch.zip": "jszip checks local headers against the central directory",
-  "50-bomb-ratio.zip": "the declared ratio is refused at open, not at read",
-};
+type Verdict = { ok: false; code: string } | { ok: true; files: { path: string; size: number; crc: number | string }[]; contents: Map<string, string> };
 
-type Verdict = { ok: false } | { ok: true; files: { path: string; size: number; crc: number | string }[]; contents: Map<string, string> };
+const codeOf = (error: unknown): string => (error instanceof ArchiveError || (error instanceof Error && "code" in error) ? String((error as { code: unknown }).code) : "unknown");
 
 async function serverVerdict(file: string): Promise<Verdict> {
   let reader;
   try {
     reader = await openArchive(file);
-  } catch {
-    return { ok: false };
+  } catch (error) {
+    return { ok: false, code: codeOf(error) };
   }
   try {
     const contents = new Map<string, string>();
     for (const entry of reader.files) {
       try {
         contents.set(entry.path, Buffer.from(await reader.readFile(entry.path)).toString("base64"));
-      } catch {
-        contents.set(entry.path, "<refused>");
+      } catch (error) {
+        contents.set(entry.path, `<refused ${codeOf(error)}>`);
       }
     }
     return { ok: true, files: reader.files.map((entry) => ({ path: entry.path, size: entry.size, crc: entry.crc32 })), contents };
@@ -50,16 +46,16 @@ async function browserVerdict(file: string): Promise<Verdict> {
   let archive;
   try {
     archive = await openLocalArchive(path.basename(file), new Uint8Array(await readFile(file)));
-  } catch {
-    return { ok: false };
+  } catch (error) {
+    return { ok: false, code: codeOf(error) };
   }
   const listing = await archive.source.list();
   const contents = new Map<string, string>();
   for (const entry of listing) {
     try {
       contents.set(entry.path, Buffer.from(await archive.source.read(entry.path, 256 * 1024 * 1024)).toString("base64"));
-    } catch {
-      contents.set(entry.path, "<refused>");
+    } catch (error) {
+      contents.set(entry.path, `<refused ${codeOf(error)}>`);
     }
   }
   return { ok: true, files: listing.map((entry) => ({ path: entry.path, size: entry.size, crc: entry.fingerprint })), contents };
@@ -80,35 +76,49 @@ afterAll(async () => {
 });
 
 describe("openLocalArchive agrees with the server's reader", () => {
-  it("on our own export, the WINK root-metadata variant and every corpus archive", async () => {
+  it("on our own export, the WINK root-metadata variant, every corpus archive and every case of our own", async () => {
     const corpus = (await readdir(path.join(SECURITY_FIXTURES, "zips"))).filter((name) => name.endsWith(".zip")).map((name) => path.join(SECURITY_FIXTURES, "zips", name));
-    const files = [path.join(exported, "ours.fs.zip"), winkFixture("fszip-pr633/0f5f356f-9bfe-4e60-8222-b6a717dc8521.fs.zip"), ...corpus];
+    const extra = ARCHIVE_CASES.map((item) => path.join(FIXTURES_DIR, "security-extra", "zips", item.file));
+    const files = [path.join(exported, "ours.fs.zip"), winkFixture("fszip-pr633/0f5f356f-9bfe-4e60-8222-b6a717dc8521.fs.zip"), ...corpus, ...extra];
     const disagreements: string[] = [];
     let accepted = 0;
     for (const file of files) {
       const [server, browser] = await Promise.all([serverVerdict(file), browserVerdict(file)]);
-      if (server.ok && !browser.ok && BROWSER_STRICTER[path.basename(file)] !== undefined) continue;
-      if (server.ok !== browser.ok) {
-        disagreements.push(`${path.basename(file)}: server ${server.ok ? "accepts" : "refuses"}, browser ${browser.ok ? "accepts" : "refuses"}`);
+      if (!server.ok || !browser.ok) {
+        const verdict = (v: Verdict) => (v.ok ? "accepts" : `refuses (${v.code})`);
+        if (server.ok !== browser.ok || (!server.ok && !browser.ok && server.code !== browser.code)) {
+          disagreements.push(`${path.basename(file)}: server ${verdict(server)}, browser ${verdict(browser)}`);
+        }
         continue;
       }
-      if (!server.ok || !browser.ok) continue;
       accepted++;
       const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
       expect([...browser.files].sort(byPath), path.basename(file)).toEqual([...server.files].sort(byPath));
       expect(browser.contents, path.basename(file)).toEqual(server.contents);
     }
     expect(disagreements).toEqual([]);
-    expect(accepted).toBeGreaterThanOrEqual(5);
+    expect(accepted).toBeGreaterThanOrEqual(15);
   }, 120_000);
 
-  it("reads the entry count from the end record, and refuses what is not a ZIP", () => {
-    expect(() => declaredEntryCount(new Uint8Array(100), "junk.zip")).toThrow(/not a valid ZIP archive: no end-of-central-directory record/);
+  it("gives each case of fixtures/security-extra its expected outcome (issue 14, finding 7)", async () => {
+    for (const item of ARCHIVE_CASES) {
+      const verdict = await browserVerdict(path.join(FIXTURES_DIR, "security-extra", "zips", item.file));
+      if (!verdict.ok) {
+        expect(verdict.code, item.file).toBe(item.open);
+        continue;
+      }
+      expect("ok", item.file).toBe(item.open);
+      const outcomes = Object.fromEntries([...verdict.contents].map(([file, content]) => [file, content.startsWith("<refused ") ? content.slice(9, -1) : "ok"]));
+      expect(outcomes, item.file).toEqual(item.read ?? {});
+    }
   });
 
-  it("guards the entry count before jszip parses anything", async () => {
+  it("refuses what is not a ZIP, naming the archive", async () => {
+    await expect(openLocalArchive("junk.zip", new Uint8Array(100))).rejects.toMatchObject({ code: "E_ARCHIVE_CORRUPT", data: { archive: "junk.zip" }, message: expect.stringContaining("no end-of-central-directory record") });
+  });
+
+  it("checks the entry count against the limit before parsing any record", async () => {
     const bytes = new Uint8Array(await readFile(path.join(SECURITY_FIXTURES, "zips", "55-many-entries.zip")));
-    expect(declaredEntryCount(bytes, "x")).toBe(12_002);
-    await expect(openLocalArchive("55-many-entries.zip", bytes, { maxEntries: 1000 })).rejects.toMatchObject({ code: "E_ARCHIVE_LIMIT" });
+    await expect(openLocalArchive("55-many-entries.zip", bytes, { maxEntries: 1000 })).rejects.toMatchObject({ code: "E_ARCHIVE_LIMIT", data: { limit: 1000, actual: 12_002 } });
   });
 });

@@ -1,34 +1,29 @@
 /**
- * An `.fs.zip` archive opened in the browser with jszip, as a `FileSource`. Archives are
- * untrusted: before jszip parses anything the end-of-central-directory record is read to
- * guard the entry count; then every name is validated with the server's rules
- * (`shared/archive/entry-names.ts`), symlinks and special files are refused, declared sizes
- * and ratios are bounded, a lying entry count (or a duplicate name, which jszip would
- * silently merge) is refused, and each read checks the size and CRC-32.
+ * An `.fs.zip` archive opened in the browser, as a `FileSource`. Archives are untrusted, and
+ * the browser applies exactly the server's policy with the server's code: the central
+ * directory, names, duplicates, overlaps and layout are checked at open
+ * (`shared/archive/catalog.ts`); each read checks the entry's limits (declared size,
+ * compression ratio), that its local header and data descriptor agree with the central
+ * directory, and then its size and CRC-32 (`shared/archive/entry-checks.ts`). An archive
+ * both sides open lists the same files, and each file reads the same bytes or is refused
+ * for the same reason.
+ *
+ * jszip does the inflating, through its public API only: the entry's compressed bytes (as
+ * the shared code located them) are wrapped in a one-entry archive that jszip opens, and its
+ * documented `internalStream` delivers the output in chunks, so inflation stops as soon as
+ * an entry produces more than it declares.
  */
 import JSZip from "jszip";
-import { ArchiveError, FileNotFoundError } from "../../shared/errors.js";
-import { FILES_PREFIX, decodeEntryName, validateEntryName } from "../../shared/archive/entry-names.js";
-import { DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from "../../shared/archive/limits.js";
-import { MANIFEST_NAME, WINK_METADATA_NAME, parseManifest, type ArchiveManifest } from "../../shared/archive/manifest.js";
+import { FileNotFoundError, IsADirectoryError } from "../../shared/errors.js";
+import { checkManifest, readArchiveCatalog, withArchivePath, type ArchiveCatalog } from "../../shared/archive/catalog.js";
+import { corrupt, memoryRange, type CentralEntry, type ReadRange } from "../../shared/archive/central-directory.js";
+import { checkEntryLimits, checkInflated, inflatedTooMuch, locateEntry } from "../../shared/archive/entry-checks.js";
+import { resolveArchiveLimits, type ArchiveLimits } from "../../shared/archive/limits.js";
+import type { ArchiveManifest } from "../../shared/archive/manifest.js";
+import { CENTRAL_HEADER_SIZE, EOCD_SIZE, LOCAL_HEADER_SIZE, METHOD_DEFLATE, METHOD_STORED, SIG_CENTRAL_HEADER, SIG_EOCD, SIG_LOCAL_HEADER, U32_MAX } from "../../shared/archive/zip-format.js";
 import { comparePaths } from "../../shared/filesystem/paths.js";
 import type { FileIndexEntry, FileSource } from "../../shared/viewer/file-source.js";
 import { crc32 } from "../../shared/viewer/crc32.js";
-
-/** What jszip keeps about an entry (internal, but stable across jszip 3). */
-interface CompressedData {
-  readonly crc32: number;
-  readonly compressedSize: number;
-  readonly uncompressedSize: number;
-  /** jszip's method marker: "\x00\x00" for stored entries. */
-  readonly compression?: { readonly magic?: string };
-}
-
-interface Entry {
-  readonly object: JSZip.JSZipObject;
-  readonly size: number;
-  readonly crc: number;
-}
 
 export interface LocalArchive {
   readonly source: FileSource;
@@ -36,166 +31,145 @@ export interface LocalArchive {
   readonly warnings: readonly string[];
 }
 
-const EOCD_SIGNATURE = 0x06054b50;
-const ZIP64_LOCATOR_SIGNATURE = 0x07064b50;
-const ZIP64_EOCD_SIGNATURE = 0x06064b50;
+/** jszip's documented `ZipObject.internalStream` (missing from its type declarations). */
+interface ChunkStream {
+  on(event: "data", listener: (chunk: Uint8Array) => void): ChunkStream;
+  on(event: "error", listener: (error: Error) => void): ChunkStream;
+  on(event: "end", listener: () => void): ChunkStream;
+  resume(): ChunkStream;
+  pause(): ChunkStream;
+}
+interface StreamableObject {
+  internalStream(type: "uint8array"): ChunkStream;
+}
+
+const WRAPPED_NAME = "e";
 
 /**
- * The entry count the end-of-central-directory record declares (ZIP64 aware), after
- * checking that the records sit where they say: nothing after the end record and its
- * comment, nothing between the central directory and the end record. Archives with bytes
- * prepended or appended are refused, as the server's reader refuses them.
+ * A canonical one-entry ZIP around deflated bytes: jszip then has nothing to interpret but
+ * what the shared code already checked.
  */
-export function declaredEntryCount(bytes: Uint8Array, name: string): number {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const corrupt = (why: string): never => {
-    throw new ArchiveError("E_ARCHIVE_CORRUPT", `${name} is not a valid ZIP archive: ${why}`, { archive: name });
-  };
-  const lowest = Math.max(0, bytes.length - 22 - 0xffff);
-  for (let at = bytes.length - 22; at >= lowest; at--) {
-    if (view.getUint32(at, true) !== EOCD_SIGNATURE) continue;
-    if (at + 22 + view.getUint16(at + 20, true) !== bytes.length) corrupt("bytes after the end-of-central-directory record");
-    const count = view.getUint16(at + 10, true);
-    const size = view.getUint32(at + 12, true);
-    const offset = view.getUint32(at + 16, true);
-    if (count !== 0xffff && size !== 0xffffffff && offset !== 0xffffffff) {
-      if (offset + size !== at) corrupt("the central directory is not where the end record says (bytes prepended?)");
-      return count;
-    }
-    const locator = at - 20;
-    if (locator < 0 || view.getUint32(locator, true) !== ZIP64_LOCATOR_SIGNATURE) corrupt("ZIP64 fields without a ZIP64 locator");
-    const zip64At = Number(view.getBigUint64(locator + 8, true));
-    if (zip64At + 56 > locator || view.getUint32(zip64At, true) !== ZIP64_EOCD_SIGNATURE) corrupt("the ZIP64 end record is out of range");
-    const big = view.getBigUint64(zip64At + 32, true);
-    const cdSize = view.getBigUint64(zip64At + 40, true);
-    const cdOffset = view.getBigUint64(zip64At + 48, true);
-    if (cdOffset + cdSize !== BigInt(zip64At)) corrupt("the central directory is not where the ZIP64 end record says");
-    return big > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(big);
-  }
-  return corrupt("no end-of-central-directory record");
+function wrapDeflated(entry: CentralEntry, compressed: Uint8Array): Uint8Array {
+  if (compressed.length >= U32_MAX) corrupt("Entry is too large to inflate in the browser", { entry: entry.name });
+  const total = LOCAL_HEADER_SIZE + 1 + compressed.length + CENTRAL_HEADER_SIZE + 1 + EOCD_SIZE;
+  const out = new Uint8Array(total);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, SIG_LOCAL_HEADER, true);
+  view.setUint16(4, 20, true);
+  view.setUint16(8, METHOD_DEFLATE, true);
+  view.setUint32(14, entry.crc32, true);
+  view.setUint32(18, compressed.length, true);
+  view.setUint32(22, Math.min(entry.size, U32_MAX - 1), true);
+  view.setUint16(26, 1, true);
+  out[LOCAL_HEADER_SIZE] = WRAPPED_NAME.charCodeAt(0);
+  out.set(compressed, LOCAL_HEADER_SIZE + 1);
+  const cd = LOCAL_HEADER_SIZE + 1 + compressed.length;
+  view.setUint32(cd, SIG_CENTRAL_HEADER, true);
+  view.setUint16(cd + 4, 20, true);
+  view.setUint16(cd + 6, 20, true);
+  view.setUint16(cd + 10, METHOD_DEFLATE, true);
+  view.setUint32(cd + 16, entry.crc32, true);
+  view.setUint32(cd + 20, compressed.length, true);
+  view.setUint32(cd + 24, Math.min(entry.size, U32_MAX - 1), true);
+  view.setUint16(cd + 28, 1, true);
+  out[cd + CENTRAL_HEADER_SIZE] = WRAPPED_NAME.charCodeAt(0);
+  const eocd = cd + CENTRAL_HEADER_SIZE + 1;
+  view.setUint32(eocd, SIG_EOCD, true);
+  view.setUint16(eocd + 8, 1, true);
+  view.setUint16(eocd + 10, 1, true);
+  view.setUint32(eocd + 12, CENTRAL_HEADER_SIZE + 1, true);
+  view.setUint32(eocd + 16, cd, true);
+  return out;
 }
 
-function compressedData(object: JSZip.JSZipObject): CompressedData | null {
-  const data = (object as unknown as { _data?: Partial<CompressedData> })._data;
-  if (data === undefined || typeof data.crc32 !== "number" || typeof data.uncompressedSize !== "number" || typeof data.compressedSize !== "number") return null;
-  return { crc32: data.crc32 >>> 0, compressedSize: data.compressedSize, uncompressedSize: data.uncompressedSize, ...(data.compression === undefined ? {} : { compression: data.compression }) };
-}
-
-function fileType(object: JSZip.JSZipObject): "file" | "directory" | "other" {
-  const mode = typeof object.unixPermissions === "number" ? object.unixPermissions : null;
-  const type = mode === null ? 0 : mode & 0o170000;
-  if (type === 0) return object.dir ? "directory" : "file";
-  if (type === 0o040000) return "directory";
-  if (type === 0o100000) return "file";
-  return "other";
-}
-
-/** Opens an archive held in memory. Throws `ArchiveError` for anything it refuses. */
-export async function openLocalArchive(name: string, bytes: Uint8Array, overrides: Partial<ArchiveLimits> = {}): Promise<LocalArchive> {
-  const limits: ArchiveLimits = { ...DEFAULT_ARCHIVE_LIMITS, ...overrides };
-  const declared = declaredEntryCount(bytes, name);
-  if (declared > limits.maxEntries) {
-    throw new ArchiveError("E_ARCHIVE_LIMIT", `${name} declares ${declared} entries, more than the ${limits.maxEntries} allowed`, { archive: name, limit: limits.maxEntries });
-  }
+/** Inflate with jszip, stopping past the declared size; size and CRC-32 checked. */
+async function inflate(entry: CentralEntry, compressed: Uint8Array): Promise<Uint8Array> {
   let zip: JSZip;
   try {
-    zip = await JSZip.loadAsync(bytes, { createFolders: false, checkCRC32: false, decodeFileName: (raw) => decodeEntryName(raw instanceof Uint8Array ? raw : new Uint8Array(raw as unknown as ArrayLike<number>)) });
+    zip = await JSZip.loadAsync(wrapDeflated(entry, compressed), { checkCRC32: false, createFolders: false });
   } catch (error) {
-    if (error instanceof ArchiveError) throw error;
-    throw new ArchiveError("E_ARCHIVE_CORRUPT", `${name} cannot be read: ${error instanceof Error ? error.message : String(error)}`, { archive: name }, { cause: error });
+    return corrupt(`Invalid deflate data (${error instanceof Error ? error.message : String(error)})`, { entry: entry.name });
   }
-  const objects = Object.values(zip.files);
-  if (objects.length !== declared) {
-    throw new ArchiveError("E_ARCHIVE_CORRUPT", `${name} declares ${declared} entries but its central directory holds ${objects.length} distinct names (duplicate or hidden entries)`, { archive: name });
+  const object = zip.file(WRAPPED_NAME) as unknown as StreamableObject;
+  return new Promise<Uint8Array>((resolve, reject) => {
+    const parts: Uint8Array[] = [];
+    let produced = 0;
+    let crc = 0;
+    let settled = false;
+    const fail = (error: unknown): void => {
+      if (settled) return;
+      settled = true;
+      stream.pause();
+      reject(error);
+    };
+    const stream = object.internalStream("uint8array");
+    stream
+      .on("data", (chunk) => {
+        if (settled) return;
+        produced += chunk.length;
+        try {
+          if (produced > entry.size) inflatedTooMuch(entry);
+        } catch (error) {
+          fail(error);
+          return;
+        }
+        crc = crc32(chunk, crc);
+        parts.push(chunk);
+      })
+      .on("error", (error) => {
+        try {
+          corrupt(`Invalid deflate data (${error.message})`, { entry: entry.name });
+        } catch (wrapped) {
+          fail(wrapped);
+        }
+      })
+      .on("end", () => {
+        if (settled) return;
+        try {
+          checkInflated(entry, produced, crc);
+        } catch (error) {
+          fail(error);
+          return;
+        }
+        settled = true;
+        const content = new Uint8Array(produced);
+        let at = 0;
+        for (const part of parts) {
+          content.set(part, at);
+          at += part.length;
+        }
+        resolve(content);
+      })
+      .resume();
+  });
+}
+
+/** One entry's checked content (limits, local header, data descriptor, size, CRC-32). */
+async function readEntry(read: ReadRange, catalog: ArchiveCatalog, entry: CentralEntry, maxBytes: number, limits: ArchiveLimits): Promise<Uint8Array> {
+  checkEntryLimits(entry, maxBytes, limits);
+  const located = await locateEntry(read, entry, catalog.dataEnd, true);
+  const compressed = located.compressed as Uint8Array;
+  if (entry.method === METHOD_STORED) {
+    const content = compressed.slice();
+    checkInflated(entry, content.length, crc32(content));
+    return content;
   }
+  return inflate(entry, compressed);
+}
 
-  const byName = new Map<string, { object: JSZip.JSZipObject; data: CompressedData; isDirectory: boolean; path: string }>();
-  const add = (entry: { object: JSZip.JSZipObject; data: CompressedData; isDirectory: boolean; path: string }) => {
-    const previous = byName.get(entry.path);
-    if (previous !== undefined) {
-      const what = previous.isDirectory === entry.isDirectory ? "is in the archive twice" : "is both a file and a directory";
-      throw new ArchiveError("E_ARCHIVE_ENTRY", `${name}: ${entry.path} ${what}`, { archive: name, entry: entry.path });
-    }
-    byName.set(entry.path, entry);
-  };
-  let total = 0;
-  for (const object of objects) {
-    const rawName = object.unsafeOriginalName ?? object.name;
-    const type = fileType(object);
-    if (type === "other") throw new ArchiveError("E_ARCHIVE_UNSUPPORTED", `${name}: ${rawName} is a symlink or special file`, { archive: name, entry: rawName });
-    const validated = validateEntryName(rawName, limits);
-    if (validated.isDirectory || type === "directory") {
-      add({ object, data: { crc32: 0, compressedSize: 0, uncompressedSize: 0 }, isDirectory: true, path: validated.path });
-      continue;
-    }
-    // jszip keeps no compressed data for empty entries: read them (nothing to inflate) to be sure.
-    const data = compressedData(object) ?? ((await object.async("uint8array")).length === 0 ? { crc32: 0, compressedSize: 0, uncompressedSize: 0 } : null);
-    if (data === null) throw new ArchiveError("E_ARCHIVE_CORRUPT", `${name}: no size information for ${rawName}`, { archive: name, entry: rawName });
-    if (data.compression?.magic === "\x00\x00" && data.compressedSize !== data.uncompressedSize) {
-      throw new ArchiveError("E_ARCHIVE_CORRUPT", `${name}: stored entry ${rawName} has different compressed and uncompressed sizes`, { archive: name, entry: rawName });
-    }
-    if (data.uncompressedSize > limits.maxFileBytes) {
-      throw new ArchiveError("E_ARCHIVE_LIMIT", `${name}: ${rawName} declares ${data.uncompressedSize} bytes, more than ${limits.maxFileBytes}`, { archive: name, entry: rawName });
-    }
-    if (data.uncompressedSize > 1024 * 1024 && data.uncompressedSize > limits.maxCompressionRatio * Math.max(1, data.compressedSize)) {
-      throw new ArchiveError("E_ARCHIVE_LIMIT", `${name}: ${rawName} has a compression ratio above ${limits.maxCompressionRatio}`, { archive: name, entry: rawName });
-    }
-    total += data.uncompressedSize;
-    if (total > limits.maxTotalBytes) throw new ArchiveError("E_ARCHIVE_LIMIT", `${name} holds more than ${limits.maxTotalBytes} bytes`, { archive: name });
-    add({ object, data, isDirectory: false, path: validated.path });
-  }
+/** Opens an archive held in memory. Throws `ArchiveError` (naming the archive in `data.archive`) for anything it refuses. */
+export async function openLocalArchive(name: string, bytes: Uint8Array, overrides: Partial<ArchiveLimits> = {}): Promise<LocalArchive> {
+  const limits = resolveArchiveLimits(overrides);
+  const read = memoryRange(bytes);
+  const named = <T>(work: Promise<T>): Promise<T> => work.catch((error: unknown) => Promise.reject(withArchivePath(error, name)));
+  const catalog = await named(readArchiveCatalog(read, bytes.length, limits));
+  const manifestEntry = catalog.manifestEntry;
+  const manifestBytes = manifestEntry === null ? null : await named(readEntry(read, catalog, manifestEntry, limits.maxManifestBytes, limits));
+  const { manifest, warnings, directories } = checkManifest(catalog, manifestBytes, limits);
 
-  // A path cannot be both a file and a directory (`a` and `a/b`, or `x/` and `x`).
-  const filePaths = new Set<string>();
-  for (const entry of byName.values()) if (!entry.isDirectory) filePaths.add(entry.path);
-  for (const entry of byName.values()) {
-    const segments = entry.path.split("/");
-    for (let depth = 1; depth <= segments.length; depth++) {
-      const prefix = segments.slice(0, depth).join("/");
-      // Same-path clashes were refused by add(); here, a file standing where a directory must be.
-      const clash = depth < segments.length && filePaths.has(prefix);
-      if (clash) throw new ArchiveError("E_ARCHIVE_ENTRY", `${name}: ${prefix} is both a file and a directory`, { archive: name, entry: prefix });
-    }
-  }
-
-  // The two layouts the server reads (shared/archive/reader.node.ts): manifest.json +
-  // files/…, or root entries + _wink_metadata.json.
-  const asFile = (entryName: string) => {
-    const found = byName.get(entryName);
-    return found !== undefined && !found.isDirectory ? found : null;
-  };
-  const manifestEntry = asFile(MANIFEST_NAME);
-  const metadataEntry = asFile(WINK_METADATA_NAME);
-  const all = [...byName.values()];
-  const filesPrefixed = all.length > 0 && all.every((entry) => (entry.object.unsafeOriginalName ?? entry.object.name).startsWith(FILES_PREFIX));
-  const rootVariant = manifestEntry === null && (metadataEntry !== null || (!filesPrefixed && all.length > 0));
-  const metaEntry = rootVariant ? metadataEntry : manifestEntry;
-
-  const entries = new Map<string, Entry>();
-  const warnings: string[] = [];
-  for (const entry of all) {
-    if (entry === metaEntry || entry.isDirectory) continue;
-    let path = entry.path;
-    if (!rootVariant) {
-      if (!path.startsWith(FILES_PREFIX)) {
-        warnings.push(`Entry outside files/ ignored: ${path}`);
-        continue;
-      }
-      path = path.slice(FILES_PREFIX.length);
-    }
-    entries.set(path, { object: entry.object, size: entry.data.uncompressedSize, crc: entry.data.crc32 });
-  }
-
-  let manifest: ArchiveManifest | null = null;
-  if (metaEntry !== null) {
-    if (metaEntry.data.uncompressedSize > limits.maxManifestBytes) throw new ArchiveError("E_ARCHIVE_LIMIT", `${name}: manifest larger than ${limits.maxManifestBytes} bytes`, { archive: name });
-    manifest = parseManifest(await readChecked(name, metaEntry.path, { object: metaEntry.object, size: metaEntry.data.uncompressedSize, crc: metaEntry.data.crc32 }), rootVariant ? WINK_METADATA_NAME : MANIFEST_NAME, limits);
-    if (manifest.fileCount !== entries.size) warnings.push(`${manifest.source} says ${manifest.fileCount} files, the archive holds ${entries.size}`);
-  } else {
-    warnings.push("The archive has no manifest");
-  }
-
-  const listing: FileIndexEntry[] = [...entries].map(([path, entry]) => ({ path, size: entry.size, fingerprint: entry.crc })).sort((a, b) => comparePaths(a.path, b.path));
+  const { index } = catalog;
+  const listing: FileIndexEntry[] = Array.from({ length: index.count }, (_, i) => ({ path: index.path(i), size: index.size(i), fingerprint: index.crc32(i) }));
+  listing.sort((a, b) => comparePaths(a.path, b.path));
   const source: FileSource = {
     kind: "archive",
     label: name,
@@ -203,20 +177,10 @@ export async function openLocalArchive(name: string, bytes: Uint8Array, override
       return listing;
     },
     async read(path: string, maxBytes: number) {
-      const entry = entries.get(path);
-      if (entry === undefined) throw new FileNotFoundError(path);
-      if (entry.size > maxBytes) throw new ArchiveError("E_ARCHIVE_LIMIT", `${path} is larger than ${maxBytes} bytes`, { archive: name, entry: path, limit: maxBytes });
-      return readChecked(name, path, entry);
+      const at = index.indexOf(path);
+      if (at === -1) throw directories.includes(path) ? new IsADirectoryError(path) : new FileNotFoundError(path);
+      return named(readEntry(read, catalog, index.entry(at), Math.min(maxBytes, limits.maxFileBytes), limits));
     },
   };
   return { source, manifest, warnings };
-}
-
-async function readChecked(archive: string, path: string, entry: Entry): Promise<Uint8Array> {
-  const bytes = await entry.object.async("uint8array");
-  if (bytes.length !== entry.size) {
-    throw new ArchiveError("E_ARCHIVE_CORRUPT", `${archive}: ${path} inflated to ${bytes.length} bytes, ${entry.size} declared`, { archive, entry: path });
-  }
-  if (crc32(bytes) !== entry.crc) throw new ArchiveError("E_ARCHIVE_CHECKSUM", `${archive}: CRC-32 mismatch in ${path}`, { archive, entry: path });
-  return bytes;
 }

@@ -1,5 +1,7 @@
 /**
  * Locating and parsing a ZIP central directory, validating every record on the way.
+ * Browser-safe: the bytes come through a `ReadRange` (a file descriptor on the server, the
+ * dropped file's bytes in the browser), so both read archives with this one parser.
  *
  * I/O is a few large reads: the tail of the file (EOCD, ZIP64 locator and record, and for
  * small archives the whole central directory), then the central directory in one read when
@@ -10,8 +12,6 @@
  * fields need their ZIP64 extra, and data before the archive or after its end record is
  * refused (one consistent policy; CPython and JSZip accept such files, yauzl refuses them).
  */
-import { readSync } from "node:fs";
-import type { FileHandle } from "node:fs/promises";
 import { ArchiveError } from "../errors.js";
 import { displayPath } from "../filesystem/paths.js";
 import { checkRelativePath, decodeEntryName } from "./entry-names.js";
@@ -82,44 +82,41 @@ const MAX_CENTRAL_DIRECTORY_BYTES = 256 * 1024 * 1024;
 /** The tail read: the EOCD search window plus ZIP64 structures, and small archives whole. */
 const TAIL_BYTES = 128 * 1024;
 
+/**
+ * Reads exactly `length` bytes at `position` of an archive, or throws (a short read is a
+ * truncated archive: `corrupt`). The server reads through a file descriptor, the browser
+ * slices the bytes it holds.
+ */
+export type ReadRange = (position: number, length: number) => Promise<Uint8Array>;
+
 export function corrupt(message: string, data: Record<string, unknown> = {}): never {
   const entry = typeof data.entry === "string" ? `: ${displayPath(data.entry)}` : "";
   throw new ArchiveError("E_ARCHIVE_CORRUPT", `${message}${entry}`, data);
 }
 
-/**
- * `readAt` on the calling thread, for small reads only: a thread-pool read cost ~15 µs of
- * the main thread (queueing and waking a worker) to read 10 kB that the page cache gives in
- * ~3 µs. The descriptor is used at once, while the handle is known to be open.
- */
-export function readAtSync(handle: FileHandle, length: number, position: number): Buffer {
-  const buffer = Buffer.allocUnsafe(length);
-  let done = 0;
-  while (done < length) {
-    const bytesRead = readSync(handle.fd, buffer, done, length - done, position + done);
-    if (bytesRead === 0) corrupt(`Unexpected end of file at offset ${position + done} (truncated archive?)`);
-    done += bytesRead;
-  }
-  return buffer;
+/** The error for a read past the end of the archive. */
+export function truncated(position: number): never {
+  return corrupt(`Unexpected end of file at offset ${position} (truncated archive?)`);
 }
 
-/** Read exactly `length` bytes at `position`. */
-export async function readAt(handle: FileHandle, length: number, position: number): Promise<Buffer> {
-  const buffer = Buffer.allocUnsafe(length);
-  let done = 0;
-  while (done < length) {
-    const { bytesRead } = await handle.read(buffer, done, length - done, position + done);
-    if (bytesRead === 0) corrupt(`Unexpected end of file at offset ${position + done} (truncated archive?)`);
-    done += bytesRead;
-  }
-  return buffer;
+/** A `ReadRange` over bytes held in memory (the browser's dropped file, tests). */
+export function memoryRange(bytes: Uint8Array): ReadRange {
+  return async (position, length) => {
+    if (position < 0 || position + length > bytes.length) truncated(Math.min(Math.max(0, position), bytes.length));
+    return bytes.subarray(position, position + length);
+  };
+}
+
+/** A little-endian view of bytes (DataView, so the same code runs in Node and the browser). */
+export function viewOf(bytes: Uint8Array): DataView {
+  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /** A little-endian 64-bit field as a number; beyond 2^53 the archive is refused. */
-function readU64(buffer: Buffer, at: number, what: string): number {
-  const high = buffer.readUInt32LE(at + 4);
+export function readU64(view: DataView, at: number, what: string): number {
+  const high = view.getUint32(at + 4, true);
   if (high > 0x1fffff) corrupt(`${what} does not fit in 53 bits`);
-  return high * 0x1_0000_0000 + buffer.readUInt32LE(at);
+  return high * 0x1_0000_0000 + view.getUint32(at, true);
 }
 
 interface EndRecord {
@@ -131,78 +128,89 @@ interface EndRecord {
   zip64: boolean;
 }
 
-function findEocd(tail: Buffer): number {
+function findEocd(tail: Uint8Array, view: DataView): number {
   let mismatched = -1;
   const lowest = Math.max(0, tail.length - MAX_EOCD_SEARCH);
   for (let i = tail.length - EOCD_SIZE; i >= lowest; i--) {
-    if (tail[i] !== 0x50 || tail.readUInt32LE(i) !== SIG_EOCD) continue;
-    if (i + EOCD_SIZE + tail.readUInt16LE(i + 20) === tail.length) return i;
+    if (tail[i] !== 0x50 || view.getUint32(i, true) !== SIG_EOCD) continue;
+    if (i + EOCD_SIZE + view.getUint16(i + 20, true) === tail.length) return i;
     if (mismatched === -1) mismatched = i;
   }
   if (mismatched !== -1) {
-    const trailing = tail.length - (mismatched + EOCD_SIZE + tail.readUInt16LE(mismatched + 20));
+    const trailing = tail.length - (mismatched + EOCD_SIZE + view.getUint16(mismatched + 20, true));
     corrupt(`Refusing ${Math.abs(trailing)} byte(s) of data ${trailing > 0 ? "after the end of the archive (appended data)" : "missing from the archive comment (truncated?)"}`);
   }
   return corrupt("Not a ZIP archive (no end-of-central-directory record)");
 }
 
-async function readEndRecord(handle: FileHandle, tail: Buffer, tailStart: number): Promise<EndRecord> {
-  const eocdInTail = findEocd(tail);
+async function readEndRecord(read: ReadRange, tail: Uint8Array, tailStart: number): Promise<EndRecord> {
+  const tailView = viewOf(tail);
+  const eocdInTail = findEocd(tail, tailView);
   const eocd = tailStart + eocdInTail;
-  const diskNumber = tail.readUInt16LE(eocdInTail + 4);
-  const cdDisk = tail.readUInt16LE(eocdInTail + 6);
-  const entriesOnDisk = tail.readUInt16LE(eocdInTail + 8);
-  let count = tail.readUInt16LE(eocdInTail + 10);
-  let cdSize = tail.readUInt32LE(eocdInTail + 12);
-  let cdOffset = tail.readUInt32LE(eocdInTail + 16);
+  const diskNumber = tailView.getUint16(eocdInTail + 4, true);
+  const cdDisk = tailView.getUint16(eocdInTail + 6, true);
+  const entriesOnDisk = tailView.getUint16(eocdInTail + 8, true);
+  let count = tailView.getUint16(eocdInTail + 10, true);
+  let cdSize = tailView.getUint32(eocdInTail + 12, true);
+  let cdOffset = tailView.getUint32(eocdInTail + 16, true);
 
   const locator = eocd - ZIP64_LOCATOR_SIZE;
-  let locatorBuffer: Buffer | null = null;
+  let locatorView: DataView | null = null;
   if (locator >= 0) {
-    locatorBuffer = locator >= tailStart ? tail.subarray(locator - tailStart, eocdInTail) : await readAt(handle, ZIP64_LOCATOR_SIZE, locator);
-    if (locatorBuffer.readUInt32LE(0) !== SIG_ZIP64_LOCATOR) locatorBuffer = null;
+    locatorView = viewOf(locator >= tailStart ? tail.subarray(locator - tailStart, eocdInTail) : await read(locator, ZIP64_LOCATOR_SIZE));
+    if (locatorView.getUint32(0, true) !== SIG_ZIP64_LOCATOR) locatorView = null;
   }
-  if (locatorBuffer === null) {
+  if (locatorView === null) {
     if ((diskNumber !== 0 && diskNumber !== U16_MAX) || (cdDisk !== 0 && cdDisk !== U16_MAX) || entriesOnDisk !== count) {
       corrupt("Multi-disk (split) archives are not supported");
     }
     return { count, cdOffset, cdSize, cdEnd: eocd, zip64: false };
   }
 
-  const recordOffset = readU64(locatorBuffer, 8, "ZIP64 end record offset");
-  const totalDisks = locatorBuffer.readUInt32LE(16);
-  if (locatorBuffer.readUInt32LE(4) !== 0 || totalDisks > 1) corrupt("Multi-disk (split) archives are not supported");
+  const recordOffset = readU64(locatorView, 8, "ZIP64 end record offset");
+  const totalDisks = locatorView.getUint32(16, true);
+  if (locatorView.getUint32(4, true) !== 0 || totalDisks > 1) corrupt("Multi-disk (split) archives are not supported");
   if (recordOffset + ZIP64_EOCD_SIZE > locator) {
     corrupt(`ZIP64 end record offset ${recordOffset} is out of range`, { offset: recordOffset });
   }
-  const record = recordOffset >= tailStart
-    ? tail.subarray(recordOffset - tailStart, recordOffset - tailStart + ZIP64_EOCD_SIZE)
-    : await readAt(handle, ZIP64_EOCD_SIZE, recordOffset);
-  if (record.readUInt32LE(0) !== SIG_ZIP64_EOCD) corrupt(`No ZIP64 end record at offset ${recordOffset}`, { offset: recordOffset });
+  const record = viewOf(
+    recordOffset >= tailStart ? tail.subarray(recordOffset - tailStart, recordOffset - tailStart + ZIP64_EOCD_SIZE) : await read(recordOffset, ZIP64_EOCD_SIZE),
+  );
+  if (record.getUint32(0, true) !== SIG_ZIP64_EOCD) corrupt(`No ZIP64 end record at offset ${recordOffset}`, { offset: recordOffset });
   const recordSize = readU64(record, 4, "ZIP64 end record size");
   if (recordOffset + 12 + recordSize !== locator) {
     corrupt("ZIP64 end record size does not reach the locator (unexpected data in between)", { offset: recordOffset });
   }
-  if (record.readUInt32LE(16) !== 0 || record.readUInt32LE(20) !== 0) corrupt("Multi-disk (split) archives are not supported");
+  if (record.getUint32(16, true) !== 0 || record.getUint32(20, true) !== 0) corrupt("Multi-disk (split) archives are not supported");
   const entriesOnDisk64 = readU64(record, 24, "ZIP64 entry count");
   count = readU64(record, 32, "ZIP64 entry count");
   if (entriesOnDisk64 !== count) corrupt("Multi-disk (split) archives are not supported");
+  // The classic record's fields, where they are not 0xFFFF/0xFFFFFFFF, must say the same.
+  const classic: ReadonlyArray<[number, number, number, string]> = [
+    [entriesOnDisk, U16_MAX, count, "entry count"],
+    [tailView.getUint16(eocdInTail + 10, true), U16_MAX, count, "entry count"],
+    [cdSize, U32_MAX, readU64(record, 40, "ZIP64 central directory size"), "central directory size"],
+    [cdOffset, U32_MAX, readU64(record, 48, "ZIP64 central directory offset"), "central directory offset"],
+  ];
+  for (const [value, marker, zip64Value, what] of classic) {
+    if (value !== marker && value !== zip64Value) corrupt(`End record ${what} ${value} differs from the ZIP64 end record's ${zip64Value}`);
+  }
   cdSize = readU64(record, 40, "ZIP64 central directory size");
   cdOffset = readU64(record, 48, "ZIP64 central directory offset");
   return { count, cdOffset, cdSize, cdEnd: recordOffset, zip64: true };
 }
 
 /**
- * Read and validate the central directory of an open archive. Throws `ArchiveError`
- * (`E_ARCHIVE_CORRUPT`, `E_ARCHIVE_LIMIT`, `E_ARCHIVE_ENTRY`, `E_ARCHIVE_UNSUPPORTED`)
- * naming the entry where there is one.
+ * Read and validate the central directory of an archive of `fileSize` bytes. Throws
+ * `ArchiveError` (`E_ARCHIVE_CORRUPT`, `E_ARCHIVE_LIMIT`, `E_ARCHIVE_ENTRY`,
+ * `E_ARCHIVE_UNSUPPORTED`) naming the entry where there is one.
  */
-export async function readCentralDirectory(handle: FileHandle, fileSize: number, limits: ArchiveLimits): Promise<CentralDirectory> {
+export async function readCentralDirectory(read: ReadRange, fileSize: number, limits: ArchiveLimits): Promise<CentralDirectory> {
   if (fileSize < EOCD_SIZE) corrupt(`Not a ZIP archive (${fileSize} bytes)`);
   const tailLength = Math.min(fileSize, TAIL_BYTES);
   const tailStart = fileSize - tailLength;
-  const tail = await readAt(handle, tailLength, tailStart);
-  const end = await readEndRecord(handle, tail, tailStart);
+  const tail = await read(tailStart, tailLength);
+  const end = await readEndRecord(read, tail, tailStart);
 
   if (end.cdOffset + end.cdSize > end.cdEnd) {
     corrupt(`Central directory (offset ${end.cdOffset}, ${end.cdSize} bytes) extends past its end record at ${end.cdEnd}`, { offset: end.cdOffset });
@@ -224,33 +232,42 @@ export async function readCentralDirectory(handle: FileHandle, fileSize: number,
   if (end.cdSize > MAX_CENTRAL_DIRECTORY_BYTES) {
     throw new ArchiveError("E_ARCHIVE_LIMIT", `Central directory of ${end.cdSize} bytes is too large`, { limit: MAX_CENTRAL_DIRECTORY_BYTES });
   }
-  const cd = end.cdOffset >= tailStart
-    ? tail.subarray(end.cdOffset - tailStart, end.cdOffset - tailStart + end.cdSize)
-    : await readAt(handle, end.cdSize, end.cdOffset);
+  const cd = end.cdOffset >= tailStart ? tail.subarray(end.cdOffset - tailStart, end.cdOffset - tailStart + end.cdSize) : await read(end.cdOffset, end.cdSize);
   const entries = parseRecords(cd, end.count, end.cdOffset, limits);
   return { fileSize, offset: end.cdOffset, size: end.cdSize, zip64: end.zip64, entries };
 }
 
 /** True when bytes [start, end) are printable ASCII other than backslash (the fast path). */
-function isPlainAscii(buffer: Buffer, start: number, end: number): boolean {
+function isPlainAscii(bytes: Uint8Array, start: number, end: number): boolean {
   for (let i = start; i < end; i++) {
-    const byte = buffer[i] as number;
+    const byte = bytes[i] as number;
     if (byte < 0x20 || byte > 0x7e || byte === 0x5c) return false;
   }
   return true;
 }
 
-function parseRecords(cd: Buffer, declaredCount: number, cdOffset: number, limits: ArchiveLimits): CentralEntry[] {
+/** Printable ASCII bytes as a string (names are short: one call, no decoder). */
+function asciiString(bytes: Uint8Array, start: number, end: number): string {
+  return String.fromCharCode.apply(null, bytes.subarray(start, end) as unknown as number[]);
+}
+
+/** The entry name held in bytes [start, end): strict UTF-8 (never CP437, whatever the flags say). */
+export function entryNameAt(bytes: Uint8Array, start: number, end: number): string {
+  return isPlainAscii(bytes, start, end) ? asciiString(bytes, start, end) : decodeEntryName(bytes.subarray(start, end));
+}
+
+function parseRecords(cd: Uint8Array, declaredCount: number, cdOffset: number, limits: ArchiveLimits): CentralEntry[] {
   const entries: CentralEntry[] = [];
+  const view = viewOf(cd);
   const length = cd.length;
   let pos = 0;
   while (pos < length) {
-    if (length - pos < CENTRAL_HEADER_SIZE || cd.readUInt32LE(pos) !== SIG_CENTRAL_HEADER) {
+    if (length - pos < CENTRAL_HEADER_SIZE || view.getUint32(pos, true) !== SIG_CENTRAL_HEADER) {
       corrupt(`Bad central directory record at offset ${cdOffset + pos}`, { offset: cdOffset + pos });
     }
-    const nameLength = cd.readUInt16LE(pos + 28);
-    const extraLength = cd.readUInt16LE(pos + 30);
-    const commentLength = cd.readUInt16LE(pos + 32);
+    const nameLength = view.getUint16(pos + 28, true);
+    const extraLength = view.getUint16(pos + 30, true);
+    const commentLength = view.getUint16(pos + 32, true);
     const nameStart = pos + CENTRAL_HEADER_SIZE;
     const extraStart = nameStart + nameLength;
     const next = extraStart + extraLength + commentLength;
@@ -258,11 +275,11 @@ function parseRecords(cd: Buffer, declaredCount: number, cdOffset: number, limit
     if (entries.length >= declaredCount) {
       corrupt(`Central directory holds more records than the ${declaredCount} its end record declares`);
     }
-    const name = isPlainAscii(cd, nameStart, extraStart) ? cd.toString("latin1", nameStart, extraStart) : decodeEntryName(cd.subarray(nameStart, extraStart));
+    const name = entryNameAt(cd, nameStart, extraStart);
     const isDirectory = name.charCodeAt(name.length - 1) === 0x2f;
     const path = isDirectory ? name.slice(0, -1) : name;
     checkRelativePath(path, name, limits);
-    const entry = parseRecord(cd, pos, name, path, isDirectory, nameLength, extraStart, extraLength, cdOffset);
+    const entry = parseRecord(cd, view, pos, name, path, isDirectory, nameLength, extraStart, extraLength, cdOffset);
     entries.push(entry);
     pos = next;
   }
@@ -284,8 +301,55 @@ function dosTimestamp(date: number, time: number): number | null {
   return lastDosMs;
 }
 
+/** The values a ZIP64 extra field may hold, in its order, with the record's 32-bit (or 16-bit) field for each. */
+interface Zip64Fields {
+  size: number;
+  compressedSize: number;
+  offset: number;
+  disk: number;
+}
+
+/**
+ * Apply a ZIP64 extra field (`dataSize` bytes at `data`) to `fields`. APPNOTE 4.5.3: only the
+ * fields whose record value is 0xFFFFFFFF (0xFFFF for the disk) are present, in the order
+ * size, compressed size, offset, disk. Some writers (Go's archive/zip) also put fields that
+ * are not marked after the marked ones: a reader that takes the extra positionally would then
+ * read them, so they must say what the record says, or the entry is refused.
+ */
+export function applyZip64Extra(view: DataView, data: number, dataSize: number, fields: Zip64Fields, name: string): void {
+  const order: ReadonlyArray<[keyof Zip64Fields, number]> = [
+    ["size", U32_MAX],
+    ["compressedSize", U32_MAX],
+    ["offset", U32_MAX],
+    ["disk", U16_MAX],
+  ];
+  const marked = order.filter(([key, marker]) => fields[key] === marker);
+  const wanted = marked.reduce((sum, [key]) => sum + (key === "disk" ? 4 : 8), 0);
+  if (dataSize < wanted) corrupt("ZIP64 extra field is too short for the fields it must hold", { entry: name });
+  let q = data;
+  const end = data + dataSize;
+  for (const [key] of marked) {
+    fields[key] = key === "disk" ? view.getUint32(q, true) : readU64(view, q, `ZIP64 ${key === "size" ? "size" : key === "compressedSize" ? "compressed size" : "offset"}`);
+    q += key === "disk" ? 4 : 8;
+  }
+  // Surplus values: the unmarked fields that follow the last marked one, in order.
+  const lastMarked = marked.length === 0 ? -1 : order.findIndex(([key]) => key === (marked[marked.length - 1] as [keyof Zip64Fields, number])[0]);
+  for (let i = lastMarked + 1; i < order.length && q < end; i++) {
+    const [key] = order[i] as [keyof Zip64Fields, number];
+    const width = key === "disk" ? 4 : 8;
+    if (end - q < width) break;
+    const value = key === "disk" ? view.getUint32(q, true) : readU64(view, q, "ZIP64 field");
+    if (value !== fields[key]) {
+      corrupt(`ZIP64 extra field gives ${key === "compressedSize" ? "compressed size" : key} ${value}, the record ${fields[key]}`, { entry: name, reason: "zip64-mismatch" });
+    }
+    q += width;
+  }
+  if (q !== end) corrupt(`ZIP64 extra field holds ${end - q} byte(s) that no field accounts for`, { entry: name, reason: "zip64-mismatch" });
+}
+
 function parseRecord(
-  cd: Buffer,
+  cd: Uint8Array,
+  view: DataView,
   pos: number,
   name: string,
   path: string,
@@ -296,16 +360,18 @@ function parseRecord(
   cdOffset: number,
 ): CentralEntry {
   const host = cd[pos + 5] as number;
-  const flags = cd.readUInt16LE(pos + 8);
-  const method = cd.readUInt16LE(pos + 10);
-  const dosTime = cd.readUInt16LE(pos + 12);
-  const dosDate = cd.readUInt16LE(pos + 14);
-  const crc32 = cd.readUInt32LE(pos + 16);
-  let compressedSize = cd.readUInt32LE(pos + 20);
-  let size = cd.readUInt32LE(pos + 24);
-  const disk = cd.readUInt16LE(pos + 34);
-  const external = cd.readUInt32LE(pos + 38);
-  let localHeaderOffset = cd.readUInt32LE(pos + 42);
+  const flags = view.getUint16(pos + 8, true);
+  const method = view.getUint16(pos + 10, true);
+  const dosTime = view.getUint16(pos + 12, true);
+  const dosDate = view.getUint16(pos + 14, true);
+  const crc32 = view.getUint32(pos + 16, true);
+  const external = view.getUint32(pos + 38, true);
+  const fields: Zip64Fields = {
+    compressedSize: view.getUint32(pos + 20, true),
+    size: view.getUint32(pos + 24, true),
+    disk: view.getUint16(pos + 34, true),
+    offset: view.getUint32(pos + 42, true),
+  };
 
   if ((flags & (FLAG_ENCRYPTED | FLAG_STRONG_ENCRYPTION | FLAG_MASKED_HEADERS)) !== 0 || method === METHOD_AES) {
     throw new ArchiveError("E_ARCHIVE_UNSUPPORTED", `Encrypted entries are not supported: ${displayPath(name)}`, { entry: name, reason: "encrypted" });
@@ -343,50 +409,31 @@ function parseRecord(
     });
   }
 
-  const needSize = size === U32_MAX;
-  const needCompressedSize = compressedSize === U32_MAX;
-  const needOffset = localHeaderOffset === U32_MAX;
+  const needsZip64 = fields.size === U32_MAX || fields.compressedSize === U32_MAX || fields.offset === U32_MAX;
   let mtimeMs: number | null = null;
   let sawZip64 = false;
   const extraEnd = extraStart + extraLength;
   let p = extraStart;
   while (p + 4 <= extraEnd) {
-    const id = cd.readUInt16LE(p);
-    const dataSize = cd.readUInt16LE(p + 2);
+    const id = view.getUint16(p, true);
+    const dataSize = view.getUint16(p + 2, true);
     const data = p + 4;
     if (data + dataSize > extraEnd) corrupt(`Corrupt extra field 0x${id.toString(16).padStart(4, "0")}`, { entry: name });
     if (id === EXTRA_ZIP64) {
+      if (sawZip64) corrupt("Entry has two ZIP64 extra fields", { entry: name, reason: "zip64-mismatch" });
       sawZip64 = true;
-      // Only the fields that are 0xFFFFFFFF in the record are present, in this order.
-      const wanted = (needSize ? 8 : 0) + (needCompressedSize ? 8 : 0) + (needOffset ? 8 : 0);
-      if (dataSize < wanted) corrupt("ZIP64 extra field is too short for the fields it must hold", { entry: name });
-      let q = data;
-      if (needSize) {
-        size = readU64(cd, q, "ZIP64 size");
-        q += 8;
-      }
-      if (needCompressedSize) {
-        compressedSize = readU64(cd, q, "ZIP64 compressed size");
-        q += 8;
-      }
-      if (needOffset) localHeaderOffset = readU64(cd, q, "ZIP64 offset");
+      applyZip64Extra(view, data, dataSize, fields, name);
     } else if (id === EXTRA_EXTENDED_TIMESTAMP) {
-      if (dataSize >= 5 && ((cd[data] as number) & 1) !== 0) mtimeMs = cd.readInt32LE(data + 1) * 1000;
+      if (dataSize >= 5 && ((cd[data] as number) & 1) !== 0) mtimeMs = view.getInt32(data + 1, true) * 1000;
     } else if (id === EXTRA_UNICODE_PATH) {
-      // Info-ZIP readers would prefer this name: refuse the archive unless it agrees.
-      const unicodeName = dataSize >= 5 ? cd.toString("utf8", data + 5, data + dataSize) : "";
-      if (unicodeName !== name) {
-        throw new ArchiveError("E_ARCHIVE_ENTRY", `Entry has a conflicting Unicode path field (${displayPath(unicodeName)}): ${displayPath(name)}`, {
-          entry: name,
-          reason: "unicode-path-mismatch",
-        });
-      }
+      checkUnicodePathExtra(cd, data, dataSize, name);
     }
     p = data + dataSize;
   }
-  if ((needSize || needCompressedSize || needOffset) && !sawZip64) {
+  if (needsZip64 && !sawZip64) {
     corrupt("Entry has 0xFFFFFFFF size or offset fields but no ZIP64 extra field", { entry: name });
   }
+  const { size, compressedSize, offset: localHeaderOffset, disk } = fields;
   if (disk !== 0 && disk !== U16_MAX) corrupt("Entry starts on another disk (split archives are not supported)", { entry: name });
   if (isDirectory && (size > 0 || compressedSize > 2)) {
     throw new ArchiveError("E_ARCHIVE_ENTRY", `Directory entry carries data: ${displayPath(name)}`, { entry: name, reason: "directory-with-data" });
@@ -399,4 +446,25 @@ function parseRecord(
   }
   if (mtimeMs === null) mtimeMs = dosTimestamp(dosDate, dosTime);
   return { name, path, isDirectory, flags, method, crc32, compressedSize, size, localHeaderOffset, nameLength, extraLength, mode, mtimeMs };
+}
+
+/**
+ * An Info-ZIP Unicode-path extra (0x7075): readers that honour it would use its name, so it
+ * must name the entry itself (in the central record and, when present, the local header).
+ */
+export function checkUnicodePathExtra(bytes: Uint8Array, data: number, dataSize: number, name: string): void {
+  let unicodeName = "";
+  if (dataSize >= 5) {
+    try {
+      unicodeName = decodeEntryName(bytes.subarray(data + 5, data + dataSize));
+    } catch {
+      unicodeName = "(not UTF-8)";
+    }
+  }
+  if (unicodeName !== name) {
+    throw new ArchiveError("E_ARCHIVE_ENTRY", `Entry has a conflicting Unicode path field (${displayPath(unicodeName)}): ${displayPath(name)}`, {
+      entry: name,
+      reason: "unicode-path-mismatch",
+    });
+  }
 }

@@ -1,0 +1,112 @@
+/**
+ * Opening a file that someone else may be changing under us (a served session file or
+ * archive, an undo-store body) so that what we read is a regular file, the one we looked
+ * at, inside the directory we serve:
+ *
+ * 1. `lstat` the path: a symlink, FIFO, socket or device is refused without being opened.
+ * 2. `open` with O_NOFOLLOW (a symlink swapped in since is refused: ELOOP) and O_NONBLOCK (a
+ *    FIFO swapped in opens at once instead of blocking a thread-pool thread until a writer
+ *    comes — four such opens stall every file operation of the process).
+ * 3. `fstat` the descriptor: it must be a regular file with the device and inode the `lstat`
+ *    saw. The check is on what was opened, so no later swap can change the answer.
+ * 4. With `root`, where `/proc/self/fd` exists (Linux): the kernel's name for the opened
+ *    file must lie under `root`, which also catches a parent directory swapped for a link.
+ *
+ * Everything read afterwards is read through the returned handle, never by name again.
+ */
+import { constants, type Stats } from "node:fs";
+import { lstat, open, readlink, stat, type FileHandle } from "node:fs/promises";
+import { FileNotFoundError, PermissionDeniedError } from "../errors.js";
+import { displayPath } from "./paths.js";
+
+const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = constants;
+const O_NOCTTY = constants.O_NOCTTY ?? 0;
+
+/** Reading a file we did not create: no final symlink, no blocking on a FIFO, no controlling terminal. */
+export const SAFE_READ_FLAGS = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
+/** The same for a path the user named (configuration): a final symlink is followed. */
+const FOLLOW_READ_FLAGS = O_RDONLY | O_NONBLOCK | O_NOCTTY;
+
+export interface OpenRegularOptions {
+  /** Follow a final symlink: the caller named this file itself (default false). Parents are always followed. */
+  readonly follow?: boolean;
+  /** The file must lie under this directory (a real path, as `realpath` gives it); checked through `/proc/self/fd` where it exists. */
+  readonly root?: string;
+}
+
+export interface OpenedRegularFile {
+  readonly handle: FileHandle;
+  /** `fstat` of the opened descriptor. */
+  readonly stats: Stats;
+}
+
+function errnoOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : undefined;
+}
+
+function refuse(path: string, message: string, reason: string): PermissionDeniedError {
+  return new PermissionDeniedError(path, `${message}: ${displayPath(path)}`, { reason });
+}
+
+function kindOf(stats: Stats): string {
+  if (stats.isSymbolicLink()) return "a symbolic link";
+  if (stats.isDirectory()) return "a directory";
+  if (stats.isFIFO()) return "a FIFO";
+  if (stats.isSocket()) return "a socket";
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return "a device";
+  return "not a regular file";
+}
+
+let procFd: boolean | null = null;
+
+/** Whether `/proc/self/fd` names opened descriptors (Linux with /proc mounted). */
+async function hasProcFd(): Promise<boolean> {
+  if (procFd === null) procFd = process.platform === "linux" && (await stat("/proc/self/fd").then((stats) => stats.isDirectory(), () => false));
+  return procFd;
+}
+
+/** True when `opened` (a path as bytes) lies under `root`. */
+function isUnder(opened: Buffer, root: string): boolean {
+  const prefix = Buffer.from(root.endsWith("/") ? root : `${root}/`);
+  return opened.length > prefix.length && opened.subarray(0, prefix.length).equals(prefix);
+}
+
+/**
+ * Open `path` for reading as described in the module comment. Throws ENOENT when it does not
+ * exist and EACCES (`data.reason`: `symlink`, `not-regular`, `changed`, `outside-root`) when
+ * it is not a regular file we may read.
+ */
+export async function openRegularFile(path: string, options: OpenRegularOptions = {}): Promise<OpenedRegularFile> {
+  const follow = options.follow === true;
+  let before: Stats | null;
+  try {
+    before = follow ? null : await lstat(path);
+  } catch (error) {
+    if (errnoOf(error) === "ENOENT" || errnoOf(error) === "ENOTDIR") throw new FileNotFoundError(path);
+    throw error;
+  }
+  if (before !== null && !before.isFile()) throw refuse(path, `Refusing to read ${kindOf(before)}`, before.isSymbolicLink() ? "symlink" : "not-regular");
+  let handle: FileHandle;
+  try {
+    handle = await open(path, follow ? FOLLOW_READ_FLAGS : SAFE_READ_FLAGS);
+  } catch (error) {
+    const code = errnoOf(error);
+    if (code === "ENOENT" || code === "ENOTDIR") throw new FileNotFoundError(path);
+    if (code === "ELOOP") throw refuse(path, "Refusing to read a symbolic link", "symlink");
+    throw error;
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw refuse(path, `Refusing to read ${kindOf(stats)}`, "not-regular");
+    if (before !== null && (stats.dev !== before.dev || stats.ino !== before.ino)) throw refuse(path, "File was replaced while being opened", "changed");
+    if (options.root !== undefined && (await hasProcFd())) {
+      const opened = await readlink(`/proc/self/fd/${handle.fd}`, { encoding: "buffer" });
+      if (!isUnder(opened, options.root)) throw refuse(path, `Opened file lies outside ${displayPath(options.root)}`, "outside-root");
+    }
+    return { handle, stats };
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    throw error;
+  }
+}
