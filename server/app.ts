@@ -60,7 +60,7 @@ export interface AppOptions {
   onIndexProgress?: (done: number, total: number, file: string) => void;
   /** Pino logger settings (default: errors only). */
   logger?: boolean | { level: string };
-  archiveCache?: Omit<ArchiveCacheOptions, "memory">;
+  archiveCache?: Omit<ArchiveCacheOptions, "memory" | "root">;
   /** Caps on the debug-bundle members parsed into memory (defaults: `DEFAULT_DEBUG_BUNDLE_LIMITS`). */
   bundleLimits?: Partial<DebugBundleLimits>;
   /**
@@ -99,7 +99,7 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   const root = await realpath(displayRoot);
 
   const memory = new MemoryBudget(options.memoryBytes ?? DEFAULT_MEMORY_BYTES);
-  const archives = new ArchiveCache({ ...options.archiveCache, memory });
+  const archives = new ArchiveCache({ ...options.archiveCache, memory, root });
   const bundles = new DebugBundles(archives, options.bundleLimits === undefined ? {} : { limits: options.bundleLimits });
   const directory = await SnapshotDirectory.open(root, { recursive: options.recursive ?? false, bundles, memory });
   const state = new ViewerState(directory, archives, displayRoot, bundles);
@@ -136,7 +136,7 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   await app.register(strictJson);
   const onSelect = (current: { file: string; line: number }) => events.send("select", { file: current.file, line_number: current.line });
   await app.register(legacyRoutes, { state, onSelect });
-  const undoStores = new UndoStores();
+  const undoStores = new UndoStores({ root });
   await app.register(sessionRoutes, { state, undoStores });
   await app.register(toolCallRoutes, { state, undoStores });
   await app.register(filesystemRoutes, { state, memory });

@@ -9,9 +9,12 @@
  * `data:`/`blob:` URLs.
  */
 import { createHash } from "node:crypto";
-import { readFile, readdir, stat, writeFile } from "node:fs/promises";
+import { readFile, readdir, realpath, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { hasErrorCode } from "../shared/errors.js";
+import type { OpenRegularOptions } from "../shared/filesystem/open-regular.node.js";
+import { openRegularFile, readRegularFile } from "../shared/filesystem/open-regular.node.js";
 import { sniffDebugBundle } from "./library/debug-bundles.js";
 import { packageRoot } from "./package-root.js";
 
@@ -117,7 +120,13 @@ export async function buildBundle(options: BundleOptions): Promise<BundleResult>
   if (stats === null) throw new BundleError(`No such file or directory: ${source}`);
   const single = !stats.isDirectory();
   const files = !single ? await listRun(source, options.recursive ?? false) : ARCHIVE_FILE.test(source) ? [{ path: path.basename(source), absolute: source }] : await singleFileRun(source);
-  const debugBundles = (await Promise.all(files.filter((file) => ARCHIVE_FILE.test(file.path)).map((file) => sniffDebugBundle(file.absolute)))).filter(Boolean).length;
+  const root = await realpath(single ? path.dirname(source) : source);
+  // Files of the run are read as the server reads them: never through a symlink swapped in,
+  // never waiting on a FIFO, only inside the run's directory.
+  // (The file named on the command line is the user's choice: a symlink there is followed.)
+  const openOptions = (file: RunFile): OpenRegularOptions => (file.absolute === source ? { follow: true } : { root });
+  const isDebugBundle = (file: RunFile) => sniffDebugBundle(file.absolute, (absolute) => openRegularFile(absolute, openOptions(file)));
+  const debugBundles = (await Promise.all(files.filter((file) => ARCHIVE_FILE.test(file.path)).map(isDebugBundle))).filter(Boolean).length;
   if (!files.some((file) => SESSION_FILE.test(file.path)) && debugBundles === 0) {
     throw new BundleError(single ? `Not a session file (.jsonl or .json) or a WINK debug bundle: ${source}` : `No session file (.jsonl or .json) or WINK debug bundle in ${source}`);
   }
@@ -125,9 +134,11 @@ export async function buildBundle(options: BundleOptions): Promise<BundleResult>
   let total = 0;
   const encoded: { path: string; base64: string; modified_at: string }[] = [];
   for (const file of files) {
-    const [bytes, fileStats] = await Promise.all([readFile(file.absolute), stat(file.absolute)]);
+    const { bytes, stats: fileStats } = await readRegularFile(file.absolute, { maxBytes: maxBytes - total, ...openOptions(file) }).catch((error: unknown) => {
+      if (hasErrorCode(error, "EINVAL")) throw new BundleError(`The run is larger than ${maxBytes} bytes; bundle fewer files or raise --max-size`);
+      throw new BundleError(`Cannot read ${file.path}: ${error instanceof Error ? error.message : String(error)}`);
+    });
     total += bytes.length;
-    if (total > maxBytes) throw new BundleError(`The run is larger than ${maxBytes} bytes; bundle fewer files or raise --max-size`);
     encoded.push({ path: file.path, base64: bytes.toString("base64"), modified_at: new Date(fileStats.mtimeMs).toISOString() });
   }
 

@@ -3,11 +3,18 @@
  * manifest is read when `/api/filesystem/meta` asks for it), and one file request then costs
  * one positional read and one inflate. Bounded by the number of open archives (file
  * descriptors) and, in the server's memory budget, by the bytes their indexes and the
- * inflated file contents kept take. Archives that change on disk are opened again.
+ * inflated file contents kept take.
+ *
+ * The served directory may change under us: an archive is opened without following a
+ * symlink or blocking on a FIFO, and only when the descriptor is the regular file its lstat
+ * saw, inside the root (`openRegularFile`); everything is then read through that descriptor.
+ * An archive whose path now names another file (lstat: another inode, size or mtime) is
+ * opened again, with the same checks.
  */
-import { stat } from "node:fs/promises";
-import type { ArchiveReader } from "../../shared/archive/index.js";
+import { lstat } from "node:fs/promises";
+import type { ArchiveLimits, ArchiveReader } from "../../shared/archive/index.js";
 import { openArchive } from "../../shared/archive/index.js";
+import { openRegularFile } from "../../shared/filesystem/open-regular.node.js";
 import type { ArchiveManifestRead, FileIndexEntry, FileSource } from "../../shared/viewer/index.js";
 import { archiveManifestSummary } from "../../shared/viewer/index.js";
 import { MemoryBudget, WeightedCache } from "./weighted-cache.js";
@@ -31,12 +38,14 @@ export interface ArchiveCacheOptions {
    * kept) are counted in it. Default: a budget of 32 MiB of its own.
    */
   memory?: MemoryBudget;
+  /** Archive limits (ratio, sizes…) over the defaults every reader applies. */
+  limits?: Partial<ArchiveLimits>;
+  /** Only archives under this directory (a real path) are opened: the served root. */
+  root?: string;
 }
 
 interface OpenArchive extends OpenedArchive {
   readonly reader: ArchiveReader;
-  readonly size: number;
-  readonly mtimeMs: number;
   checkedAt: number;
 }
 
@@ -52,6 +61,8 @@ export class ArchiveCache {
   readonly #opening = new Map<string, Promise<OpenArchive>>();
   readonly #contents: WeightedCache<string, Uint8Array>;
   readonly #memory: MemoryBudget;
+  readonly #limits: Partial<ArchiveLimits> | undefined;
+  readonly #root: string | undefined;
   #closed = false;
   /** Every reader not closed yet (evicted ones close after a delay). */
   readonly #readers = new Set<ArchiveReader>();
@@ -59,6 +70,8 @@ export class ArchiveCache {
   constructor(options: ArchiveCacheOptions = {}) {
     // Two bounds on one set: bytes (memory) and handles (file descriptors).
     this.#memory = options.memory ?? new MemoryBudget(32 * 1024 * 1024);
+    this.#limits = options.limits;
+    this.#root = options.root;
     this.#open = new WeightedCache(this.#memory, (key, value) => this.#evicted(key, value));
     this.#openCount = new WeightedCache(options.maxOpen ?? 8, (key) => this.#open.delete(key));
     // Contents read once (a search scanning files, a file whose response is cached anyway) are not kept.
@@ -93,8 +106,9 @@ export class ArchiveCache {
     const cached = this.#open.get(absolutePath);
     if (cached !== undefined) {
       if (Date.now() - cached.checkedAt < RECHECK_MS) return cached;
-      const stats = await stat(absolutePath).catch(() => null);
-      if (stats !== null && stats.size === cached.size && stats.mtimeMs === cached.mtimeMs) {
+      const stats = await lstat(absolutePath).catch(() => null);
+      const opened = cached.reader.fileStats;
+      if (stats !== null && stats.isFile() && stats.dev === opened.dev && stats.ino === opened.ino && stats.size === opened.size && stats.mtimeMs === opened.mtimeMs) {
         cached.checkedAt = Date.now();
         return cached;
       }
@@ -108,8 +122,12 @@ export class ArchiveCache {
   }
 
   async #openNow(absolutePath: string, label: string): Promise<OpenArchive> {
-    const before = await stat(absolutePath);
-    const reader = await openArchive(absolutePath, { deferManifest: true });
+    const root = this.#root;
+    const reader = await openArchive(absolutePath, {
+      deferManifest: true,
+      ...(this.#limits === undefined ? {} : { limits: this.#limits }),
+      openFile: (path) => openRegularFile(path, root === undefined ? {} : { root }),
+    });
     this.#readers.add(reader);
     if (this.#closed) {
       await reader.close();
@@ -131,10 +149,11 @@ export class ArchiveCache {
         if (options?.transient !== true && bytes.length <= MAX_CACHED_FILE_BYTES) contents.set(key, bytes, bytes.length);
         return bytes;
       },
+      stream: (path, maxBytes) => reader.openStream(path, { maxBytes }),
     };
     let summary: Promise<ManifestSummary> | null = null;
     const manifest = (): Promise<ManifestSummary> => (summary ??= summarizeManifest(reader));
-    const open: OpenArchive = { reader, size: before.size, mtimeMs: before.mtimeMs, source, manifest, checkedAt: Date.now() };
+    const open: OpenArchive = { reader, source, manifest, checkedAt: Date.now() };
     // An archive bigger than the whole budget is kept alone rather than reopened per request.
     this.#open.set(absolutePath, open, Math.min(this.#memory.bytes, Math.max(1, reader.fileCount) * INDEX_BYTES_PER_ENTRY));
     this.#openCount.set(absolutePath, true, 1);

@@ -6,11 +6,12 @@
  * new source, so a changed bundle is read again. Nothing is written next to a bundle.
  */
 import { createHash } from "node:crypto";
-import { open } from "node:fs/promises";
 import path from "node:path";
 import { BUNDLE_SNIFF_BYTES, DebugBundle, looksLikeDebugBundle } from "../../shared/debug-bundle/index.js";
 import type { BundleSession, DebugBundleLimits, Sha256 } from "../../shared/debug-bundle/index.js";
 import { SessionLoadError } from "../../shared/errors.js";
+import type { OpenedRegularFile } from "../../shared/filesystem/open-regular.node.js";
+import { openRegularFile } from "../../shared/filesystem/open-regular.node.js";
 import type { SessionSnapshot } from "../../shared/session/index.js";
 import type { FileSource } from "../../shared/viewer/index.js";
 import type { ArchiveCache } from "./archive-cache.js";
@@ -18,11 +19,18 @@ import type { ArchiveCache } from "./archive-cache.js";
 /** node:crypto's SHA-256 (Web Crypto in Node took ~30x longer on a 3 MB log). */
 export const nodeSha256: Sha256 = (bytes) => createHash("sha256").update(bytes).digest("hex");
 
-/** True when the file at `absolutePath` starts like a debug bundle (one small read; false when unreadable). */
-export async function sniffDebugBundle(absolutePath: string): Promise<boolean> {
+/** The default opener: the named file (a final symlink followed), never waiting on a FIFO, regular files only. */
+const openNamedFile = (file: string): Promise<OpenedRegularFile> => openRegularFile(file, { follow: true });
+
+/**
+ * True when the file at `absolutePath` starts like a debug bundle (one small read; false when
+ * unreadable or not a regular file). A server sniffing the folder it serves passes its
+ * checked opener (`SnapshotDirectory.openFile`: no symlink, the inode its lstat saw, inside the root).
+ */
+export async function sniffDebugBundle(absolutePath: string, openFile: (file: string) => Promise<OpenedRegularFile> = openNamedFile): Promise<boolean> {
   let handle;
   try {
-    handle = await open(absolutePath, "r");
+    ({ handle } = await openFile(absolutePath));
   } catch {
     return false;
   }

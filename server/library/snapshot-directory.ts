@@ -7,15 +7,20 @@
  * 1) and after it (line 2), read through the bundle reader instead of from disk.
  *
  * Only regular files found by walking the directory (symlinks never followed) are ever
- * opened, and callers name files by their relative path in this listing, so nothing
- * outside the directory can be read through it.
+ * opened, and callers name files by their relative path in this listing. The directory may
+ * change under us (an agent writing its own snapshots folder can swap a file for a symlink
+ * or a FIFO between two requests), so every open is checked on the descriptor
+ * (`openRegularFile`: no symlink, no FIFO wait, the inode its lstat saw, inside the root),
+ * and a line is only read from the file its index was built from (same device and inode).
  */
 import type { Dirent } from "node:fs";
 import { lstat, readdir } from "node:fs/promises";
 import path from "node:path";
 import type { SessionFileIndex, SessionSnapshot } from "../../shared/session/index.js";
-import { readSnapshotAt, scanSessionFile } from "../../shared/session/index.js";
+import { readLineBytes, readSnapshotAt, scanSessionFile } from "../../shared/session/index.js";
 import { SessionLoadError } from "../../shared/errors.js";
+import type { OpenedRegularFile } from "../../shared/filesystem/open-regular.node.js";
+import { openRegularFile } from "../../shared/filesystem/open-regular.node.js";
 import type { DebugBundles } from "./debug-bundles.js";
 import { isBundleCandidate, sniffDebugBundle } from "./debug-bundles.js";
 import { COLLECT_AFTER_BYTES, collectGarbageSoon } from "./memory-pressure.js";
@@ -78,9 +83,12 @@ export class SnapshotDirectory {
   readonly #bundles: DebugBundles | null;
   /** What sniffing each `.zip` found, while its size and mtime stay the same. */
   readonly #sniffed = new Map<string, { size: number; mtimeMs: number; bundle: boolean }>();
+  /** Opens a file of this directory, checked on its descriptor (see the module comment). */
+  readonly openFile: (path: string) => Promise<OpenedRegularFile>;
 
   private constructor(root: string, options: SnapshotDirectoryOptions) {
     this.root = root;
+    this.openFile = (file) => openRegularFile(file, { root });
     this.recursive = options.recursive ?? false;
     this.#bundles = options.bundles ?? null;
     this.#lines = new WeightedCache(options.memory ?? 64 * 1024 * 1024);
@@ -197,10 +205,12 @@ export class SnapshotDirectory {
 
   /** A session file's index from disk, or a bundle's from its session members. */
   async #scan(record: SessionFileRecord): Promise<SessionFileIndex> {
-    if (record.kind === "session") return scanSessionFile(record.absolutePath);
+    if (record.kind === "session") return scanSessionFile(record.absolutePath, { openFile: this.openFile });
     if (this.#bundles === null) throw new SessionLoadError(`Cannot read debug bundle ${record.path}`, { path: record.path });
     const session = await this.#bundles.session(record.absolutePath, record.path);
-    return { path: record.absolutePath, sizeBytes: record.size, mtimeMs: record.mtimeMs, lineCount: session.lineCount, entries: [...session.entries], errors: [...session.errors] };
+    // A bundle's lines are never read from this file by offset (they come from its archive,
+    // opened and rechecked by the archive cache), so the index has no inode to hold them to.
+    return { path: record.absolutePath, sizeBytes: record.size, mtimeMs: record.mtimeMs, dev: 0, ino: 0, lineCount: session.lineCount, entries: [...session.entries], errors: [...session.errors] };
   }
 
   async #parse(record: SessionFileRecord, lineNumber: number, key: string): Promise<SessionSnapshot> {
@@ -212,7 +222,7 @@ export class SnapshotDirectory {
       if (location === undefined) throw new SessionLoadError(`Unknown line_number: ${lineNumber}`, { path: record.path, lineNumber });
       // Drop older lines first: parsing a big line while the cache is full would hold both.
       this.#lines.makeRoom(location.byteLength * PARSED_LINE_HEAP_FACTOR);
-      const result = await readSnapshotAt(record.absolutePath, location);
+      const result = await readSnapshotAt(record.absolutePath, location, { openFile: this.openFile, identity: index });
       if (location.byteLength >= COLLECT_AFTER_BYTES) collectGarbageSoon();
       if (result.ok) {
         this.#lines.set(key, result.snapshot, location.byteLength * PARSED_LINE_HEAP_FACTOR);
@@ -222,6 +232,24 @@ export class SnapshotDirectory {
         throw new SessionLoadError(`Line ${lineNumber} of ${record.path} does not load: ${result.error.reason}`, { path: record.path, lineNumber });
       }
       // The file changed under us: index it again and retry once.
+      record.index = null;
+      this.#forget(record.path);
+    }
+    throw new SessionLoadError(`${record.path} keeps changing; try again`, { path: record.path });
+  }
+
+  /**
+   * The bytes of one line as they are in the file its index was read from (no parse: for
+   * work done elsewhere, such as `/api/raw` of a huge line in a worker). Re-indexes once when
+   * the file changed.
+   */
+  async readLine(record: SessionFileRecord, lineNumber: number): Promise<Buffer> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const index = await this.ensureIndexed(record);
+      const location = index.entries.find((entry) => entry.lineNumber === lineNumber);
+      if (location === undefined) throw new SessionLoadError(`Unknown line_number: ${lineNumber}`, { path: record.path, lineNumber });
+      const bytes = await readLineBytes(record.absolutePath, location, { openFile: this.openFile, identity: index });
+      if (bytes !== null) return bytes;
       record.index = null;
       this.#forget(record.path);
     }
@@ -239,7 +267,7 @@ export class SnapshotDirectory {
       const known = this.#sniffed.get(relative);
       let bundle = known?.bundle;
       if (known === undefined || known.size !== file.size || known.mtimeMs !== file.mtimeMs) {
-        bundle = await sniffDebugBundle(file.absolutePath);
+        bundle = await sniffDebugBundle(file.absolutePath, this.openFile);
         this.#sniffed.set(relative, { size: file.size, mtimeMs: file.mtimeMs, bundle });
       }
       if (!bundle) found.delete(relative);

@@ -5,14 +5,14 @@
  * directories, a snapshot directory, a manifest, a body) is treated as absent — and session
  * ids that cannot name a directory (`..`, `/`, …) have no store.
  */
-import { constants } from "node:fs";
 import type { Dirent, Stats } from "node:fs";
-import { lstat, open, readdir, realpath } from "node:fs/promises";
+import { lstat, readdir, realpath } from "node:fs/promises";
 import path from "node:path";
 import { UNDO_BODIES_DIR, UNDO_MANIFEST_NAME, UNDO_SNAPSHOTS_DIR, isUndoBodyHash, isValidUndoSessionId } from "../../shared/undo/manifest.js";
 import { UNDO_STATE_DIR_NAME } from "../../shared/undo/store-files.node.js";
 import type { BodyLoader, ToolCallChangesResult } from "../../shared/undo/tool-call-changes.js";
 import { readToolCallChanges } from "../../shared/undo/tool-call-changes.js";
+import { readRegularFile } from "../../shared/filesystem/open-regular.node.js";
 
 /** A session's undo store as read: the changes by tool call (no contents) and a loader for its bodies. */
 export interface UndoSessionStore {
@@ -25,26 +25,20 @@ export interface UndoStoresOptions {
   maxManifestBytes?: number;
   /** Largest body read (default 64 MiB). */
   maxBodyBytes?: number;
+  /** Only files under this directory (a real path) are read: the served root. */
+  root?: string;
 }
 
 /** How long a read store is reused without looking at the disk again (as resolved workspaces). */
 const STORE_TTL_MS = 1000;
 const MAX_CACHED_STORES = 64;
-// O_NOFOLLOW refuses a symlink as the last component; where the platform lacks it, lstat did the check.
-const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
-
-/** A regular file's bytes (never through a symlink), or null when it is not one or is larger than `maxBytes`. */
-async function readRegularFile(file: string, maxBytes: number): Promise<Buffer | null> {
-  const handle = await open(file, constants.O_RDONLY | NO_FOLLOW).catch(() => null);
-  if (handle === null) return null;
-  try {
-    const stats = await handle.stat();
-    if (!stats.isFile() || stats.size > maxBytes) return null;
-    const bytes = await handle.readFile();
-    return bytes.length > maxBytes ? null : bytes;
-  } finally {
-    await handle.close();
-  }
+/**
+ * A regular file's bytes, or null when it is not one (a symlink, a FIFO — never waited on —
+ * or a file swapped since its lstat), lies outside `root`, or is larger than `maxBytes`.
+ */
+async function readStoreFile(file: string, maxBytes: number, root: string | undefined): Promise<Buffer | null> {
+  const read = await readRegularFile(file, { maxBytes, ...(root === undefined ? {} : { root }) }).catch(() => null);
+  return read === null ? null : read.bytes;
 }
 
 async function isRealDirectory(directory: string): Promise<boolean> {
@@ -55,6 +49,7 @@ async function isRealDirectory(directory: string): Promise<boolean> {
 export class UndoStores {
   readonly #maxManifestBytes: number;
   readonly #maxBodyBytes: number;
+  readonly #root: string | undefined;
   readonly #cache = new Map<string, { at: number; value: Promise<UndoSessionStore | null> }>();
   /** The last read of each store, reused while its manifests have not changed. */
   readonly #lastRead = new Map<string, { signature: string; value: UndoSessionStore }>();
@@ -62,6 +57,7 @@ export class UndoStores {
   constructor(options: UndoStoresOptions = {}) {
     this.#maxManifestBytes = options.maxManifestBytes ?? 16 * 1024 * 1024;
     this.#maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024;
+    this.#root = options.root;
   }
 
   /**
@@ -108,18 +104,19 @@ export class UndoStores {
     if (known !== undefined && known.signature === signature) return known.value;
 
     const problems: string[] = [];
+    const root = this.#root;
     const texts = await inBatches(names, async (name, index) => {
       const stat = stats[index];
       // A snapshot directory without a manifest is a crashed capture (the store cleans it up on load).
       if (stat === null || stat === undefined) return null;
-      const bytes = stat.isFile() ? await readRegularFile(path.join(directory, name, UNDO_MANIFEST_NAME), this.#maxManifestBytes).catch(() => null) : null;
+      const bytes = stat.isFile() ? await readStoreFile(path.join(directory, name, UNDO_MANIFEST_NAME), this.#maxManifestBytes, root) : null;
       if (bytes === null) problems.push(`${name}/${UNDO_MANIFEST_NAME} is not a regular file of at most ${this.#maxManifestBytes} bytes`);
       return bytes?.toString("utf8") ?? null;
     });
     const maxBodyBytes = this.#maxBodyBytes;
     const loadBody: BodyLoader = async (hash) => {
       if (!bodiesReadable || !isUndoBodyHash(hash)) return null;
-      const bytes = await readRegularFile(path.join(bodies, hash), maxBodyBytes).catch(() => null);
+      const bytes = await readStoreFile(path.join(bodies, hash), maxBodyBytes, root);
       return bytes === null ? null : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
     };
     const changes = await readToolCallChanges(

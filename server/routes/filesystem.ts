@@ -5,6 +5,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply } from "fastify";
+import { Readable } from "node:stream";
 import { ArchiveError } from "../../shared/errors.js";
 import { MAX_VIEW_BYTES, buildFileTree, diffFileLists, fileContent, flatFileTreeJson } from "../../shared/viewer/index.js";
 import type { FileIndexEntry, FileSource } from "../../shared/viewer/index.js";
@@ -18,7 +19,7 @@ import { DATA_CSP } from "../plugins/security-headers.js";
 import { errorResponses } from "../schemas/common.js";
 import { Browse, BrowseQuery, DownloadQuery, FileContent, FileQuery, FileTree, FileWildcardParams, FileWildcardQuery, FilesystemMeta } from "../schemas/filesystem.js";
 import { previousLineOf } from "./diffs.js";
-import { selectorOf, sideSelector, workspacePath } from "./request-helpers.js";
+import { selectorOf, sendJsonBytes, sideSelector, workspacePath } from "./request-helpers.js";
 
 export interface FilesystemRoutesOptions {
   state: ViewerState;
@@ -31,13 +32,8 @@ const MAX_CACHED_RESPONSE_CHARS = 512 * 1024;
 /** A response is cached when its file is asked for again among this many requests (see WeightedCache). */
 const SECOND_USE_KEYS = 4096;
 
-/** Largest file the download route sends (it is read into memory first). */
+/** Largest file the download route sends. */
 const MAX_DOWNLOAD_BYTES = 256 * 1024 * 1024;
-
-/** Sends JSON text that is already serialised (the route's schema documents its shape). */
-function sendJsonText(reply: FastifyReply, json: string): FastifyReply {
-  return reply.type("application/json; charset=utf-8").send(json);
-}
 
 export const filesystemRoutes: FastifyPluginAsyncTypebox<FilesystemRoutesOptions> = async (app, { state, memory }) => {
   const sourceOf = async (selection: Selection) => (await state.workspace(selection)).source;
@@ -70,7 +66,7 @@ export const filesystemRoutes: FastifyPluginAsyncTypebox<FilesystemRoutesOptions
       body = toStrictJson(fileContent(path, bytes, { offset: offset ?? 0, limit: limit ?? null }));
       if (body.length <= MAX_CACHED_RESPONSE_CHARS) responses.set(key, body, body.length);
     }
-    return sendJsonText(reply, body);
+    return sendJsonBytes(reply, body);
   };
 
   app.get("/api/filesystem/meta", { schema: { querystring: FileWildcardQuery, response: { 200: FilesystemMeta, ...errorResponses } } }, async (request) => {
@@ -79,7 +75,7 @@ export const filesystemRoutes: FastifyPluginAsyncTypebox<FilesystemRoutesOptions
 
   app.get("/api/filesystem/tree", { schema: { querystring: FileWildcardQuery, response: { 200: FileTree, ...errorResponses } } }, async (request, reply) => {
     const source = await sourceOf(await state.resolve(selectorOf(request.query)));
-    return sendJsonText(reply, source === null ? "[]" : flatFileTreeJson(await source.list()));
+    return sendJsonBytes(reply, source === null ? "[]" : flatFileTreeJson(await source.list()));
   });
 
   app.get("/api/filesystem/browse", { schema: { querystring: BrowseQuery, response: { 200: Browse, ...errorResponses } } }, async (request) => {
@@ -119,15 +115,23 @@ export const filesystemRoutes: FastifyPluginAsyncTypebox<FilesystemRoutesOptions
     const path = workspacePath(rawPath);
     const source = await sourceOf(selection);
     if (source === null) throw notFound(`No filesystem for line ${selection.entry.lineNumber} of ${selection.record.path}`);
-    const bytes = await source.read(path, MAX_DOWNLOAD_BYTES);
     const name = path.slice(path.lastIndexOf("/") + 1);
     const asciiName = name.replace(/[^\x20-\x7e]|["\\]/g, "_");
-    return reply
+    reply
       .header("content-type", "application/octet-stream")
       .header("content-disposition", `attachment; filename="${asciiName}"; filename*=UTF-8''${encodeURIComponent(name)}`)
       .header("content-security-policy", DATA_CSP)
-      .header("x-content-type-options", "nosniff")
-      .send(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+      .header("x-content-type-options", "nosniff");
+    if (source.stream === undefined) {
+      const bytes = await source.read(path, MAX_DOWNLOAD_BYTES);
+      return reply.send(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    }
+    // Streamed: memory stays at a few chunks whatever the size and however slow the client.
+    // Every refusal (limits, ratio, headers) comes before the first byte; the content's size
+    // and CRC-32 are checked before its last chunk, so a response that completes is correct
+    // (a failure aborts the connection short of content-length).
+    const { size, chunks } = await source.stream(path, MAX_DOWNLOAD_BYTES);
+    return reply.header("content-length", size).send(Readable.from(chunks, { objectMode: false }));
   };
 
   app.get("/api/filesystem/download", { schema: { querystring: DownloadQuery, response: errorResponses } }, async (request, reply) => {

@@ -1,6 +1,6 @@
 /**
  * Small pieces the route modules share: reading the selector from a query, checking a
- * workspace path parameter, formatting times.
+ * workspace path parameter, formatting times, sending JSON that is already serialised.
  */
 import { Readable } from "node:stream";
 import type { FastifyReply } from "fastify";
@@ -57,4 +57,9 @@ export const STREAM_LINE_BYTES = 1024 * 1024;
 export function sendStreamedJson(reply: FastifyReply, value: unknown, options: Pick<StrictJsonChunkOptions, "streamDepth"> = {}): FastifyReply {
   const chunks = Readable.from(strictJsonChunks(value, options), { objectMode: false, highWaterMark: 64 * 1024 });
   return reply.type("application/json; charset=utf-8").send(chunks);
+}
+
+/** Sends JSON already serialised (the route's schema documents its shape). */
+export function sendJsonBytes(reply: FastifyReply, json: Uint8Array | string): FastifyReply {
+  return reply.type("application/json; charset=utf-8").send(typeof json === "string" ? json : Buffer.from(json.buffer, json.byteOffset, json.byteLength));
 }

@@ -129,4 +129,6 @@ export const RunSearchResult = Type.Object({
   snapshots_searched: Type.Integer(),
   scanned_files: Type.Integer(),
   scanned_bytes: Type.Integer(),
+  /** Files that could not be read (a corrupt or refused archive entry), with the snapshot holding them: skipped, and the search went on. */
+  skipped_files: Type.Array(Type.Object({ path: Type.String(), detail: Type.String(), session_id: Type.String(), line_number: Type.Integer() })),
 });

@@ -40,4 +40,6 @@ export const SearchResult = Type.Object({
   truncated: Type.Boolean(),
   scanned_files: Type.Integer(),
   scanned_bytes: Type.Integer(),
+  /** Files that could not be read (a corrupt or refused archive entry): skipped, and the search went on. */
+  skipped_files: Type.Array(Type.Object({ path: Type.String(), detail: Type.String() })),
 });

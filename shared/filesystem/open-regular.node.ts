@@ -16,7 +16,7 @@
  */
 import { constants, type Stats } from "node:fs";
 import { lstat, open, readlink, stat, type FileHandle } from "node:fs/promises";
-import { FileNotFoundError, PermissionDeniedError } from "../errors.js";
+import { FileNotFoundError, InvalidArgumentError, PermissionDeniedError } from "../errors.js";
 import { displayPath } from "./paths.js";
 
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = constants;
@@ -108,5 +108,29 @@ export async function openRegularFile(path: string, options: OpenRegularOptions 
   } catch (error) {
     await handle.close().catch(() => undefined);
     throw error;
+  }
+}
+
+/**
+ * The whole content of a regular file opened as `openRegularFile` does: exactly the size its
+ * descriptor had when opened (a file growing meanwhile cannot make the read unbounded).
+ * Throws EINVAL (`data.reason` "too-large") when that size is above `maxBytes`.
+ */
+export async function readRegularFile(path: string, options: OpenRegularOptions & { readonly maxBytes: number }): Promise<{ bytes: Buffer; stats: Stats }> {
+  const { handle, stats } = await openRegularFile(path, options);
+  try {
+    if (stats.size > options.maxBytes) {
+      throw new InvalidArgumentError(`File of ${stats.size} bytes is larger than ${options.maxBytes}: ${displayPath(path)}`, { path, reason: "too-large", limit: options.maxBytes });
+    }
+    const bytes = Buffer.allocUnsafe(stats.size);
+    let done = 0;
+    while (done < stats.size) {
+      const { bytesRead } = await handle.read(bytes, done, stats.size - done, done);
+      if (bytesRead === 0) break;
+      done += bytesRead;
+    }
+    return { bytes: done === stats.size ? bytes : bytes.subarray(0, done), stats };
+  } finally {
+    await handle.close();
   }
 }

@@ -8,8 +8,8 @@
  */
 import { isUtf8 } from "node:buffer";
 import type { FileHandle } from "node:fs/promises";
-import { open } from "node:fs/promises";
-import { SessionLoadError } from "../errors.js";
+import { SessionLoadError, WinkError } from "../errors.js";
+import { openRegularFile, type OpenedRegularFile } from "../filesystem/open-regular.node.js";
 import type { EnvelopeScanOptions, EnvelopeSummary } from "./envelope-scan.js";
 import { scanEnvelope } from "./envelope-scan.js";
 import { DEFAULT_MAX_LINE_BYTES, decodeLineBody, lineBody, lineFromBytes, tooLongLine } from "./line-text.js";
@@ -41,20 +41,35 @@ export interface SessionFileIndex {
   readonly path: string;
   readonly sizeBytes: number;
   readonly mtimeMs: number;
+  /** Device and inode of the file the index was read from (a replaced file is another file). */
+  readonly dev: number;
+  readonly ino: number;
   /** Physical lines, blank ones included. */
   readonly lineCount: number;
   readonly entries: SessionIndexEntry[];
   readonly errors: SessionLineError[];
 }
 
-export type SessionScanOptions = SessionReadOptions & EnvelopeScanOptions;
+/**
+ * How a session file is opened. The default opens the named file (a final symlink is
+ * followed: the caller named it) without blocking on a FIFO and refuses anything but a
+ * regular file. A server reading a directory others write to passes `openRegularFile` with
+ * its root: no symlink, the inode its lstat saw, under the root.
+ */
+export type SessionFileOpener = (path: string) => Promise<OpenedRegularFile>;
+
+export interface SessionOpenOptions {
+  openFile?: SessionFileOpener;
+}
+
+export type SessionScanOptions = SessionReadOptions & EnvelopeScanOptions & SessionOpenOptions;
 
 /**
  * Streams the physical lines of a file (1-based numbers; the last line may lack `\n`).
  * Throws {@link SessionLoadError} when the file cannot be opened or read.
  */
-export async function* readPhysicalLines(path: string, options: { maxLineBytes?: number } = {}): AsyncGenerator<PhysicalLine> {
-  const handle = await openSessionFile(path);
+export async function* readPhysicalLines(path: string, options: { maxLineBytes?: number } & SessionOpenOptions = {}): AsyncGenerator<PhysicalLine> {
+  const { handle } = await openSessionFile(path, options.openFile);
   try {
     yield* linesOf(handle, path, options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
   } finally {
@@ -63,11 +78,11 @@ export async function* readPhysicalLines(path: string, options: { maxLineBytes?:
 }
 
 /** Reads a JSONL file at the JSON layer: every non-blank line must be a JSON object. */
-export async function readJsonLinesFile(path: string, options: SessionReadOptions = {}): Promise<JsonLinesContents> {
+export async function readJsonLinesFile(path: string, options: SessionReadOptions & SessionOpenOptions = {}): Promise<JsonLinesContents> {
   const collector = new JsonLinesCollector(options);
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   let lineCount = 0;
-  for await (const line of readPhysicalLines(path, { maxLineBytes })) {
+  for await (const line of readPhysicalLines(path, { maxLineBytes, ...(options.openFile === undefined ? {} : { openFile: options.openFile }) })) {
     lineCount = line.lineNumber;
     collector.add(line.bytes === null ? tooLongLine(line.lineNumber, line.byteLength, maxLineBytes) : lineFromBytes(line.bytes, line.lineNumber));
   }
@@ -78,7 +93,7 @@ export async function readJsonLinesFile(path: string, options: SessionReadOption
  * Reads a whole session file, one snapshot per line, streaming. Bad lines are reported with
  * their line number and never hide the good ones.
  */
-export async function readSessionFile(path: string, options: SessionReadOptions = {}): Promise<SessionFileContents> {
+export async function readSessionFile(path: string, options: SessionReadOptions & SessionOpenOptions = {}): Promise<SessionFileContents> {
   return snapshotsOf(await readJsonLinesFile(path, options));
 }
 
@@ -88,9 +103,8 @@ export async function readSessionFile(path: string, options: SessionReadOptions 
  * {@link readSnapshotAt}.
  */
 export async function scanSessionFile(path: string, options: SessionScanOptions = {}): Promise<SessionFileIndex> {
-  const handle = await openSessionFile(path);
+  const { handle, stats } = await openSessionFile(path, options.openFile);
   try {
-    const stats = await handle.stat();
     const entries: SessionIndexEntry[] = [];
     const errors: SessionLineError[] = [];
     let lineCount = 0;
@@ -113,42 +127,53 @@ export async function scanSessionFile(path: string, options: SessionScanOptions 
       if (scanned.ok) entries.push({ ...scanned.summary, ...location });
       else errors.push(scanned.error);
     }
-    return { path, sizeBytes: stats.size, mtimeMs: stats.mtimeMs, lineCount, entries, errors };
+    return { path, sizeBytes: stats.size, mtimeMs: stats.mtimeMs, dev: stats.dev, ino: stats.ino, lineCount, entries, errors };
   } finally {
     await handle.close();
   }
 }
 
-export interface ReadSnapshotAtOptions extends SessionReadOptions {
+export interface ReadSnapshotAtOptions extends SessionReadOptions, SessionOpenOptions {
   /** The index the location came from: a different size or mtime means the file changed. */
   index?: Pick<SessionFileIndex, "sizeBytes" | "mtimeMs">;
+  /** The file the location came from: another device or inode (the file was replaced) gives a `stale` line. */
+  identity?: Pick<SessionFileIndex, "dev" | "ino">;
 }
 
 /**
  * Reads and parses the one line at `location` (from {@link scanSessionFile}). A file that
  * changed since it was indexed gives a `stale` error line rather than a snapshot of some
  * other line: always when the line's bytes no longer end where they did, and for any
- * change of size or mtime when `options.index` is given.
+ * change of size or mtime when `options.index` is given, and for a replaced file (another
+ * inode) when `options.identity` is.
  */
 export async function readSnapshotAt(path: string, location: LineLocation, options: ReadSnapshotAtOptions = {}): Promise<SnapshotLineResult> {
-  const handle = await openSessionFile(path);
+  const bytes = await readLineBytes(path, location, options);
+  if (bytes === null) return staleLine(location);
+  const line = lineFromBytes(bytes, location.lineNumber);
+  if (line.kind === "error") return { ok: false, error: line.error };
+  if (line.kind === "blank") {
+    return { ok: false, error: { lineNumber: location.lineNumber, kind: "json", reason: "The line is blank" } };
+  }
+  return parseSnapshotLine(line.text, location.lineNumber, options);
+}
+
+/**
+ * The bytes of the line at `location`, checked to still be that line (see `readSnapshotAt`),
+ * or null when the file changed. For work on the line elsewhere (a worker parses big ones).
+ */
+export async function readLineBytes(path: string, location: LineLocation, options: Omit<ReadSnapshotAtOptions, keyof SessionReadOptions> = {}): Promise<Buffer | null> {
+  const { handle, stats } = await openSessionFile(path, options.openFile);
   try {
-    if (options.index !== undefined) {
-      const stats = await handle.stat();
-      if (stats.size !== options.index.sizeBytes || stats.mtimeMs !== options.index.mtimeMs) return staleLine(location);
-    }
+    if (options.index !== undefined && (stats.size !== options.index.sizeBytes || stats.mtimeMs !== options.index.mtimeMs)) return null;
+    if (options.identity !== undefined && (stats.dev !== options.identity.dev || stats.ino !== options.identity.ino)) return null;
     const bytes = Buffer.allocUnsafe(location.byteLength);
     const { bytesRead } = await readFully(handle, path, bytes, location.byteOffset);
     const next = Buffer.alloc(1);
     const after = await readFully(handle, path, next, location.byteOffset + location.byteLength);
     const endsLine = after.bytesRead === 0 || next[0] === 0x0a;
-    if (bytesRead !== location.byteLength || !endsLine || bytes.includes(0x0a)) return staleLine(location);
-    const line = lineFromBytes(bytes, location.lineNumber);
-    if (line.kind === "error") return { ok: false, error: line.error };
-    if (line.kind === "blank") {
-      return { ok: false, error: { lineNumber: location.lineNumber, kind: "json", reason: "The line is blank" } };
-    }
-    return parseSnapshotLine(line.text, location.lineNumber, options);
+    if (bytesRead !== location.byteLength || !endsLine || bytes.includes(0x0a)) return null;
+    return bytes;
   } finally {
     await handle.close();
   }
@@ -283,9 +308,14 @@ function copyParts(parts: readonly Uint8Array[], length: number): Uint8Array {
   return Buffer.concat(parts, length);
 }
 
-async function openSessionFile(path: string): Promise<FileHandle> {
+/** The default opener: the named file, never blocking on a FIFO, regular files only. */
+function openNamedFile(path: string): Promise<OpenedRegularFile> {
+  return openRegularFile(path, { follow: true });
+}
+
+async function openSessionFile(path: string, openFile: SessionFileOpener = openNamedFile): Promise<OpenedRegularFile> {
   try {
-    return await open(path, "r");
+    return await openFile(path);
   } catch (error) {
     throw ioError(path, error);
   }
@@ -307,6 +337,7 @@ async function readFully(handle: FileHandle, path: string, buffer: Uint8Array, p
 
 function ioError(path: string, cause: unknown): SessionLoadError {
   const code = typeof cause === "object" && cause !== null ? (cause as { code?: unknown }).code : undefined;
-  const detail = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : String((cause as Error)?.message ?? cause);
+  const detail =
+    code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : cause instanceof WinkError ? cause.message : String((cause as Error)?.message ?? cause);
   return new SessionLoadError(`Cannot read session file ${path}: ${detail}`, { path, ...(typeof code === "string" ? { errno: code } : {}) }, { cause });
 }

@@ -27,6 +27,18 @@ export interface FileSource {
    * response), so a source with a cache need not keep them too.
    */
   read(path: string, maxBytes: number, options?: { readonly transient?: boolean }): Promise<Uint8Array>;
+  /**
+   * The file as checked chunks, for answers too big to hold (downloads): the same refusals as
+   * `read` before the first chunk, and a source that verifies content (an archive's CRC-32)
+   * does so before the last chunk. Sources that hold their files in memory need not have it.
+   */
+  stream?(path: string, maxBytes: number): Promise<FileStream>;
+}
+
+/** A file being streamed: its size and its content. */
+export interface FileStream {
+  readonly size: number;
+  readonly chunks: AsyncIterable<Uint8Array>;
 }
 
 const encoder = new TextEncoder();

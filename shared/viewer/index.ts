@@ -1,7 +1,7 @@
 // Public API of shared/viewer: the computation behind every viewer route, browser-safe
 // (re-exported by shared/index.ts and shared/browser.ts).
 export type * from "./types.js";
-export type { FileSource, FileIndexEntry } from "./file-source.js";
+export type { FileSource, FileIndexEntry, FileStream } from "./file-source.js";
 export { virtualFileSource } from "./file-source.js";
 export { MARKDOWN_KEY, MAX_MARKDOWN_CHARS, looksLikeMarkdown, isSafeLink, renderMarkdown, enrichMarkdown } from "./markdown.js";
 export { MAX_PRETTY_DEPTH, prettyJson } from "./json-text.js";
@@ -30,8 +30,8 @@ export { MAX_VIEW_BYTES, imageMimeType, decodeText, fileContent, splitLinesKeepE
 export { flatFileTree, flatFileTreeJson, buildFileTree } from "./file-tree.js";
 export type { TextDiffOptions, TextDiffResult } from "./text-diff.js";
 export { diffText, replacementHunk, toHunkView } from "./text-diff.js";
-export type { IndexedSource, FileDiffOptions, SliceDiffOptions, DiffSides } from "./snapshot-diff.js";
-export { diffFileLists, diffWorkspaces, diffSourceFile, diffSliceSummaries, diffSlice } from "./snapshot-diff.js";
+export type { IndexedSource, FileDiffOptions, FileDiffPlan, SliceDiffOptions, DiffSides } from "./snapshot-diff.js";
+export { diffFileContents, diffFileLists, diffWorkspaces, diffSourceFile, diffSliceSummaries, diffSlice, planFileDiff, readFileDiffContents } from "./snapshot-diff.js";
 export type { SearchOptions } from "./search.js";
 export { searchSnapshot } from "./search.js";
 export type { ArchiveCandidates } from "./workspace-archives.js";

@@ -9,7 +9,7 @@ import type { SessionSnapshot } from "../session/snapshot-line.js";
 import type { FileSource } from "./file-source.js";
 import { searchFile, searchItem } from "./search.js";
 import { createMatcher } from "./text-matcher.js";
-import type { RunSearchGroupView, RunSearchView, SearchHitView, TimelineEventView, TurnView } from "./types.js";
+import type { RunSearchGroupView, RunSearchView, SearchHitView, SearchSkippedFileView, TimelineEventView, TurnView } from "./types.js";
 
 export interface RunSearchSession {
   readonly sessionId: string;
@@ -40,7 +40,7 @@ export async function searchRun(sessions: readonly RunSearchSession[], query: st
   const deadline = now() + (options.timeoutMs ?? 4000);
   const maxHits = options.maxHits ?? 500;
   const matcher = createMatcher(query, { regex: options.regex ?? false, ...(options.compileRegex === undefined ? {} : { compile: options.compileRegex }) });
-  const view: RunSearchView = { query, regex: matcher.regex, groups: [], hit_count: 0, truncated: false, snapshots_searched: 0, scanned_files: 0, scanned_bytes: 0 };
+  const view: RunSearchView = { query, regex: matcher.regex, groups: [], hit_count: 0, truncated: false, snapshots_searched: 0, scanned_files: 0, scanned_bytes: 0, skipped_files: [] };
   if (query === "") return view;
   const budget = { maxBytes: options.maxBytes ?? 64 * 1024 * 1024, maxFileBytes: options.maxFileBytes ?? 4 * 1024 * 1024 };
   const full = () => {
@@ -97,7 +97,8 @@ export async function searchRun(sessions: readonly RunSearchSession[], query: st
           view.truncated = true;
           break;
         }
-        if (!(await searchFile(source, entry, matcher, hits, maxHits - view.hit_count, budget, view))) {
+        const skip = (skipped: SearchSkippedFileView) => view.skipped_files.push({ ...skipped, session_id: session.sessionId, line_number: workspace.lineNumber });
+        if (!(await searchFile(source, entry, matcher, hits, maxHits - view.hit_count, budget, view, skip))) {
           spent = true;
           break;
         }

@@ -4,6 +4,7 @@
  * bounded by a number of hits, a byte budget and a deadline. Files report one hit per line. Slice hits name the item and the JSON path of the match;
  * file hits the line and column.
  */
+import { WinkError } from "../errors.js";
 import type { JsonValue } from "../session/json-value.js";
 import { isJsonObject } from "../session/json-value.js";
 import type { SessionSlice, SessionSnapshot } from "../session/snapshot-line.js";
@@ -11,7 +12,7 @@ import { decodeText } from "./file-content.js";
 import type { FileIndexEntry, FileSource } from "./file-source.js";
 import type { TextMatcher } from "./text-matcher.js";
 import { createMatcher } from "./text-matcher.js";
-import type { SearchHitView, SearchView } from "./types.js";
+import type { SearchHitView, SearchSkippedFileView, SearchView } from "./types.js";
 
 export interface SearchOptions {
   /** Most hits returned (default 200). */
@@ -43,7 +44,7 @@ export async function searchSnapshot(snapshot: Pick<SessionSnapshot, "slices">, 
   const scopes = new Set(options.scopes ?? ["slices", "files"]);
   const matcher = createMatcher(query, { regex: options.regex ?? false, ...(options.compileRegex === undefined ? {} : { compile: options.compileRegex }) });
   const hits: SearchHitView[] = [];
-  const view: SearchView = { query, hits, truncated: false, scanned_files: 0, scanned_bytes: 0 };
+  const view: SearchView = { query, hits, truncated: false, scanned_files: 0, scanned_bytes: 0, skipped_files: [] };
   if (query === "") return view;
   const full = (): boolean => {
     if (hits.length >= maxHits || now() > deadline) view.truncated = true;
@@ -63,7 +64,7 @@ export async function searchSnapshot(snapshot: Pick<SessionSnapshot, "slices">, 
     const budget = { maxBytes: options.maxBytes ?? 32 * 1024 * 1024, maxFileBytes: options.maxFileBytes ?? 4 * 1024 * 1024 };
     for (const entry of await files.list()) {
       if (full()) break;
-      if (!(await searchFile(files, entry, matcher, hits, maxHits, budget, view))) break;
+      if (!(await searchFile(files, entry, matcher, hits, maxHits, budget, view, (skipped) => view.skipped_files.push(skipped)))) break;
     }
     full();
   }
@@ -82,7 +83,8 @@ export function searchItem(slice: SessionSlice, index: number, matcher: TextMatc
 
 /**
  * Adds the hits of one file (its name, then its lines). Returns false when the byte budget is
- * spent (the counts in `progress` say what was read).
+ * spent (the counts in `progress` say what was read). A file that cannot be read (a corrupt
+ * or refused archive entry) is given to `skip` with the reason, not fatal to the search.
  */
 export async function searchFile(
   files: FileSource,
@@ -92,6 +94,7 @@ export async function searchFile(
   maxHits: number,
   budget: { readonly maxBytes: number; readonly maxFileBytes: number },
   progress: { scanned_files: number; scanned_bytes: number; truncated: boolean },
+  skip: (skipped: SearchSkippedFileView) => void,
 ): Promise<boolean> {
   const name = matcher.first(entry.path);
   if (name !== null && hits.length < maxHits) hits.push({ kind: "file", path: entry.path, line: 0, column: name.index + 1, snippet: entry.path });
@@ -100,7 +103,15 @@ export async function searchFile(
     progress.truncated = true;
     return false;
   }
-  const text = decodeText(await files.read(entry.path, budget.maxFileBytes));
+  let bytes: Uint8Array;
+  try {
+    bytes = await files.read(entry.path, budget.maxFileBytes);
+  } catch (error) {
+    if (!(error instanceof WinkError)) throw error;
+    skip({ path: entry.path, detail: error.message });
+    return true;
+  }
+  const text = decodeText(bytes);
   progress.scanned_files += 1;
   progress.scanned_bytes += entry.size;
   if (text === null) return true;

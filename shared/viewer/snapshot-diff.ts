@@ -86,8 +86,24 @@ export interface FileDiffOptions {
 
 const DEFAULT_MAX_DIFF_BYTES = 8 * 1024 * 1024;
 
-/** One file's text diff between two sources (either may lack the file, or be absent). */
-export async function diffSourceFile(base: FileSource | null, target: FileSource | null, path: string, options: FileDiffOptions = {}): Promise<FileDiffView> {
+/**
+ * What a file diff needs before any content is read: the file's entries on both sides, its
+ * status, and either the finished view (unchanged, too large) or the view to complete from
+ * the two contents (`diffFileContents`). Throws ENOENT when neither side has the file.
+ */
+export interface FileDiffPlan {
+  readonly view: FileDiffView;
+  /** The contents must be read and diffed (`diffFileContents`); false when `view` is the answer. */
+  readonly needsContent: boolean;
+  /** The file's path in the base (its old path when renamed or copied). */
+  readonly basePath: string;
+  readonly baseEntry: FileIndexEntry | null;
+  readonly targetEntry: FileIndexEntry | null;
+  /** Largest content read per side. */
+  readonly maxBytes: number;
+}
+
+export async function planFileDiff(base: FileSource | null, target: FileSource | null, path: string, options: Pick<FileDiffOptions, "maxBytes" | "basePath"> = {}): Promise<FileDiffPlan> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_DIFF_BYTES;
   const basePath = options.basePath ?? path;
   const moved = basePath !== path;
@@ -97,14 +113,26 @@ export async function diffSourceFile(base: FileSource | null, target: FileSource
   const same = baseEntry !== null && targetEntry !== null && baseEntry.size === targetEntry.size && baseEntry.fingerprint === targetEntry.fingerprint;
   const status = moved ? "renamed" : baseEntry === null ? "added" : targetEntry === null ? "deleted" : same ? "unchanged" : "modified";
   const view: FileDiffView = { path, old_path: moved ? basePath : null, status, base_size: baseEntry?.size ?? null, target_size: targetEntry?.size ?? null, binary: false, engine: "none", hunks: [], note: null };
-  if (same) return view;
+  if (same) return { view, needsContent: false, basePath, baseEntry, targetEntry, maxBytes };
   if ((baseEntry?.size ?? 0) > maxBytes || (targetEntry?.size ?? 0) > maxBytes) {
-    return { ...view, note: `File larger than ${maxBytes} bytes: no text diff` };
+    return { view: { ...view, note: `File larger than ${maxBytes} bytes: no text diff` }, needsContent: false, basePath, baseEntry, targetEntry, maxBytes };
   }
-  const [baseBytes, targetBytes] = await Promise.all([
-    baseEntry === null || base === null ? new Uint8Array() : base.read(basePath, maxBytes),
-    targetEntry === null || target === null ? new Uint8Array() : target.read(path, maxBytes),
+  return { view, needsContent: true, basePath, baseEntry, targetEntry, maxBytes };
+}
+
+/** Both sides' contents for a plan that needs them (empty for a side without the file). */
+export async function readFileDiffContents(plan: FileDiffPlan, base: FileSource | null, target: FileSource | null): Promise<[Uint8Array, Uint8Array]> {
+  return Promise.all([
+    plan.baseEntry === null || base === null ? new Uint8Array() : base.read(plan.basePath, plan.maxBytes, { transient: true }),
+    plan.targetEntry === null || target === null ? new Uint8Array() : target.read(plan.view.path, plan.maxBytes, { transient: true }),
   ]);
+}
+
+/**
+ * Complete a plan's view from the two contents: binary, or the line diff (jsdiff within its
+ * time budget, then `fallback`). CPU-heavy on big files: the server runs it in a worker.
+ */
+export async function diffFileContents(view: FileDiffView, baseBytes: Uint8Array, targetBytes: Uint8Array, options: Pick<FileDiffOptions, "timeoutMs" | "fallback"> = {}): Promise<FileDiffView> {
   const baseText = decodeText(baseBytes);
   const targetText = decodeText(targetBytes);
   if (baseText === null || targetText === null) return { ...view, binary: true, note: "Binary file: no text diff" };
@@ -113,6 +141,14 @@ export async function diffSourceFile(base: FileSource | null, target: FileSource
   const fallback = options.fallback === undefined ? null : await options.fallback(baseText, targetText);
   if (fallback !== null) return { ...view, engine: "git", hunks: fallback };
   return { ...view, note: "The change is too large to compute a line diff in time" };
+}
+
+/** One file's text diff between two sources (either may lack the file, or be absent), on the calling thread. */
+export async function diffSourceFile(base: FileSource | null, target: FileSource | null, path: string, options: FileDiffOptions = {}): Promise<FileDiffView> {
+  const plan = await planFileDiff(base, target, path, options);
+  if (!plan.needsContent) return plan.view;
+  const [baseBytes, targetBytes] = await readFileDiffContents(plan, base, target);
+  return diffFileContents(plan.view, baseBytes, targetBytes, options);
 }
 
 async function findEntry(source: FileSource | null, path: string): Promise<FileIndexEntry | null> {

@@ -497,6 +497,14 @@ export interface SearchView {
   truncated: boolean;
   scanned_files: number;
   scanned_bytes: number;
+  /** Files that could not be read (a corrupt or refused archive entry): skipped, the search went on. */
+  skipped_files: SearchSkippedFileView[];
+}
+
+/** A file a search could not read, and why. */
+export interface SearchSkippedFileView {
+  path: string;
+  detail: string;
 }
 
 /** Where a run comes from: a session file (JSONL) with its archives, or a WINK debug bundle. */
@@ -660,6 +668,14 @@ export interface RunSearchView {
   snapshots_searched: number;
   scanned_files: number;
   scanned_bytes: number;
+  /** Files that could not be read (a corrupt or refused archive entry), with the snapshot holding them: skipped, the search went on. */
+  skipped_files: RunSearchSkippedFileView[];
+}
+
+/** A file a run search could not read, in the snapshot that holds it. */
+export interface RunSearchSkippedFileView extends SearchSkippedFileView {
+  session_id: string;
+  line_number: number;
 }
 
 /** Lines added and removed in one changed file (`git diff --numstat`). */
