@@ -15,8 +15,10 @@ import Fastify from "fastify";
 import type { FastifyInstance } from "fastify";
 import type { DebugBundleLimits } from "../shared/debug-bundle/index.js";
 import { SessionLoadError } from "../shared/errors.js";
+import { CpuPool } from "./cpu-pool.js";
 import { ArchiveCache } from "./library/archive-cache.js";
 import type { ArchiveCacheOptions } from "./library/archive-cache.js";
+import { ComputedResponses } from "./library/computed-responses.js";
 import { DebugBundles } from "./library/debug-bundles.js";
 import { DirectoryWatcher } from "./library/directory-watcher.js";
 import { EventStream } from "./library/event-stream.js";
@@ -42,6 +44,7 @@ import { searchRoutes } from "./routes/search.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { runRoutes } from "./routes/runs.js";
 import { toolCallRoutes } from "./routes/tool-calls.js";
+import type { HeavyWork } from "./routes/request-helpers.js";
 
 export interface AppOptions {
   /** A directory of session files and debug bundles, or one such file (its directory is then served). */
@@ -81,6 +84,8 @@ export interface WinkApp {
   readonly state: ViewerState;
   readonly events: EventStream;
   readonly watcher: DirectoryWatcher | null;
+  /** The worker thread and the answers it computed (big diffs, huge raw lines). */
+  readonly heavy: HeavyWork;
 }
 
 /**
@@ -135,12 +140,14 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   await app.register(jsonBody);
   await app.register(strictJson);
   const onSelect = (current: { file: string; line: number }) => events.send("select", { file: current.file, line_number: current.line });
-  await app.register(legacyRoutes, { state, onSelect });
+  // CPU-heavy answers (big diffs, huge raw lines) run on a worker thread and are kept in the memory budget.
+  const heavy: HeavyWork = { pool: new CpuPool(), responses: new ComputedResponses(memory) };
+  await app.register(legacyRoutes, { state, onSelect, heavy });
   const undoStores = new UndoStores({ root });
   await app.register(sessionRoutes, { state, undoStores });
   await app.register(toolCallRoutes, { state, undoStores });
   await app.register(filesystemRoutes, { state, memory });
-  await app.register(diffRoutes, { state });
+  await app.register(diffRoutes, { state, heavy });
   await app.register(searchRoutes, { state });
   await app.register(bundleRoutes, { state });
   await app.register(runRoutes, { state });
@@ -167,8 +174,8 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
     watcher?.close();
   });
   app.addHook("onClose", async () => {
-    await archives.close();
+    await Promise.all([archives.close(), heavy.pool.close()]);
   });
 
-  return { app, state, events, watcher };
+  return { app, state, events, watcher, heavy };
 }

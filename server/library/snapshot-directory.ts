@@ -203,6 +203,11 @@ export class SnapshotDirectory {
     return task;
   }
 
+  /** One line as parsed and kept already (no read, no parse), or undefined. */
+  cachedSnapshot(record: SessionFileRecord, lineNumber: number): SessionSnapshot | undefined {
+    return this.#lines.get(`${record.path}\n${lineNumber}`);
+  }
+
   /** A session file's index from disk, or a bundle's from its session members. */
   async #scan(record: SessionFileRecord): Promise<SessionFileIndex> {
     if (record.kind === "session") return scanSessionFile(record.absolutePath, { openFile: this.openFile });

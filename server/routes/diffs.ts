@@ -4,18 +4,24 @@
  * demand), `/api/diff/slice` (one slice item by item).
  */
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { diffSlice, diffSliceSummaries, diffSourceFile, diffStats, diffWorkspaces } from "../../shared/viewer/index.js";
+import { diffFileContents, diffSlice, diffSliceSummaries, diffStats, diffWorkspaces, planFileDiff, readFileDiffContents } from "../../shared/viewer/index.js";
 import type { SnapshotRefView } from "../../shared/viewer/index.js";
 import { badRequest } from "../errors.js";
 import { gitDiffHunks } from "../library/git-diff.js";
 import type { Selection, ViewerState } from "../library/viewer-state.js";
 import { errorResponses } from "../schemas/common.js";
 import { DiffQuery, DiffStat, FileDiff, FileDiffQuery, SliceDiff, SliceDiffQuery, SnapshotDiff } from "../schemas/diffs.js";
-import { sideSelector, workspacePath } from "./request-helpers.js";
+import { sendJsonBytes, sideSelector, workspacePath, type HeavyWork } from "./request-helpers.js";
 
 export interface DiffRoutesOptions {
   state: ViewerState;
+  heavy: HeavyWork;
 }
+
+/** Files up to this size (both sides together) are diffed on the event loop: jsdiff stays within milliseconds there. */
+const INLINE_DIFF_MAX_BYTES = 64 * 1024;
+/** jsdiff's budget before the `git diff --no-index` fallback. */
+const JSDIFF_TIMEOUT_MS = 500;
 
 /** The session's line before `selection` in the same file (by line number), or null. */
 export function previousLineOf(selection: Selection): Selection | null {
@@ -28,7 +34,7 @@ function refOf(selection: Selection): SnapshotRefView {
   return { file: selection.record.path, line_number: selection.entry.lineNumber, session_id: selection.entry.sessionId, created_at: selection.entry.createdAt };
 }
 
-export const diffRoutes: FastifyPluginAsyncTypebox<DiffRoutesOptions> = async (app, { state }) => {
+export const diffRoutes: FastifyPluginAsyncTypebox<DiffRoutesOptions> = async (app, { state, heavy }) => {
   const sides = async (query: Record<string, unknown>): Promise<{ base: Selection; target: Selection }> => {
     const target = await state.resolve(sideSelector(query, "target") ?? {});
     const baseSelector = sideSelector(query, "base");
@@ -63,12 +69,26 @@ export const diffRoutes: FastifyPluginAsyncTypebox<DiffRoutesOptions> = async (a
     return diffStats(files.changes, baseWorkspace.source, targetWorkspace.source);
   });
 
-  app.get("/api/diff/file", { schema: { querystring: FileDiffQuery, response: { 200: FileDiff, ...errorResponses } } }, async (request) => {
+  app.get("/api/diff/file", { schema: { querystring: FileDiffQuery, response: { 200: FileDiff, ...errorResponses } } }, async (request, reply) => {
     const path = workspacePath(request.query.path);
     const { base, target } = await sides(request.query);
     const [baseWorkspace, targetWorkspace] = await Promise.all([state.workspace(base), state.workspace(target)]);
     const basePath = request.query.base_path === undefined ? path : workspacePath(request.query.base_path);
-    return diffSourceFile(baseWorkspace.source, targetWorkspace.source, path, { fallback: gitDiffHunks, basePath });
+    const plan = await planFileDiff(baseWorkspace.source, targetWorkspace.source, path, { basePath });
+    if (!plan.needsContent) return plan.view;
+    if ((plan.baseEntry?.size ?? 0) + (plan.targetEntry?.size ?? 0) <= INLINE_DIFF_MAX_BYTES) {
+      const [baseBytes, targetBytes] = await readFileDiffContents(plan, baseWorkspace.source, targetWorkspace.source);
+      return diffFileContents(plan.view, baseBytes, targetBytes, { timeoutMs: JSDIFF_TIMEOUT_MS, fallback: gitDiffHunks });
+    }
+    // A big diff: on the worker thread, and kept by content (sizes and CRC-32s of both sides),
+    // so any two snapshots with these two versions of the file share it.
+    const side = (entry: typeof plan.baseEntry) => (entry === null ? "-" : `${entry.size}:${entry.fingerprint}`);
+    const key = `diff\n${plan.basePath}\n${path}\n${side(plan.baseEntry)}\n${side(plan.targetEntry)}`;
+    const json = await heavy.responses.get(key, async () => {
+      const [baseBytes, targetBytes] = await readFileDiffContents(plan, baseWorkspace.source, targetWorkspace.source);
+      return heavy.pool.run({ kind: "file-diff", view: plan.view, base: baseBytes, target: targetBytes, timeoutMs: JSDIFF_TIMEOUT_MS });
+    });
+    return sendJsonBytes(reply, json);
   });
 
   app.get("/api/diff/slice", { schema: { querystring: SliceDiffQuery, response: { 200: SliceDiff, ...errorResponses } } }, async (request) => {

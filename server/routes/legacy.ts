@@ -17,13 +17,14 @@ import { indexedLine } from "../library/viewer-state.js";
 import { errorResponses } from "../schemas/common.js";
 import { Meta } from "../schemas/bundles.js";
 import { Entries, RawLine, SelectBody, SelectorQuery, SliceParams, SlicePage, SliceQuery, SnapshotFiles, SwitchBody } from "../schemas/legacy.js";
-import { STREAM_LINE_BYTES, isoTime, selectorOf, sendStreamedJson } from "./request-helpers.js";
+import { STREAM_LINE_BYTES, isoTime, selectorOf, sendJsonBytes, sendStreamedJson, type HeavyWork } from "./request-helpers.js";
 
 /** Pages of more items than the web app asks for at once (50) are streamed from big lines. */
 const STREAM_MIN_ITEMS = 64;
 
 export interface LegacyRoutesOptions {
   state: ViewerState;
+  heavy: HeavyWork;
   /** Told when the current snapshot changes (for live-reload listeners); line 0: a bundle without a session. */
   onSelect?: (current: { file: string; line: number }) => void;
 }
@@ -53,7 +54,7 @@ function optionalInteger(value: unknown, name: string): number | undefined {
   return value;
 }
 
-export const legacyRoutes: FastifyPluginAsyncTypebox<LegacyRoutesOptions> = async (app, { state, onSelect }) => {
+export const legacyRoutes: FastifyPluginAsyncTypebox<LegacyRoutesOptions> = async (app, { state, onSelect, heavy }) => {
   app.get("/api/meta", { schema: { querystring: SelectorQuery, response: { 200: Meta, ...errorResponses } } }, async (request) => {
     return metaFor(state, selectorOf(request.query));
   });
@@ -78,9 +79,21 @@ export const legacyRoutes: FastifyPluginAsyncTypebox<LegacyRoutesOptions> = asyn
 
   app.get("/api/raw", { schema: { querystring: SelectorQuery, response: { 200: RawLine, ...errorResponses } } }, async (request, reply) => {
     const selection = await state.resolve(selectorOf(request.query));
-    const { raw } = await state.snapshot(selection);
-    // line → slices → slice → items → item: written item by item.
-    return selection.entry.byteLength >= STREAM_LINE_BYTES ? sendStreamedJson(reply, raw, { streamDepth: 4 }) : raw;
+    const { record, index, entry } = selection;
+    if (entry.byteLength < STREAM_LINE_BYTES) return (await state.snapshot(selection)).raw;
+    // A big line already parsed (its slices were viewed; a bundle's lines come parsed from its
+    // reader): written item by item (line → slices → slice → items → item), in bounded slices.
+    const parsed = record.kind === "bundle" ? await state.snapshot(selection) : state.directory.cachedSnapshot(record, entry.lineNumber);
+    if (parsed !== undefined) return sendStreamedJson(reply, parsed.raw, { streamDepth: 4 });
+    // Not parsed yet: parsed and written back on the worker thread (a 120 MiB line held the
+    // event loop ~2 s), kept in the memory budget for the file as this index read it.
+    const key = `raw\n${record.path}\n${entry.lineNumber}\n${index.dev}:${index.ino}:${index.sizeBytes}:${index.mtimeMs}`;
+    const json = await heavy.responses.get(key, async () => {
+      const bytes = await state.directory.readLine(record, entry.lineNumber);
+      const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+      return heavy.pool.run({ kind: "raw-line", bytes, lineNumber: entry.lineNumber }, owned ? [bytes.buffer as ArrayBuffer] : []);
+    });
+    return sendJsonBytes(reply, json);
   });
 
   app.get("/api/snapshots", { schema: { response: { 200: SnapshotFiles, ...errorResponses } } }, async () => {

@@ -7,6 +7,8 @@ import type { FastifyReply } from "fastify";
 import { resolveWorkspacePath } from "../../shared/filesystem/paths.js";
 import type { StrictJsonChunkOptions } from "../../shared/session/index.js";
 import { strictJsonChunks } from "../../shared/session/index.js";
+import type { CpuPool } from "../cpu-pool.js";
+import type { ComputedResponses } from "../library/computed-responses.js";
 import { badRequest } from "../errors.js";
 import type { SnapshotSelector } from "../library/viewer-state.js";
 
@@ -57,6 +59,12 @@ export const STREAM_LINE_BYTES = 1024 * 1024;
 export function sendStreamedJson(reply: FastifyReply, value: unknown, options: Pick<StrictJsonChunkOptions, "streamDepth"> = {}): FastifyReply {
   const chunks = Readable.from(strictJsonChunks(value, options), { objectMode: false, highWaterMark: 64 * 1024 });
   return reply.type("application/json; charset=utf-8").send(chunks);
+}
+
+/** Where routes run CPU-heavy work: a worker thread, and the answers it computed. */
+export interface HeavyWork {
+  readonly pool: CpuPool;
+  readonly responses: ComputedResponses;
 }
 
 /** Sends JSON already serialised (the route's schema documents its shape). */

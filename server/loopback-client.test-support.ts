@@ -1,0 +1,66 @@
+/**
+ * A real HTTP client in its own process, for tests that must not measure their own event
+ * loop: the server under test runs in the test process (so the test can look inside it),
+ * and the client — Node's fetch over loopback — runs a small program given as source and
+ * reports what it saw as one line of JSON.
+ */
+import { spawn } from "node:child_process";
+
+/** A client process: what it reports, and a way to tell it to stop. */
+export interface RunningClient<T> {
+  readonly result: Promise<T>;
+  /** Ends the client's stdin: its `stopped` flag turns true. */
+  stop(): void;
+}
+
+/**
+ * Runs `program` (an ES module body; `args` is its array of arguments, `sleep(ms)`,
+ * `report(value)` and a `stopped()` function — true once the test called `stop()` — are
+ * defined) in a child process; `result` resolves with what it reported. Killed after
+ * `timeoutMs`.
+ */
+export function startClient<T>(program: string, args: readonly string[], timeoutMs = 120_000): RunningClient<T> {
+  const prelude = `const args = ${JSON.stringify(args)};
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const report = (value) => process.stdout.write(JSON.stringify(value) + "\\n");
+let stopFlag = false;
+process.stdin.on("data", () => {}).on("end", () => { stopFlag = true; });
+const stopped = () => stopFlag;
+`;
+  const child = spawn(process.execPath, ["--input-type=module", "-e", prelude + program], { stdio: ["pipe", "pipe", "pipe"] });
+  const result = new Promise<T>((resolve, reject) => {
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.on("exit", (code, signal) => {
+      clearTimeout(timer);
+      const line = stdout.trim().split("\n").pop() ?? "";
+      if (code !== 0 || line === "") reject(new Error(`client exited with ${code ?? signal}: ${stderr.slice(0, 2000)}`));
+      else resolve(JSON.parse(line) as T);
+    });
+  });
+  return { result, stop: () => child.stdin.end() };
+}
+
+/** `startClient` for a program that ends by itself. */
+export function runClient<T>(program: string, args: readonly string[], timeoutMs = 120_000): Promise<T> {
+  const client = startClient<T>(program, args, timeoutMs);
+  client.stop();
+  return client.result;
+}
+
+/** GET `url` with curl in its own process (the body is thrown away): status, bytes and seconds. */
+export function curlGet(url: string, timeoutSeconds = 120): Promise<{ status: number; bytes: number; seconds: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("curl", ["-s", "-o", "/dev/null", "--max-time", String(timeoutSeconds), "-w", "%{http_code} %{size_download} %{time_total}", url], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    child.on("error", reject);
+    child.on("exit", () => {
+      const [status, bytes, seconds] = out.trim().split(" ").map(Number);
+      resolve({ status: status ?? 0, bytes: bytes ?? 0, seconds: seconds ?? 0 });
+    });
+  });
+}
