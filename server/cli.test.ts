@@ -1,51 +1,20 @@
 // The real CLI as a user runs it: a child process on a loopback port, talked to over HTTP.
-import { spawn } from "node:child_process";
-import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { chmod, copyFile, writeFile } from "node:fs/promises";
 import http from "node:http";
 import net from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { WINK_BUNDLE_FIXTURES } from "../fixtures/paths.js";
-import { packageRoot } from "./package-root.js";
+import { startCli, stopClis, waitForUrl } from "./cli.test-support.js";
 import { FIXTURES, cleanUp, tempDir } from "./test-support.js";
 
-const children: ChildProcessWithoutNullStreams[] = [];
 /** Tests that start the CLI several times: each start transpiles the sources (seconds on a loaded 2-core machine). */
 const SEVERAL_STARTS_MS = 90_000;
 
 afterEach(async () => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  stopClis();
   await cleanUp();
 });
-
-/**
- * Runs the CLI from its sources. `withoutDacOverride`: as root without the capabilities that
- * let root read any file (setpriv drops them from the bounding set), so a mode-000 file is
- * really unreadable to it, as it is to any user.
- */
-function startCli(args: string[], options: { withoutDacOverride?: boolean } = {}): { child: ChildProcessWithoutNullStreams; output: () => string; errors: () => string; exit: Promise<number | null> } {
-  const command = [process.execPath, "--import", "tsx", path.join(packageRoot(), "server", "cli.ts"), ...args];
-  if (options.withoutDacOverride === true) command.unshift("setpriv", "--bounding-set", "-dac_override,-dac_read_search");
-  const child = spawn(command[0] as string, command.slice(1), { cwd: packageRoot(), env: { ...process.env, NODE_NO_WARNINGS: "1" } });
-  children.push(child);
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const exit = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, output: () => stdout, errors: () => stderr, exit };
-}
-
-async function waitForUrl(output: () => string, timeoutMs = 20_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const match = /http:\/\/127\.0\.0\.1:\d+\//.exec(output());
-    if (match !== null) return match[0];
-    if (Date.now() > deadline) throw new Error(`no URL printed; output: ${output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe("wink-debug CLI", () => {
   it("serves a fixture directory on a loopback port and stops cleanly on SIGTERM", async () => {
