@@ -34,7 +34,7 @@ const stopped = () => stopFlag;
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    child.on("exit", (code, signal) => {
+    child.on("close", (code, signal) => {
       clearTimeout(timer);
       const line = stdout.trim().split("\n").pop() ?? "";
       if (code !== 0 || line === "") reject(new Error(`client exited with ${code ?? signal}: ${stderr.slice(0, 2000)}`));
@@ -51,16 +51,26 @@ export function runClient<T>(program: string, args: readonly string[], timeoutMs
   return client.result;
 }
 
-/** GET `url` with curl in its own process (the body is thrown away): status, bytes and seconds. */
-export function curlGet(url: string, timeoutSeconds = 120): Promise<{ status: number; bytes: number; seconds: number }> {
+export interface CurlResult {
+  readonly status: number;
+  readonly bytes: number;
+  readonly seconds: number;
+  /** curl's exit code: 0, or why the transfer failed (18: it ended short of its content-length; 28: timed out). */
+  readonly exitCode: number;
+}
+
+/** GET `url` with curl in its own process (the body is thrown away); `extraArgs` such as `--limit-rate 10M`. */
+export function curlGet(url: string, options: { timeoutSeconds?: number; extraArgs?: readonly string[] } = {}): Promise<CurlResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn("curl", ["-s", "-o", "/dev/null", "--max-time", String(timeoutSeconds), "-w", "%{http_code} %{size_download} %{time_total}", url], { stdio: ["ignore", "pipe", "pipe"] });
+    const args = ["-s", "-o", "/dev/null", "--max-time", String(options.timeoutSeconds ?? 120), ...(options.extraArgs ?? []), "-w", "%{http_code} %{size_download} %{time_total}", url];
+    const child = spawn("curl", args, { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
     child.on("error", reject);
-    child.on("exit", () => {
+    // "close", not "exit": stdout may still hold curl's summary when the process has exited.
+    child.on("close", (code) => {
       const [status, bytes, seconds] = out.trim().split(" ").map(Number);
-      resolve({ status: status ?? 0, bytes: bytes ?? 0, seconds: seconds ?? 0 });
+      resolve({ status: status ?? 0, bytes: bytes ?? 0, seconds: seconds ?? 0, exitCode: code ?? -1 });
     });
   });
 }

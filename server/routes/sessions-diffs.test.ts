@@ -3,6 +3,7 @@
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { patchCrc } from "../../shared/archive/archive.test-support.js";
 import { FIXTURES, cleanUp, copyFixture, get, snapshotLine, tempDir, testApp, writeSession } from "../test-support.js";
 
 afterEach(cleanUp);
@@ -189,5 +190,21 @@ describe("GET /api/search", () => {
     expect(limited.hits).toHaveLength(3);
     expect(limited.truncated).toBe(true);
     expect((await get(app, "/api/search?q=")).statusCode).toBe(400);
+  });
+
+  it("skips a corrupt archive entry and reports it, instead of failing the whole search (issue 14, finding 8)", async () => {
+    const dir = await tempDir();
+    zipWithPython(path.join(dir, "run.fs.zip"), { "a.txt": "needle in a\n", "b.txt": "needle in b\n", "c.txt": "needle in c\n" });
+    await patchCrc(path.join(dir, "run.fs.zip"), "files/b.txt", 0xdeadbeef);
+    await writeSession(dir, "run.jsonl", [snapshotLine({ sessionId: "s" })]);
+    const app = await testApp({ path: dir });
+    const response = await get(app, "/api/search?q=needle&scope=files");
+    expect(response.statusCode).toBe(200);
+    const result = response.json();
+    expect(result.hits.map((hit: { path: string }) => hit.path)).toEqual(["a.txt", "c.txt"]);
+    expect(result.scanned_files).toBe(2);
+    expect(result.skipped_files).toEqual([{ path: "b.txt", detail: expect.stringMatching(/CRC-32 mismatch.*files\/b\.txt/) }]);
+    // The file itself is still refused on its own, with its reason.
+    expect((await get(app, "/api/filesystem/file?path=b.txt")).statusCode).toBe(422);
   });
 });
