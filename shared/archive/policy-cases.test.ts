@@ -9,7 +9,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import nodePath from "node:path";
 import { describe, expect, it } from "vitest";
-import { ARCHIVE_CASES, type ArchiveCase } from "../../fixtures/security-extra/cases.js";
+import { ARCHIVE_CASES, expectJsonl, type ArchiveCase } from "../../fixtures/security-extra/cases.js";
 import { FIXTURES_DIR } from "../../fixtures/paths.js";
 import { ArchiveError, WinkError } from "../errors.js";
 import { RecordingTransaction } from "./archive.test-support.js";
@@ -25,6 +25,7 @@ describe("fixtures/security-extra", () => {
     for (const item of ARCHIVE_CASES) {
       expect(Buffer.from(await readFile(zip(item))).equals(Buffer.from(item.build())), item.file).toBe(true);
     }
+    expect(await readFile(nodePath.join(FIXTURES_DIR, "security-extra", "expect.jsonl"), "utf8")).toBe(expectJsonl());
   });
 
   it.each(ARCHIVE_CASES.map((item) => [item.file, item] as const))("%s: the server's reader opens and reads it as expected", async (_file, item) => {

@@ -6,32 +6,29 @@
  */
 import { deflateRawSync, crc32 as zlibCrc32 } from "node:zlib";
 
-export interface LocalOverrides {
+/** Fields both headers hold: each defaults to the true value. */
+interface HeaderOverrides {
   name?: string;
   method?: number;
   flags?: number;
   crc?: number;
   compressedSize?: number;
   size?: number;
-  /** A ZIP64 extra with both sizes (uncompressed first); `true` uses the real values. */
-  zip64?: { size: number; compressedSize: number } | true;
   /** Extra fields appended as they are. */
   extra?: Uint8Array;
 }
 
-export interface CentralOverrides {
-  name?: string;
-  method?: number;
-  flags?: number;
-  crc?: number;
-  compressedSize?: number;
-  size?: number;
+export interface LocalOverrides extends HeaderOverrides {
+  /** A ZIP64 extra with both sizes (uncompressed first); `true` uses the real values. */
+  zip64?: { size: number; compressedSize: number } | true;
+}
+
+export interface CentralOverrides extends HeaderOverrides {
   offset?: number;
   /** External attributes (default: a Unix regular file 0644). */
   external?: number;
   /** The ZIP64 extra's values in order, as 8-byte numbers (`bigint` for anything beyond 2^53). */
   zip64?: readonly (number | bigint)[];
-  extra?: Uint8Array;
 }
 
 export interface DescriptorSpec {
