@@ -20,14 +20,13 @@
 import { execFile } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
-import type { FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { promisify } from "node:util";
 import zlib from "node:zlib";
 import { writeArchive } from "../shared/archive/index.js";
-import { readCentralDirectory } from "../shared/archive/central-directory.node.js";
-import { locateData } from "../shared/archive/entry-data.node.js";
+import { readCentralDirectory, truncated, type ReadRange } from "../shared/archive/central-directory.js";
+import { locateEntry } from "../shared/archive/entry-checks.js";
 import { DEFAULT_ARCHIVE_LIMITS } from "../shared/archive/limits.js";
 import { LineIndex, Source, createHttpDriver, createLocalDriver, createS3Driver } from "../shared/remote/index.js";
 import type { SourceDriver , RandomAccessReader} from "../shared/remote/index.js";
@@ -98,15 +97,13 @@ async function fixtures(): Promise<void> {
   }
 }
 
-/** A FileHandle-shaped view of a reader for shared/archive's parser (the phase-2 seam: the reader will take a byte source instead). */
-function handleOf(reader: RandomAccessReader): FileHandle {
-  return {
-    read: async (buffer: Uint8Array, offset: number, length: number, position: number) => {
-      const bytes = await reader.read(position, Math.min(length, reader.size - position));
-      buffer.set(bytes, offset);
-      return { bytesRead: bytes.byteLength, buffer };
-    },
-  } as unknown as FileHandle;
+/** A reader as the byte range shared/archive's parser reads through (the phase-2 seam). */
+function rangeOf(reader: RandomAccessReader): ReadRange {
+  return async (position, length) => {
+    const bytes = await reader.read(position, Math.min(length, reader.size - position));
+    if (bytes.byteLength < length) truncated(position + bytes.byteLength);
+    return bytes;
+  };
 }
 
 async function firstTree(driver: SourceDriver, key: string): Promise<{ ms: number; cpuMs: number; entries: number; requests: number; bytes: number }> {
@@ -114,7 +111,7 @@ async function firstTree(driver: SourceDriver, key: string): Promise<{ ms: numbe
   const cpu = process.cpuUsage();
   const started = performance.now();
   const reader = await source.open(key, { tail: 128 * 1024 });
-  const directory = await readCentralDirectory(handleOf(reader), reader.size, DEFAULT_ARCHIVE_LIMITS);
+  const directory = await readCentralDirectory(rangeOf(reader), reader.size, DEFAULT_ARCHIVE_LIMITS);
   const used = process.cpuUsage(cpu);
   return { ms: performance.now() - started, cpuMs: (used.user + used.system) / 1000, entries: directory.entries.length, requests: source.stats.requests, bytes: source.stats.bytesReceived };
 }
@@ -123,11 +120,11 @@ async function oneMember(driver: SourceDriver, key: string): Promise<{ ms: numbe
   const source = new Source(driver);
   const started = performance.now();
   const reader = await source.open(key, { tail: 128 * 1024 });
-  const handle = handleOf(reader);
-  const directory = await readCentralDirectory(handle, reader.size, DEFAULT_ARCHIVE_LIMITS);
+  const range = rangeOf(reader);
+  const directory = await readCentralDirectory(range, reader.size, DEFAULT_ARCHIVE_LIMITS);
   const entry = directory.entries[Math.floor(directory.entries.length / 2)];
   if (entry === undefined) throw new Error("empty archive");
-  const dataStart = await locateData(handle, entry, directory.offset);
+  const { dataStart } = await locateEntry(range, entry, directory.offset, false);
   const compressed = await reader.read(dataStart, entry.compressedSize);
   const data = entry.method === 8 ? zlib.inflateRawSync(compressed) : Buffer.from(compressed);
   if (zlib.crc32(data) !== entry.crc32 || data.length !== entry.size) throw new Error(`CRC mismatch in ${entry.name}`);
