@@ -10,6 +10,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WINK_FIXTURES } from "../fixtures/paths.js";
+import { snapshotLine } from "../server/test-support.js";
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -37,6 +38,30 @@ beforeAll(async () => {
   const installed = await run("npm", ["install", "--omit=dev", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=warn", tarball], { cwd: consumer(), maxBuffer: 64 * 1024 * 1024 });
   installLog = `${installed.stdout}\n${installed.stderr}`;
 }, 300_000);
+
+/** Runs the installed `npx wink-debug DIR` on a loopback port while `use(url)` runs, then stops it. */
+async function serving(directory: string, use: (url: string) => Promise<void>): Promise<void> {
+  const child = spawn("npx", ["--no-install", "wink-debug", directory, "--port", "0"], { cwd: consumer(), stdio: ["ignore", "pipe", "pipe"], detached: true });
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no URL printed: ${output}`)), 30_000);
+      child.stdout.on("data", () => {
+        const match = /http:\/\/127\.0\.0\.1:\d+\//.exec(output);
+        if (match !== null) {
+          clearTimeout(timer);
+          resolve(match[0]);
+        }
+      });
+      child.on("exit", (code) => reject(new Error(`wink-debug exited with ${code}: ${output}`)));
+    });
+    await use(url);
+  } finally {
+    if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, "SIGTERM");
+  }
+}
 
 afterAll(async () => {
   if (work !== undefined) await rm(work, { recursive: true, force: true });
@@ -71,22 +96,7 @@ describe("npm pack", () => {
   });
 
   it("runs `npx wink-debug DIR`, which answers over HTTP on loopback", async () => {
-    const child = spawn("npx", ["--no-install", "wink-debug", path.join(WINK_FIXTURES, "fszip-pr633"), "--port", "0"], { cwd: consumer(), stdio: ["ignore", "pipe", "pipe"], detached: true });
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    try {
-      const url = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no URL printed: ${output}`)), 30_000);
-        child.stdout.on("data", () => {
-          const match = /http:\/\/127\.0\.0\.1:\d+\//.exec(output);
-          if (match !== null) {
-            clearTimeout(timer);
-            resolve(match[0]);
-          }
-        });
-        child.on("exit", (code) => reject(new Error(`wink-debug exited with ${code}: ${output}`)));
-      });
+    await serving(path.join(WINK_FIXTURES, "fszip-pr633"), async (url) => {
       const meta = await fetch(`${url}api/meta`);
       expect(meta.status).toBe(200);
       expect(((await meta.json()) as { session_id: string }).session_id).toBe("0f5f356f-9bfe-4e60-8222-b6a717dc8521");
@@ -97,9 +107,23 @@ describe("npm pack", () => {
       expect(script).toBeDefined();
       const asset = await fetch(new URL(script ?? "/", url));
       expect([asset.status, asset.headers.get("content-type")]).toEqual([200, "text/javascript; charset=utf-8"]);
-    } finally {
-      if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, "SIGTERM");
-    }
+    });
+  }, 60_000);
+
+  it("answers a huge line's /api/raw from its CPU worker thread (a module of its own in the package)", async () => {
+    expect(files).toContain("dist/server/cpu-worker.js");
+    const served = path.join(work, "served");
+    await run("mkdir", [served]);
+    const text = "x".repeat(1_200_000);
+    await writeFile(path.join(served, "big.jsonl"), `${snapshotLine({ sessionId: "big", slices: [{ type: "app.state:Note", items: [{ text, n: 2n ** 60n + 1n }] }] })}\n`);
+    await serving(served, async (url) => {
+      const raw = await fetch(`${url}api/raw?file=big.jsonl&line=1`);
+      expect(raw.status).toBe(200);
+      const body = await raw.text();
+      // Lossless numbers as the worker writes them back, and the whole text.
+      expect(body).toContain('"n":1152921504606846977');
+      expect((JSON.parse(body) as { slices: { items: { text: string }[] }[] }).slices[0]?.items[0]?.text).toHaveLength(text.length);
+    });
   }, 60_000);
 
   it("imports wink-debug/shared from the installed package", async () => {

@@ -4,7 +4,8 @@
 // small modules cost ~0.4 s of CPU at every start; one bundled file ~0.1 s, and with the
 // code cache the compile part of that (~50 ms) goes too: that is what keeps `npx wink-debug`
 // under 300 ms to its first answer. dist/server/cli.js becomes the small launcher
-// (server/launcher.ts) that runs the bundle through the cache (server/code-cache.ts).
+// (server/launcher.ts) that runs the bundle through the cache (server/code-cache.ts). The
+// CPU worker the server starts on big diffs and huge lines is bundled the same way, as ESM.
 // Called by scripts/build.mjs after tsc.
 import { spawnSync } from "node:child_process";
 import { existsSync, renameSync, rmSync } from "node:fs";
@@ -36,6 +37,23 @@ await build({
   define: { "import.meta.url": "__winkImportMetaUrl" },
   banner: { js: "const __winkImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
+// The CPU worker (server/cpu-pool.ts starts dist/server/cpu-worker.js beside the bundle): one
+// self-contained ES module too, since the package ships no other module of dist/server.
+const worker = path.join(server, "cpu-worker.js");
+await build({
+  entryPoints: [worker],
+  outfile: worker,
+  allowOverwrite: true,
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  logLevel: "warning",
+  legalComments: "none",
+  // CommonJS dependencies bundled into an ES module still call require() for Node's built-ins.
+  banner: { js: "import { createRequire as __winkCreateRequire } from 'node:module'; const require = __winkCreateRequire(import.meta.url);" },
+});
+rmSync(`${worker}.map`, { force: true });
 renameSync(launcher, compiled);
 // The launcher keeps its source map comment (launcher.js.map); cli.js.map described the bundled module.
 rmSync(`${compiled}.map`, { force: true });
