@@ -1,6 +1,8 @@
 // Runs (`/api/runs`, `/api/run`, `/api/run/search`) and rename detection in `/api/diff`, on a
 // run written by our own writer: turns, failed calls, a renamed file, a sub-agent.
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { patchCrc } from "../../shared/archive/archive.test-support.js";
 import { FAILED_RUN_CHILD, FAILED_RUN_FAILURES, FAILED_RUN_RENAME, FAILED_RUN_ROOT, writeFailedRun } from "../../e2e/fixtures/runs.js";
 import { cleanUp, get, tempDir, testApp } from "../test-support.js";
 
@@ -90,6 +92,23 @@ describe("GET /api/run/search", () => {
     expect(labels).toContain("root files turn 1 · turn-1.fs.zip");
     expect(labels.filter((label: string) => label.includes("files"))).toHaveLength(1);
     expect(result.snapshots_searched).toBe(6);
+  });
+
+  it("skips a corrupt archive entry and lists it with the snapshot holding it, instead of failing the search (issue 14, finding 8)", async () => {
+    const dir = await tempDir();
+    await writeFailedRun(dir, { turns: 6, callsPerTurn: 12 });
+    await patchCrc(path.join(dir, "turn-1.fs.zip"), "files/.claude/settings.json", 0xdeadbeef);
+    const app = await testApp({ path: dir });
+    const run = (await get(app, "/api/run")).json();
+    const response = await get(app, "/api/run/search?q=permissions");
+    expect(response.statusCode).toBe(200);
+    const result = response.json();
+    expect(result.skipped_files).toEqual([
+      { path: ".claude/settings.json", detail: expect.stringMatching(/CRC-32 mismatch.*files\/\.claude\/settings\.json/), session_id: FAILED_RUN_ROOT, line_number: run.sessions[0].snapshots[0].line_number },
+    ]);
+    // The other snapshots' files were searched; only the unreadable one is missing.
+    expect(result.snapshots_searched).toBe(6);
+    expect(result.scanned_files).toBeGreaterThan(0);
   });
 
   it("takes linear-time regular expressions, and refuses the others with a clear message", async () => {

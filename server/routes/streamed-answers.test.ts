@@ -58,7 +58,8 @@ describe("streamed answers", () => {
     const [line] = (await readSessionFile(file)).snapshots;
     const tools = line?.slices.find((slice) => slice.sliceType === TOOL);
     if (line === undefined || tools === undefined) throw new Error("fixture did not load");
-    const base = await listening(await testApp({ path: dir }));
+    const app = await testApp({ path: dir });
+    const base = await listening(app);
 
     const whole = await fetchText(base, `/api/slices/${encodeURIComponent(TOOL)}?file=run.jsonl&line=1`);
     expect(whole.status).toBe(200);
@@ -71,9 +72,12 @@ describe("streamed answers", () => {
     expect(whole.body).toContain("123456789012345678901234567890");
     expect(whole.body).toContain("\\udc80");
 
+    // The slice request parsed the line: its raw answer is streamed from that parse, not
+    // parsed again on the worker thread (a line not parsed yet goes there: heavy-work.test.ts).
     const raw = await fetchText(base, "/api/raw?file=run.jsonl&line=1");
     expect(raw.headers["transfer-encoding"]).toBe("chunked");
     expect(raw.body).toBe(toStrictJson(line.raw));
+    expect(app.heavy.pool.tasksRun).toBe(0);
 
     const plain = await fetchText(base, `/api/slices/${encodeURIComponent(TOOL)}?file=run.jsonl&line=1&markdown=0&offset=390`);
     expect(plain.body).toBe(toStrictJson(slicePage(tools, { offset: 390, limit: null, markdown: false })));
