@@ -2,7 +2,8 @@
  * The server's CPU worker (a `worker_threads` thread started by `cpu-pool.ts`): the work
  * that would hold the event loop for hundreds of milliseconds or seconds on big inputs —
  * a line diff of a fully rewritten multi-MiB file (jsdiff, then `git diff --no-index` and
- * parsing its output), parsing a huge session line and writing it back as strict JSON.
+ * parsing its output), the line counts of `/api/diff/stat` for big file pairs, parsing a
+ * huge session line and writing it back as strict JSON.
  * Each task answers with the finished JSON response as UTF-8 bytes, transferred (not
  * copied) back, so the event loop only sends them.
  */
@@ -11,6 +12,7 @@ import { SessionLoadError, WinkError } from "../shared/errors.js";
 import { lineFromBytes } from "../shared/session/line-text.js";
 import { parseSnapshotLine } from "../shared/session/snapshot-line.js";
 import { toStrictJson } from "../shared/session/strict-json.js";
+import { countChangedLines } from "../shared/viewer/diff-stat.js";
 import { diffFileContents } from "../shared/viewer/snapshot-diff.js";
 import type { FileDiffView } from "../shared/viewer/types.js";
 import { gitDiffHunks } from "./library/git-diff.js";
@@ -18,7 +20,8 @@ import { gitDiffHunks } from "./library/git-diff.js";
 /** A task as the pool sends it. */
 export type CpuTask =
   | { readonly kind: "file-diff"; readonly view: FileDiffView; readonly base: Uint8Array; readonly target: Uint8Array; readonly timeoutMs: number }
-  | { readonly kind: "raw-line"; readonly bytes: Uint8Array; readonly lineNumber: number };
+  | { readonly kind: "raw-line"; readonly bytes: Uint8Array; readonly lineNumber: number }
+  | { readonly kind: "line-counts"; readonly before: Uint8Array; readonly after: Uint8Array };
 
 export type CpuRequest = CpuTask & { readonly id: number };
 
@@ -31,6 +34,7 @@ const encoder = new TextEncoder();
 
 async function run(task: CpuTask): Promise<unknown> {
   if (task.kind === "file-diff") return diffFileContents(task.view, task.base, task.target, { timeoutMs: task.timeoutMs, fallback: gitDiffHunks });
+  if (task.kind === "line-counts") return countChangedLines(task.before, task.after);
   const line = lineFromBytes(task.bytes, task.lineNumber);
   if (line.kind !== "text") {
     const reason = line.kind === "blank" ? "The line is blank" : line.error.reason;

@@ -4,7 +4,8 @@
  * a second, and nothing was kept. Over real HTTP on loopback, from clients in their own
  * processes: while such a request runs, `/api/meta` keeps being answered, and the event
  * loop's thread spends a small share of the CPU the request costs (the rest is the worker's);
- * the second time, the answer comes from what was kept (no new worker task).
+ * the second time, the answer comes from what was kept (no new worker task). The line
+ * counts of `/api/diff/stat` (new with the compare view) run there too, pair by pair.
  *
  * The main thread's share of CPU time is the measure that holds on a loaded machine (this
  * one is shared with other test suites): latencies there are set by the scheduler as much as
@@ -106,6 +107,34 @@ describe("CPU-heavy requests run off the event loop and are kept (issue 14, find
     const view = JSON.parse((await (await fetch(diffUrl)).text()) as string) as { status: string; engine: string; hunks: unknown[] };
     expect(view).toMatchObject({ status: "modified", engine: expect.stringMatching(/^(git|jsdiff)$/) });
     expect(view.hunks.length).toBeGreaterThan(0);
+  }, 180_000);
+
+  it("fully rewritten files: /api/diff/stat counts big pairs on the worker while /api/meta is answered, small ones on the event loop", async () => {
+    const dir = await tempDir();
+    const text = (seed: string, lines: number, edit = -1) => new TextEncoder().encode(Array.from({ length: lines }, (_, i) => `${i === edit ? "edited" : seed} ${i} ${"x".repeat(44)} ${(i * 7919) % 1000}\n`).join(""));
+    const sides = { a: new InMemoryFilesystem(), b: new InMemoryFilesystem() };
+    for (const [name, fs] of Object.entries(sides)) {
+      for (let k = 0; k < 3; k++) await fs.writeBytes(`rewritten-${k}.txt`, text(`${name}${k}`, 16 * 1024));
+      // One line changed in a 1 MB file: jsdiff finishes at once, so its counts are exact.
+      await fs.writeBytes("one-line.txt", text("same", 16 * 1024, name === "b" ? 7 : -1));
+      await fs.writeBytes("small.txt", text("small", 3, name === "b" ? 1 : -1));
+      await fs.exportArchive(path.join(dir, `${name}.fs.zip`));
+    }
+    const ref = (name: string) => ({ type: REF, items: [{ archive_path: `${name}.fs.zip`, file_count: 5, total_bytes: 1 }] });
+    await writeFile(path.join(dir, "run.jsonl"), `${[snapshotLine({ sessionId: "s", slices: [ref("a")] }), snapshotLine({ sessionId: "s", slices: [ref("b")] })].join("\n")}\n`);
+    const app = await testApp({ path: dir });
+    await app.app.listen({ host: "127.0.0.1", port: 0 });
+    const base = `http://127.0.0.1:${(app.app.server.address() as { port: number }).port}`;
+    const statUrl = `${base}/api/diff/stat?base_file=run.jsonl&base_line=1&target_file=run.jsonl&target_line=2`;
+
+    const result = await whileRunning(statUrl, `${base}/api/meta?file=run.jsonl`);
+    expectAnsweredMeanwhile(result, 100);
+    // The four big pairs went to the worker; the small one did not.
+    expect(app.heavy.pool.tasksRun).toBe(4);
+    const stat = (await (await fetch(statUrl)).json()) as { files: { path: string; added: number | null; removed: number | null; binary: boolean }[]; truncated: boolean };
+    expect(stat.files.map((file) => file.path).sort()).toEqual(["one-line.txt", "rewritten-0.txt", "rewritten-1.txt", "rewritten-2.txt", "small.txt"]);
+    expect(stat.files.find((file) => file.path === "one-line.txt")).toEqual({ path: "one-line.txt", added: 1, removed: 1, binary: false });
+    expect(stat.files.find((file) => file.path === "small.txt")).toEqual({ path: "small.txt", added: 1, removed: 1, binary: false });
   }, 180_000);
 
   it("a 40 MiB session line: /api/raw parses it on the worker while /api/meta is answered, exactly as the small-line path would", async () => {

@@ -4,8 +4,8 @@
  * demand), `/api/diff/slice` (one slice item by item).
  */
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { diffFileContents, diffSlice, diffSliceSummaries, diffStats, diffWorkspaces, planFileDiff, readFileDiffContents } from "../../shared/viewer/index.js";
-import type { SnapshotRefView } from "../../shared/viewer/index.js";
+import { countChangedLines, diffFileContents, diffSlice, diffSliceSummaries, diffStats, diffWorkspaces, planFileDiff, readFileDiffContents } from "../../shared/viewer/index.js";
+import type { LineCounter, LineCounts, SnapshotRefView } from "../../shared/viewer/index.js";
 import { badRequest } from "../errors.js";
 import { gitDiffHunks } from "../library/git-diff.js";
 import type { Selection, ViewerState } from "../library/viewer-state.js";
@@ -22,6 +22,7 @@ export interface DiffRoutesOptions {
 const INLINE_DIFF_MAX_BYTES = 64 * 1024;
 /** jsdiff's budget before the `git diff --no-index` fallback. */
 const JSDIFF_TIMEOUT_MS = 500;
+const decoder = new TextDecoder();
 
 /** The session's line before `selection` in the same file (by line number), or null. */
 export function previousLineOf(selection: Selection): Selection | null {
@@ -64,9 +65,16 @@ export const diffRoutes: FastifyPluginAsyncTypebox<DiffRoutesOptions> = async (a
     return { base: refOf(base), target: refOf(target), files, slices: diffSliceSummaries(baseSnapshot, targetSnapshot) };
   });
 
+  // Big file pairs are line-diffed on the worker thread: eight fully rewritten 3.6 MB files
+  // held the event loop up to 2 s on this route, as jsdiff spent its budget on each.
+  const countLines: LineCounter = async (before, after) => {
+    if (before.byteLength + after.byteLength <= INLINE_DIFF_MAX_BYTES) return countChangedLines(before, after);
+    return JSON.parse(decoder.decode(await heavy.pool.run({ kind: "line-counts", before, after }))) as LineCounts;
+  };
+
   app.get("/api/diff/stat", { schema: { querystring: DiffQuery, response: { 200: DiffStat, ...errorResponses } } }, async (request) => {
     const { baseWorkspace, targetWorkspace, files } = await workspaces(request.query);
-    return diffStats(files.changes, baseWorkspace.source, targetWorkspace.source);
+    return diffStats(files.changes, baseWorkspace.source, targetWorkspace.source, { count: countLines });
   });
 
   app.get("/api/diff/file", { schema: { querystring: FileDiffQuery, response: { 200: FileDiff, ...errorResponses } } }, async (request, reply) => {
