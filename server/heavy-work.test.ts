@@ -16,6 +16,7 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { InMemoryFilesystem } from "../shared/filesystem/memory/index.js";
+import type { WinkApp } from "./app.js";
 import { cleanUp, snapshotLine, tempDir, testApp } from "./test-support.js";
 import { curlGet, startClient } from "./loopback-client.test-support.js";
 
@@ -80,21 +81,29 @@ function cpuTimes(): { main: number; all: number } {
   return { main: (Number(fields[11]) + Number(fields[12])) * 10, all: (usage.user + usage.system) / 1000 };
 }
 
+/**
+ * A session of two lines on loopback, line 1 pointing to `a.fs.zip` and line 2 to `b.fs.zip`,
+ * each archive holding what `fill` writes; `sides` is the diff query comparing the two.
+ */
+async function servedTwoArchives(fill: (fs: InMemoryFilesystem, side: "a" | "b") => Promise<unknown>): Promise<{ app: WinkApp; base: string; sides: string }> {
+  const dir = await tempDir();
+  for (const side of ["a", "b"] as const) {
+    const fs = new InMemoryFilesystem();
+    await fill(fs, side);
+    await fs.exportArchive(path.join(dir, `${side}.fs.zip`));
+  }
+  const ref = (side: string) => ({ type: REF, items: [{ archive_path: `${side}.fs.zip`, file_count: 1, total_bytes: 1 }] });
+  await writeFile(path.join(dir, "run.jsonl"), `${[snapshotLine({ sessionId: "s", slices: [ref("a")] }), snapshotLine({ sessionId: "s", slices: [ref("b")] })].join("\n")}\n`);
+  const app = await testApp({ path: dir });
+  await app.app.listen({ host: "127.0.0.1", port: 0 });
+  return { app, base: `http://127.0.0.1:${(app.app.server.address() as { port: number }).port}`, sides: "base_file=run.jsonl&base_line=1&target_file=run.jsonl&target_line=2" };
+}
+
 describe("CPU-heavy requests run off the event loop and are kept (issue 14, finding 6)", () => {
   it("a fully rewritten 6 MiB file: /api/diff/file computes on the worker while /api/meta is answered, then comes from the cache", async () => {
-    const dir = await tempDir();
     const rewritten = (seed: string) => new TextEncoder().encode(Array.from({ length: 96 * 1024 }, (_, i) => `${seed} ${i} ${"x".repeat(44)} ${(i * 7919) % 1000}\n`).join(""));
-    for (const [name, seed] of [["a", "alpha"], ["b", "beta"]] as const) {
-      const fs = new InMemoryFilesystem();
-      await fs.writeBytes("big.txt", rewritten(seed));
-      await fs.exportArchive(path.join(dir, `${name}.fs.zip`));
-    }
-    const ref = (name: string) => ({ type: REF, items: [{ archive_path: `${name}.fs.zip`, file_count: 1, total_bytes: 1 }] });
-    await writeFile(path.join(dir, "run.jsonl"), `${[snapshotLine({ sessionId: "s", slices: [ref("a")] }), snapshotLine({ sessionId: "s", slices: [ref("b")] })].join("\n")}\n`);
-    const app = await testApp({ path: dir });
-    await app.app.listen({ host: "127.0.0.1", port: 0 });
-    const base = `http://127.0.0.1:${(app.app.server.address() as { port: number }).port}`;
-    const diffUrl = `${base}/api/diff/file?base_file=run.jsonl&base_line=1&target_file=run.jsonl&target_line=2&path=big.txt`;
+    const { app, base, sides } = await servedTwoArchives((fs, side) => fs.writeBytes("big.txt", rewritten(side === "a" ? "alpha" : "beta")));
+    const diffUrl = `${base}/api/diff/file?${sides}&path=big.txt`;
 
     const first = await whileRunning(diffUrl, `${base}/api/meta?file=run.jsonl`);
     expectAnsweredMeanwhile(first, 10 * 1024 * 1024);
@@ -110,22 +119,14 @@ describe("CPU-heavy requests run off the event loop and are kept (issue 14, find
   }, 180_000);
 
   it("fully rewritten files: /api/diff/stat counts big pairs on the worker while /api/meta is answered, small ones on the event loop", async () => {
-    const dir = await tempDir();
     const text = (seed: string, lines: number, edit = -1) => new TextEncoder().encode(Array.from({ length: lines }, (_, i) => `${i === edit ? "edited" : seed} ${i} ${"x".repeat(44)} ${(i * 7919) % 1000}\n`).join(""));
-    const sides = { a: new InMemoryFilesystem(), b: new InMemoryFilesystem() };
-    for (const [name, fs] of Object.entries(sides)) {
-      for (let k = 0; k < 3; k++) await fs.writeBytes(`rewritten-${k}.txt`, text(`${name}${k}`, 16 * 1024));
+    const { app, base, sides } = await servedTwoArchives(async (fs, side) => {
+      for (let k = 0; k < 3; k++) await fs.writeBytes(`rewritten-${k}.txt`, text(`${side}${k}`, 16 * 1024));
       // One line changed in a 1 MB file: jsdiff finishes at once, so its counts are exact.
-      await fs.writeBytes("one-line.txt", text("same", 16 * 1024, name === "b" ? 7 : -1));
-      await fs.writeBytes("small.txt", text("small", 3, name === "b" ? 1 : -1));
-      await fs.exportArchive(path.join(dir, `${name}.fs.zip`));
-    }
-    const ref = (name: string) => ({ type: REF, items: [{ archive_path: `${name}.fs.zip`, file_count: 5, total_bytes: 1 }] });
-    await writeFile(path.join(dir, "run.jsonl"), `${[snapshotLine({ sessionId: "s", slices: [ref("a")] }), snapshotLine({ sessionId: "s", slices: [ref("b")] })].join("\n")}\n`);
-    const app = await testApp({ path: dir });
-    await app.app.listen({ host: "127.0.0.1", port: 0 });
-    const base = `http://127.0.0.1:${(app.app.server.address() as { port: number }).port}`;
-    const statUrl = `${base}/api/diff/stat?base_file=run.jsonl&base_line=1&target_file=run.jsonl&target_line=2`;
+      await fs.writeBytes("one-line.txt", text("same", 16 * 1024, side === "b" ? 7 : -1));
+      await fs.writeBytes("small.txt", text("small", 3, side === "b" ? 1 : -1));
+    });
+    const statUrl = `${base}/api/diff/stat?${sides}`;
 
     const result = await whileRunning(statUrl, `${base}/api/meta?file=run.jsonl`);
     expectAnsweredMeanwhile(result, 100);
