@@ -11,7 +11,7 @@ import { BUNDLE_SNIFF_BYTES, DebugBundle, looksLikeDebugBundle } from "../../sha
 import type { BundleSession, DebugBundleLimits, Sha256 } from "../../shared/debug-bundle/index.js";
 import { SessionLoadError } from "../../shared/errors.js";
 import type { OpenedRegularFile } from "../../shared/filesystem/open-regular.node.js";
-import { openRegularFile } from "../../shared/filesystem/open-regular.node.js";
+import { openNamedFile } from "../../shared/filesystem/open-regular.node.js";
 import type { SessionSnapshot } from "../../shared/session/index.js";
 import type { FileSource } from "../../shared/viewer/index.js";
 import type { ArchiveCache } from "./archive-cache.js";
@@ -19,8 +19,6 @@ import type { ArchiveCache } from "./archive-cache.js";
 /** node:crypto's SHA-256 (Web Crypto in Node took ~30x longer on a 3 MB log). */
 export const nodeSha256: Sha256 = (bytes) => createHash("sha256").update(bytes).digest("hex");
 
-/** The default opener: the named file (a final symlink followed), never waiting on a FIFO, regular files only. */
-const openNamedFile = (file: string): Promise<OpenedRegularFile> => openRegularFile(file, { follow: true });
 
 /**
  * True when the file at `absolutePath` starts like a debug bundle (one small read; false when

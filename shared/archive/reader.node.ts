@@ -12,7 +12,7 @@
 import type { FileHandle } from "node:fs/promises";
 import { ArchiveError, FileNotFoundError, InvalidArgumentError, IsADirectoryError } from "../errors.js";
 import { displayPath } from "../filesystem/paths.js";
-import { openRegularFile, type OpenedRegularFile } from "../filesystem/open-regular.node.js";
+import { openNamedFile, type OpenedRegularFile } from "../filesystem/open-regular.node.js";
 import { checkManifest, readArchiveCatalog, withArchivePath, type ArchiveCatalog, type ManifestCheck } from "./catalog.js";
 
 export { withArchivePath } from "./catalog.js";
@@ -96,10 +96,6 @@ export function fileEntriesOf(reader: ArchiveReader): CentralEntry[] {
   return Array.from({ length: index.count }, (_, i) => index.entry(i));
 }
 
-/** The default `openFile`: the named file (a final symlink followed), never blocking, regular files only. */
-function openNamedFile(path: string): Promise<OpenedRegularFile> {
-  return openRegularFile(path, { follow: true });
-}
 
 
 /** An open `.fs.zip` archive (see `openArchive`). Call `close()` when done. */

@@ -112,6 +112,15 @@ export async function openRegularFile(path: string, options: OpenRegularOptions 
 }
 
 /**
+ * The default opener of library readers given a path by their caller (a session file, an
+ * archive): the named file, a final symlink followed (the caller chose it), never blocking on
+ * a FIFO, regular files only. Servers reading a folder others write to pass a stricter one.
+ */
+export function openNamedFile(path: string): Promise<OpenedRegularFile> {
+  return openRegularFile(path, { follow: true });
+}
+
+/**
  * The whole content of a regular file opened as `openRegularFile` does: exactly the size its
  * descriptor had when opened (a file growing meanwhile cannot make the read unbounded).
  * Throws EINVAL (`data.reason` "too-large") when that size is above `maxBytes`.

@@ -9,7 +9,7 @@
 import { isUtf8 } from "node:buffer";
 import type { FileHandle } from "node:fs/promises";
 import { SessionLoadError, WinkError } from "../errors.js";
-import { openRegularFile, type OpenedRegularFile } from "../filesystem/open-regular.node.js";
+import { openNamedFile, type OpenedRegularFile } from "../filesystem/open-regular.node.js";
 import type { EnvelopeScanOptions, EnvelopeSummary } from "./envelope-scan.js";
 import { scanEnvelope } from "./envelope-scan.js";
 import { DEFAULT_MAX_LINE_BYTES, decodeLineBody, lineBody, lineFromBytes, tooLongLine } from "./line-text.js";
@@ -308,10 +308,6 @@ function copyParts(parts: readonly Uint8Array[], length: number): Uint8Array {
   return Buffer.concat(parts, length);
 }
 
-/** The default opener: the named file, never blocking on a FIFO, regular files only. */
-function openNamedFile(path: string): Promise<OpenedRegularFile> {
-  return openRegularFile(path, { follow: true });
-}
 
 async function openSessionFile(path: string, openFile: SessionFileOpener = openNamedFile): Promise<OpenedRegularFile> {
   try {
