@@ -55,7 +55,7 @@ async function loadCases(): Promise<HttpCase[]> {
 async function servedDirectory(): Promise<string> {
   const dir = await tempDir();
   await writeSession(dir, "run.jsonl", [snapshotLine({ sessionId: "s" })]);
-  await writeFile(path.join(dir, "wink-canary-secret.txt"), "wink-canary");
+  await writeFile(path.join(dir, "planted-secret.txt"), "wink-canary");
   return dir;
 }
 
@@ -71,7 +71,7 @@ for (const withWebApp of [false, true]) {
         await writeFile(path.join(webDir, "assets", "index.js"), "console.log('app')");
         await writeFile(path.join(webDir, "favicon.svg"), "<svg xmlns='http://www.w3.org/2000/svg'/>");
         await writeFile(path.join(webDir, ".secret"), "wink-canary dotfile");
-        const outside = path.join(path.dirname(webDir), "outside-wink-canary.js");
+        const outside = path.join(path.dirname(webDir), "outside-planted.js");
         await writeFile(outside, "wink-canary outside");
         await symlink(outside, path.join(webDir, "assets", "link.js"));
       }

@@ -10,7 +10,8 @@
  * - FIFO swap: the same with `mkfifo`. No request may hang, other files keep loading, new
  *   files are still indexed, and SIGTERM still stops the server.
  *
- * Canary convention: the outside files are named `wink-canary-*`.
+ * The outside files are named `planted-secret.*`, not `wink-canary-*`: that name means
+ * "something escaped or ran", and other suites watch /tmp for it while this one runs.
  */
 import { spawn } from "node:child_process";
 import { copyFile, mkdir, writeFile } from "node:fs/promises";
@@ -49,7 +50,7 @@ def replace_with(target, make):
 swaps = 0
 while time.time() < end:
     for name in ("race.jsonl", "race.fs.zip"):
-        hostile = os.path.join(outside, "wink-canary-secret" + name[len("race"):])
+        hostile = os.path.join(outside, "planted-secret" + name[len("race"):])
         replace_with(name, (lambda tmp: os.symlink(hostile, tmp)) if mode == "symlink" else os.mkfifo)
         time.sleep(random.random() * DWELL)
         # A fresh copy each time: a new inode and mtime, so the server sees a changed file and opens it again.
@@ -111,8 +112,8 @@ async function layout(): Promise<{ served: string; keep: string; outside: string
   const note = (text: string) => [{ type: "app.state:Note", items: [{ text }] }];
   await writeFile(path.join(keep, "race.jsonl"), `${snapshotLine({ sessionId: "inside", slices: note("inside-content") })}\n`);
   await archive(path.join(keep, "race.fs.zip"), "inside-content\n");
-  await writeFile(path.join(outside, "wink-canary-secret.jsonl"), `${snapshotLine({ sessionId: "outside", slices: note(SECRET) })}\n`);
-  await archive(path.join(outside, "wink-canary-secret.fs.zip"), `${SECRET}\n`);
+  await writeFile(path.join(outside, "planted-secret.jsonl"), `${snapshotLine({ sessionId: "outside", slices: note(SECRET) })}\n`);
+  await archive(path.join(outside, "planted-secret.fs.zip"), `${SECRET}\n`);
   await copyFile(path.join(keep, "race.jsonl"), path.join(served, "race.jsonl"));
   await copyFile(path.join(keep, "race.fs.zip"), path.join(served, "race.fs.zip"));
   await writeFile(path.join(served, "other.jsonl"), `${snapshotLine({ sessionId: "other", slices: note("other-content") })}\n`);
