@@ -76,6 +76,16 @@ describe("PodmanContainer", { timeout: 60_000 }, () => {
     expect(ps.split("\n").filter((line) => line.startsWith("Z"))).toEqual([]);
   });
 
+  it("kills a command whose deadline passed before it even started", async () => {
+    // 1 ms is over before `podman exec` has started anything: the command still must not run on.
+    const result = await container.exec(["/bin/sh", "-c", "echo started; sleep 299"], { timeoutMs: 1 });
+    expect(result.timedOut).toBe(true);
+    expect(result.exitCode).toBe(124);
+    // A command that started after its client was killed would show up a moment later.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(await run("ps -o args")).not.toMatch(/sleep 299/);
+  });
+
   it("caps output, counts what was dropped and says so", async () => {
     const result = await container.exec(["/bin/sh", "-c", "head -c 300000 /dev/zero | tr '\\0' a; head -c 5000 /dev/zero | tr '\\0' b >&2"], { maxOutputBytes: 1000 });
     expect(result.exitCode).toBe(0);

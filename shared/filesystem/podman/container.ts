@@ -8,6 +8,7 @@
  * timeout leave none behind) and exits on SIGTERM, so stopping is instant.
  */
 import { randomBytes } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { BackendUnavailableError, InvalidArgumentError, SnapshotCreationError } from "../../errors.js";
 import { MANAGED_LABEL, OWNER_LABEL, ownerTag, reapOrphanedContainers, trackForCleanup } from "./cleanup.js";
 import { defaultPodman, stderrExcerpt, type Podman } from "./podman-cli.js";
@@ -85,6 +86,8 @@ const EXEC_WRAPPER = 'printf "%s\\n" "$$"; exec "$@"';
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const DEFAULT_EXEC_TIMEOUT_MS = 120_000;
 const DEFAULT_MAX_OUTPUT = 1024 * 1024;
+/** How long a stopped command's pid is awaited when the stop came before the command started. */
+const PID_WAIT_MS = 15_000;
 
 let reaped: Promise<unknown> | null = null;
 
@@ -201,6 +204,8 @@ export class PodmanContainer {
     args.push(...envArgs(options.env), this.id, "/bin/sh", "-c", EXEC_WRAPPER, "wink-exec", ...argv);
 
     let pid: number | null = null;
+    let pidArrived: (pid: number | null) => void = () => undefined;
+    const pidKnown = new Promise<number | null>((resolve) => (pidArrived = resolve));
     let preamble: Buffer | null = Buffer.alloc(0);
     const stripPid = (chunk: Buffer): Buffer => {
       if (preamble === null) return chunk;
@@ -212,6 +217,7 @@ export class PodmanContainer {
       }
       const parsed = Number(joined.subarray(0, newline).toString("latin1"));
       pid = Number.isInteger(parsed) && parsed > 1 ? parsed : null;
+      pidArrived(pid);
       preamble = null;
       return joined.subarray(newline + 1);
     };
@@ -223,8 +229,12 @@ export class PodmanContainer {
       transformStdout: stripPid,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       onTimeout: async () => {
+        // A deadline (or abort) can come before the command has started: `podman exec` alone
+        // can take seconds on a loaded machine. Killing only the client then would leave the
+        // command to start and run on in the container, so wait (bounded) for its pid first.
+        const target = pid ?? (await Promise.race([pidKnown, sleep(PID_WAIT_MS, null, { ref: false })]));
         // The shell's own `kill` (images need not ship a kill binary); the pid is an argument.
-        if (pid !== null) await this.podman.run(["exec", this.id, "/bin/sh", "-c", 'kill -KILL -- "-$1" 2>/dev/null || kill -KILL "-$1"', "wink-kill", String(pid)], { timeoutMs: 10_000 });
+        if (target !== null) await this.podman.run(["exec", this.id, "/bin/sh", "-c", 'kill -KILL -- "-$1" 2>/dev/null || kill -KILL "-$1"', "wink-kill", String(target)], { timeoutMs: 10_000 });
       },
     });
     const cap = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
