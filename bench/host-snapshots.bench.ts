@@ -34,10 +34,10 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 
 import { HostFilesystem } from "../shared/filesystem/host/host-filesystem.js";
-import { HostSnapshots } from "../shared/snapshots/host/host-snapshots.js";
-import { ReflinkArea } from "../shared/snapshots/host/snapshot-test-support.js";
-import type { HostSnapshotStrategyName } from "../shared/snapshots/host/strategy.js";
-import type { FilesystemSnapshot } from "../shared/snapshots/types.js";
+import { HostSnapshots } from "../shared/filesystem/host/snapshots/host-snapshots.js";
+import { ReflinkArea } from "../shared/filesystem/host/snapshots/snapshot-test-support.js";
+import type { HostSnapshotStrategyName } from "../shared/filesystem/host/snapshots/strategy.js";
+import type { FilesystemSnapshot } from "../shared/filesystem/snapshot-contract.js";
 
 const SIZES = (process.argv[2] ?? "5000,10000,50000").split(",").map(Number);
 const REPEATS = 5;

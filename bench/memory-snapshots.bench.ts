@@ -16,7 +16,7 @@
 import { performance } from "node:perf_hooks";
 import { MemoryDriver } from "../shared/filesystem/memory/memory-driver.js";
 import { MemorySnapshots } from "../shared/filesystem/memory/memory-snapshots.js";
-import type { FilesystemSnapshot } from "../shared/snapshots/types.js";
+import type { FilesystemSnapshot } from "../shared/filesystem/snapshot-contract.js";
 
 const SIZES = [1_000, 10_000, 100_000];
 const SNAPSHOTS = 100;

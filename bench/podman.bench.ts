@@ -27,9 +27,9 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { PodmanContainer } from "../shared/filesystem/podman/container.js";
 import { PodmanFilesystem } from "../shared/filesystem/podman/podman-filesystem.js";
-import { PodmanSandbox } from "../shared/filesystem/podman/podman-sandbox.js";
+import { PodmanSandbox } from "../shared/workspace/podman-sandbox.js";
 import type { Filesystem } from "../shared/filesystem/protocol.js";
-import type { FilesystemSnapshot } from "../shared/snapshots/types.js";
+import type { FilesystemSnapshot } from "../shared/filesystem/snapshot-contract.js";
 
 const DIRS = 10;
 const FILES_PER_DIR = 100;

@@ -27,7 +27,7 @@ import zlib from "node:zlib";
 import { writeArchive } from "../shared/archive/index.js";
 import { readCentralDirectory, truncated, type ReadRange } from "../shared/archive/central-directory.js";
 import { locateEntry } from "../shared/archive/entry-checks.js";
-import { DEFAULT_ARCHIVE_LIMITS } from "../shared/archive/limits.js";
+import { DEFAULT_ARCHIVE_LIMITS } from "../shared/filesystem/archive-limits.js";
 import { LineIndex, Source, createHttpDriver, createLocalDriver, createS3Driver } from "../shared/remote/index.js";
 import type { SourceDriver , RandomAccessReader} from "../shared/remote/index.js";
 import { startNginx } from "../shared/remote/test-servers/nginx.test-support.js";

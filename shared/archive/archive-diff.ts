@@ -2,7 +2,7 @@
  * Archive-vs-archive diff from central directories alone: sizes and CRC-32s, nothing
  * inflated. Browser-safe (it only needs the two file lists).
  */
-import type { FilesystemDiff } from "../snapshots/types.js";
+import type { FilesystemDiff } from "../filesystem/snapshot-contract.js";
 import { diffFileIndexes } from "./index-diff.js";
 
 /** What `diffArchives` needs of an archive: an `ArchiveReader`, or any list of files with sizes and CRC-32s. */

@@ -1,6 +1,6 @@
 // The browser-safe part of shared/archive (re-exported by shared/browser.ts): entry-name
 // rules, manifest parsing/building, limits and index diffs. No Node built-ins.
-export * from "./limits.js";
+export * from "../filesystem/archive-limits.js";
 export { FILES_PREFIX, checkRelativePath, decodeEntryName, findGitMetadataSegment, isGitMetadataSegment, toFilesEntryName, validateEntryName } from "./entry-names.js";
 export type { EntryName, EntryNameLimits } from "./entry-names.js";
 export { MANIFEST_NAME, MANIFEST_VERSION, WINK_METADATA_NAME, buildManifest, formatCreatedAt, parseManifest, serializeManifest } from "./manifest.js";

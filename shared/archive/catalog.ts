@@ -17,7 +17,7 @@ import { FILES_PREFIX } from "./entry-names.js";
 import { checkOverlaps, indexEntries, sortByOffset } from "./entry-set.js";
 import { FileIndex } from "./file-index.js";
 import { pickLayout, type ArchiveVariant } from "./layout.js";
-import type { ArchiveLimits } from "./limits.js";
+import type { ArchiveLimits } from "../filesystem/archive-limits.js";
 import { parseManifest, type ArchiveManifest, type ManifestSource } from "./manifest.js";
 import { LOCAL_HEADER_SIZE } from "./zip-format.js";
 

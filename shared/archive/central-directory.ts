@@ -15,7 +15,7 @@
 import { ArchiveError } from "../errors.js";
 import { displayPath } from "../filesystem/paths.js";
 import { checkRelativePath, decodeEntryName } from "./entry-names.js";
-import type { ArchiveLimits } from "./limits.js";
+import type { ArchiveLimits } from "../filesystem/archive-limits.js";
 import {
   CENTRAL_HEADER_SIZE,
   DOS_DIRECTORY,

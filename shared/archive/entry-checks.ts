@@ -21,7 +21,7 @@
 import { ArchiveError } from "../errors.js";
 import { displayPath } from "../filesystem/paths.js";
 import { checkUnicodePathExtra, corrupt, readU64, viewOf, type CentralEntry, type ReadRange } from "./central-directory.js";
-import type { ArchiveLimits } from "./limits.js";
+import type { ArchiveLimits } from "../filesystem/archive-limits.js";
 import { EXTRA_UNICODE_PATH, EXTRA_ZIP64, FLAG_DATA_DESCRIPTOR, FLAG_ENCRYPTED, LOCAL_HEADER_SIZE, SIG_LOCAL_HEADER, U32_MAX } from "./zip-format.js";
 
 /** Ratios are only checked on entries larger than this (small files legitimately compress very well). */

@@ -10,7 +10,7 @@
  */
 import { ArchiveError } from "../errors.js";
 import { displayPath, findForbiddenCharacter, isGitMetadataSegment } from "../filesystem/paths.js";
-import { DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from "./limits.js";
+import { DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from "../filesystem/archive-limits.js";
 
 /** The name limits of `ArchiveLimits`. */
 export type EntryNameLimits = Pick<ArchiveLimits, "maxSegmentBytes" | "maxPathBytes" | "maxDepth">;

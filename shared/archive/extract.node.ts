@@ -21,7 +21,7 @@ import { checkEntryLimits } from "./entry-checks.js";
 import { decodeEntryData } from "./entry-data.node.js";
 import { findGitMetadataSegment } from "./entry-names.js";
 import { sortByOffset } from "./entry-set.js";
-import type { ArchiveLimits } from "./limits.js";
+import type { ArchiveLimits } from "../filesystem/archive-limits.js";
 import type { ArchiveManifest } from "./manifest.js";
 import {
   WHOLE_READ_MAX_BYTES,

@@ -7,7 +7,7 @@
  * no map built; other input is put in that form first (the last duplicate of a path wins).
  */
 import { comparePaths } from "../filesystem/paths.js";
-import type { FilesystemDiff } from "../snapshots/types.js";
+import type { FilesystemDiff } from "../filesystem/snapshot-contract.js";
 
 /** One file of an index: its path, size and a content fingerprint (CRC-32, hash, version…). */
 export interface FileIndexEntry {

@@ -9,7 +9,7 @@
  */
 import { ArchiveError, InvalidArgumentError } from "../errors.js";
 import { checkRelativePath, type EntryNameLimits } from "./entry-names.js";
-import { DEFAULT_ARCHIVE_LIMITS } from "./limits.js";
+import { DEFAULT_ARCHIVE_LIMITS } from "../filesystem/archive-limits.js";
 
 export const MANIFEST_NAME = "manifest.json";
 export const WINK_METADATA_NAME = "_wink_metadata.json";

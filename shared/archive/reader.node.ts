@@ -22,7 +22,7 @@ import { handleRange, readAt, readEntryData, streamEntryData } from "./entry-dat
 import { checkOverlaps, sortByOffset } from "./entry-set.js";
 import type { ArchiveFileEntry, FileIndex } from "./file-index.js";
 import type { ArchiveVariant } from "./layout.js";
-import { resolveArchiveLimits, type ArchiveLimits } from "./limits.js";
+import { resolveArchiveLimits, type ArchiveLimits } from "../filesystem/archive-limits.js";
 import type { ArchiveManifest } from "./manifest.js";
 import { LOCAL_HEADER_SIZE } from "./zip-format.js";
 

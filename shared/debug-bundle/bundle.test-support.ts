@@ -11,7 +11,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { WINK_BUNDLE_FIXTURES } from "../../fixtures/paths.js";
-import type { ArchiveLimits } from "../archive/limits.js";
+import type { ArchiveLimits } from "../filesystem/archive-limits.js";
 import { openArchive } from "../archive/reader.node.js";
 import type { FileIndexEntry, FileSource } from "../viewer/file-source.js";
 import { DebugBundle } from "./bundle.js";

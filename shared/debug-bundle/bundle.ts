@@ -10,7 +10,7 @@
  * metrics; bare NaN/Infinity and integers beyond 2^53; transcript lines holding U+2028;
  * top-level workspace names whose leading dot WINK stripped; STORED entries.
  */
-import { DEFAULT_ARCHIVE_LIMITS } from "../archive/limits.js";
+import { DEFAULT_ARCHIVE_LIMITS } from "../filesystem/archive-limits.js";
 import { ArchiveError, FileNotFoundError } from "../errors.js";
 import type { JsonValue } from "../session/json-value.js";
 import { isJsonObject, ownValue } from "../session/json-value.js";

@@ -9,7 +9,7 @@
  * `paths.ts` and docs/filesystem.md; glob semantics are in `glob.ts`.
  */
 
-import type { ArchiveLimits } from "../archive/limits.js";
+import type { ArchiveLimits } from "./archive-limits.js";
 import type { GlobSyntax } from "./glob.js";
 
 export type WriteMode = "create" | "overwrite" | "append";

@@ -3,3 +3,13 @@
 export * from "./browser.js";
 export * from "./session-file.node.js";
 export * from "./dump-session.node.js";
+export {
+  restoreSessionSlices,
+  restoreWithFilesystem,
+  rollbackWithFilesystem,
+  snapshotWithFilesystem,
+  type CoordinatedSnapshot,
+  type CoordinatedSnapshotOptions,
+  type NativeSnapshotTarget,
+} from "./session-coordination.js";
+export { FILESYSTEM_SNAPSHOT_TYPE, snapshotRecordFromSession, snapshotRecordToSession } from "./snapshot-record-json.js";

@@ -18,3 +18,4 @@ export { GREP_TOOL_TIMEOUT_MS } from "./grep.js";
 
 /** The seven filesystem tools, in the order the original registers them. */
 export const FILESYSTEM_TOOLS: readonly ToolDefinition[] = [lsTool, readFileTool, writeFileTool, editFileTool, globTool, grepTool, rmTool];
+export { createShellTool, runShellCommand, type CommandRunner, type ShellParams, type ShellToolOptions, type ShellValue } from "./shell-tool.js";

@@ -17,7 +17,7 @@
 import { hasErrorCode } from "../errors.js";
 import { isWithin, parentPath } from "../filesystem/paths.js";
 import type { Filesystem } from "../filesystem/protocol.js";
-import { isSnapshotable, type FilesystemSnapshot, type SnapshotableFilesystem } from "../snapshots/types.js";
+import { isSnapshotable, type FilesystemSnapshot, type SnapshotableFilesystem } from "../filesystem/snapshot-contract.js";
 import { sha256Hex } from "./body-store.node.js";
 import type { UndoPathState } from "./manifest.js";
 import type { PathImage } from "./path-images.js";

@@ -6,7 +6,7 @@
  */
 import type { FileIndexEntry } from "../archive/index-diff.js";
 import { comparePaths } from "../filesystem/paths.js";
-import type { FilesystemDiff } from "../snapshots/types.js";
+import type { FilesystemDiff } from "../filesystem/snapshot-contract.js";
 import type { ChangeKind, FileTreeEntryView, FileTreeNodeView } from "./types.js";
 
 /** `/api/filesystem/tree`: files as `{path, size_bytes}`, sorted by path. */

@@ -10,7 +10,7 @@ import type { JsonObject } from "../session/json-value.js";
 import { ownValue } from "../session/json-value.js";
 import type { SessionSlice, SessionSnapshot } from "../session/snapshot-line.js";
 import { toStrictJson } from "../session/strict-json.js";
-import type { FilesystemDiff } from "../snapshots/types.js";
+import type { FilesystemDiff } from "../filesystem/snapshot-contract.js";
 import { decodeText } from "./file-content.js";
 import type { FileSource } from "./file-source.js";
 import { prettyJson } from "./json-text.js";

@@ -4,7 +4,7 @@
  * in the container see the same files. The container starts lazily on the first command.
  */
 import type { HostFilesystem } from "../filesystem/host/host-filesystem.js";
-import { PodmanSandbox, type PodmanSandboxOptions } from "../filesystem/podman/podman-sandbox.js";
+import { PodmanSandbox, type PodmanSandboxOptions } from "./podman-sandbox.js";
 import type { WorkspaceOptions } from "./workspace.js";
 import { Workspace } from "./workspace.js";
 

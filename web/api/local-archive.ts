@@ -18,7 +18,7 @@ import { FileNotFoundError, IsADirectoryError } from "../../shared/errors.js";
 import { checkManifest, readArchiveCatalog, withArchivePath, type ArchiveCatalog } from "../../shared/archive/catalog.js";
 import { corrupt, memoryRange, type CentralEntry, type ReadRange } from "../../shared/archive/central-directory.js";
 import { checkEntryLimits, checkInflated, inflatedTooMuch, locateEntry } from "../../shared/archive/entry-checks.js";
-import { resolveArchiveLimits, type ArchiveLimits } from "../../shared/archive/limits.js";
+import { resolveArchiveLimits, type ArchiveLimits } from "../../shared/filesystem/archive-limits.js";
 import type { ArchiveManifest } from "../../shared/archive/manifest.js";
 import { CENTRAL_HEADER_SIZE, EOCD_SIZE, LOCAL_HEADER_SIZE, METHOD_DEFLATE, METHOD_STORED, SIG_CENTRAL_HEADER, SIG_EOCD, SIG_LOCAL_HEADER, U32_MAX } from "../../shared/archive/zip-format.js";
 import { comparePaths } from "../../shared/filesystem/paths.js";

@@ -68,7 +68,7 @@ function useIdlePreload(): void {
     return () => clearTimeout(timer);
   }, []);
 }
-import type { SourceSwitch } from "./Root.js";
+import type { SourceSwitch } from "./source-switch.js";
 
 // Keys typed right after ⌘K belong to the palette, even before its input has focus.
 captureKeysWhile(() => overlay.get() === "palette");

@@ -6,7 +6,7 @@ import { Icon } from "../components/Icon.js";
 import { useLocalOpener } from "../features/drop/DropZone.js";
 import { getPreferences, setPreference, usePreferences } from "../state/preferences.js";
 import { overlay } from "../state/store.js";
-import type { SourceSwitch } from "./Root.js";
+import type { SourceSwitch } from "./source-switch.js";
 
 export function Header({ source, onReload }: { source: SourceSwitch; onReload: () => void }) {
   const api = useApi();

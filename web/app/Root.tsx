@@ -9,6 +9,7 @@ import type { Api } from "../api/api.js";
 import { ApiError } from "../api/api.js";
 import { ApiProvider } from "../api/context.js";
 import { App } from "./App.js";
+import type { SourceSwitch } from "./source-switch.js";
 import { navigate } from "../state/url-store.js";
 
 function newClient(): QueryClient {
@@ -25,12 +26,6 @@ function newClient(): QueryClient {
   });
 }
 
-export interface SourceSwitch {
-  /** Shows files opened in the page (drop or file dialog). */
-  openLocal(api: Api): void;
-  /** Back to the server, when the app was served by one. */
-  backToServer: (() => void) | null;
-}
 
 export function Root({ initialApi }: { initialApi: Api }) {
   const [active, setActive] = useState<{ api: Api; client: QueryClient; id: number }>(() => ({ api: initialApi, client: newClient(), id: 0 }));

@@ -18,7 +18,7 @@
 import { describe, expect, it } from "vitest";
 import { ERROR_CODES } from "../../errors.js";
 import type { Filesystem } from "../protocol.js";
-import type { ConformanceCreateOptions } from "./suite.js";
+import type { ConformanceCreateOptions } from "./types.js";
 import { HOSTILE_PATH_CASES } from "./hostile-paths.data.js";
 
 type Outcome =

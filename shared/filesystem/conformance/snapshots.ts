@@ -5,8 +5,8 @@
  * snapshots kept. A backend runs it by declaring `capabilities.snapshots`.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { FilesystemSnapshot, SnapshotableFilesystem } from "../../snapshots/types.js";
-import { isSnapshotable } from "../../snapshots/types.js";
+import type { FilesystemSnapshot, SnapshotableFilesystem } from "../snapshot-contract.js";
+import { isSnapshotable } from "../snapshot-contract.js";
 import type { Filesystem } from "../protocol.js";
 import { READ_ENTIRE_FILE } from "../protocol.js";
 

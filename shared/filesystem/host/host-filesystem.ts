@@ -5,8 +5,8 @@
  * `hostDriver`.
  */
 import { DriverFilesystem, type FilesystemOptions } from "../driver-filesystem.js";
-import { HostSnapshots, type HostSnapshotOptions } from "../../snapshots/host/host-snapshots.js";
-import type { FilesystemDiff, FilesystemSnapshot, SnapshotableFilesystem, SnapshotOptions } from "../../snapshots/types.js";
+import { HostSnapshots, type HostSnapshotOptions } from "./snapshots/host-snapshots.js";
+import type { FilesystemDiff, FilesystemSnapshot, SnapshotableFilesystem, SnapshotOptions } from "../snapshot-contract.js";
 import { HostDriver } from "./host-driver.js";
 
 export interface HostFilesystemOptions extends FilesystemOptions {
@@ -33,7 +33,7 @@ export class HostFilesystem extends DriverFilesystem implements SnapshotableFile
       }),
       options,
     );
-    // Snapshots live in shared/snapshots/host; restores go through the same applier options.
+    // Snapshots live in ./snapshots (this backend's native strategies); restores go through the same applier options.
     const treeApply = { ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }), ...(options.durable === undefined ? {} : { durable: options.durable }) };
     this.#snapshots = new HostSnapshots(options.root, { ...options.snapshots, filesystem: this, treeApply });
   }

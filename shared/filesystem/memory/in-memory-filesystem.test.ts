@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SnapshotIncompatibleError, SnapshotNotFoundError, SnapshotRestoreError, WinkError } from "../../errors.js";
-import type { FilesystemDiff, FilesystemSnapshot } from "../../snapshots/types.js";
+import type { FilesystemDiff, FilesystemSnapshot } from "../snapshot-contract.js";
 import { InMemoryFilesystem } from "./in-memory-filesystem.js";
 import { type Observed, observe } from "./memory-test-support.js";
 

@@ -3,8 +3,8 @@
  * plus native copy-on-write snapshots (`SnapshotableFilesystem`).
  */
 import { SnapshotRestoreError } from "../../errors.js";
-import type { SnapshotRetentionPolicy } from "../../snapshots/retention.js";
-import type { FilesystemDiff, FilesystemSnapshot, SnapshotableFilesystem, SnapshotOptions } from "../../snapshots/types.js";
+import type { SnapshotRetentionPolicy } from "../snapshot-retention.js";
+import type { FilesystemDiff, FilesystemSnapshot, SnapshotableFilesystem, SnapshotOptions } from "../snapshot-contract.js";
 import { DriverFilesystem, type FilesystemOptions } from "../driver-filesystem.js";
 import { MemoryDriver } from "./memory-driver.js";
 import { MemorySnapshots } from "./memory-snapshots.js";

@@ -7,8 +7,8 @@
  * snapshots after each new one, so their unshared data can be collected.
  */
 import { SnapshotIncompatibleError, SnapshotNotFoundError, SnapshotRestoreError } from "../../errors.js";
-import { DEFAULT_RETENTION_POLICY, selectSnapshotsToPrune, type SnapshotRetentionPolicy } from "../../snapshots/retention.js";
-import type { FilesystemDiff, FilesystemSnapshot } from "../../snapshots/types.js";
+import { DEFAULT_RETENTION_POLICY, selectSnapshotsToPrune, type SnapshotRetentionPolicy } from "../snapshot-retention.js";
+import type { FilesystemDiff, FilesystemSnapshot } from "../snapshot-contract.js";
 import type { MemoryDriver } from "./memory-driver.js";
 import { diffTrees } from "./tree-diff.js";
 import type { FrozenDirectory } from "./tree.js";

@@ -9,7 +9,8 @@
  * skips the trie nodes two versions share, so diffs stay proportional to the changes.
  * Iteration order is the trie's hash order, not insertion order.
  */
-import type { OwnerToken } from "./tree.js";
+/** Identity of one mutable tree version; a fresh `symbol` is unique across drivers too. */
+export type OwnerToken = symbol;
 
 const BITS = 5;
 const MASK = (1 << BITS) - 1;

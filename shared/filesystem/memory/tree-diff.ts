@@ -3,7 +3,7 @@
  * directory) that are the same object in both versions are unchanged by construction and
  * are counted, not visited, so the cost follows the changes, not the file count.
  */
-import type { FilesystemDiff } from "../../snapshots/types.js";
+import type { FilesystemDiff } from "../snapshot-contract.js";
 import { comparePaths } from "../paths.js";
 import { type FrozenDirectory, type FrozenNode, type MemoryFile, filesIn, walkTree } from "./tree.js";
 

@@ -11,15 +11,14 @@
  * a snapshot's counts are read off its root in O(1).
  */
 
-import { NameMap, type ReadonlyNameMap } from "./name-map.js";
+import { NameMap, type OwnerToken, type ReadonlyNameMap } from "./name-map.js";
 
 export const DEFAULT_FILE_MODE = 0o644;
 export const DEFAULT_DIRECTORY_MODE = 0o755;
 /** Permission bits we keep (including setuid/setgid/sticky); the file type lives in `kind`. */
 export const PERMISSION_BITS = 0o7777;
 
-/** Identity of one mutable tree version; a fresh `symbol` is unique across drivers too. */
-export type OwnerToken = symbol;
+export type { OwnerToken };
 
 export interface MemoryFile {
   readonly kind: "file";

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { reapOrphanedContainers } from "./cleanup.js";
 import { defaultPodman } from "./podman-cli.js";
-import { reapOrphanedSandboxes } from "./podman-sandbox.js";
+import { reapOrphanedSandboxes } from "../../workspace/podman-sandbox.js";
 
 const CHILD = fileURLToPath(new URL("./fixtures/cleanup-child.ts", import.meta.url));
 const roots: string[] = [];

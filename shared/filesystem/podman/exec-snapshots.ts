@@ -19,8 +19,8 @@
  */
 import { createHash, randomUUID } from "node:crypto";
 import { hasErrorCode, InvalidArgumentError, SnapshotCreationError, SnapshotIncompatibleError, SnapshotNotFoundError, SnapshotRestoreError } from "../../errors.js";
-import { DEFAULT_RETENTION_POLICY, selectSnapshotsToPrune, type SnapshotRetentionPolicy } from "../../snapshots/retention.js";
-import type { FilesystemDiff, FilesystemSnapshot, SnapshotOptions } from "../../snapshots/types.js";
+import { DEFAULT_RETENTION_POLICY, selectSnapshotsToPrune, type SnapshotRetentionPolicy } from "../snapshot-retention.js";
+import type { FilesystemDiff, FilesystemSnapshot, SnapshotOptions } from "../snapshot-contract.js";
 import type { WalkEntry } from "../driver.js";
 import { comparePaths } from "../paths.js";
 import type { PodmanExecDriver } from "./exec-driver.js";

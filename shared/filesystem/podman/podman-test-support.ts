@@ -16,7 +16,7 @@ import { dirname, join } from "node:path";
 import type { Filesystem } from "../protocol.js";
 import { PodmanContainer } from "./container.js";
 import { PodmanFilesystem } from "./podman-filesystem.js";
-import { PodmanSandbox } from "./podman-sandbox.js";
+import { PodmanSandbox } from "../../workspace/podman-sandbox.js";
 
 type Seed = Readonly<Record<string, string | Uint8Array>>;
 

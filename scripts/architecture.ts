@@ -1,0 +1,134 @@
+// The import graph of shared/, server/ and web/ against the layers of docs/architecture.md:
+// lines per folder, imports that point up a layer, and import circles (type-only imports
+// count: they tie modules together for the reader and the type-checker alike). Tests and
+// test support sit above every layer, so only what they are imported by is checked.
+//
+//   node --import tsx scripts/architecture.ts          the figures
+//   node --import tsx scripts/architecture.ts --json   the same as JSON
+// scripts/architecture.test.ts holds the tree to it: no import up a layer, no circle.
+import { readFileSync, readdirSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/** Layers, bottom first: a module may import from its own layer and those below. */
+export interface Layer {
+  readonly name: string;
+  readonly holds: string;
+  readonly match: (file: string) => boolean;
+}
+
+export const LAYERS: readonly Layer[] = [
+  { name: "core", holds: "protocol, paths, limits, errors, glob, streams, text, the snapshot contract", match: (f: string) => f === "shared/errors.ts" || (/^shared\/filesystem\/[^/]+\.ts$/.test(f) && !["shared/filesystem/driver-filesystem.ts", "shared/filesystem/index.ts"].includes(f)) },
+  { name: "formats", holds: "ZIP archives: reading, writing, the archive policy", match: (f: string) => f.startsWith("shared/archive/") },
+  { name: "backends", holds: "memory, host directory (with its native snapshots), Podman; the driver-backed Filesystem", match: (f: string) => /^shared\/filesystem\/(memory|host|podman)\//.test(f) || f === "shared/filesystem/driver-filesystem.ts" },
+  { name: "snapshots and sources", holds: "archive snapshots of any backend; remote byte sources", match: (f: string) => /^shared\/(snapshots|remote)\//.test(f) },
+  { name: "workspace", holds: "agent tools, undo, workspaces and sandboxes, session files, debug bundles, the viewer model", match: (f: string) => /^shared\/(tools|undo|workspace|session|debug-bundle|viewer)\//.test(f) },
+  { name: "conformance", holds: "the Filesystem conformance suite", match: (f: string) => f.startsWith("shared/filesystem/conformance/") },
+  { name: "library entry", holds: "shared/index.ts, shared/browser.ts, shared/filesystem/index.ts", match: (f: string) => /^shared\/[^/]+\.ts$/.test(f) || f === "shared/filesystem/index.ts" },
+  { name: "server", holds: "Fastify app, routes, CLI", match: (f: string) => f.startsWith("server/") },
+  { name: "web", holds: "React app", match: (f: string) => f.startsWith("web/") },
+];
+
+export const isTest = (file: string): boolean => /\.(test|spec|bench)\.(ts|tsx|mts)$/.test(file) || /test-support|\.data\.ts$|\/fixtures\//.test(file);
+
+function sources(root: string, dir: string): string[] {
+  return readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {
+    const rel = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) return ["node_modules", "__snapshots__"].includes(entry.name) ? [] : sources(root, rel);
+    return /\.(ts|tsx|mts)$/.test(entry.name) && !entry.name.endsWith(".d.ts") ? [rel] : [];
+  });
+}
+
+function resolveImport(from: string, spec: string, known: ReadonlySet<string>): string | null {
+  if (!spec.startsWith(".")) return null;
+  const base = path.posix.normalize(path.posix.join(path.posix.dirname(from), spec));
+  for (const candidate of [base, base.replace(/\.js$/, ".ts"), base.replace(/\.js$/, ".tsx"), base.replace(/\.mjs$/, ".mts"), `${base}.ts`, `${base}/index.ts`]) if (known.has(candidate)) return candidate;
+  return null;
+}
+
+export interface Architecture {
+  readonly lines: Record<string, { source: number; tests: number }>;
+  /** `file -> target (layer -> layer)` for every import that points up. */
+  readonly upward: string[];
+  /** Modules that import each other, directly or round a loop. */
+  readonly circles: string[][];
+  readonly unlayered: string[];
+}
+
+/** The graph of the tree at `root` (the repository by default). */
+export function analyse(root: string = repoRoot): Architecture {
+  const files = ["shared", "server", "web"].flatMap((dir) => sources(root, dir));
+  const known = new Set(files);
+  const layerOf = (file: string): number => LAYERS.findIndex((layer) => layer.match(file));
+  const lines: Record<string, { source: number; tests: number }> = {};
+  const edges = new Map<string, Set<string>>();
+  for (const file of files) {
+    const text = readFileSync(path.join(root, file), "utf8");
+    const top = file.split("/")[0] as string;
+    const counts = (lines[top] ??= { source: 0, tests: 0 });
+    counts[isTest(file) ? "tests" : "source"] += text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+    const targets = new Set<string>();
+    for (const match of text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g)) {
+      const target = resolveImport(file, (match[1] ?? match[2]) as string, known);
+      if (target !== null) targets.add(target);
+    }
+    edges.set(file, targets);
+  }
+  const upward: string[] = [];
+  for (const [file, targets] of edges) {
+    if (isTest(file)) continue;
+    for (const target of targets) {
+      if (layerOf(target) > layerOf(file)) upward.push(`${file} -> ${target} (${LAYERS[layerOf(file)]?.name} -> ${LAYERS[layerOf(target)]?.name})`);
+    }
+  }
+  // Circles: strongly connected components of more than one module (Tarjan), tests left out.
+  const circles: string[][] = [];
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  let counter = 0;
+  const visit = (node: string): void => {
+    index.set(node, counter);
+    low.set(node, counter++);
+    stack.push(node);
+    onStack.add(node);
+    for (const next of edges.get(node) ?? []) {
+      if (isTest(next)) continue;
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node) as number, low.get(next) as number));
+      } else if (onStack.has(next)) low.set(node, Math.min(low.get(node) as number, index.get(next) as number));
+    }
+    if (low.get(node) === index.get(node)) {
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop() as string;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== node);
+      if (component.length > 1) circles.push(component.sort());
+    }
+  };
+  for (const file of files) if (!isTest(file) && !index.has(file)) visit(file);
+  const unlayered = files.filter((file) => layerOf(file) === -1);
+  return { lines, upward: upward.sort(), circles, unlayered };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const result = analyse();
+  if (process.argv.includes("--json")) {
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  } else {
+    console.log("lines (source / tests):");
+    for (const [top, count] of Object.entries(result.lines)) console.log(`  ${top}: ${count.source} / ${count.tests}`);
+    console.log(`\nupward imports: ${result.upward.length}`);
+    for (const line of result.upward) console.log(`  ${line}`);
+    console.log(`\nimport circles: ${result.circles.length}`);
+    for (const circle of result.circles) console.log(`  ${circle.join(" <-> ")}`);
+    if (result.unlayered.length > 0) console.log(`\nfiles in no layer: ${result.unlayered.join(", ")}`);
+  }
+}

@@ -1,0 +1,428 @@
+/**
+ * Git snapshots of a host directory in an external bare repository.
+ *
+ * Capture: one scan of the workspace; files whose stat matches the workspace index keep
+ * their blob id unread; the rest are read (safely, see leaf-reader.ts) and streamed into
+ * `git fast-import` as changes against the previous commit, so an incremental snapshot
+ * costs the scan plus the changed files. Restore: the target commit's tree against the
+ * scanned workspace gives the changed paths only; their blobs come from
+ * `git cat-file --batch` into the applier's staging, and the applier swaps them in
+ * atomically. Git's index, checkout, hooks and attributes are never involved.
+ */
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+import { SnapshotCreationError, SnapshotError, SnapshotIncompatibleError, SnapshotRestoreError, WinkError } from "../../../errors.js";
+import { STAGING_PREFIX } from "../tree-apply.js";
+import type { FilesystemDiff, FilesystemSnapshot } from "../../snapshot-contract.js";
+import { compareBytePaths, toBytePath } from "./byte-paths.js";
+import { GitObjectReader } from "./git-object-reader.js";
+import { FastImportWriter } from "./git-fast-import.js";
+import { isGitAvailable, requireGit } from "./git-process.js";
+import {
+  defaultPerm,
+  encodeCommitMessage,
+  gitModeOf,
+  GitSnapshotRepo,
+  isCommitId,
+  BASE_REF,
+  SNAPSHOT_REF_PREFIX,
+  type CommitMeta,
+} from "./git-repo.js";
+import { diffSnapshotWithWorkspace, planGitRestore } from "./git-restore-plan.js";
+import { readCommit, readSnapshotCommit, stageBlobs, treeChanges, type SnapshotCommit, type TreeChanges } from "./git-target.js";
+import { finishDiff } from "./leaf-diff.js";
+import { LeafReader } from "./leaf-reader.js";
+import { applyRestorePlan, planSize } from "./restore-plan.js";
+import { readUntrustedLeaves, type ReadLeaves } from "./workspace-delta.js";
+import type { HostSnapshotStrategy, OperationStats, ReleaseOptions, SnapshotDraft, StrategyContext } from "./strategy.js";
+import { loadWorkspaceIndex, saveWorkspaceIndex, type IndexEntry, type WorkspaceIndex } from "./workspace-index.js";
+import { releaseGitSnapshots } from "./release.js";
+import { assertOutsideWorkspace } from "./storage-dir.js";
+import { PARALLEL_SCAN_MIN_ENTRIES, scanWorkspaceFast, startScanPool } from "./scan-pool.js";
+import { ScanError, type IndexedScan } from "./workspace-scan.js";
+
+/** Run `git gc --auto` after this many snapshots (packs the loose objects small snapshots leave). */
+const COMPACT_EVERY = 50;
+/**
+ * An index file this big (~80+ bytes a leaf) lists enough leaves for a first walk to be
+ * worth starting the scan threads for, ahead of it: 20,000. Below that, starting two
+ * threads costs about what walking on this thread does (measured on 5,000 files: ~400 ms
+ * more CPU for the whole process with the threads started ahead, on a loaded 2-core VM).
+ */
+const BIG_INDEX_FILE_BYTES = 10 * PARALLEL_SCAN_MIN_ENTRIES * 80;
+/** Retention releases whose objects are collected together (see `release`). */
+const RELEASES_PER_COLLECTION = 10;
+
+export interface GitStrategyOptions {
+  /** External git directory; default: a new `wink-git-*` directory under the system temp dir, made on first use. */
+  readonly gitDir?: string | null;
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export class GitSnapshotStrategy implements HostSnapshotStrategy {
+  readonly name = "git" as const;
+  private readonly context: StrategyContext;
+  private readonly rootBytes: string;
+  private gitDirPath: string | null;
+  private repo: GitSnapshotRepo | null = null;
+  private index: WorkspaceIndex | null = null;
+  private indexLoaded = false;
+  private snapshotsSinceCompact = 0;
+  private releasedSinceCollection = 0;
+  lastStats: OperationStats | null = null;
+
+  constructor(context: StrategyContext, options: GitStrategyOptions = {}) {
+    this.context = context;
+    this.rootBytes = toBytePath(context.root);
+    this.gitDirPath = options.gitDir ? path.resolve(options.gitDir) : null;
+  }
+
+  /** The external git directory; null until the first snapshot (or restore) creates or adopts one. */
+  get gitDir(): string | null {
+    return this.gitDirPath;
+  }
+
+  /**
+   * The repository, made when missing. `checkGit: false` (restore, whose first git process
+   * is a reader) does not wait for the `git --version` check before using an existing
+   * repository: the caller turns a failure into the check's message (see gitMissingReason).
+   */
+  private async ensureRepo(checkGit = true): Promise<GitSnapshotRepo> {
+    if (checkGit) await requireGit();
+    else void isGitAvailable();
+    if (this.gitDirPath === null) this.gitDirPath = mkdtempSync(path.join(tmpdir(), "wink-git-"));
+    assertOutsideWorkspace(this.gitDirPath, this.context.root, "git directory");
+    if (this.repo === null || this.repo.gitDir !== this.gitDirPath) {
+      if (!checkGit && !existsDir(path.join(this.gitDirPath, "objects"))) await requireGit(); // it will run git init
+      const repo = new GitSnapshotRepo(this.gitDirPath, this.context.root);
+      await repo.ensure();
+      this.repo = repo;
+      this.indexLoaded = false;
+      this.index = null;
+    }
+    return this.repo;
+  }
+
+  /** The workspace index, checked against the repository once per load. */
+  private async currentIndex(repo: GitSnapshotRepo): Promise<WorkspaceIndex | null> {
+    if (!this.indexLoaded) {
+      this.indexLoaded = true;
+      const loaded = loadWorkspaceIndex(repo.indexFile, this.context.root);
+      this.index = loaded !== null && (await repo.resolveCommit(loaded.ref)) === loaded.ref ? loaded : null;
+    }
+    return this.index;
+  }
+
+  private setIndex(repo: GitSnapshotRepo, index: WorkspaceIndex): void {
+    this.index = index;
+    this.indexLoaded = true;
+    try {
+      saveWorkspaceIndex(repo.indexFile, this.context.root, index);
+    } catch {
+      // The index only saves work; without it the next process re-reads the files.
+    }
+  }
+
+  /** Walk the workspace, setting aside the leaves `index` cannot vouch for. */
+  private scan(index: WorkspaceIndex | null): Promise<IndexedScan> {
+    return scanWorkspaceFast(this.rootBytes, index, { excludeTopLevelPrefix: STAGING_PREFIX });
+  }
+
+  async capture(draft: SnapshotDraft): Promise<FilesystemSnapshot> {
+    let repo: GitSnapshotRepo;
+    try {
+      repo = await this.ensureRepo();
+    } catch (error) {
+      if (error instanceof WinkError) throw error;
+      throw new SnapshotCreationError(`Failed to create snapshot: cannot prepare the git directory: ${message(error)}`, { gitDir: this.gitDirPath }, { cause: error });
+    }
+    const base = await this.currentIndex(repo);
+    let scan: IndexedScan;
+    try {
+      scan = await this.scan(base);
+    } catch (error) {
+      throw new SnapshotCreationError(`Failed to create snapshot: ${message(error)}`, { root: this.context.root }, { cause: error });
+    }
+    const reader = new LeafReader(this.rootBytes);
+    // fileCount/totalBytes for the trailer, written before the files are read: from the scan.
+    const meta: CommitMeta = { ...draft, fileCount: scan.leafCount, totalBytes: scan.totalBytes, emptyDirs: emptyDirsOf(scan), perms: unusualPerms(scan) };
+    repo.removeStaleRefLocks();
+    const writer = FastImportWriter.start(repo.git);
+    repo.noteRefWriter(writer.pid);
+    let commit: string;
+    let read: ReadLeaves;
+    const missing = scan.missing;
+    let changed = missing.length;
+    try {
+      await writer.begin({ ref: `${SNAPSHOT_REF_PREFIX}${draft.snapshotId}`, message: encodeCommitMessage(meta), time: Date.parse(draft.createdAt) / 1000, parent: base?.ref ?? null });
+      // Deletions first: a path that turned from file into directory (or back) is then free.
+      for (const p of missing) await writer.delete(p);
+      read = await readUntrustedLeaves(scan, reader, async (p, hashed) => {
+        const mode = gitModeOf(hashed.stat.kind, hashed.stat.perm);
+        const previous = base?.entries.get(p);
+        if (previous !== undefined && previous.oid === hashed.oid && gitModeOf(previous.kind, previous.perm) === mode) return;
+        changed += 1;
+        if (hashed.data !== null) await writer.modify(p, mode, hashed.data);
+        else await writer.modifyStreamed(p, mode, hashed.stat.size, (sink) => reader.stream(p, hashed, sink));
+      });
+      for (const p of read.vanished) if (base?.entries.has(p)) await writer.delete(p);
+      commit = await writer.finish([BASE_REF]);
+      repo.clearRefWriter();
+      this.lastStats = { operation: "capture", leaves: scan.leafCount, read: read.changed.size, changed };
+    } catch (error) {
+      // The noted writer stays noted: if it died holding ref locks, the next capture removes them.
+      await writer.abort();
+      repo.removeCrashReports();
+      if (error instanceof ScanError || (error instanceof Error && error.name === "LeafChangedError")) {
+        throw new SnapshotCreationError(`Failed to create snapshot: ${message(error)}`, { root: this.context.root }, { cause: error });
+      }
+      throw new SnapshotCreationError(`Failed to create snapshot commit: ${message(error)}`, { gitDir: repo.gitDir }, { cause: error });
+    }
+    // The commit's leaves: the base's, minus what went, plus what was read (the base's map
+    // is taken over: the base index is replaced below).
+    const entries = base === null ? new Map<string, IndexEntry>() : base.entries;
+    for (const p of missing) entries.delete(p);
+    for (const p of read.vanished) entries.delete(p);
+    for (const [p, entry] of read.changed) entries.set(p, entry);
+    const treeDirs = read.vanished.length === 0 ? scan.dirsWithLeaves : undefined; // rare race: derive them from the leaves
+    this.setIndex(repo, { ref: commit, scanStartedAtMs: scan.startedAtMs, entries, ...(treeDirs === undefined ? {} : { treeDirs }) });
+    this.snapshotsSinceCompact += 1;
+    if (this.snapshotsSinceCompact >= COMPACT_EVERY) {
+      this.snapshotsSinceCompact = 0;
+      await repo.maybeCompact().catch(() => undefined);
+    }
+    return gitRecord(meta, commit, this.context.root, repo.gitDir);
+  }
+
+  /** The repository a snapshot lives in; adopts the snapshot's git dir when we have none yet. */
+  private async repoFor(snapshot: FilesystemSnapshot, checkGit = true): Promise<GitSnapshotRepo> {
+    const wanted = snapshot.gitDir ? path.resolve(snapshot.gitDir) : null;
+    if (wanted !== null && wanted !== this.gitDirPath) {
+      if (this.repo === null && (this.gitDirPath === null || !existsDir(this.gitDirPath))) {
+        this.gitDirPath = wanted;
+      } else {
+        // Another filesystem's repository: read from it, leave it as it is.
+        if (checkGit) await requireGit();
+        if (!existsDir(wanted)) throw new SnapshotError(`the git directory ${wanted} does not exist`, { gitDir: wanted });
+        return new GitSnapshotRepo(wanted, this.context.root);
+      }
+    }
+    if (this.gitDirPath === null) throw new SnapshotIncompatibleError("The snapshot names no git directory and this filesystem has none", { snapshotId: snapshot.snapshotId });
+    return this.ensureRepo(checkGit);
+  }
+
+  async restore(snapshot: FilesystemSnapshot): Promise<void> {
+    const fail = (reason: string, cause?: unknown): SnapshotRestoreError =>
+      new SnapshotRestoreError(`Failed to restore snapshot ${snapshot.snapshotId}: ${reason}`, { snapshotId: snapshot.snapshotId, commitRef: snapshot.commitRef }, { cause });
+    if (!isCommitId(snapshot.commitRef)) throw fail(`${JSON.stringify(snapshot.commitRef)} is not a git commit id`);
+    const gitDir = snapshot.gitDir ?? this.gitDirPath;
+    if (gitDir === null || !existsDir(gitDir)) throw fail(`the git directory ${gitDir ?? "(none)"} does not exist`);
+    // First restore in this process: a big workspace's walk will want the worker threads,
+    // so they start now, while git is checked and its processes start.
+    if (!this.indexLoaded && (statSync(GitSnapshotRepo.indexFileOf(gitDir), { throwIfNoEntry: false })?.size ?? 0) >= BIG_INDEX_FILE_BYTES) startScanPool();
+    let repo: GitSnapshotRepo;
+    try {
+      // git is checked while its first processes start, not before (a first restore in a
+      // process would otherwise wait for `git --version`, then for cat-file).
+      repo = await this.repoFor(snapshot, false);
+    } catch (error) {
+      if (error instanceof SnapshotIncompatibleError) throw error;
+      throw fail((await gitMissingReason()) ?? message(error), error);
+    }
+    const ours = repo === this.repo;
+    const objects = new GitObjectReader(repo.git);
+    try {
+      const target = readSnapshotCommit(objects, snapshot.snapshotId, snapshot.commitRef).then((found) => {
+        if (found === "missing") throw fail(`commit ${snapshot.commitRef} is not in ${repo.gitDir}`);
+        // A released (pruned) snapshot stays unrestorable even before git collects its objects.
+        if (found === "released") throw fail(`the snapshot was released (no ${SNAPSHOT_REF_PREFIX}${snapshot.snapshotId} pointing at ${snapshot.commitRef} in ${repo.gitDir})`);
+        return found;
+      });
+      const { commit: found, index, base, changes, scan, read } = await this.compareWorkspace(repo, objects, snapshot.commitRef, target);
+      const plan = planGitRestore({ scan, index, read, changes, baseMeta: base?.meta ?? null, targetMeta: found.meta });
+      await applyRestorePlan(this.context.root, plan, (staging) => stageBlobs(objects, staging, plan.puts, plan.targets), this.context.treeApply);
+      this.lastStats = { operation: "restore", leaves: scan.leafCount, read: read.changed.size, changed: planSize(plan) };
+      // The workspace now mirrors the commit. The index stays in memory only: the file on
+      // disk still describes an older commit consistently, and a new process merely reads
+      // again the files this restore wrote.
+      if (ours) {
+        this.index = plan.nextIndex(this.rootBytes, found.commit, scan.startedAtMs);
+        this.indexLoaded = true;
+      }
+    } catch (error) {
+      if (error instanceof SnapshotRestoreError) throw error;
+      const reason = error instanceof Error && error.name === "MissingObjectError" ? `the snapshot is corrupt (${message(error)})` : message(error);
+      throw fail((await gitMissingReason()) ?? reason, error);
+    } finally {
+      await objects.close().catch(() => objects.destroy());
+    }
+  }
+
+  /**
+   * The workspace against a commit (`pending`, already requested from `objects`): the walk
+   * against the index, the files the index cannot vouch for, and the tree changes from the
+   * commit the index mirrors to this one. Both commits are requested before the walk, so
+   * the cat-file process starts and answers while the walk runs. Without a usable index
+   * everything is compared.
+   */
+  private async compareWorkspace(repo: GitSnapshotRepo, objects: GitObjectReader, commitRef: string, pending: Promise<SnapshotCommit>): Promise<WorkspaceComparison> {
+    pending.catch(() => undefined); // awaited below; not unhandled while the walk runs
+    // An index not checked yet is checked here, through the cat-file process already running,
+    // rather than by a `git rev-parse` of its own before the walk (a process start saved on
+    // the first restore or diff of a process).
+    const unchecked = repo === this.repo && !this.indexLoaded;
+    let index = repo !== this.repo ? null : unchecked ? loadWorkspaceIndex(repo.indexFile, this.context.root) : this.index;
+    const mirrored = index !== null && index.ref !== commitRef ? readCommit(objects, index.ref) : null;
+    mirrored?.catch(() => undefined);
+    let scan = await this.scan(index);
+    const commit = await pending;
+    const base = index === null ? null : index.ref === commit.commit ? commit : await (mirrored ?? readCommit(objects, index.ref));
+    if (index !== null && base === null) {
+      // The index mirrors a commit this repository lacks: compare everything.
+      index = null;
+      scan = await this.scan(null);
+    }
+    if (unchecked) {
+      this.index = index;
+      this.indexLoaded = true;
+    }
+    const changes = await treeChanges(objects, commit.tree, base?.tree ?? null);
+    const read = await readUntrustedLeaves(scan, new LeafReader(this.rootBytes));
+    return { commit, index, base, changes, scan, read };
+  }
+
+  async diff(base: FilesystemSnapshot, target: FilesystemSnapshot | null): Promise<FilesystemDiff> {
+    const fail = (reason: string, id = base.snapshotId): SnapshotError => new SnapshotError(`Cannot diff snapshot ${id}: ${reason}`, { snapshotId: id });
+    if (target !== null && target.strategy !== "git") throw new SnapshotIncompatibleError(`Cannot diff a git snapshot with a ${target.strategy} snapshot`, { snapshotId: target.snapshotId });
+    let repo: GitSnapshotRepo;
+    try {
+      repo = await this.repoFor(base);
+    } catch (error) {
+      if (error instanceof WinkError) throw error;
+      throw fail(message(error));
+    }
+    const objects = new GitObjectReader(repo.git);
+    try {
+      const from = await readCommit(objects, base.commitRef);
+      if (from === null) throw fail(`commit ${base.commitRef} is not in ${repo.gitDir}`);
+      if (target !== null) {
+        const to = await readCommit(objects, target.commitRef);
+        if (to === null) throw fail(`commit ${target.commitRef} is not in ${repo.gitDir}`, target.snapshotId);
+        const changes = await treeChanges(objects, to.tree, from.tree);
+        const added: string[] = [];
+        const modified: string[] = [];
+        const deleted: string[] = [];
+        for (const [p, leaf] of changes.leaves) {
+          if (leaf === null) deleted.push(p);
+          else (changes.existed.has(p) ? modified : added).push(p);
+        }
+        const targetCount = to.meta?.fileCount ?? target.fileCount;
+        return finishDiff(added, modified, deleted, targetCount - added.length - modified.length);
+      }
+      // Against the workspace: both sides as changes from the commit the index mirrors.
+      const { index, base: mirrored, changes, scan, read } = await this.compareWorkspace(repo, objects, from.commit, Promise.resolve(from));
+      const result = diffSnapshotWithWorkspace({ scan, index, read, changes, baseMeta: mirrored?.meta ?? null, targetMeta: from.meta });
+      return finishDiff(result.added, result.modified, result.deleted, result.unchangedCount);
+    } catch (error) {
+      if (error instanceof WinkError) throw error;
+      throw new SnapshotError(`Cannot diff snapshot ${base.snapshotId}: ${message(error)}`, { snapshotId: base.snapshotId }, { cause: error });
+    } finally {
+      await objects.close().catch(() => objects.destroy());
+    }
+  }
+
+  async release(snapshots: readonly FilesystemSnapshot[], options: ReleaseOptions = {}): Promise<void> {
+    const byGitDir = new Map<string, string[]>();
+    for (const snapshot of snapshots) {
+      const gitDir = snapshot.gitDir ?? this.gitDirPath;
+      if (gitDir !== null) byGitDir.set(gitDir, [...(byGitDir.get(gitDir) ?? []), snapshot.snapshotId]);
+    }
+    for (const [gitDir, ids] of byGitDir) {
+      if (!options.deferCollection || gitDir !== this.gitDirPath) {
+        await releaseGitSnapshots(gitDir, ids);
+        continue;
+      }
+      // Retention releases one snapshot per new one: a whole `git gc` each time would cost more
+      // than the snapshot. The refs go now (the snapshots are unrestorable at once), the
+      // objects with the gc that every few releases run.
+      this.releasedSinceCollection += await releaseGitSnapshots(gitDir, ids, { collect: false });
+      if (this.releasedSinceCollection >= RELEASES_PER_COLLECTION) {
+        this.releasedSinceCollection = 0;
+        await (await this.ensureRepo()).collectGarbage();
+      }
+    }
+  }
+
+  async cleanup(): Promise<void> {
+    if (this.gitDirPath !== null) rmSync(this.gitDirPath, { recursive: true, force: true });
+    this.repo = null;
+    this.index = null;
+    this.indexLoaded = false;
+  }
+
+  async list(): Promise<FilesystemSnapshot[]> {
+    if (this.gitDirPath === null || !existsDir(this.gitDirPath)) return [];
+    const repo = await this.ensureRepo();
+    const records: FilesystemSnapshot[] = [];
+    for (const [, commit] of await repo.snapshotRefs()) {
+      const meta = await repo.readMeta(commit);
+      if (meta === null) continue;
+      records.push(gitRecord(meta, commit, this.context.root, repo.gitDir));
+    }
+    return records.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
+  }
+}
+
+
+interface WorkspaceComparison {
+  /** The commit compared with. */
+  readonly commit: SnapshotCommit;
+  /** The index the walk was compared with, and the commit it mirrors (null: none usable). */
+  readonly index: WorkspaceIndex | null;
+  readonly base: SnapshotCommit | null;
+  /** From `base`'s tree (or the empty tree) to `commit`'s. */
+  readonly changes: TreeChanges;
+  readonly scan: IndexedScan;
+  readonly read: ReadLeaves;
+}
+
+/** The message of the failed `git --version` check, or null when git runs. */
+async function gitMissingReason(): Promise<string | null> {
+  return requireGit().then(
+    () => null,
+    (error: unknown) => message(error),
+  );
+}
+
+function existsDir(dir: string): boolean {
+  try {
+    return statSync(dir, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  } catch {
+    return false;
+  }
+}
+
+/** Directories without any leaf below: git trees cannot hold them, the trailer does. */
+function emptyDirsOf(scan: IndexedScan): string[] {
+  return [...scan.dirs.keys()].filter((dir) => !scan.dirsWithLeaves.has(dir)).sort(compareBytePaths);
+}
+
+/** Permission bits a git mode does not say: files other than 0644/0755, directories other than 0755. */
+function unusualPerms(scan: IndexedScan): [string, number][] {
+  const perms: [string, number][] = [];
+  for (const [dir, perm] of scan.dirs) if (perm !== defaultPerm("dir")) perms.push([dir, perm]);
+  // The scan lists the files whose bits are neither 0644 nor 0755: exactly those whose git mode does not say them.
+  perms.push(...scan.oddPerms);
+  return perms.sort((a, b) => compareBytePaths(a[0], b[0]));
+}
+
+/** The snapshot record of a commit, from its trailer. */
+function gitRecord(meta: CommitMeta, commit: string, root: string, gitDir: string): FilesystemSnapshot {
+  const { snapshotId, createdAt, parentId, tag, fileCount, totalBytes } = meta;
+  return { snapshotId, createdAt, parentId, tag, fileCount, totalBytes, backend: "host", strategy: "git", commitRef: commit, rootPath: root, gitDir, storagePath: null };
+}
