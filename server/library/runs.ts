@@ -1,9 +1,11 @@
 /**
- * Runs of the served directory: one per session file (bundles join later through the same
- * `RunView`). A run is built from its file's index (summaries of every line) and each
- * session's latest line parsed in full, and cached per index (a changed file is re-indexed,
- * so its run is rebuilt on the next request).
+ * Runs of the served directory: one per session file or debug bundle. A run is built from
+ * its file's index (summaries of every line) and each session's latest line parsed in full,
+ * and cached per index (a changed file is re-indexed, so its run is rebuilt on the next
+ * request). A bundle's run adds what the bundle holds beyond its session: `error.json`, its
+ * panels, and the failed calls of its transcript.
  */
+import { bundleRunParts } from "../../shared/debug-bundle/index.js";
 import { findFilesystemSnapshotRef } from "../../shared/session/index.js";
 import type { SessionFileIndex, SessionSnapshot } from "../../shared/session/index.js";
 import { buildRun, latestLines } from "../../shared/viewer/index.js";
@@ -45,8 +47,10 @@ async function build(state: ViewerState, record: SessionFileRecord, index: Sessi
       archives.set(entry.lineNumber, snapshot === null ? null : (findFilesystemSnapshotRef(snapshot)?.archiveName ?? null));
     }
   }
+  const bundle = record.kind === "bundle" && state.bundles !== null ? await state.bundles.open(record.absolutePath, record.path) : null;
   return buildRun({
-    source: { kind: "session_file", path: record.path, name: record.name },
+    ...(bundle === null ? {} : await bundleRunParts(bundle)),
+    source: { kind: bundle === null ? "session_file" : "bundle", path: record.path, name: record.name },
     modifiedAt: isoTime(record.mtimeMs),
     lines,
     lineErrors: index.errors,

@@ -15,6 +15,7 @@ import { BUNDLE_MEMBERS, BUNDLE_SEARCH_SCOPES, compareBundles, groupBundles, pre
 import type { BundleSearchScope, BundleSummaryView, DebugBundle } from "../../shared/debug-bundle/index.js";
 import { badRequest, notFound } from "../errors.js";
 import type { SessionFileRecord } from "../library/snapshot-directory.js";
+import { compileLinearRegex } from "../library/linear-regex.js";
 import type { ViewerState } from "../library/viewer-state.js";
 import {
   BundleCompare,
@@ -103,6 +104,7 @@ export const bundleRoutes: FastifyPluginAsyncTypebox<BundleRoutesOptions> = asyn
       since: query.since,
       until: query.until,
       at: query.at,
+      ...(query.at_line === undefined ? {} : { atLine: query.at_line }),
     };
     if (logs === null) return { entries: [], total: 0, offset: query.offset ?? 0, limit: query.limit ?? null };
     return logs.page(filters);
@@ -124,6 +126,7 @@ export const bundleRoutes: FastifyPluginAsyncTypebox<BundleRoutesOptions> = asyn
       entryTypes: list(query.entry_type),
       excludeEntryTypes: list(query.exclude_entry_type),
       ...(query.search === undefined ? {} : { search: query.search }),
+      ...(query.at_rowid === undefined ? {} : { atRowid: query.at_rowid }),
     });
   });
 
@@ -195,6 +198,6 @@ export const bundleRoutes: FastifyPluginAsyncTypebox<BundleRoutesOptions> = asyn
       const opened = await state.bundle({ file: record.path }).catch(() => null);
       if (opened !== null) bundles.push(opened.bundle);
     }
-    return searchBundles(bundles, query.q, { scopes: scopes as BundleSearchScope[], ...(query.limit === undefined ? {} : { maxHits: query.limit }) });
+    return searchBundles(bundles, query.q, { scopes: scopes as BundleSearchScope[], ...(query.limit === undefined ? {} : { maxHits: query.limit }), regex: query.regex === "1", compileRegex: compileLinearRegex });
   });
 };

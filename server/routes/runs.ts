@@ -22,7 +22,7 @@ export interface RunRoutesOptions {
 
 export const runRoutes: FastifyPluginAsyncTypebox<RunRoutesOptions> = async (app, { state }) => {
   const { directory } = state;
-  const source = (record: SessionFileRecord) => ({ kind: "session_file" as const, path: record.path, name: record.name });
+  const source = (record: SessionFileRecord) => ({ kind: record.kind === "bundle" ? ("bundle" as const) : ("session_file" as const), path: record.path, name: record.name });
 
   const summaryOf = async (record: SessionFileRecord): Promise<RunSummaryView> => {
     if (record.index === null && record.error === null) return placeholderRunSummary(source(record), isoTime(record.mtimeMs), "pending", null);

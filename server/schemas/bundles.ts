@@ -40,6 +40,8 @@ export const LogsQuery = Type.Object(
     until: isoTime,
     /** The page starts at the first matching record at or after this time (instead of `offset`). */
     at: isoTime,
+    /** The page starts at the first matching record at or after this 1-based line of the log (instead of `offset`). */
+    at_line: Type.Optional(Type.Integer({ minimum: 1 })),
   },
   { additionalProperties: false },
 );
@@ -53,6 +55,8 @@ export const TranscriptQuery = Type.Object(
     search: Type.Optional(Type.String({ maxLength: 1000 })),
     exclude_source: commaList,
     exclude_entry_type: commaList,
+    /** The page starts at the first matching entry whose rowid is at least this (instead of `offset`). */
+    at_rowid: Type.Optional(Type.Integer({ minimum: 1 })),
   },
   { additionalProperties: false },
 );
@@ -77,6 +81,8 @@ export const BundleSearchQuery = Type.Object(
     /** `bundle`: the one bundle; `group`: the bundles of its request; `all` (default): every bundle. */
     in: Type.Optional(Type.Union([Type.Literal("bundle"), Type.Literal("group"), Type.Literal("all")])),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+    /** `1`: `q` is a regular expression (linear-time: no backreferences or lookarounds; case-sensitive). */
+    regex: Type.Optional(Type.Union([Type.Literal("0"), Type.Literal("1")])),
   },
   { additionalProperties: false },
 );

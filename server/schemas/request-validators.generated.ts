@@ -4468,7 +4468,7 @@ return errors === 0;
 }
 
 export const validator17 = validate27;
-const schema28 = {"type":"object","properties":{"file":{"type":"string","minLength":1,"maxLength":4096},"offset":{"type":"integer","minimum":0},"limit":{"type":"integer","minimum":0},"level":{"type":"string","maxLength":16384},"logger":{"type":"string","maxLength":16384},"event":{"type":"string","maxLength":16384},"search":{"type":"string","maxLength":1000},"exclude_level":{"type":"string","maxLength":16384},"exclude_logger":{"type":"string","maxLength":16384},"exclude_event":{"type":"string","maxLength":16384},"since":{"type":"string","minLength":1,"maxLength":64},"until":{"type":"string","minLength":1,"maxLength":64},"at":{"type":"string","minLength":1,"maxLength":64}},"additionalProperties":false};
+const schema28 = {"type":"object","properties":{"file":{"type":"string","minLength":1,"maxLength":4096},"offset":{"type":"integer","minimum":0},"limit":{"type":"integer","minimum":0},"level":{"type":"string","maxLength":16384},"logger":{"type":"string","maxLength":16384},"event":{"type":"string","maxLength":16384},"search":{"type":"string","maxLength":1000},"exclude_level":{"type":"string","maxLength":16384},"exclude_logger":{"type":"string","maxLength":16384},"exclude_event":{"type":"string","maxLength":16384},"since":{"type":"string","minLength":1,"maxLength":64},"until":{"type":"string","minLength":1,"maxLength":64},"at":{"type":"string","minLength":1,"maxLength":64},"at_line":{"type":"integer","minimum":1}},"additionalProperties":false};
 
 function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -5099,6 +5099,51 @@ var valid0 = _errs26 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+if(data.at_line !== undefined){
+let data13 = data.at_line;
+const _errs28 = errors;
+if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
+let dataType13 = typeof data13;
+let coerced13 = undefined;
+if(dataType13 == 'object' && Array.isArray(data13) && data13.length == 1){
+data13 = data13[0];
+dataType13 = typeof data13;
+if(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13))){
+coerced13 = data13;
+}
+}
+if(!(coerced13 !== undefined)){
+if(dataType13 === "boolean" || data13 === null
+              || (dataType13 === "string" && data13 && data13 == +data13 && !(data13 % 1))){
+coerced13 = +data13;
+}
+else {
+validate27.errors = [{instancePath:instancePath+"/at_line",schemaPath:"#/properties/at_line/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced13 !== undefined){
+data13 = coerced13;
+if(data !== undefined){
+data["at_line"] = coerced13;
+}
+}
+}
+if(errors === _errs28){
+if((typeof data13 == "number") && (isFinite(data13))){
+if(data13 < 1 || isNaN(data13)){
+validate27.errors = [{instancePath:instancePath+"/at_line",schemaPath:"#/properties/at_line/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs28 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }
@@ -5123,7 +5168,7 @@ return errors === 0;
 }
 
 export const validator18 = validate28;
-const schema29 = {"type":"object","properties":{"file":{"type":"string","minLength":1,"maxLength":4096},"offset":{"type":"integer","minimum":0},"limit":{"type":"integer","minimum":0},"source":{"type":"string","maxLength":16384},"entry_type":{"type":"string","maxLength":16384},"search":{"type":"string","maxLength":1000},"exclude_source":{"type":"string","maxLength":16384},"exclude_entry_type":{"type":"string","maxLength":16384}},"additionalProperties":false};
+const schema29 = {"type":"object","properties":{"file":{"type":"string","minLength":1,"maxLength":4096},"offset":{"type":"integer","minimum":0},"limit":{"type":"integer","minimum":0},"source":{"type":"string","maxLength":16384},"entry_type":{"type":"string","maxLength":16384},"search":{"type":"string","maxLength":1000},"exclude_source":{"type":"string","maxLength":16384},"exclude_entry_type":{"type":"string","maxLength":16384},"at_rowid":{"type":"integer","minimum":1}},"additionalProperties":false};
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -5132,7 +5177,7 @@ if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((((((key0 === "file") || (key0 === "offset")) || (key0 === "limit")) || (key0 === "source")) || (key0 === "entry_type")) || (key0 === "search")) || (key0 === "exclude_source")) || (key0 === "exclude_entry_type"))){
+if(!(func43.call(schema29.properties, key0))){
 delete data[key0];
 }
 }
@@ -5505,6 +5550,51 @@ var valid0 = _errs16 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.at_rowid !== undefined){
+let data8 = data.at_rowid;
+const _errs18 = errors;
+if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
+let dataType8 = typeof data8;
+let coerced8 = undefined;
+if(dataType8 == 'object' && Array.isArray(data8) && data8.length == 1){
+data8 = data8[0];
+dataType8 = typeof data8;
+if(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8))){
+coerced8 = data8;
+}
+}
+if(!(coerced8 !== undefined)){
+if(dataType8 === "boolean" || data8 === null
+              || (dataType8 === "string" && data8 && data8 == +data8 && !(data8 % 1))){
+coerced8 = +data8;
+}
+else {
+validate28.errors = [{instancePath:instancePath+"/at_rowid",schemaPath:"#/properties/at_rowid/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced8 !== undefined){
+data8 = coerced8;
+if(data !== undefined){
+data["at_rowid"] = coerced8;
+}
+}
+}
+if(errors === _errs18){
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 < 1 || isNaN(data8)){
+validate28.errors = [{instancePath:instancePath+"/at_rowid",schemaPath:"#/properties/at_rowid/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }
@@ -6558,8 +6648,8 @@ export const PRECOMPILED_VALIDATORS: ReadonlyMap<string, (data: unknown, context
   ["{\"type\":\"object\",\"required\":[\"slice_type\"],\"properties\":{\"base_file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"base_line\":{\"type\":\"integer\",\"minimum\":1},\"base_session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"target_file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"target_line\":{\"type\":\"integer\",\"minimum\":1},\"target_session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"slice_type\":{\"type\":\"string\",\"minLength\":1}},\"additionalProperties\":false}", validator14],
   ["{\"type\":\"object\",\"required\":[\"q\"],\"properties\":{\"file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"line\":{\"type\":\"integer\",\"minimum\":1},\"session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"q\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1000},\"scope\":{\"anyOf\":[{\"type\":\"string\",\"const\":\"slices\"},{\"type\":\"string\",\"const\":\"files\"},{\"type\":\"string\",\"const\":\"all\"}]},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000}},\"additionalProperties\":false}", validator15],
   ["{\"type\":\"object\",\"properties\":{\"file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096}},\"additionalProperties\":false}", validator16],
-  ["{\"type\":\"object\",\"properties\":{\"file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"offset\":{\"type\":\"integer\",\"minimum\":0},\"limit\":{\"type\":\"integer\",\"minimum\":0},\"level\":{\"type\":\"string\",\"maxLength\":16384},\"logger\":{\"type\":\"string\",\"maxLength\":16384},\"event\":{\"type\":\"string\",\"maxLength\":16384},\"search\":{\"type\":\"string\",\"maxLength\":1000},\"exclude_level\":{\"type\":\"string\",\"maxLength\":16384},\"exclude_logger\":{\"type\":\"string\",\"maxLength\":16384},\"exclude_event\":{\"type\":\"string\",\"maxLength\":16384},\"since\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64},\"until\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64},\"at\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64}},\"additionalProperties\":false}", validator17],
-  ["{\"type\":\"object\",\"properties\":{\"file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"offset\":{\"type\":\"integer\",\"minimum\":0},\"limit\":{\"type\":\"integer\",\"minimum\":0},\"source\":{\"type\":\"string\",\"maxLength\":16384},\"entry_type\":{\"type\":\"string\",\"maxLength\":16384},\"search\":{\"type\":\"string\",\"maxLength\":1000},\"exclude_source\":{\"type\":\"string\",\"maxLength\":16384},\"exclude_entry_type\":{\"type\":\"string\",\"maxLength\":16384}},\"additionalProperties\":false}", validator18],
+  ["{\"type\":\"object\",\"properties\":{\"file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"offset\":{\"type\":\"integer\",\"minimum\":0},\"limit\":{\"type\":\"integer\",\"minimum\":0},\"level\":{\"type\":\"string\",\"maxLength\":16384},\"logger\":{\"type\":\"string\",\"maxLength\":16384},\"event\":{\"type\":\"string\",\"maxLength\":16384},\"search\":{\"type\":\"string\",\"maxLength\":1000},\"exclude_level\":{\"type\":\"string\",\"maxLength\":16384},\"exclude_logger\":{\"type\":\"string\",\"maxLength\":16384},\"exclude_event\":{\"type\":\"string\",\"maxLength\":16384},\"since\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64},\"until\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64},\"at\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":64},\"at_line\":{\"type\":\"integer\",\"minimum\":1}},\"additionalProperties\":false}", validator17],
+  ["{\"type\":\"object\",\"properties\":{\"file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"offset\":{\"type\":\"integer\",\"minimum\":0},\"limit\":{\"type\":\"integer\",\"minimum\":0},\"source\":{\"type\":\"string\",\"maxLength\":16384},\"entry_type\":{\"type\":\"string\",\"maxLength\":16384},\"search\":{\"type\":\"string\",\"maxLength\":1000},\"exclude_source\":{\"type\":\"string\",\"maxLength\":16384},\"exclude_entry_type\":{\"type\":\"string\",\"maxLength\":16384},\"at_rowid\":{\"type\":\"integer\",\"minimum\":1}},\"additionalProperties\":false}", validator18],
   ["{\"type\":\"object\",\"required\":[\"*\"],\"properties\":{\"*\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096}}}", validator19],
   ["{\"type\":\"object\",\"properties\":{\"base_file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"target_file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096}},\"additionalProperties\":false}", validator20],
   ["{\"type\":\"object\",\"required\":[\"q\"],\"properties\":{\"file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"q\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1000},\"scope\":{\"type\":\"string\",\"maxLength\":200},\"in\":{\"anyOf\":[{\"type\":\"string\",\"const\":\"bundle\"},{\"type\":\"string\",\"const\":\"group\"},{\"type\":\"string\",\"const\":\"all\"}]},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000}},\"additionalProperties\":false}", validator21],

@@ -78,9 +78,10 @@ export const RunSession = Type.Object({
 export const RunFailure = Type.Object({
   session_id: Type.String(),
   line_number: Type.Integer(),
-  event_index: Type.Integer(),
-  slice_type: Type.String(),
-  item_index: Type.Integer(),
+  event_index: NullableInteger,
+  slice_type: NullableString,
+  item_index: NullableInteger,
+  transcript_rowid: NullableInteger,
   kind: Type.Union([Type.Literal("tool_call"), Type.Literal("prompt"), Type.Literal("event")]),
   title: Type.String(),
   call_id: NullableString,

@@ -21,3 +21,5 @@ export type { GroupKeyInput } from "./grouping.js";
 export { compareBundles, compareMetrics } from "./compare.js";
 export { BUNDLE_SEARCH_SCOPES, searchBundles } from "./search.js";
 export type { BundleSearchOptions, BundleSearchScope } from "./search.js";
+export { BUNDLE_PANELS, bundlePanels, bundleRunParts, transcriptFailures } from "./run-parts.js";
+export type { BundlePanelId, BundleRunParts } from "./run-parts.js";

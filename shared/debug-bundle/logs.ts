@@ -37,6 +37,8 @@ export interface LogQuery {
   readonly until?: string;
   /** Start the page at the first matching record at or after this ISO-8601 time (instead of `offset`). */
   readonly at?: string;
+  /** Start the page at the first matching record at or after this 1-based line of the log (instead of `offset`; a deep link to a record). */
+  readonly atLine?: number;
 }
 
 /** Milliseconds of an ISO-8601 time parameter; EINVAL (400) naming it when it is not one. */
@@ -353,6 +355,10 @@ export class LogIndex {
     if (at !== undefined) {
       const times = this.#timesOf();
       const first = found.findIndex((index) => (times[index] as number) >= at);
+      offset = first === -1 ? found.length : first;
+    } else if (query.atLine !== undefined) {
+      const line = query.atLine;
+      const first = found.findIndex((index) => this.lineNumber(index) >= line);
       offset = first === -1 ? found.length : first;
     }
     return pageOf(found, offset, query.limit ?? null, (index) => this.entry(index));

@@ -28,6 +28,8 @@ export interface TranscriptQuery {
   readonly excludeEntryTypes?: readonly string[];
   /** Case-insensitive substring of the content, the raw message or the parsed detail. */
   readonly search?: string;
+  /** Start the page at the first matching entry whose rowid is at least this (instead of `offset`; a deep link to an entry). */
+  readonly atRowid?: number;
 }
 
 /** Where the entries came from. */
@@ -263,7 +265,14 @@ export class TranscriptIndex {
   }
 
   page(query: TranscriptQuery): TranscriptPageView {
-    return pageOf(this.matching(query), query.offset ?? 0, query.limit ?? null, (index) => this.entry(index));
+    const found = this.matching(query);
+    let offset = query.offset ?? 0;
+    if (query.atRowid !== undefined) {
+      const rowid = query.atRowid;
+      const first = found.findIndex((index) => (this.#rows[index] as Row).view.rowid >= rowid);
+      offset = first === -1 ? found.length : first;
+    }
+    return pageOf(found, offset, query.limit ?? null, (index) => this.entry(index));
   }
 
   facets(): TranscriptFacetsView {

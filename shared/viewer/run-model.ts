@@ -16,6 +16,7 @@ import { sessionEvents } from "./timeline.js";
 import { deriveTurns, turnAt } from "./turns.js";
 import type {
   RunErrorView,
+  RunExtraFailure,
   RunFailureView,
   RunPanelView,
   RunSessionView,
@@ -43,6 +44,18 @@ export interface RunInput {
   readonly error?: RunErrorView | null;
   /** Views the source offers beyond the session views. */
   readonly panels?: readonly RunPanelView[];
+  /** Names of lines that say more than their turn (a bundle's "before the run" / "after the run"), by line number. */
+  readonly lineLabels?: ReadonlyMap<number, string>;
+  /**
+   * Failed calls the source records outside its session events (a bundle's transcript). One
+   * that matches a failed event (same tool and key argument) is that event's failure and is
+   * not listed twice; the others are added to the root session's failures.
+   */
+  readonly extraFailures?: readonly RunExtraFailure[];
+  /** Tool calls the source records outside its session events (a bundle's transcript); the run counts the larger number. */
+  readonly recordedToolCalls?: number;
+  /** When the source says the run started and ended (a bundle's manifest); the run spans these and its events. */
+  readonly span?: { readonly startedAt: string | null; readonly endedAt: string | null };
 }
 
 /** Each session's latest line (latest `created_at`, then the higher line number), by session id. */
@@ -111,12 +124,12 @@ export function buildRun(input: RunInput): RunView {
     if (visited.has(session.id)) return;
     visited.add(session.id);
     const children = [...(childrenOf.get(session.id) ?? [])].sort(byStart);
-    sessions.push(sessionView(session, depth, children, parts, input.archives));
+    sessions.push(sessionView(session, depth, children, parts, input.archives, input.lineLabels));
     for (const child of children) visit(child, depth + 1);
   };
   for (const root of roots) visit(root, 0);
 
-  const runStart = sessions.map((session) => session.stats.started_at).filter((value): value is string => value !== null).sort(compareTimes)[0] ?? null;
+  const runStart = [...sessions.map((session) => session.stats.started_at), input.span?.startedAt ?? null].filter((value): value is string => value !== null).sort(compareTimes)[0] ?? null;
   const failures: RunFailureView[] = [];
   for (const session of sessions) {
     const own = parts.get(session.session_id) as SessionParts;
@@ -128,6 +141,7 @@ export function buildRun(input: RunInput): RunView {
         event_index: event.index,
         slice_type: event.slice_type,
         item_index: event.item_index,
+        transcript_rowid: null,
         kind: event.kind,
         title: event.title,
         call_id: event.call_id,
@@ -139,10 +153,32 @@ export function buildRun(input: RunInput): RunView {
       });
     }
   }
+  const root = sessions[0];
+  const extra = unmatchedExtraFailures(input.extraFailures ?? [], failures);
+  for (const failure of extra) {
+    failures.push({
+      session_id: root?.session_id ?? "",
+      line_number: root?.latest_line ?? 1,
+      event_index: null,
+      slice_type: null,
+      item_index: null,
+      transcript_rowid: failure.transcript_rowid,
+      kind: "tool_call",
+      title: failure.title,
+      call_id: failure.call_id,
+      argument: failure.argument,
+      message: failure.message,
+      turn: null,
+      created_at: failure.created_at,
+      offset_ms: elapsed(runStart, failure.created_at),
+    });
+  }
   failures.sort((a, b) => compareTimes(a.created_at, b.created_at));
 
-  const root = sessions[0];
-  const stats = combineStats(sessions.map((session) => session.stats), input.lineErrors.length > 0 || (input.error ?? null) !== null);
+  // The root session carries the failures its source records elsewhere (they ran in it).
+  if (root !== undefined && (extra.length > 0 || (input.recordedToolCalls ?? 0) > root.stats.tool_calls)) sessions[0] = { ...root, stats: withExtraFailures(root.stats, extra.length, input.recordedToolCalls ?? 0) };
+  const spanStats: RunStatsView[] = input.span === undefined ? [] : [{ ...EMPTY_STATS, started_at: input.span.startedAt, ended_at: input.span.endedAt }];
+  const stats = withExtraFailures(combineStats([...sessions.map((session) => session.stats), ...spanStats], input.lineErrors.length > 0 || (input.error ?? null) !== null), 0, input.recordedToolCalls ?? 0);
   const summary: RunSummaryView = {
     source: input.source,
     title: (root === undefined ? null : root.title) ?? input.source.name,
@@ -158,6 +194,25 @@ export function buildRun(input: RunInput): RunView {
     panels: [...(input.panels ?? [])],
   };
   return { ...summary, sessions, failures };
+}
+
+/** The extra failures that no failed event already stands for (same tool, same key argument; each event matched once). */
+function unmatchedExtraFailures(extra: readonly RunExtraFailure[], failures: readonly RunFailureView[]): RunExtraFailure[] {
+  const unmatched = [...failures];
+  return extra.filter((candidate) => {
+    const at = unmatched.findIndex((failure) => failure.title === candidate.title && (failure.argument?.value ?? null) === (candidate.argument?.value ?? null));
+    if (at === -1) return true;
+    unmatched.splice(at, 1);
+    return false;
+  });
+}
+
+const EMPTY_STATS: RunStatsView = { outcome: "ok", failed_calls: 0, errors: 0, tool_calls: 0, events: 0, started_at: null, ended_at: null, duration_ms: null };
+
+function withExtraFailures(stats: RunStatsView, count: number, recordedToolCalls: number): RunStatsView {
+  const toolCalls = Math.max(stats.tool_calls, recordedToolCalls);
+  if (count === 0) return { ...stats, tool_calls: toolCalls };
+  return { ...stats, outcome: "failed", failed_calls: stats.failed_calls + count, errors: stats.errors + count, tool_calls: Math.max(toolCalls, stats.failed_calls + count) };
 }
 
 /** The summary part of a run (what `/api/runs` lists). */
@@ -228,14 +283,15 @@ function combineStats(all: readonly RunStatsView[], extraFailure: boolean): RunS
   };
 }
 
-function snapshotViews(session: SessionParts, archives: ReadonlyMap<number, string | null> | undefined): RunSnapshotView[] {
+function snapshotViews(session: SessionParts, archives: ReadonlyMap<number, string | null> | undefined, lineLabels: ReadonlyMap<number, string> | undefined): RunSnapshotView[] {
   const ordered = [...session.lines].sort((a, b) => compareTimes(a.summary.createdAt, b.summary.createdAt) || a.lineNumber - b.lineNumber);
   return ordered.map((line) => {
     const closes = session.turns.find((turn) => turn.snapshot_line === line.lineNumber);
     const during = closes ?? (session.turns.length === 0 ? null : turnAt(session.turns, line.summary.createdAt));
     const turn = during === null || (closes === undefined && during.started_at !== null && compareTimes(during.started_at, line.summary.createdAt) > 0) ? null : during.number;
     const archive = archives?.get(line.lineNumber) ?? null;
-    const parts = [turn === null ? "before turn 1" : closes === undefined ? `during turn ${turn}` : `turn ${turn}`];
+    const named = lineLabels?.get(line.lineNumber);
+    const parts = [named ?? (turn === null ? "before turn 1" : closes === undefined ? `during turn ${turn}` : `turn ${turn}`)];
     if (archive !== null) parts.push(archive);
     return { line_number: line.lineNumber, created_at: line.summary.createdAt, turn, archive, label: parts.join(" · "), latest: line.lineNumber === session.latest.lineNumber };
   });
@@ -262,7 +318,14 @@ function spawnOf(session: SessionParts, parts: ReadonlyMap<string, SessionParts>
   };
 }
 
-function sessionView(session: SessionParts, depth: number, children: readonly SessionParts[], parts: ReadonlyMap<string, SessionParts>, archives: ReadonlyMap<number, string | null> | undefined): RunSessionView {
+function sessionView(
+  session: SessionParts,
+  depth: number,
+  children: readonly SessionParts[],
+  parts: ReadonlyMap<string, SessionParts>,
+  archives: ReadonlyMap<number, string | null> | undefined,
+  lineLabels: ReadonlyMap<number, string> | undefined,
+): RunSessionView {
   return {
     session_id: session.id,
     parent_session_id: session.parentId,
@@ -273,7 +336,7 @@ function sessionView(session: SessionParts, depth: number, children: readonly Se
     stats: sessionStats(session),
     turn_source: session.turnSource,
     turns: session.turns,
-    snapshots: snapshotViews(session, archives),
+    snapshots: snapshotViews(session, archives, lineLabels),
     spawned: spawnOf(session, parts),
     children: children.map((child) => child.id),
     missing_children: [...new Set(session.lines.flatMap((line) => line.summary.childrenIds))].filter((id) => !parts.has(id)),

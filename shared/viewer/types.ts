@@ -591,14 +591,20 @@ export interface RunSessionView {
   missing_children: string[];
 }
 
-/** A failed tool call (or an event carrying an error), placed in its session and turn. */
+/**
+ * A failed tool call (or an event carrying an error), placed in its session and turn. A
+ * failure found in a bundle's transcript only (no session event records it) has no event:
+ * `event_index`, `slice_type` and `item_index` are null and `transcript_rowid` names it.
+ */
 export interface RunFailureView {
   session_id: string;
   /** The session's latest line (its timeline holds the event). */
   line_number: number;
-  event_index: number;
-  slice_type: string;
-  item_index: number;
+  event_index: number | null;
+  slice_type: string | null;
+  item_index: number | null;
+  /** The transcript entry (a bundle's `tool_result`) that records the failure, or null. */
+  transcript_rowid: number | null;
   kind: TimelineEventKind;
   /** Tool name, or the event's title. */
   title: string;
@@ -609,6 +615,16 @@ export interface RunFailureView {
   created_at: string;
   /** Milliseconds since the run started. */
   offset_ms: number | null;
+}
+
+/** A failed tool call a run's source records outside its session events (a bundle's transcript). */
+export interface RunExtraFailure {
+  title: string;
+  call_id: string | null;
+  argument: TimelineArgumentView | null;
+  message: string;
+  created_at: string;
+  transcript_rowid: number;
 }
 
 /** `/api/runs`: a run as the sidebar lists it. */

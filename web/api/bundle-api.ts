@@ -45,6 +45,8 @@ export interface BundleSearchParams {
   readonly within?: "bundle" | "group" | "all";
   readonly scopes?: readonly BundleSearchScope[];
   readonly limit?: number;
+  /** The query is a regular expression (case-sensitive; the server allows linear-time ones only). */
+  readonly regex?: boolean;
 }
 
 export interface BundleApi {

@@ -58,6 +58,7 @@ export class HttpBundleApi implements BundleApi {
         since: params.since,
         until: params.until,
         at: params.at,
+        at_line: params.atLine,
       },
       true,
     );
@@ -79,6 +80,7 @@ export class HttpBundleApi implements BundleApi {
         entry_type: joined(params.entryTypes),
         exclude_entry_type: joined(params.excludeEntryTypes),
         search: params.search,
+        at_rowid: params.atRowid,
       },
       true,
     );
@@ -123,6 +125,6 @@ export class HttpBundleApi implements BundleApi {
   }
 
   search(query: string, params: BundleSearchParams = {}): Promise<T.BundleSearchResponse> {
-    return this.get("/api/bundles/search", { q: query, file: params.file, in: params.within, scope: joined(params.scopes), limit: params.limit });
+    return this.get("/api/bundles/search", { q: query, file: params.file, in: params.within, scope: joined(params.scopes), limit: params.limit, regex: params.regex === true ? "1" : undefined });
   }
 }

@@ -21,7 +21,8 @@ import { buildFileTree } from "../../shared/viewer/file-tree.js";
 import { searchSnapshot } from "../../shared/viewer/search.js";
 import { sessionFileView } from "../../shared/viewer/session-list.js";
 import { diffFileLists, diffSlice, diffSliceSummaries, diffSourceFile, diffWorkspaces } from "../../shared/viewer/snapshot-diff.js";
-import { buildRun, runSummary } from "../../shared/viewer/run-model.js";
+import { bundleRunParts } from "../../shared/debug-bundle/run-parts.js";
+import { buildRun, placeholderRunSummary, runSummary } from "../../shared/viewer/run-model.js";
 import { diffStats } from "../../shared/viewer/diff-stat.js";
 import type { RunSearchSession } from "../../shared/viewer/run-search.js";
 import { searchRun } from "../../shared/viewer/run-search.js";
@@ -92,7 +93,7 @@ export class LocalApi implements Api {
   readonly #bundleInputs: LocalInput[] = [];
   #ready: Promise<void> = Promise.resolve();
   readonly bundles: LocalBundleApi;
-  readonly #runs = new Map<string, RunView>();
+  readonly #runs = new Map<string, Promise<RunView>>();
 
   private constructor(label: string) {
     this.label = label;
@@ -252,26 +253,32 @@ export class LocalApi implements Api {
     }));
   }
 
-  /** The run of one opened session file (built once: opened files do not change). */
-  #run(path: string): RunView {
+  /** The run of one opened session file or bundle (built once: opened files do not change). */
+  #run(path: string): Promise<RunView> {
     const cached = this.#runs.get(path);
     if (cached !== undefined) return cached;
     const file = this.#file(path);
+    const building = this.#buildRun(file);
+    this.#runs.set(path, building);
+    building.catch(() => this.#runs.delete(path));
+    return building;
+  }
+
+  async #buildRun(file: LocalSessionFile): Promise<RunView> {
     const latestOf = new Map<string, SessionSnapshot>();
     for (const snapshot of file.snapshots) {
       const known = latestOf.get(snapshot.sessionId);
       if (known === undefined || compareTimes(snapshot.createdAt, known.createdAt) >= 0) latestOf.set(snapshot.sessionId, snapshot);
     }
-    const run = buildRun({
-      source: { kind: "session_file", path: file.path, name: file.name },
+    return buildRun({
+      ...(file.bundle === null ? {} : await bundleRunParts(file.bundle)),
+      source: { kind: file.bundle === null ? "session_file" : "bundle", path: file.path, name: file.name },
       modifiedAt: file.modifiedAt,
       lines: file.lines,
       lineErrors: file.errors,
       latest: latestOf,
       archives: new Map(file.snapshots.map((snapshot) => [snapshot.lineNumber, findFilesystemSnapshotRef(snapshot)?.archiveName ?? null])),
     });
-    this.#runs.set(path, run);
-    return run;
   }
 
   /** Session files, newest first (by modification time, then path: the server's order). */
@@ -280,7 +287,12 @@ export class LocalApi implements Api {
   }
 
   runs(): Promise<T.RunListResponse> {
-    return this.#answer(() => ({ root: this.label, indexing: false, runs: this.#newestFirst().map((file) => runSummary(this.#run(file.path))) }));
+    return this.#answer(async () => ({
+      root: this.label,
+      indexing: false,
+      // A refused bundle is listed with its reason, as the server lists it.
+      runs: await Promise.all(this.#newestFirst().map(async (file) => (file.failure === null ? runSummary(await this.#run(file.path)) : placeholderRunSummary({ kind: "bundle", path: file.path, name: file.name }, file.modifiedAt, "error", file.failure)))),
+    }));
   }
 
   run(file?: string): Promise<T.RunResponse> {
@@ -293,7 +305,7 @@ export class LocalApi implements Api {
 
   runSearch(file: string, session: string | null, query: string, regex: boolean, limit: number): Promise<T.RunSearchResponse> {
     return this.#answer(async () => {
-      const run = this.#run(file);
+      const run = await this.#run(file);
       const local = this.#file(file);
       const rootId = session ?? run.root_session_id;
       const root = run.sessions.find((candidate) => candidate.session_id === rootId);

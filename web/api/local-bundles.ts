@@ -163,7 +163,7 @@ export class LocalBundleApi implements BundleApi {
         const members = within === "bundle" ? new Set([selected.path]) : sameRequest(await this.#summaries(), selected.path);
         bundles = bundles.filter((bundle) => members.has(bundle.path));
       }
-      return searchBundles(bundles, query, { ...(params.scopes === undefined ? {} : { scopes: params.scopes }), ...(params.limit === undefined ? {} : { maxHits: params.limit }) });
+      return searchBundles(bundles, query, { ...(params.scopes === undefined ? {} : { scopes: params.scopes }), ...(params.limit === undefined ? {} : { maxHits: params.limit }), regex: params.regex === true });
     });
   }
 }

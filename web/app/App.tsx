@@ -13,7 +13,7 @@ import type { Command } from "../features/palette/CommandPalette.js";
 import { CommandPalette } from "../features/palette/CommandPalette.js";
 import { RunOverview } from "../features/run/RunOverview.js";
 import { RunsPanel } from "../features/runs/RunsPanel.js";
-import { failurePatch } from "../features/runs/run-links.js";
+import { failurePatch, showsFailure } from "../features/runs/run-links.js";
 import { flattenSnapshots, stepSnapshot } from "../features/sessions/snapshot-list.js";
 import { SlicesView } from "../features/slices/SlicesView.js";
 import { SnapshotCard } from "../features/snapshot/SnapshotCard.js";
@@ -25,7 +25,7 @@ import { captureKeysWhile, dispatchKey, useKeymap, useShortcutListener } from ".
 import { overlay } from "../state/store.js";
 import { showToast } from "../state/toasts.js";
 import { navigate, readViewState, useViewState } from "../state/url-store.js";
-import { VIEWS, VIEW_LABELS, selectSnapshotPatch, selectedRef } from "../state/view-state.js";
+import { VIEWS, VIEW_LABELS, panelPatch, selectSnapshotPatch, selectedRef, viewPatch } from "../state/view-state.js";
 import type { ViewState } from "../state/view-state.js";
 import { Header } from "./Header.js";
 import { SidebarResizer } from "./SidebarResizer.js";
@@ -37,14 +37,16 @@ const loadFiles = () => import("../features/file-tree/FilesView.js");
 const loadCompare = () => import("../features/diff/CompareView.js");
 const loadSearch = () => import("../features/search/SearchView.js");
 const loadHelp = () => import("../features/help/HelpOverlay.js");
+const loadBundlePanels = () => import("../features/bundle/BundlePanelView.js");
 const TimelineView = lazy(() => loadTimeline().then((module) => ({ default: module.TimelineView })));
 const FilesView = lazy(() => loadFiles().then((module) => ({ default: module.FilesView })));
 const CompareView = lazy(() => loadCompare().then((module) => ({ default: module.CompareView })));
 const SearchView = lazy(() => loadSearch().then((module) => ({ default: module.SearchView })));
 const HelpOverlay = lazy(() => loadHelp().then((module) => ({ default: module.HelpOverlay })));
+const BundlePanelView = lazy(() => loadBundlePanels().then((module) => ({ default: module.BundlePanelView })));
 
 // The view a deep link opens starts loading with the app, not after the first render.
-const VIEW_LOADERS: Partial<Record<ViewState["view"], () => Promise<unknown>>> = { timeline: loadTimeline, files: loadFiles, compare: loadCompare, search: loadSearch };
+const VIEW_LOADERS: Partial<Record<ViewState["view"], () => Promise<unknown>>> = { timeline: loadTimeline, files: loadFiles, compare: loadCompare, search: loadSearch, panel: loadBundlePanels };
 void VIEW_LOADERS[readViewState().view]?.();
 
 /** Starts the selected view's main request at once (in parallel with its chunk). */
@@ -63,7 +65,7 @@ function usePrefetchView(state: ViewState, selected: SnapshotRef | null): void {
 function useIdlePreload(): void {
   useEffect(() => {
     const timer = setTimeout(() => {
-      for (const load of [loadTimeline, loadFiles, loadCompare, loadSearch, loadHelp]) void load();
+      for (const load of [loadTimeline, loadFiles, loadCompare, loadSearch, loadHelp, loadBundlePanels]) void load();
     }, 1200);
     return () => clearTimeout(timer);
   }, []);
@@ -122,13 +124,13 @@ export function App({ source }: { source: SourceSwitch }) {
         showToast("No failures in this run");
         return;
       }
-      const here = state.view === "timeline" && state.event !== undefined ? failures.findIndex((failure) => failure.line_number === selected?.line && failure.event_index === state.event) : -1;
+      const here = failures.findIndex((failure) => showsFailure(state, failure));
       const next = here === -1 ? (delta === 1 ? failures[0] : failures[failures.length - 1]) : failures[(here + delta + failures.length) % failures.length];
       if (next === undefined) return;
       if (here !== -1 && ((delta === 1 && here === failures.length - 1) || (delta === -1 && here === 0))) showToast(delta === 1 ? "Back to the first failure" : "Back to the last failure");
       navigate(failurePatch(run.data.source.path, next));
     },
-    [run.data, state.view, state.event, selected?.line],
+    [run.data, state],
   );
 
   useKeymap({
@@ -143,7 +145,9 @@ export function App({ source }: { source: SourceSwitch }) {
     "shift+n": () => stepFailure(-1),
     arrowleft: () => stepSession(-1),
     arrowright: () => stepSession(1),
-    ...Object.fromEntries(VIEWS.map((view, index) => [String(index + 1), () => navigate({ view, panel: undefined })])),
+    ...Object.fromEntries(VIEWS.map((view, index) => [String(index + 1), () => navigate(viewPatch(view))])),
+    // The run's own panels: 7, 8, 9 for the first three, 0 for the next one (round).
+    ...Object.fromEntries(PANEL_KEYS.map((key, index) => [key, () => stepPanel(run.data?.panels ?? [], state, index)])),
     escape: (event) => {
       if (event.target instanceof HTMLInputElement) {
         event.target.blur();
@@ -153,7 +157,7 @@ export function App({ source }: { source: SourceSwitch }) {
     },
   });
 
-  const commands = usePaletteCommands(selected, entries, reload, stepSlice, source);
+  const commands = usePaletteCommands(selected, entries, reload, stepSlice, source, run.data?.panels ?? []);
 
   return (
     <div className={`app${preferences.sidebarCollapsed ? " sidebar-collapsed" : ""}`}>
@@ -196,7 +200,7 @@ export function App({ source }: { source: SourceSwitch }) {
               <div className="view" data-view={state.view} role="tabpanel" aria-labelledby={`tab-${state.view === "panel" ? `panel-${state.panel ?? ""}` : state.view}`}>
                 {/* Only the slices view needs the snapshot's metadata first; the others start their own requests at once. */}
                 <Suspense fallback={<Spinner label="Loading the view…" />}>
-                  {meta.data === undefined && state.view === "slices" ? <Spinner label="Loading the snapshot…" /> : <ActiveView state={state} snapshot={selected} meta={meta.data} />}
+                  {meta.data === undefined && state.view === "slices" ? <Spinner label="Loading the snapshot…" /> : <ActiveView state={state} snapshot={selected} meta={meta.data} bundle={run.data?.source.kind === "bundle"} />}
                 </Suspense>
               </div>
             </>
@@ -211,7 +215,7 @@ export function App({ source }: { source: SourceSwitch }) {
   );
 }
 
-function ActiveView({ state, snapshot, meta }: { state: ViewState; snapshot: SnapshotRef; meta: ReturnType<typeof useMeta>["data"] }) {
+function ActiveView({ state, snapshot, meta, bundle }: { state: ViewState; snapshot: SnapshotRef; meta: ReturnType<typeof useMeta>["data"]; bundle: boolean }) {
   switch (state.view) {
     case "run":
       return <RunOverview file={snapshot.file} />;
@@ -224,6 +228,7 @@ function ActiveView({ state, snapshot, meta }: { state: ViewState; snapshot: Sna
     case "search":
       return <SearchView snapshot={snapshot} query={state.q} regex={state.regex ?? false} />;
     case "panel":
+      if (bundle) return <BundlePanelView file={snapshot.file} state={state} />;
       return <EmptyState title={`This viewer cannot show the "${state.panel ?? ""}" panel`}>The run offers it, but no view for it is built into this version.</EmptyState>;
     default:
       return meta === undefined ? null : <SlicesView snapshot={snapshot} meta={meta} sliceType={state.slice} item={state.item} />;
@@ -264,13 +269,28 @@ function useSelectionBootstrap(state: ViewState, selected: SnapshotRef | null, r
   }, [selected, state.file, newest.data, run, client]);
 }
 
+/** Keys of the run's panels: the first three, then "the next one". */
+const PANEL_KEYS = ["7", "8", "9", "0"] as const;
+
+/** Key `index` of {@link PANEL_KEYS}: a panel by position, or (0) the one after the panel shown. */
+function stepPanel(panels: readonly { id: string }[], state: ViewState, index: number): boolean {
+  if (panels.length === 0) {
+    showToast("This run has no panels of its own");
+    return true;
+  }
+  const shown = state.view === "panel" ? panels.findIndex((panel) => panel.id === state.panel) : -1;
+  const target = index < 3 ? panels[index] : panels[(shown + 1) % panels.length];
+  if (target !== undefined) navigate(panelPatch(target.id));
+  return true;
+}
+
 /** Shows the slices view, then gives it `key` as if typed (after the palette has closed). */
 function pressInSlices(key: string): void {
   navigate({ view: "slices" });
   setTimeout(() => dispatchKey(new KeyboardEvent("keydown", { key, bubbles: true, cancelable: true })), 50);
 }
 
-function usePaletteCommands(selected: SnapshotRef | null, entries: ReturnType<typeof flattenSnapshots>, reload: () => void, stepSlice: (delta: number) => void, source: SourceSwitch): Command[] {
+function usePaletteCommands(selected: SnapshotRef | null, entries: ReturnType<typeof flattenSnapshots>, reload: () => void, stepSlice: (delta: number) => void, source: SourceSwitch, panels: readonly { id: string; title: string }[]): Command[] {
   const api = useApi();
   const meta = useMeta(selected);
   const paletteOpen = overlay.use() === "palette";
@@ -302,7 +322,8 @@ function usePaletteCommands(selected: SnapshotRef | null, entries: ReturnType<ty
           input.click();
         },
       },
-      ...VIEWS.map((view, index): Command => ({ id: `view-${view}`, group: "Views", title: `Go to ${VIEW_LABELS[view]}`, shortcut: String(index + 1), run: () => navigate({ view }) })),
+      ...VIEWS.map((view, index): Command => ({ id: `view-${view}`, group: "Views", title: `Go to ${VIEW_LABELS[view]}`, shortcut: String(index + 1), run: () => navigate(viewPatch(view)) })),
+      ...panels.map((panel, index): Command => ({ id: `panel-${panel.id}`, group: "Views", title: `Go to ${panel.title}`, subtitle: "this run's panel", ...(index < 3 ? { shortcut: PANEL_KEYS[index] } : {}), run: () => navigate(panelPatch(panel.id)) })),
       ...(meta.data?.slices ?? []).map((slice): Command => ({ id: `slice-${slice.slice_type}`, group: "Slices", title: slice.display_name, subtitle: `${slice.item_display_name} · ${slice.count} items`, run: () => navigate({ view: "slices", slice: slice.slice_type, item: undefined }) })),
       ...entries.map((entry): Command => ({ id: `session-${entry.file}:${entry.line}`, group: "Sessions", title: entry.sessionId, subtitle: `${entry.fileName} · line ${entry.line} · ${entry.createdAt}`, run: () => navigate(selectSnapshotPatch(entry)) })),
     ];
@@ -317,5 +338,5 @@ function usePaletteCommands(selected: SnapshotRef | null, entries: ReturnType<ty
     }
     if (source.backToServer !== null) commands.push({ id: "back", group: "Actions", title: "Back to the Server's Snapshots", run: source.backToServer });
     return commands;
-  }, [reload, stepSlice, meta.data, entries, browse.data, source, openLocal]);
+  }, [reload, stepSlice, meta.data, entries, browse.data, source, openLocal, panels]);
 }

@@ -1,6 +1,7 @@
 /** One hook per resource; `null` arguments disable the query (nothing selected yet). */
 import { useQuery } from "@tanstack/react-query";
 import type { SearchScope, SnapshotRef } from "../api/api.js";
+import type { BundleMemberKind, BundleSearchParams, LogsParams, TranscriptParams } from "../api/bundle-api.js";
 import { useApi } from "../api/context.js";
 import * as q from "./options.js";
 
@@ -72,4 +73,58 @@ export function useSliceDiff(base: SnapshotRef | null, target: SnapshotRef | nul
 
 export function useSearch(ref: SnapshotRef | null, query: string, scope: SearchScope) {
   return useQuery({ ...q.searchQuery(useApi(), ref ?? placeholder, query, scope), enabled: ref !== null && query.trim() !== "" });
+}
+
+// WINK debug bundles: `file` null (not a bundle, or nothing selected) disables the query.
+
+export function useBundleSummary(file: string | null) {
+  return useQuery({ ...q.bundleSummaryQuery(useApi(), file ?? ""), enabled: file !== null });
+}
+
+export function useLogs(file: string | null, params: LogsParams) {
+  return useQuery({ ...q.logsQuery(useApi(), file ?? "", params), enabled: file !== null });
+}
+
+export function useLogFacets(file: string | null) {
+  return useQuery({ ...q.logFacetsQuery(useApi(), file ?? ""), enabled: file !== null });
+}
+
+export function useTranscript(file: string | null, params: TranscriptParams) {
+  return useQuery({ ...q.transcriptQuery(useApi(), file ?? "", params), enabled: file !== null });
+}
+
+export function useTranscriptFacets(file: string | null) {
+  return useQuery({ ...q.transcriptFacetsQuery(useApi(), file ?? ""), enabled: file !== null });
+}
+
+export function useEnvironment(file: string | null) {
+  return useQuery({ ...q.environmentQuery(useApi(), file ?? ""), enabled: file !== null });
+}
+
+export function useBundleRequest(file: string | null) {
+  return useQuery({ ...q.bundleRequestQuery(useApi(), file ?? ""), enabled: file !== null });
+}
+
+export function useBundleMember(file: string | null, kind: BundleMemberKind) {
+  return useQuery({ ...q.bundleMemberQuery(useApi(), file ?? "", kind), enabled: file !== null });
+}
+
+export function useBundleMembers(file: string | null) {
+  return useQuery({ ...q.bundleMembersQuery(useApi(), file ?? ""), enabled: file !== null });
+}
+
+export function useBundleIntegrity(file: string | null) {
+  return useQuery({ ...q.bundleIntegrityQuery(useApi(), file ?? ""), enabled: file !== null });
+}
+
+export function useBundleGroups(enabled = true) {
+  return useQuery({ ...q.bundleGroupsQuery(useApi()), enabled });
+}
+
+export function useBundleCompare(target: string | null, base: string | null) {
+  return useQuery({ ...q.bundleCompareQuery(useApi(), target ?? "", base), enabled: target !== null });
+}
+
+export function useBundleSearch(query: string, params: BundleSearchParams, enabled = true) {
+  return useQuery({ ...q.bundleSearchQuery(useApi(), query, params), enabled: enabled && query.trim() !== "" });
 }

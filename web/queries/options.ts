@@ -4,6 +4,7 @@
  */
 import { queryOptions, skipToken } from "@tanstack/react-query";
 import type { Api, SearchScope, SnapshotRef } from "../api/api.js";
+import type { BundleMemberKind, BundleSearchParams, LogsParams, TranscriptParams } from "../api/bundle-api.js";
 import { keys } from "../api/keys.js";
 
 /** Slice items are fetched in pages of this many (and virtualised on screen). */
@@ -63,3 +64,37 @@ export const sliceDiffQuery = (api: Api, base: SnapshotRef, target: SnapshotRef,
 
 export const searchQuery = (api: Api, ref: SnapshotRef, query: string, scope: SearchScope, limit = 500) =>
   queryOptions({ queryKey: keys.search(ref, query, scope), queryFn: () => api.search(ref, query, scope, limit) });
+
+// WINK debug bundles (`Api.bundles`). `file` is the bundle as the run list names it.
+
+/** Log records and transcript entries are fetched in pages of this many (and virtualised on screen). */
+export const BUNDLE_PAGE_SIZE = 100;
+
+export const bundleSummaryQuery = (api: Api, file: string) => queryOptions({ queryKey: keys.bundleSummary(file), queryFn: () => api.bundles.summary(file) });
+
+export const logsQuery = (api: Api, file: string, params: LogsParams) => queryOptions({ queryKey: keys.logs(file, params), queryFn: () => api.bundles.logs(file, params) });
+
+export const logFacetsQuery = (api: Api, file: string) => queryOptions({ queryKey: keys.logFacets(file), queryFn: () => api.bundles.logFacets(file) });
+
+export const transcriptQuery = (api: Api, file: string, params: TranscriptParams) => queryOptions({ queryKey: keys.transcript(file, params), queryFn: () => api.bundles.transcript(file, params) });
+
+export const transcriptFacetsQuery = (api: Api, file: string) => queryOptions({ queryKey: keys.transcriptFacets(file), queryFn: () => api.bundles.transcriptFacets(file) });
+
+export const environmentQuery = (api: Api, file: string) => queryOptions({ queryKey: keys.environment(file), queryFn: () => api.bundles.environment(file) });
+
+export const bundleRequestQuery = (api: Api, file: string) => queryOptions({ queryKey: keys.bundleRequest(file), queryFn: () => api.bundles.request(file) });
+
+/** A JSON member as written; `null` when the bundle has none. */
+export const bundleMemberQuery = (api: Api, file: string, kind: BundleMemberKind) => queryOptions({ queryKey: keys.bundleMember(file, kind), queryFn: () => api.bundles.member(file, kind) });
+
+export const bundleMembersQuery = (api: Api, file: string) => queryOptions({ queryKey: keys.bundleMembers(file), queryFn: () => api.bundles.members(file) });
+
+/** Every checksum verified (reads every member once). */
+export const bundleIntegrityQuery = (api: Api, file: string) => queryOptions({ queryKey: keys.bundleIntegrity(file), queryFn: () => api.bundles.integrity(file) });
+
+export const bundleGroupsQuery = (api: Api) => queryOptions({ queryKey: keys.bundleGroups(), queryFn: () => api.bundles.groups() });
+
+export const bundleCompareQuery = (api: Api, target: string, base: string | null) =>
+  queryOptions({ queryKey: keys.bundleCompare(target, base), queryFn: () => api.bundles.compare(target, base ?? undefined) });
+
+export const bundleSearchQuery = (api: Api, query: string, params: BundleSearchParams) => queryOptions({ queryKey: keys.bundleSearch(query, params), queryFn: () => api.bundles.search(query, params) });

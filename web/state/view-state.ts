@@ -41,6 +41,40 @@ export interface ViewState {
   readonly regex?: boolean;
   /** `view=panel`: the run's panel shown (a bundle's logs, transcript…). */
   readonly panel?: string;
+  /** Logs panel: the record's 1-based line in `logs/app.jsonl`; transcript panel: the entry's rowid. */
+  readonly entry?: number;
+  /** Logs panel: jump to the first record at or after this time (ISO-8601). */
+  readonly time?: string;
+  /** Logs and transcript panels: facet filters, `name:value` to keep, `!name:value` to leave out. */
+  readonly facets?: readonly FacetFilter[];
+}
+
+/** One facet filter of a panel: keep (`include`) or leave out the records whose `facet` is `value`. */
+export interface FacetFilter {
+  readonly facet: string;
+  readonly value: string;
+  readonly include: boolean;
+}
+
+/** `level:ERROR,!logger:a.b` (values URI-encoded, so commas and colons in them survive). */
+export function formatFacets(filters: readonly FacetFilter[]): string {
+  return filters.map((filter) => `${filter.include ? "" : "!"}${filter.facet}:${encodeURIComponent(filter.value)}`).join(",");
+}
+
+export function parseFacets(text: string): FacetFilter[] {
+  const filters: FacetFilter[] = [];
+  for (const part of text.split(",")) {
+    const include = !part.startsWith("!");
+    const body = include ? part : part.slice(1);
+    const colon = body.indexOf(":");
+    if (colon <= 0) continue;
+    try {
+      filters.push({ facet: body.slice(0, colon), value: decodeURIComponent(body.slice(colon + 1)), include });
+    } catch {
+      // a malformed escape: that filter is ignored
+    }
+  }
+  return filters;
 }
 
 export const DEFAULT_VIEW: ViewName = "run";
@@ -88,6 +122,15 @@ export function parseViewState(params: URLSearchParams): ViewState {
   if (params.get("regex") === "1") state.regex = true;
   const panel = text(params.get("panel"));
   if (panel !== undefined) state.panel = panel;
+  const entry = positiveInt(params.get("entry"), 1);
+  if (entry !== undefined) state.entry = entry;
+  const time = text(params.get("time"));
+  if (time !== undefined) state.time = time;
+  const facets = text(params.get("facets"));
+  if (facets !== undefined) {
+    const parsed = parseFacets(facets);
+    if (parsed.length > 0) state.facets = parsed;
+  }
   return state;
 }
 
@@ -112,6 +155,9 @@ export function serializeViewState(state: ViewState): URLSearchParams {
   if (state.side !== undefined) params.set("side", state.side);
   if (state.regex === true) params.set("regex", "1");
   if (state.panel !== undefined) params.set("panel", state.panel);
+  if (state.entry !== undefined) params.set("entry", String(state.entry));
+  if (state.time !== undefined) params.set("time", state.time);
+  if (state.facets !== undefined && state.facets.length > 0) params.set("facets", formatFacets(state.facets));
   return params;
 }
 
@@ -138,5 +184,15 @@ export function applyPatch(state: ViewState, patch: ViewPatch): ViewState {
  * snapshot too (that is how one follows a file or a slice through a run).
  */
 export function selectSnapshotPatch(ref: SnapshotRef): ViewPatch {
-  return { file: ref.file, line: ref.line, item: undefined, event: undefined, change: undefined, at: undefined };
+  return { file: ref.file, line: ref.line, item: undefined, event: undefined, change: undefined, at: undefined, entry: undefined, time: undefined };
+}
+
+/** Opening one of the run views: a panel's row, time and filters are left behind. */
+export function viewPatch(view: ViewName): ViewPatch {
+  return { view, panel: undefined, entry: undefined, time: undefined, facets: undefined };
+}
+
+/** Opening a run's panel: its own filters, row and time start afresh. */
+export function panelPatch(panel: string, rest: ViewPatch = {}): ViewPatch {
+  return { view: "panel", panel, entry: undefined, time: undefined, facets: undefined, q: undefined, ...rest };
 }

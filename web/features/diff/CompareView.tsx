@@ -17,12 +17,13 @@ import { Icon } from "../../components/Icon.js";
 import { Link } from "../../components/Link.js";
 import { PaneResizer } from "../../components/PaneResizer.js";
 import type { MergeDiffHandle } from "../../editor/MergeDiff.js";
-import { useDiff, useDiffStat, useFileContent, useFileDiff, useFiles, useRun, useSliceDiff } from "../../queries/hooks.js";
+import { useBundleGroups, useDiff, useDiffStat, useFileContent, useFileDiff, useFiles, useRun, useRuns, useSliceDiff } from "../../queries/hooks.js";
 import { CHANGE_LIST_WIDTH, setPreference, usePreferences } from "../../state/preferences.js";
 import { useKeymap } from "../../state/shortcuts.js";
 import { useNavigate } from "../../state/url-store.js";
 import { flattenSnapshots } from "../sessions/snapshot-list.js";
 import type { SnapshotEntry } from "../sessions/snapshot-list.js";
+import { bundleLine } from "../bundle/bundle-links.js";
 import { defaultBase } from "./default-base.js";
 import { DiffHeader, LayoutToggle, badgeClass } from "./DiffHeader.js";
 import { HunkList } from "./HunkList.js";
@@ -31,6 +32,7 @@ import type { ChangeTreeDirectory, ChangeTreeNode } from "./change-tree.js";
 import { useViewedMarks } from "./viewed-marks.js";
 
 const MergeDiff = lazy(() => import("../../editor/MergeDiff.js").then((module) => ({ default: module.MergeDiff })));
+const BundleCompareCard = lazy(() => import("../bundle/BundleCompareCard.js").then((module) => ({ default: module.BundleCompareCard })));
 
 /** Files larger than this are diffed from hunks only (no full texts in the page). */
 const FULL_TEXT_LIMIT = 4 * 1024 * 1024;
@@ -70,7 +72,21 @@ export function CompareView({ target, base, path, slice, layout, at, side }: Com
   const preferences = usePreferences();
   const entries = useMemo(() => flattenSnapshots(files.data), [files.data]);
   const labelOf = useSnapshotLabels(entries, target.file);
-  const suggested = useMemo(() => (base === undefined ? defaultBase(entries, target) : null), [entries, target, base]);
+  const runs = useRuns();
+  const isBundle = (file: string) => runs.data?.runs.some((run) => run.source.path === file && run.source.kind === "bundle") ?? false;
+  const bundleTarget = isBundle(target.file);
+  // A bundle is compared with the run before it in its request (retry, iteration) when there is one.
+  const groups = useBundleGroups(bundleTarget && base === undefined);
+  const previousRun = useMemo(() => {
+    const bundles = groups.data?.find((group) => group.bundles.some((bundle) => bundle.path === target.file))?.bundles ?? [];
+    const previous = bundles[bundles.findIndex((bundle) => bundle.path === target.file) - 1];
+    return previous === undefined ? null : { file: previous.path, line: bundleLine(previous) };
+  }, [groups.data, target.file]);
+  const suggested = useMemo(() => {
+    if (base !== undefined) return null;
+    if (bundleTarget && groups.isPending) return null;
+    return previousRun ?? defaultBase(entries, target);
+  }, [entries, target, base, bundleTarget, groups.isPending, previousRun]);
   useEffect(() => {
     if (base === undefined && suggested !== null) navigate({ base: suggested }, { replace: true });
   }, [base, suggested, navigate]);
@@ -132,6 +148,11 @@ export function CompareView({ target, base, path, slice, layout, at, side }: Com
         <SnapshotPicker label="Target" value={target} entries={entries} labelOf={labelOf} onChange={(ref) => navigate({ file: ref.file, line: ref.line, path: undefined, slice: undefined, at: undefined, side: undefined })} testId="target-picker" />
         <LayoutToggle layout={effectiveLayout} onChange={setLayout} />
       </div>
+      {base !== undefined && base.file !== target.file && bundleTarget && isBundle(base.file) ? (
+        <Suspense fallback={<Spinner label="Comparing the two runs…" />}>
+          <BundleCompareCard base={base.file} target={target.file} />
+        </Suspense>
+      ) : null}
       {base === undefined ? (
         <EmptyState title="Pick a base snapshot to compare with">The target is the selected snapshot.</EmptyState>
       ) : sameRef(base, target) ? (

@@ -5,15 +5,20 @@
  * that did to the workspace (the files changed between the first and the latest snapshot).
  * A run-level error (a bundle's error.json) is shown first, with its traceback.
  */
+import { Suspense, lazy, useEffect, useRef } from "react";
 import type { RunFailureResponse, RunResponse, RunSessionResponse } from "../../api/api.js";
 import { EmptyState, ErrorState, Kbd, Spinner } from "../../components/feedback.js";
 import { formatDuration, formatTimestamp, plural, shortId } from "../../components/format.js";
+import { Fact } from "../../components/Fact.js";
 import { Icon } from "../../components/Icon.js";
 import { Link } from "../../components/Link.js";
 import { useDiff, useFiles, useRun } from "../../queries/hooks.js";
 import { visibleText } from "../slices/json-model.js";
 import { OutcomeBadge } from "../runs/RunsPanel.js";
 import { failurePatch, snapshotPatch, turnDiffPatch } from "../runs/run-links.js";
+
+// Only bundle runs need it: loaded with the first one.
+const BundleRunCards = lazy(() => import("../bundle/BundleRunCards.js").then((module) => ({ default: module.BundleRunCards })));
 
 export function RunOverview({ file }: { file: string }) {
   const run = useRun(file);
@@ -56,7 +61,7 @@ function RunBody({ run }: { run: RunResponse }) {
               {run.error.type !== null ? `${run.error.type}: ` : ""}
               {visibleText(run.error.message)}
             </strong>
-            {run.error.traceback !== null ? <pre className="traceback">{visibleText(run.error.traceback)}</pre> : null}
+            {run.error.traceback !== null ? <Traceback text={run.error.traceback} /> : null}
           </div>
         ) : null}
         {run.load_errors > 0 ? <LineErrors file={file} count={run.load_errors} /> : null}
@@ -64,11 +69,32 @@ function RunBody({ run }: { run: RunResponse }) {
 
       <FailuresCard run={run} byId={byId} />
 
-      <div className="run-grid">
-        {root !== undefined ? <TurnsCard file={file} session={root} byId={byId} /> : null}
-        <WorkspaceCard run={run} />
-      </div>
+      {run.source.kind === "bundle" ? (
+        <Suspense fallback={<Spinner label="Reading the bundle…" />}>
+          <BundleRunCards file={file} panels={run.panels} />
+          {/* A bundle's turns come from its prompts (after.jsonl); before.jsonl alone has none to show. */}
+          {root !== undefined && root.turn_source === "prompts" ? <TurnsCard file={file} session={root} byId={byId} /> : null}
+        </Suspense>
+      ) : (
+        <div className="run-grid">
+          {root !== undefined ? <TurnsCard file={file} session={root} byId={byId} /> : null}
+          <WorkspaceCard run={run} />
+        </div>
+      )}
     </div>
+  );
+}
+
+/** A traceback scrolled to its end, where Python puts the frame that raised. */
+function Traceback({ text }: { text: string }) {
+  const box = useRef<HTMLPreElement>(null);
+  useEffect(() => {
+    if (box.current !== null) box.current.scrollTop = box.current.scrollHeight;
+  }, [text]);
+  return (
+    <pre className="traceback" ref={box} tabIndex={0} aria-label="Traceback (most recent call last)" data-testid="traceback">
+      {visibleText(text)}
+    </pre>
   );
 }
 
@@ -89,15 +115,6 @@ function LineErrors({ file, count }: { file: string; count: number }) {
         ))}
       </ul>
     </details>
-  );
-}
-
-function Fact({ label, value, danger = false }: { label: string; value: string; danger?: boolean }) {
-  return (
-    <div className="fact">
-      <dt className="fact-label">{label}</dt>
-      <dd className={`fact-value${danger ? " text-danger" : ""}`}>{value}</dd>
-    </div>
   );
 }
 
@@ -130,7 +147,7 @@ function FailuresCard({ run, byId }: { run: RunResponse; byId: ReadonlyMap<strin
           </thead>
           <tbody>
             {run.failures.map((failure) => (
-              <FailureRow key={`${failure.session_id}:${failure.event_index}`} file={file} failure={failure} session={byId.get(failure.session_id)} />
+              <FailureRow key={`${failure.session_id}:${failure.event_index ?? `t${failure.transcript_rowid ?? ""}`}`} file={file} failure={failure} session={byId.get(failure.session_id)} />
             ))}
           </tbody>
         </table>
@@ -143,7 +160,7 @@ function FailureRow({ file, failure, session }: { file: string; failure: RunFail
   return (
     <tr data-testid="failure-row">
       <td>
-        <Link to={failurePatch(file, failure)} className="failure-link" data-testid="failure-link" title="Open the call in its timeline">
+        <Link to={failurePatch(file, failure)} className="failure-link" data-testid="failure-link" title={failure.event_index === null ? "Open the call in the transcript" : "Open the call in its timeline"}>
           <Icon name="tool" size={13} />
           <span className="mono">{visibleText(failure.title)}</span>
         </Link>

@@ -11,6 +11,7 @@ import { formatDuration, formatTimestamp, plural, shortId } from "../../componen
 import { Icon } from "../../components/Icon.js";
 import { Link } from "../../components/Link.js";
 import { useRun, useRuns } from "../../queries/hooks.js";
+import { BundleGroupNote } from "../bundle/BundleGroupNote.js";
 import { outcomeText, snapshotPatch } from "./run-links.js";
 
 export function OutcomeBadge({ stats, testId }: { stats: { outcome: string; failed_calls: number; errors: number }; testId?: string }) {
@@ -66,6 +67,7 @@ function RunItem({ run, current, selected }: { run: RunSummaryResponse; current:
         {run.problem !== null ? <span className="session-warning">{run.problem}</span> : null}
         {run.load_errors > 0 ? <span className="session-warning">{plural(run.load_errors, "line")} did not load</span> : null}
       </Link>
+      {run.source.kind === "bundle" ? <BundleGroupNote path={run.source.path} /> : null}
       {current ? <RunSessions file={run.source.path} selected={selected} /> : null}
     </li>
   );

@@ -1,10 +1,22 @@
 /** Where the run views link to: a failure in its timeline, a snapshot, a turn's diff. */
 import type { RunFailureResponse, RunSessionResponse, TurnResponse } from "../../api/api.js";
-import type { ViewPatch } from "../../state/view-state.js";
+import { panelPatch } from "../../state/view-state.js";
+import type { ViewPatch, ViewState } from "../../state/view-state.js";
 
-/** The failing call in context: its session's timeline at the latest line, the call selected. */
+/**
+ * The failing call in context: its session's timeline at the latest line, the call
+ * selected; a failure only a bundle's transcript records, that transcript entry.
+ */
 export function failurePatch(file: string, failure: RunFailureResponse): ViewPatch {
+  if (failure.event_index === null) return { file, line: failure.line_number, ...panelPatch("transcript", { entry: failure.transcript_rowid ?? undefined }) };
   return { file, line: failure.line_number, view: "timeline", event: failure.event_index, change: undefined, item: undefined, at: undefined };
+}
+
+/** True when `state` shows `failure` in context (so N steps on from it). */
+export function showsFailure(state: ViewState, failure: RunFailureResponse): boolean {
+  if (state.line !== failure.line_number) return false;
+  if (failure.event_index === null) return state.view === "panel" && state.panel === "transcript" && state.entry === failure.transcript_rowid;
+  return state.view === "timeline" && state.event === failure.event_index;
 }
 
 /** Another snapshot of the run, keeping the view. */

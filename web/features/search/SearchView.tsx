@@ -5,15 +5,18 @@
  * its slice, a file line in the snapshot that holds it.
  */
 import { useEffect, useRef, useState } from "react";
+import type { ReactNode } from "react";
 import type { RunSearchGroupResponse, SearchHitResponse, SearchScope, SnapshotRef } from "../../api/api.js";
 import { EmptyState, ErrorState, Spinner } from "../../components/feedback.js";
 import { formatBytes, plural, shortId } from "../../components/format.js";
 import { Icon } from "../../components/Icon.js";
 import { Link } from "../../components/Link.js";
-import { useRun, useRunSearch, useSearch } from "../../queries/hooks.js";
+import { useBundleGroups, useBundleSearch, useRun, useRunSearch, useSearch } from "../../queries/hooks.js";
 import { useKeymap } from "../../state/shortcuts.js";
 import { useNavigate } from "../../state/url-store.js";
 import type { ViewPatch } from "../../state/view-state.js";
+import { bundleLine } from "../bundle/bundle-links.js";
+import { BundleSearchHits } from "../bundle/BundleSearchHits.js";
 import { sessionOfLine } from "../runs/run-links.js";
 import { visibleText } from "../slices/json-model.js";
 
@@ -44,7 +47,11 @@ function Snippet({ text, query, regex }: { text: string; query: string; regex: b
   );
 }
 
-type Where = "session" | "snapshot";
+/** `bundles`: every debug bundle of the directory (a bundle's run only). */
+type Where = "session" | "snapshot" | "bundles";
+
+/** What a bundle's run adds to a search of its session: its logs, transcript and members. */
+const BUNDLE_SCOPES = ["logs", "transcript", "members"] as const;
 
 export function SearchView({ snapshot, query, regex }: { snapshot: SnapshotRef; query: string | undefined; regex: boolean }) {
   const navigate = useNavigate();
@@ -63,9 +70,19 @@ export function SearchView({ snapshot, query, regex }: { snapshot: SnapshotRef; 
   useKeymap({ "/": () => input.current?.focus() });
   const run = useRun(snapshot.file);
   const session = run.data === undefined ? null : sessionOfLine(run.data.sessions, snapshot.line);
+  const bundle = run.data?.source.kind === "bundle";
   const runResults = useRunSearch(where === "session" && run.data !== undefined ? snapshot.file : null, session?.session_id ?? null, query ?? "", regex);
   const snapshotResults = useSearch(where === "snapshot" && !regex ? snapshot : null, query ?? "", scope);
-  const results = where === "session" ? runResults : snapshotResults;
+  // A bundle's session search also covers its logs, transcript and members; "every bundle" covers all of each bundle.
+  const bundleResults = useBundleSearch(query ?? "", where === "bundles" ? { regex, limit: 500 } : { file: snapshot.file, within: "bundle", scopes: BUNDLE_SCOPES, regex, limit: 300 }, bundle && where !== "snapshot");
+  const groups = useBundleGroups(bundle && where === "bundles");
+  const summaries = new Map((groups.data ?? []).flatMap((group) => group.bundles.map((entry) => [entry.path, entry] as const)));
+  const results = where === "session" ? runResults : where === "bundles" ? bundleResults : snapshotResults;
+  const mark = (hitText: string) => <Snippet text={hitText} query={query ?? ""} regex={regex} />;
+  const bundleHits =
+    bundle && where !== "snapshot" && bundleResults.data !== undefined && bundleResults.data.hits.length > 0 ? (
+      <BundleSearchHits result={bundleResults.data} lineOf={(path) => (path === snapshot.file ? snapshot.line : bundleLine(summaries.get(path) ?? { session: { lines: [], default_line: null } }))} nameOf={(path) => summaries.get(path)?.name ?? path} mark={mark} />
+    ) : null;
 
   return (
     <section className="search-view" aria-label="Search">
@@ -74,7 +91,7 @@ export function SearchView({ snapshot, query, regex }: { snapshot: SnapshotRef; 
         <input
           ref={input}
           type="search"
-          placeholder={where === "session" ? "Search every snapshot of this session and its sub-agents" : "Search this snapshot's slices and files"}
+          placeholder={where === "session" ? (bundle ? "Search this run: its session, files, logs, transcript and members" : "Search every snapshot of this session and its sub-agents") : where === "bundles" ? "Search every debug bundle of the directory" : "Search this snapshot's slices and files"}
           value={text}
           onChange={(event) => setText(event.target.value)}
           aria-label="Search text"
@@ -90,6 +107,11 @@ export function SearchView({ snapshot, query, regex }: { snapshot: SnapshotRef; 
           <button type="button" className={where === "snapshot" ? "is-on" : ""} aria-pressed={where === "snapshot"} onClick={() => setWhere("snapshot")}>
             This snapshot
           </button>
+          {bundle ? (
+            <button type="button" className={where === "bundles" ? "is-on" : ""} aria-pressed={where === "bundles"} onClick={() => setWhere("bundles")} data-testid="search-every-bundle">
+              Every bundle
+            </button>
+          ) : null}
         </div>
         {where === "snapshot" ? (
           <div className="segmented" role="group" aria-label="In">
@@ -111,8 +133,28 @@ export function SearchView({ snapshot, query, regex }: { snapshot: SnapshotRef; 
         <Spinner label="Searching…" />
       ) : results.isError ? (
         <ErrorState error={results.error} title="Search failed" />
+      ) : where === "bundles" && bundleResults.data !== undefined ? (
+        bundleResults.data.hits.length === 0 ? (
+          <EmptyState title={`Nothing matches "${query}" in ${plural(bundleResults.data.scanned_bundles, "bundle")}.`} />
+        ) : (
+          <div className="search-results" data-testid="search-results">
+            <p className="muted small">
+              {plural(bundleResults.data.hits.length, "match", "matches")}
+              {bundleResults.data.truncated ? " (stopped early: refine the query)" : ""} · {plural(bundleResults.data.scanned_bundles, "bundle")}
+            </p>
+            {bundleHits}
+          </div>
+        )
       ) : where === "session" && runResults.data !== undefined ? (
-        <RunResults groups={runResults.data.groups} file={snapshot.file} query={query} regex={regex} summary={`${plural(runResults.data.hit_count, "match", "matches")}${runResults.data.truncated ? " (stopped early: refine the query)" : ""} · ${plural(runResults.data.snapshots_searched, "snapshot")} · ${plural(runResults.data.scanned_files, "file")} read (${formatBytes(runResults.data.scanned_bytes)})`} sessionTitle={(id) => run.data?.sessions.find((candidate) => candidate.session_id === id)?.title ?? shortId(id)} />
+        <RunResults
+          groups={runResults.data.groups}
+          file={snapshot.file}
+          query={query}
+          regex={regex}
+          summary={`${plural(runResults.data.hit_count + (bundle ? (bundleResults.data?.hits.length ?? 0) : 0), "match", "matches")}${runResults.data.truncated || (bundleResults.data?.truncated ?? false) ? " (stopped early: refine the query)" : ""} · ${plural(runResults.data.snapshots_searched, "snapshot")} · ${plural(runResults.data.scanned_files, "file")} read (${formatBytes(runResults.data.scanned_bytes)})${bundle ? " · logs, transcript and members" : ""}`}
+          sessionTitle={(id) => run.data?.sessions.find((candidate) => candidate.session_id === id)?.title ?? shortId(id)}
+          extra={bundle ? (bundleResults.isPending ? <Spinner label="Searching the logs and the transcript…" /> : bundleResults.isError ? <ErrorState error={bundleResults.error} title="Could not search the logs and the transcript" /> : bundleHits) : null}
+        />
       ) : snapshotResults.data !== undefined ? (
         snapshotResults.data.hits.length === 0 ? (
           <EmptyState title={`Nothing matches "${query}".`} />
@@ -137,11 +179,12 @@ function hitPatch(hit: SearchHitResponse, file: string, line: number): ViewPatch
   return { file, line, view: "files", path: hit.path, at: hit.line > 0 ? hit.line : undefined, base: undefined };
 }
 
-function RunResults({ groups, file, query, regex, summary, sessionTitle }: { groups: readonly RunSearchGroupResponse[]; file: string; query: string; regex: boolean; summary: string; sessionTitle: (id: string) => string }) {
-  if (groups.length === 0) return <EmptyState title={`Nothing matches "${query}".`} />;
+function RunResults({ groups, file, query, regex, summary, sessionTitle, extra }: { groups: readonly RunSearchGroupResponse[]; file: string; query: string; regex: boolean; summary: string; sessionTitle: (id: string) => string; extra: ReactNode }) {
+  if (groups.length === 0 && extra === null) return <EmptyState title={`Nothing matches "${query}".`} />;
   return (
     <div className="search-results" data-testid="search-results">
       <p className="muted small">{summary}</p>
+      {extra}
       {groups.map((group) => (
         <HitGroup
           key={`${group.session_id}:${group.scope}:${group.line_number}:${group.turn ?? ""}`}

@@ -1,0 +1,99 @@
+/**
+ * The search view's hits in what only a debug bundle holds — log records, transcript
+ * entries, the small members (error, request, metrics, config, environment…) — and, across
+ * bundles, in their slices and files, grouped by bundle and kind. A hit opens where it is:
+ * the record in the Logs panel, the entry in the Transcript panel, the member's panel, the
+ * slice item, the file line.
+ */
+import type { ReactNode } from "react";
+import type { BundleSearchResponse } from "../../api/bundle-api.js";
+import { Link } from "../../components/Link.js";
+import { plural } from "../../components/format.js";
+import { panelPatch } from "../../state/view-state.js";
+import type { ViewPatch } from "../../state/view-state.js";
+import { visibleText } from "../slices/json-model.js";
+import type { BundlePanelId } from "../../../shared/debug-bundle/run-parts.js";
+
+type Hit = BundleSearchResponse["hits"][number];
+
+/** The panel that shows a member. */
+function memberPanel(member: string): BundlePanelId | "run" {
+  if (member === "error.json") return "run";
+  if (member.startsWith("request/")) return "request";
+  if (member === "metrics.json") return "metrics";
+  if (member === "config.json" || member === "prompt_overrides.json") return "config";
+  if (member === "run_context.json") return "context";
+  if (member === "eval.json") return "eval";
+  if (member.startsWith("environment/")) return "environment";
+  return "manifest";
+}
+
+/** Where a hit opens (`line`: the bundle's default line, where its workspace and panels are). */
+export function bundleHitPatch(hit: Hit, line: number): ViewPatch {
+  const at = { file: hit.bundle, line };
+  switch (hit.kind) {
+    case "log":
+      return { ...at, ...panelPatch("logs", { entry: hit.line_number }) };
+    case "transcript":
+      return { ...at, ...panelPatch("transcript", { entry: hit.rowid }) };
+    case "member": {
+      const panel = memberPanel(hit.member);
+      return panel === "run" ? { ...at, view: "run", panel: undefined } : { ...at, ...panelPatch(panel) };
+    }
+    case "slice":
+      return { file: hit.bundle, line: hit.line_number, view: "slices", slice: hit.slice_type, item: hit.item_index, panel: undefined };
+    case "file":
+      return { ...at, view: "files", path: hit.path, at: hit.line > 0 ? hit.line : undefined, base: undefined, panel: undefined };
+  }
+}
+
+function where(hit: Hit): string {
+  switch (hit.kind) {
+    case "log":
+      return `logs/app.jsonl:${hit.line_number} · ${hit.level} · ${hit.event}`;
+    case "transcript":
+      return `transcript #${hit.rowid} · ${hit.entry_type.replace(/_/g, " ")}`;
+    case "member":
+      return hit.member;
+    case "slice":
+      return `${hit.display_name} · item ${hit.item_index + 1} · ${hit.json_path}`;
+    case "file":
+      return `${hit.path}${hit.line > 0 ? `:${hit.line}` : " (name)"}`;
+  }
+}
+
+const KIND_TITLES: Record<Hit["kind"], string> = { log: "Logs", transcript: "Transcript", member: "Members", slice: "Slices", file: "Files" };
+
+export function BundleSearchHits({ result, lineOf, nameOf, mark }: { result: BundleSearchResponse; lineOf: (bundle: string) => number; nameOf: (bundle: string) => string; mark: (text: string) => ReactNode }) {
+  const groups = new Map<string, Hit[]>();
+  for (const hit of result.hits) {
+    const key = `${hit.bundle}\n${hit.kind}`;
+    groups.set(key, [...(groups.get(key) ?? []), hit]);
+  }
+  const several = new Set(result.hits.map((hit) => hit.bundle)).size > 1;
+  return (
+    <>
+      {[...groups].map(([key, hits]) => {
+        const first = hits[0] as Hit;
+        const title = several ? `${nameOf(first.bundle)} · ${KIND_TITLES[first.kind]}` : KIND_TITLES[first.kind];
+        return (
+          <section key={key} className="card hit-group" aria-label={title} data-testid="bundle-hit-group" data-kind={first.kind}>
+            <h3>
+              {title} <span className="muted small">{plural(hits.length, "match", "matches")}</span>
+            </h3>
+            <ul className="hit-list">
+              {hits.map((hit, index) => (
+                <li key={index}>
+                  <Link to={bundleHitPatch(hit, lineOf(hit.bundle))} className="hit" data-testid="bundle-hit">
+                    <span className="hit-where mono">{where(hit)}</span>
+                    <span className="hit-snippet mono">{mark(visibleText(hit.snippet))}</span>
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          </section>
+        );
+      })}
+    </>
+  );
+}
