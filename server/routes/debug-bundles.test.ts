@@ -126,6 +126,42 @@ describe("every fixture bundle over HTTP", () => {
     expect(Date.parse(String(jumped.entries[0]?.timestamp))).toBeGreaterThanOrEqual(Date.parse(at));
     expect((await get(app, "/api/logs?at=yesterday")).statusCode).toBe(400);
     expect((await get(app, "/api/logs?offset=-1")).statusCode).toBe(400);
+    // A deep link to a record: the page starts at that line among the matching records.
+    const byLine = await json<Page & { offset: number }>(app, "/api/logs?at_line=3001&limit=2");
+    expect(byLine.offset).toBe(3000);
+    expect(byLine.entries.map((entry) => entry.line_number)).toEqual([3001, 3002]);
+    const warningAfter = await json<Page & { offset: number }>(app, "/api/logs?level=warning&at_line=3001&limit=1");
+    expect(Number(warningAfter.entries[0]?.line_number)).toBeGreaterThanOrEqual(3001);
+    expect(warningAfter.entries[0]?.level).toBe("WARNING");
+    const entry = await json<Page & { offset: number }>(app, "/api/transcript?at_rowid=100&exclude_entry_type=tool_result&limit=1");
+    expect(Number(entry.entries[0]?.rowid)).toBeGreaterThanOrEqual(100);
+    expect(entry.entries[0]?.entry_type).not.toBe("tool_result");
+    expect((await get(app, "/api/logs?at_line=0")).statusCode).toBe(400);
+  });
+});
+
+describe("a bundle's run", () => {
+  it("is a bundle run: error.json first, the transcript's failed calls, panels, and the search of its logs by regex", async () => {
+    const app = await testApp({ path: WINK_BUNDLE_FIXTURES, recursive: true });
+    const runs = await json<{ runs: { source: { kind: string; path: string }; stats: { outcome: string } }[] }>(app, "/api/runs");
+    for (const fixture of FIXTURE_INDEX) expect(runs.runs.find((run) => run.source.path === fixture.file)?.source.kind).toBe("bundle");
+    const failed = fixtureBundle("02-failed-run");
+    const run = await json<{ error: { type: string; traceback: string }; failures: { title: string; transcript_rowid: number | null; event_index: number | null }[]; panels: { id: string }[] }>(app, `/api/run?${q(failed.file)}`);
+    expect(run.error.type).toBe(failed.error?.type);
+    expect(run.error.traceback).toContain("Traceback (most recent call last)");
+    expect(run.failures).toHaveLength(6);
+    expect(run.failures[0]).toMatchObject({ title: "read_file", event_index: null });
+    // The rowid names the failing tool_result in the transcript.
+    const rowid = run.failures[0]?.transcript_rowid ?? 0;
+    const result = await json<Page>(app, `/api/transcript?${q(failed.file)}&at_rowid=${rowid}&limit=1`);
+    expect(result.entries[0]).toMatchObject({ rowid, entry_type: "tool_result", tool_name: "read_file" });
+    expect(run.panels.map((panel) => panel.id)).toEqual(["logs", "transcript", "request", "metrics", "config", "context", "environment", "manifest"]);
+    const hits = await json<{ hits: { kind: string }[] }>(app, `/api/bundles/search?${q(failed.file)}&in=bundle&scope=logs,transcript&regex=1&q=${encodeURIComponent("refusing to write outside .+hosts")}`);
+    expect(hits.hits.map((hit) => hit.kind)).toContain("log");
+    expect(hits.hits.map((hit) => hit.kind)).toContain("transcript");
+    const invalid = await get(app, `/api/bundles/search?${q(failed.file)}&in=bundle&regex=1&q=${encodeURIComponent("(unclosed")}`);
+    expect(invalid.statusCode).toBe(400);
+    expect(invalid.body).toContain("Invalid regex");
   });
 });
 

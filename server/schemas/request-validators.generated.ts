@@ -5817,7 +5817,7 @@ return errors === 0;
 }
 
 export const validator21 = validate31;
-const schema32 = {"type":"object","required":["q"],"properties":{"file":{"type":"string","minLength":1,"maxLength":4096},"q":{"type":"string","minLength":1,"maxLength":1000},"scope":{"type":"string","maxLength":200},"in":{"anyOf":[{"type":"string","const":"bundle"},{"type":"string","const":"group"},{"type":"string","const":"all"}]},"limit":{"type":"integer","minimum":1,"maximum":1000}},"additionalProperties":false};
+const schema32 = {"type":"object","required":["q"],"properties":{"file":{"type":"string","minLength":1,"maxLength":4096},"q":{"type":"string","minLength":1,"maxLength":1000},"scope":{"type":"string","maxLength":200},"in":{"anyOf":[{"type":"string","const":"bundle"},{"type":"string","const":"group"},{"type":"string","const":"all"}]},"limit":{"type":"integer","minimum":1,"maximum":1000},"regex":{"anyOf":[{"type":"string","const":"0"},{"type":"string","const":"1"}]}},"additionalProperties":false};
 
 function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -5832,7 +5832,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((((key0 === "file") || (key0 === "q")) || (key0 === "scope")) || (key0 === "in")) || (key0 === "limit"))){
+if(!((((((key0 === "file") || (key0 === "q")) || (key0 === "scope")) || (key0 === "in")) || (key0 === "limit")) || (key0 === "regex"))){
 delete data[key0];
 }
 }
@@ -6217,6 +6217,139 @@ var valid0 = _errs16 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.regex !== undefined){
+let data5 = data.regex;
+const _errs18 = errors;
+const _errs19 = errors;
+let valid2 = false;
+const _errs20 = errors;
+if(typeof data5 !== "string"){
+let dataType7 = typeof data5;
+let coerced7 = undefined;
+if(dataType7 == 'object' && Array.isArray(data5) && data5.length == 1){
+data5 = data5[0];
+dataType7 = typeof data5;
+if(typeof data5 === "string"){
+coerced7 = data5;
+}
+}
+if(!(coerced7 !== undefined)){
+if(dataType7 == "number" || dataType7 == "boolean"){
+coerced7 = "" + data5;
+}
+else if(data5 === null){
+coerced7 = "";
+}
+else {
+const err7 = {instancePath:instancePath+"/regex",schemaPath:"#/properties/regex/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(coerced7 !== undefined){
+data5 = coerced7;
+if(data !== undefined){
+data["regex"] = coerced7;
+}
+}
+}
+if("0" !== data5){
+const err8 = {instancePath:instancePath+"/regex",schemaPath:"#/properties/regex/anyOf/0/const",keyword:"const",params:{allowedValue: "0"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+var _valid1 = _errs20 === errors;
+valid2 = valid2 || _valid1;
+if(!valid2){
+const _errs22 = errors;
+if(typeof data5 !== "string"){
+let dataType8 = typeof data5;
+let coerced8 = undefined;
+if(dataType8 == 'object' && Array.isArray(data5) && data5.length == 1){
+data5 = data5[0];
+dataType8 = typeof data5;
+if(typeof data5 === "string"){
+coerced8 = data5;
+}
+}
+if(!(coerced8 !== undefined)){
+if(dataType8 == "number" || dataType8 == "boolean"){
+coerced8 = "" + data5;
+}
+else if(data5 === null){
+coerced8 = "";
+}
+else {
+const err9 = {instancePath:instancePath+"/regex",schemaPath:"#/properties/regex/anyOf/1/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(coerced8 !== undefined){
+data5 = coerced8;
+if(data !== undefined){
+data["regex"] = coerced8;
+}
+}
+}
+if("1" !== data5){
+const err10 = {instancePath:instancePath+"/regex",schemaPath:"#/properties/regex/anyOf/1/const",keyword:"const",params:{allowedValue: "1"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+var _valid1 = _errs22 === errors;
+valid2 = valid2 || _valid1;
+}
+if(!valid2){
+const err11 = {instancePath:instancePath+"/regex",schemaPath:"#/properties/regex/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+validate31.errors = vErrors;
+return false;
+}
+else {
+errors = _errs19;
+if(vErrors !== null){
+if(_errs19){
+vErrors.length = _errs19;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }
@@ -6652,7 +6785,7 @@ export const PRECOMPILED_VALIDATORS: ReadonlyMap<string, (data: unknown, context
   ["{\"type\":\"object\",\"properties\":{\"file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"offset\":{\"type\":\"integer\",\"minimum\":0},\"limit\":{\"type\":\"integer\",\"minimum\":0},\"source\":{\"type\":\"string\",\"maxLength\":16384},\"entry_type\":{\"type\":\"string\",\"maxLength\":16384},\"search\":{\"type\":\"string\",\"maxLength\":1000},\"exclude_source\":{\"type\":\"string\",\"maxLength\":16384},\"exclude_entry_type\":{\"type\":\"string\",\"maxLength\":16384},\"at_rowid\":{\"type\":\"integer\",\"minimum\":1}},\"additionalProperties\":false}", validator18],
   ["{\"type\":\"object\",\"required\":[\"*\"],\"properties\":{\"*\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096}}}", validator19],
   ["{\"type\":\"object\",\"properties\":{\"base_file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"target_file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096}},\"additionalProperties\":false}", validator20],
-  ["{\"type\":\"object\",\"required\":[\"q\"],\"properties\":{\"file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"q\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1000},\"scope\":{\"type\":\"string\",\"maxLength\":200},\"in\":{\"anyOf\":[{\"type\":\"string\",\"const\":\"bundle\"},{\"type\":\"string\",\"const\":\"group\"},{\"type\":\"string\",\"const\":\"all\"}]},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000}},\"additionalProperties\":false}", validator21],
+  ["{\"type\":\"object\",\"required\":[\"q\"],\"properties\":{\"file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"q\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1000},\"scope\":{\"type\":\"string\",\"maxLength\":200},\"in\":{\"anyOf\":[{\"type\":\"string\",\"const\":\"bundle\"},{\"type\":\"string\",\"const\":\"group\"},{\"type\":\"string\",\"const\":\"all\"}]},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000},\"regex\":{\"anyOf\":[{\"type\":\"string\",\"const\":\"0\"},{\"type\":\"string\",\"const\":\"1\"}]}},\"additionalProperties\":false}", validator21],
   ["{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}", validator22],
   ["{\"type\":\"object\",\"required\":[\"q\"],\"properties\":{\"file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"q\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1000},\"regex\":{\"anyOf\":[{\"type\":\"string\",\"const\":\"0\"},{\"type\":\"string\",\"const\":\"1\"}]},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2000}},\"additionalProperties\":false}", validator23],
 ]);

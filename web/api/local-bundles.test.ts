@@ -70,6 +70,13 @@ async function compareBundle(local: LocalApi, server: WinkApp, file: string): Pr
     expect(await local.bundles.memberFile(file, member), member).toEqual(await served(server, `/api/files/${member.split("/").map(encodeURIComponent).join("/")}${q(f)}`));
   }
   expect(await local.bundles.integrity(file)).toEqual(await served(server, `/api/bundle/integrity${q(f)}`));
+  // What the panels ask: a record by its line, an entry by its rowid, a regex across the bundle, and the bundle's run.
+  expect(await local.bundles.logs(file, { atLine: 30, limit: 5, levels: ["debug"] })).toEqual(await served(server, `/api/logs${q({ ...f, at_line: 30, limit: 5, level: "debug" })}`));
+  expect(await local.bundles.transcript(file, { atRowid: 7, limit: 3, excludeEntryTypes: ["tool_result"] })).toEqual(await served(server, `/api/transcript${q({ ...f, at_rowid: 7, limit: 3, exclude_entry_type: "tool_result" })}`));
+  expect(await local.bundles.search("read_(file|dir)", { file, within: "bundle", regex: true, scopes: ["logs", "transcript", "members"] })).toEqual(
+    await served(server, `/api/bundles/search${q({ q: "read_(file|dir)", file, in: "bundle", regex: "1", scope: "logs,transcript,members" })}`),
+  );
+  expect(await local.run(file)).toEqual(await served(server, `/api/run${q(f)}`));
   // The bundle as a session file: its session line and workspace through the ordinary calls.
   const line = (await local.bundles.summary(file)).session.default_line;
   if (line === null) return;
@@ -117,6 +124,7 @@ describe("LocalApi opens debug bundles like the server", () => {
     const files = await local.files();
     expect(files.files).toMatchObject([{ path: "traversal.zip", status: "error", error: expect.stringContaining("..") }]);
     await expect(local.bundles.summary("traversal.zip")).rejects.toMatchObject({ status: 422 });
+    expect((await local.runs()).runs).toMatchObject([{ source: { kind: "bundle", path: "traversal.zip" }, state: "error", problem: expect.stringContaining("..") }]);
     await expect(local.bundles.summary("other.zip")).rejects.toMatchObject({ status: 404 });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyPatch, parseViewState, selectSnapshotPatch, selectedRef, serializeViewState } from "./view-state.js";
+import { applyPatch, panelPatch, parseViewState, selectSnapshotPatch, selectedRef, serializeViewState, viewPatch } from "./view-state.js";
 import type { ViewState } from "./view-state.js";
 
 describe("view state in the URL", () => {
@@ -20,8 +20,27 @@ describe("view state in the URL", () => {
       side: "base",
       regex: true,
       panel: "logs",
+      entry: 41,
+      time: "2026-11-26T05:45:35+00:00",
+      facets: [
+        { facet: "level", value: "ERROR", include: true },
+        { facet: "logger", value: "a,b:c%d", include: false },
+      ],
     };
     expect(parseViewState(serializeViewState(state))).toEqual(state);
+  });
+
+  it("writes facet filters as name:value lists, values escaped, and drops malformed ones", () => {
+    expect(serializeViewState({ view: "panel", panel: "logs", facets: [{ facet: "level", value: "ERROR", include: true }, { facet: "event", value: "a,b", include: false }] }).get("facets")).toBe("level:ERROR,!event:a%2Cb");
+    expect(parseViewState(new URLSearchParams("facets=level:ERROR,nocolon,:x,!event:%E0%A4%A")).facets).toEqual([{ facet: "level", value: "ERROR", include: true }]);
+    expect(parseViewState(new URLSearchParams("facets=garbage")).facets).toBeUndefined();
+    expect(parseViewState(new URLSearchParams("entry=0")).entry).toBeUndefined();
+  });
+
+  it("opening a panel or a view leaves the previous panel's row, time and filters behind", () => {
+    const inLogs: ViewState = { view: "panel", panel: "logs", file: "b.zip", line: 2, entry: 40, time: "t", q: "x", facets: [{ facet: "level", value: "ERROR", include: true }] };
+    expect(applyPatch(inLogs, panelPatch("transcript", { entry: 7 }))).toEqual({ view: "panel", panel: "transcript", file: "b.zip", line: 2, entry: 7 });
+    expect(applyPatch(inLogs, viewPatch("timeline"))).toEqual({ view: "timeline", file: "b.zip", line: 2, q: "x" });
   });
 
   it("ignores malformed and unknown parameters, defaulting the view", () => {
