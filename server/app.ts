@@ -105,7 +105,7 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
 
   const memory = new MemoryBudget(options.memoryBytes ?? DEFAULT_MEMORY_BYTES);
   const archives = new ArchiveCache({ ...options.archiveCache, memory, root });
-  const bundles = new DebugBundles(archives, options.bundleLimits === undefined ? {} : { limits: options.bundleLimits });
+  const bundles = new DebugBundles(archives, { memory, ...(options.bundleLimits === undefined ? {} : { limits: options.bundleLimits }) });
   const directory = await SnapshotDirectory.open(root, { recursive: options.recursive ?? false, bundles, memory });
   const state = new ViewerState(directory, archives, displayRoot, bundles);
   try {

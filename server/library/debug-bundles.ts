@@ -2,8 +2,11 @@
  * The served directory's WINK debug bundles, opened through the archive cache (central
  * directory first, one positional read per member, the archive limits and name checks) and
  * read with the shared bundle reader. What a bundle's reader derives (log index, transcript,
- * session) lives as long as the archive cache keeps the bundle open: a reopened archive is a
- * new source, so a changed bundle is read again. Nothing is written next to a bundle.
+ * session) is counted in the server's one memory budget (`--memory`), weighed again each
+ * time it keeps more, and let go of — least recently used first, whatever cache holds the
+ * rest — when the budget is full: the next request reads the bundle again. A reopened
+ * archive is a new source, so a changed bundle is read again. Nothing is written next to a
+ * bundle.
  */
 import { createHash } from "node:crypto";
 import path from "node:path";
@@ -15,6 +18,7 @@ import { openNamedFile } from "../../shared/filesystem/open-regular.node.js";
 import type { SessionSnapshot } from "../../shared/session/index.js";
 import type { FileSource } from "../../shared/viewer/index.js";
 import type { ArchiveCache } from "./archive-cache.js";
+import { MemoryBudget, WeightedCache } from "./weighted-cache.js";
 
 /** node:crypto's SHA-256 (Web Crypto in Node took ~30x longer on a 3 MB log). */
 export const nodeSha256: Sha256 = (bytes) => createHash("sha256").update(bytes).digest("hex");
@@ -50,33 +54,71 @@ export function isBundleCandidate(name: string): boolean {
 
 export interface DebugBundlesOptions {
   limits?: Partial<DebugBundleLimits>;
+  /**
+   * The server's memory budget, shared with its other caches: what each open bundle's
+   * reader keeps (`DebugBundle.retainedBytes`) is counted in it. Default: a budget of
+   * 64 MiB of its own.
+   */
+  memory?: MemoryBudget;
 }
+
+/** A reader and the archive source it reads (a reopened archive is a new source: the reader is not reused). */
+interface OpenReader {
+  readonly source: FileSource;
+  readonly reader: Promise<DebugBundle>;
+  /** The reader once open (for its weight). */
+  bundle: DebugBundle | null;
+}
+
+/** What a reader weighs before it has read anything (listing, manifest, summary). */
+const OPEN_READER_BYTES = 32 * 1024;
 
 export class DebugBundles {
   readonly #archives: ArchiveCache;
   readonly #limits: Partial<DebugBundleLimits>;
-  /** One reader per open archive source (a reopened archive is a new source). */
-  readonly #readers = new WeakMap<FileSource, Promise<DebugBundle>>();
+  /** One reader per bundle path, weighed by what it keeps. */
+  readonly #readers: WeightedCache<string, OpenReader>;
 
   constructor(archives: ArchiveCache, options: DebugBundlesOptions = {}) {
     this.#archives = archives;
     this.#limits = options.limits ?? {};
+    this.#readers = new WeightedCache(options.memory ?? new MemoryBudget(64 * 1024 * 1024));
   }
 
   /** The bundle at `absolutePath`, shown as `relativePath`. Throws the archive's or the manifest's error. */
   async open(absolutePath: string, relativePath: string): Promise<DebugBundle> {
     const { source } = await this.#archives.source(absolutePath, path.posix.basename(relativePath));
-    let reader = this.#readers.get(source);
-    if (reader === undefined) {
-      reader = DebugBundle.open(source, { path: relativePath, limits: this.#limits, sha256: nodeSha256 });
-      this.#readers.set(source, reader);
-      reader.catch(() => this.#readers.delete(source));
-    }
+    const known = this.#readers.get(absolutePath);
+    if (known !== undefined && known.source === source) return known.reader;
+    let entry: OpenReader | null = null;
+    const reweigh = () => {
+      // Only while this reader is the one cached (an evicted or replaced one weighs nothing here).
+      if (entry?.bundle != null && this.#readers.get(absolutePath) === entry) this.#readers.set(absolutePath, entry, Math.max(OPEN_READER_BYTES, entry.bundle.retainedBytes));
+    };
+    const reader = DebugBundle.open(source, { path: relativePath, limits: this.#limits, sha256: nodeSha256, onGrow: reweigh });
+    const opened: OpenReader = { source, reader, bundle: null };
+    entry = opened;
+    this.#readers.set(absolutePath, opened, OPEN_READER_BYTES);
+    reader.then(
+      (bundle) => {
+        opened.bundle = bundle;
+        reweigh();
+      },
+      () => {
+        if (this.#readers.get(absolutePath) === opened) this.#readers.delete(absolutePath);
+      },
+    );
     return reader;
+  }
+
+  /** Bytes the open readers are counted for (in the shared budget). */
+  get weight(): number {
+    return this.#readers.weight;
   }
 
   /** Forgets a bundle that changed on disk (its archive is reopened on next use). */
   forget(absolutePath: string): void {
+    this.#readers.delete(absolutePath);
     this.#archives.invalidate(absolutePath);
   }
 

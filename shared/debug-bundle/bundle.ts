@@ -57,6 +57,8 @@ export interface OpenDebugBundleOptions {
   readonly limits?: Partial<DebugBundleLimits>;
   /** SHA-256 for the checksums (default Web Crypto). */
   readonly sha256?: Sha256;
+  /** Called whenever the reader keeps something more in memory (see `retainedBytes`), so a memory budget can count it. */
+  readonly onGrow?: () => void;
 }
 
 /** One session line of a bundle, as the session machinery indexes it (same fields as a session file's index entry). */
@@ -97,9 +99,13 @@ export class DebugBundle {
   #session: Promise<BundleSession> | null = null;
   #workspace: FileSource | null | undefined;
   #summary: Promise<Omit<BundleSummaryView, "integrity">> | null = null;
+  /** What the promises above resolved to, for `retainedBytes`. */
+  #kept: { logs: LogIndex | null; transcript: TranscriptIndex | null; sessionBytes: number } = { logs: null, transcript: null, sessionBytes: 0 };
+  readonly #onGrow: () => void;
 
-  private constructor(zip: FileSource, path: string, manifest: BundleManifest, members: Map<string, FileIndexEntry>, warnings: string[], limits: DebugBundleLimits, sha256: Sha256) {
+  private constructor(zip: FileSource, path: string, manifest: BundleManifest, members: Map<string, FileIndexEntry>, warnings: string[], limits: DebugBundleLimits, sha256: Sha256, onGrow: () => void) {
     this.#zip = zip;
+    this.#onGrow = onGrow;
     this.path = path;
     this.name = path.slice(path.lastIndexOf("/") + 1);
     this.manifest = manifest;
@@ -134,7 +140,18 @@ export class DebugBundle {
     const shown = [...warnings];
     if (outside.length > 0) shown.push(`Ignored ${outside.length} entr${outside.length === 1 ? "y" : "ies"} outside ${BUNDLE_ROOT}: ${outside.slice(0, 5).join(", ")}${outside.length > 5 ? ", …" : ""}`);
     for (const listed of manifest.files) if (!members.has(listed)) shown.push(`The manifest lists ${listed}, which the bundle does not hold`);
-    return new DebugBundle(zip, options.path, manifest, members, shown, limits, options.sha256 ?? webCryptoSha256);
+    return new DebugBundle(zip, options.path, manifest, members, shown, limits, options.sha256 ?? webCryptoSha256, options.onGrow ?? (() => undefined));
+  }
+
+  /**
+   * Bytes this reader keeps alive beyond its listing, estimated: the log index (the log's
+   * bytes and what was built on them), the transcript's rows, the parsed session lines
+   * (1.5 times their bytes, as the server counts a parsed session line), and the manifest
+   * and listing. What its zip reader caches is counted by whoever holds the zip.
+   */
+  get retainedBytes(): number {
+    const kept = this.#kept;
+    return 16 * 1024 + this.#members.size * 200 + (kept.logs?.retainedBytes ?? 0) + (kept.transcript?.retainedBytes ?? 0) + Math.round(kept.sessionBytes * 1.5);
   }
 
   /** Members (paths relative to `debug_bundle/`), sorted. */
@@ -187,7 +204,14 @@ export class DebugBundle {
 
   /** `logs/app.jsonl` indexed (built once), or null when the bundle has no logs. */
   logs(): Promise<LogIndex | null> {
-    this.#logs ??= this.has(BUNDLE_MEMBERS.logs) ? this.read(BUNDLE_MEMBERS.logs, this.limits.maxLogBytes).then((bytes) => new LogIndex(bytes)) : Promise.resolve(null);
+    this.#logs ??= this.has(BUNDLE_MEMBERS.logs)
+      ? this.read(BUNDLE_MEMBERS.logs, this.limits.maxLogBytes).then((bytes) => {
+          const index = new LogIndex(bytes, this.#onGrow);
+          this.#kept.logs = index;
+          this.#onGrow();
+          return index;
+        })
+      : Promise.resolve(null);
     this.#logs.catch(() => (this.#logs = null));
     return this.#logs;
   }
@@ -196,7 +220,10 @@ export class DebugBundle {
   transcript(): Promise<TranscriptIndex> {
     this.#transcript ??= (async () => {
       const [logs, file] = await Promise.all([this.logs(), this.has(BUNDLE_MEMBERS.transcript) ? this.read(BUNDLE_MEMBERS.transcript, this.limits.maxLogBytes) : null]);
-      return TranscriptIndex.build(logs, file);
+      const transcript = TranscriptIndex.build(logs, file, this.#onGrow);
+      this.#kept.transcript = transcript;
+      this.#onGrow();
+      return transcript;
     })();
     this.#transcript.catch(() => (this.#transcript = null));
     return this.#transcript;
@@ -222,6 +249,8 @@ export class DebugBundle {
       } else errors.push(loaded);
     }
     const last = entries[entries.length - 1];
+    this.#kept.sessionBytes = entries.reduce((sum, entry) => sum + entry.byteLength, 0);
+    this.#onGrow();
     return { entries, errors, lineCount: SESSION_LINES.length, defaultLine: last?.lineNumber ?? null, snapshot: (lineNumber) => snapshots.get(lineNumber) };
   }
 

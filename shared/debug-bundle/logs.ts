@@ -161,8 +161,26 @@ export class LogIndex {
   #times: Float64Array | null = null;
   #lowercase: string[] | null = null;
 
-  constructor(bytes: Uint8Array) {
+  /** Called when the index builds something it then keeps (columns, times, lower-cased text): its weight grew. */
+  readonly #onGrow: () => void;
+
+  constructor(bytes: Uint8Array, onGrow: () => void = () => undefined) {
     this.#lines = new JsonLines(bytes);
+    this.#onGrow = onGrow;
+  }
+
+  /**
+   * Bytes this index keeps alive, estimated from what it holds: the log's bytes and line
+   * offsets, and once built the columns (six 4-byte columns per record), the times and the
+   * lower-cased text (UTF-16, about twice the bytes from the message on).
+   */
+  get retainedBytes(): number {
+    const records = this.count;
+    let bytes = this.#lines.bytes.length + records * 12;
+    if (this.#columns !== null) bytes += records * 24 + this.#columns.parsedTimestamps.size * 64;
+    if (this.#times !== null) bytes += records * 8;
+    if (this.#lowercase !== null) bytes += this.#lines.bytes.length * 2;
+    return bytes;
   }
 
   /** Records (non-blank lines). */
@@ -215,6 +233,7 @@ export class LogIndex {
       columns.event[i] = this.events.id(field("event"));
     }
     this.#columns = columns;
+    this.#onGrow();
     return columns;
   }
 
@@ -229,6 +248,7 @@ export class LogIndex {
       times[i] = timestamp === "" ? Number.NaN : Date.parse(timestamp);
     }
     this.#times = times;
+    this.#onGrow();
     return times;
   }
 
@@ -381,6 +401,7 @@ export class LogIndex {
     const lower: string[] = new Array<string>(this.count);
     for (let i = 0; i < this.count; i++) lower[i] = decodeRange(bytes, (starts[i] as number) + (columns.bodyStart[i] as number), ends[i] as number).toLowerCase();
     this.#lowercase = lower;
+    this.#onGrow();
     return lower;
   }
 }

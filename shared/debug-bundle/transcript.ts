@@ -213,24 +213,38 @@ export class TranscriptIndex {
   readonly #rows: Row[];
   readonly #paired: Map<number, number>;
 
-  private constructor(origin: TranscriptOrigin, rows: Row[], counts: TranscriptIndex["counts"]) {
+  readonly #onGrow: () => void;
+
+  private constructor(origin: TranscriptOrigin, rows: Row[], counts: TranscriptIndex["counts"], onGrow: () => void) {
     this.origin = origin;
+    this.#onGrow = onGrow;
     this.#rows = rows;
     this.counts = counts;
     this.#paired = pairToolCalls(rows);
   }
 
-  /** From the bundle's logs (preferred) and/or its `transcript.jsonl` bytes. */
-  static build(logs: LogIndex | null, transcriptJsonl: Uint8Array | null): TranscriptIndex {
+  /** From the bundle's logs (preferred) and/or its `transcript.jsonl` bytes; `onGrow` is called when a search keeps lower-cased text. */
+  static build(logs: LogIndex | null, transcriptJsonl: Uint8Array | null, onGrow: () => void = () => undefined): TranscriptIndex {
     const fromLogs = logs === null ? null : rowsFromLogs(logs);
     const fromFile = transcriptJsonl === null ? null : rowsFromJsonLines(transcriptJsonl);
     const counts = { logs: fromLogs?.length ?? null, transcriptJsonl: fromFile === null ? null : new JsonLines(transcriptJsonl ?? new Uint8Array()).count };
-    if (fromLogs !== null && (fromFile === null || fromLogs.length >= fromFile.length)) return new TranscriptIndex("logs/app.jsonl", fromLogs, counts);
-    return new TranscriptIndex("transcript.jsonl", fromFile ?? [], counts);
+    if (fromLogs !== null && (fromFile === null || fromLogs.length >= fromFile.length)) return new TranscriptIndex("logs/app.jsonl", fromLogs, counts, onGrow);
+    return new TranscriptIndex("transcript.jsonl", fromFile ?? [], counts, onGrow);
   }
 
   get count(): number {
     return this.#rows.length;
+  }
+
+  /** Bytes the rows keep alive, estimated: their text in UTF-16, twice once a search lower-cased it, plus a fixed cost per row. */
+  get retainedBytes(): number {
+    let bytes = 0;
+    for (const row of this.#rows) {
+      const { content, raw_json: raw, parsed } = row.view;
+      const text = content.length + (raw?.length ?? 0) + (parsed?.length ?? 0);
+      bytes += 2 * text * (row.lower === null ? 1 : 2) + 256;
+    }
+    return bytes;
   }
 
   entry(index: number): TranscriptEntryView {
@@ -249,6 +263,7 @@ export class TranscriptIndex {
     const excludeTypes = set(query.excludeEntryTypes);
     const needle = query.search === undefined || query.search === "" ? null : query.search.toLowerCase();
     const found: number[] = [];
+    let grew = false;
     this.#rows.forEach((row, index) => {
       const { transcript_source: source, entry_type: type } = row.view;
       if (sources !== null && !sources.has(source)) return;
@@ -256,11 +271,15 @@ export class TranscriptIndex {
       if (types !== null && !types.has(type)) return;
       if (excludeTypes !== null && excludeTypes.has(type)) return;
       if (needle !== null) {
-        row.lower ??= `${row.view.content}\n${row.view.raw_json ?? ""}\n${row.view.parsed ?? ""}`.toLowerCase();
+        if (row.lower === null) {
+          row.lower = `${row.view.content}\n${row.view.raw_json ?? ""}\n${row.view.parsed ?? ""}`.toLowerCase();
+          grew = true;
+        }
         if (!row.lower.includes(needle)) return;
       }
       found.push(index);
     });
+    if (grew) this.#onGrow();
     return found;
   }
 
