@@ -65,61 +65,73 @@ export function BundleCompareCard({ base, target }: { base: string; target: stri
       </tbody>
     </table>
   );
+  const headlineText = headline
+    .filter((metric) => metric.metric === "timing.duration_ms" || metric.metric === "token_usage.total_tokens")
+    .map((metric) => `${metric.metric.endsWith("duration_ms") ? "duration" : "tokens"} ${delta(metric) || "—"}`)
+    .join(" · ");
   return (
     <section className="card bundle-compare" aria-label="The two runs side by side" data-testid="bundle-compare">
-      <header className="card-header">
-        <h3>Runs side by side</h3>
-        <span className="muted small">{data.same_group ? "same request" : "different requests"}</span>
-      </header>
-      <table className="bundle-compare-table">
-        <thead>
-          <tr>
-            <th scope="col">Run</th>
-            <th scope="col">Base</th>
-            <th scope="col">Target</th>
-            <th scope="col">Change</th>
-          </tr>
-        </thead>
-        <tbody>
-          <tr>
-            <th scope="row">which</th>
-            <td title={data.base.path}>{runLabel(data.base)}</td>
-            <td title={data.target.path}>{runLabel(data.target)}</td>
-            <td>
-              <Link to={compareBundlesPatch(data.target, data.base)} className="mini-btn" title="Swap base and target">
-                swap
-              </Link>
-            </td>
-          </tr>
-          <tr data-testid="status-row">
-            <th scope="row">status</th>
-            <td>
-              <span className={`status ${data.status.base === "success" ? "status-ok" : "status-fail"}`}>{data.status.base}</span>
-            </td>
-            <td>
-              <span className={`status ${data.status.target === "success" ? "status-ok" : "status-fail"}`}>{data.status.target}</span>
-            </td>
-            <td className={data.status.changed ? "delta-up" : "muted"}>{data.status.changed ? "changed" : "="}</td>
-          </tr>
-          <tr>
-            <th scope="row">workspace</th>
-            <td colSpan={3} className="small">
-              {data.files.added} added · {data.files.modified} modified · {data.files.deleted} deleted
-              {data.files.renamed > 0 ? ` · ${data.files.renamed} renamed` : ""} · {data.slices.filter((slice) => slice.status !== "unchanged").length} slices changed
-            </td>
-          </tr>
-          {headline.map((metric) => (
-            <MetricRow key={metric.metric} metric={metric} />
-          ))}
-        </tbody>
-      </table>
-      {data.metrics.length === 0 ? <p className="muted small">Neither run has metrics.json.</p> : null}
-      {rest.length > 0 ? (
-        <details className="bundle-compare-more">
-          <summary className="small">All {rest.length + headline.length} metrics</summary>
-          {table(rest)}
-        </details>
-      ) : null}
+      {/* Folded on short screens, where the diff below needs the height. */}
+      <details open={typeof window === "undefined" || window.innerHeight >= 860}>
+        <summary className="bundle-compare-summary">
+          <strong>Runs side by side</strong>
+          <span>
+            {runLabel(data.base)} <span className={`status ${data.status.base === "success" ? "status-ok" : "status-fail"}`}>{data.status.base}</span> → {runLabel(data.target)}{" "}
+            <span className={`status ${data.status.target === "success" ? "status-ok" : "status-fail"}`}>{data.status.target}</span>
+          </span>
+          {headlineText !== "" ? <span className="muted small">{headlineText}</span> : null}
+          <span className="muted small">{data.same_group ? "same request" : "different requests"}</span>
+        </summary>
+        <table className="bundle-compare-table">
+          <thead>
+            <tr>
+              <th scope="col">Run</th>
+              <th scope="col">Base</th>
+              <th scope="col">Target</th>
+              <th scope="col">Change</th>
+            </tr>
+          </thead>
+          <tbody>
+            <tr>
+              <th scope="row">which</th>
+              <td title={data.base.path}>{runLabel(data.base)}</td>
+              <td title={data.target.path}>{runLabel(data.target)}</td>
+              <td>
+                <Link to={compareBundlesPatch(data.target, data.base)} className="mini-btn" title="Swap base and target">
+                  swap
+                </Link>
+              </td>
+            </tr>
+            <tr data-testid="status-row">
+              <th scope="row">status</th>
+              <td>
+                <span className={`status ${data.status.base === "success" ? "status-ok" : "status-fail"}`}>{data.status.base}</span>
+              </td>
+              <td>
+                <span className={`status ${data.status.target === "success" ? "status-ok" : "status-fail"}`}>{data.status.target}</span>
+              </td>
+              <td className={data.status.changed ? "delta-up" : "muted"}>{data.status.changed ? "changed" : "="}</td>
+            </tr>
+            <tr>
+              <th scope="row">workspace</th>
+              <td colSpan={3} className="small">
+                {data.files.added} added · {data.files.modified} modified · {data.files.deleted} deleted
+                {data.files.renamed > 0 ? ` · ${data.files.renamed} renamed` : ""} · {data.slices.filter((slice) => slice.status !== "unchanged").length} slices changed
+              </td>
+            </tr>
+            {headline.map((metric) => (
+              <MetricRow key={metric.metric} metric={metric} />
+            ))}
+          </tbody>
+        </table>
+        {data.metrics.length === 0 ? <p className="muted small">Neither run has metrics.json.</p> : null}
+        {rest.length > 0 ? (
+          <details className="bundle-compare-more">
+            <summary className="small">All {rest.length + headline.length} metrics</summary>
+            {table(rest)}
+          </details>
+        ) : null}
+      </details>
     </section>
   );
 }

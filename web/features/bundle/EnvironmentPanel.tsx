@@ -14,6 +14,7 @@ import { badgeClass } from "../diff/DiffHeader.js";
 import { HunkList } from "../diff/HunkList.js";
 import { unifiedRows } from "../diff/hunk-rows.js";
 import { visibleText } from "../slices/json-model.js";
+import { PanelColumn } from "./MemberPanels.js";
 import { TruncatedText } from "../slices/TruncatedText.js";
 
 const ROW = 20;
@@ -57,7 +58,7 @@ export function EnvironmentPanel({ file }: { file: string }) {
   }
   const variables = Object.entries(env.env_vars);
   return (
-    <div className="member-panels" data-testid="environment-panel">
+    <PanelColumn label="Environment" testId="environment-panel">
       <div className="env-grid">
         <Facts title="System" value={env.system} testId="env-system" />
         <Facts title="Python" value={env.python} testId="env-python" />
@@ -93,7 +94,7 @@ export function EnvironmentPanel({ file }: { file: string }) {
         <h3>Packages</h3>
         {env.packages === null ? <p className="muted small">Not captured.</p> : <TruncatedText text={env.packages} className="entry-text mono" />}
       </section>
-    </div>
+    </PanelColumn>
   );
 }
 

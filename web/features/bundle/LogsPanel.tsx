@@ -127,6 +127,9 @@ export function LogsPanel({ file, filters, search, entry, time }: LogsPanelProps
       return;
     }
     navigate({ time: iso, entry: undefined });
+    // The keys go back to the list (J/K, E) once the time is taken.
+    timeField.current?.blur();
+    scroller.current?.focus();
   };
 
   const toFirst = useMemo(() => doubleKey(() => void recordAt(0).then((record) => record !== undefined && select(record.line_number))), [file, params]);

@@ -32,6 +32,15 @@ export function MissingMember({ member, summary }: { member: string; summary: Bu
   );
 }
 
+/** The scrolling column of a member panel: focusable, so the keyboard can scroll it (axe: scrollable-region-focusable). */
+export function PanelColumn({ label, testId, children }: { label: string; testId: string; children: ReactNode }) {
+  return (
+    <div className="member-panels" tabIndex={0} role="region" aria-label={label} data-testid={testId}>
+      {children}
+    </div>
+  );
+}
+
 function Section({ title, member, children, testId }: { title: string; member?: string; children: ReactNode; testId?: string }) {
   return (
     <section className="card member-card" aria-label={title} data-testid={testId}>
@@ -46,11 +55,17 @@ function Section({ title, member, children, testId }: { title: string; member?: 
 
 /** One JSON member: its tree, or the notice that the bundle lacks it. */
 function MemberSection({ file, kind, member, title, facts }: { file: string; kind: BundleMemberKind; member: string; title: string; facts?: (value: Record<string, unknown>) => ReactNode }) {
-  const value = useBundleMember(file, kind);
   const summary = useBundleSummary(file);
+  // A member the bundle lacks is not asked for (WINK's route would answer 404): the summary lists what it holds.
+  const present = summary.data?.members.includes(member);
+  const value = useBundleMember(present === true ? file : null, kind);
   return (
     <Section title={title} member={member} testId={`member-${kind}`}>
-      {value.isPending ? (
+      {summary.isError ? (
+        <ErrorState error={summary.error} title="Could not read the bundle" onRetry={() => void summary.refetch()} />
+      ) : present === false ? (
+        <MissingMember member={member} summary={summary.data} />
+      ) : value.isPending ? (
         <Spinner label={`Reading ${member}…`} />
       ) : value.isError ? (
         <ErrorState error={value.error} title={`Could not read ${member}`} onRetry={() => void value.refetch()} />
@@ -82,14 +97,14 @@ export function RequestPanel({ file }: { file: string }) {
   if (request.isPending) return <Spinner label="Reading the request…" />;
   if (request.isError) return <ErrorState error={request.error} title="Could not read the request" onRetry={() => void request.refetch()} />;
   return (
-    <div className="member-panels" data-testid="request-panel">
+    <PanelColumn label="Request" testId="request-panel">
       <Section title="Input" member="request/input.json" testId="request-input">
         {request.data.input === null ? <MissingMember member="request/input.json" summary={summary.data} /> : <ValueTree value={request.data.input} label="input" path="input" />}
       </Section>
       <Section title="Output" member="request/output.json" testId="request-output">
         {request.data.output === null ? <MissingMember member="request/output.json" summary={summary.data} /> : <ValueTree value={request.data.output} label="output" path="output" />}
       </Section>
-    </div>
+    </PanelColumn>
   );
 }
 
@@ -164,24 +179,24 @@ function MetricsFacts({ metrics }: { metrics: Record<string, unknown> }) {
 
 export function MetricsPanel({ file }: { file: string }) {
   return (
-    <div className="member-panels" data-testid="metrics-panel">
+    <PanelColumn label="Metrics" testId="metrics-panel">
       <MemberSection file={file} kind="metrics" member="metrics.json" title="Metrics and budget" facts={(metrics) => <MetricsFacts metrics={metrics} />} />
-    </div>
+    </PanelColumn>
   );
 }
 
 export function ConfigPanel({ file }: { file: string }) {
   return (
-    <div className="member-panels" data-testid="config-panel">
+    <PanelColumn label="Config" testId="config-panel">
       <MemberSection file={file} kind="config" member="config.json" title="Config" />
       <MemberSection file={file} kind="prompt-overrides" member="prompt_overrides.json" title="Prompt overrides" />
-    </div>
+    </PanelColumn>
   );
 }
 
 export function RunContextPanel({ file }: { file: string }) {
   return (
-    <div className="member-panels" data-testid="context-panel">
+    <PanelColumn label="Run context" testId="context-panel">
       <MemberSection
         file={file}
         kind="run-context"
@@ -195,13 +210,13 @@ export function RunContextPanel({ file }: { file: string }) {
           </dl>
         )}
       />
-    </div>
+    </PanelColumn>
   );
 }
 
 export function EvalPanel({ file }: { file: string }) {
   return (
-    <div className="member-panels" data-testid="eval-panel">
+    <PanelColumn label="Eval" testId="eval-panel">
       <MemberSection
         file={file}
         kind="eval"
@@ -223,7 +238,7 @@ export function EvalPanel({ file }: { file: string }) {
           );
         }}
       />
-    </div>
+    </PanelColumn>
   );
 }
 
@@ -232,7 +247,7 @@ export function ManifestPanel({ file }: { file: string }) {
   const members = useBundleMembers(file);
   const summary = useBundleSummary(file);
   return (
-    <div className="member-panels" data-testid="manifest-panel">
+    <PanelColumn label="Manifest" testId="manifest-panel">
       <Section title="Checksums" member="manifest.json" testId="integrity">
         {integrity.isPending ? (
           <Spinner label="Verifying every member's checksum…" />
@@ -246,7 +261,7 @@ export function ManifestPanel({ file }: { file: string }) {
                 ? `Checksums use ${integrity.data.algorithm}, which is not checked (only sha256 is).`
                 : integrity.data.ok === true
                   ? `All ${plural(integrity.data.verified, "checksum")} match (${integrity.data.algorithm}).`
-                  : `${plural(integrity.data.mismatched.length, "member")} do not match and ${integrity.data.missing.length} listed member${integrity.data.missing.length === 1 ? " is" : "s are"} missing (${integrity.data.verified} of ${integrity.data.listed} verified).`}
+                  : `${plural(integrity.data.mismatched.length, "member")} ${integrity.data.mismatched.length === 1 ? "does" : "do"} not match the manifest's checksum, ${integrity.data.missing.length} listed member${integrity.data.missing.length === 1 ? " is" : "s are"} missing (${integrity.data.verified} of ${integrity.data.listed} verified).`}
             </p>
             {integrity.data.mismatched.length > 0 ? (
               <table className="integrity-table" data-testid="integrity-mismatches">
@@ -299,6 +314,6 @@ export function ManifestPanel({ file }: { file: string }) {
         )}
       </Section>
       <MemberSection file={file} kind="manifest" member="manifest.json" title="Manifest as written" />
-    </div>
+    </PanelColumn>
   );
 }

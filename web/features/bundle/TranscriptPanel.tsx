@@ -285,7 +285,7 @@ function EntryBody({ entry }: { entry: TranscriptEntryResponse }) {
   if (type === "system_event" || type === "token_usage" || type === "unknown") return <p className="entry-line mono small">{visibleText(entry.content.replace(/\s+/g, " ").slice(0, 300))}</p>;
   if (html !== null && (type === "user_message" || type === "assistant_message")) {
     // Sanitised twice (server: no raw HTML; here: DOMPurify), never executed.
-    return <div className="markdown-body entry-markdown" dangerouslySetInnerHTML={{ __html: html }} />;
+    return <div className="markdown-body entry-markdown" tabIndex={0} role="region" aria-label={`${type.replace(/_/g, " ")} ${entry.rowid}`} dangerouslySetInnerHTML={{ __html: html }} />;
   }
   return <TruncatedText text={type === "tool_result" ? resultText(entry) : entry.content} className={`entry-text${type === "tool_result" ? " mono" : ""}`} />;
 }

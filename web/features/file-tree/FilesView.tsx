@@ -4,14 +4,28 @@
  * session's previous line, or the compare base), and the open file.
  */
 import { useMemo, useRef } from "react";
-import type { FileTreeNodeResponse, SnapshotRef } from "../../api/api.js";
+import type { FileTreeNodeResponse, RunResponse, SnapshotRef } from "../../api/api.js";
 import { EmptyState, ErrorState, Spinner } from "../../components/feedback.js";
 import { Icon } from "../../components/Icon.js";
-import { useBrowse, useFilesystemMeta } from "../../queries/hooks.js";
+import { Link } from "../../components/Link.js";
+import { useBrowse, useFilesystemMeta, useRun } from "../../queries/hooks.js";
 import { useKeymap } from "../../state/shortcuts.js";
 import { useNavigate } from "../../state/url-store.js";
 import { FileView } from "../file-view/FileView.js";
 import { FileTree } from "./FileTree.js";
+
+/** Why a bundle's line shows no workspace: a failed run has no capture; the capture belongs to the bundle's last line. */
+function BundleWithoutWorkspace({ run, line }: { run: RunResponse; line: number }) {
+  const last = run.sessions[0]?.snapshots.map((snapshot) => snapshot.line_number).sort((a, b) => b - a)[0];
+  if (last !== undefined && last !== line) {
+    return (
+      <>
+        The workspace WINK captured (filesystem/) is the state after the run: <Link to={{ line: last }}>line {last}</Link>.
+      </>
+    );
+  }
+  return <>{run.error !== null ? "None: WINK captures no filesystem/ for a failed run." : "This bundle holds no filesystem/ capture."}</>;
+}
 
 function findNode(root: FileTreeNodeResponse, path: string): FileTreeNodeResponse | null {
   let node: FileTreeNodeResponse | undefined = root;
@@ -38,7 +52,9 @@ function filePaths(root: FileTreeNodeResponse): string[] {
 export function FilesView({ snapshot, path, line, base }: { snapshot: SnapshotRef; path: string | undefined; line: number | undefined; base: SnapshotRef | undefined }) {
   const navigate = useNavigate();
   const meta = useFilesystemMeta(snapshot);
-  const browse = useBrowse(snapshot, base ?? "previous");
+  const run = useRun(snapshot.file);
+  // A bundle's two lines are before and after the run; only the last has a workspace, so badges against "before" would mark every file added.
+  const browse = useBrowse(run.isPending ? null : snapshot, base ?? (run.data?.source.kind === "bundle" ? "none" : "previous"));
   const filterRef = useRef<HTMLInputElement>(null);
   const paths = useMemo(() => (browse.data === undefined ? [] : filePaths(browse.data.root)), [browse.data]);
   const node = browse.data === undefined || path === undefined ? null : findNode(browse.data.root, path);
@@ -56,7 +72,7 @@ export function FilesView({ snapshot, path, line, base }: { snapshot: SnapshotRe
   if (browse.data.source === null) {
     return (
       <EmptyState title="No filesystem snapshot">
-        {meta.data?.error ?? "This snapshot has no .fs.zip archive beside its session file and no VirtualFileSystem slice."}
+        <span data-testid="no-workspace">{run.data?.source.kind === "bundle" ? <BundleWithoutWorkspace run={run.data} line={snapshot.line} /> : (meta.data?.error ?? "This snapshot has no .fs.zip archive beside its session file and no VirtualFileSystem slice.")}</span>
       </EmptyState>
     );
   }
