@@ -9,6 +9,8 @@
  *  - a facet query (levels/loggers/events with counts) on the open bundle, and a filtered page;
  *  - the same through HTTP (`GET /api/logs?limit=50`, then `/api/logs/facets`) on a server
  *    whose archive is reopened before each sample;
+ *  - what the web app's Logs and Transcript panels ask when they open, over real loopback HTTP
+ *    (a listening server and fetch), the bundle reopened before each sample;
  *  - peer: `unzip -p BUNDLE debug_bundle/logs/app.jsonl | wc -l` (a process: what a user
  *    would type to get at the same lines).
  * Targets (issue 16): first page < 50 ms after open, facet query < 20 ms.
@@ -137,6 +139,49 @@ async function httpSamples(): Promise<{ firstPage: number[]; facets: number[] }>
   return { firstPage: pages, facets };
 }
 
+/**
+ * What the web app's panels ask when they open, over real loopback HTTP (a listening
+ * server, Node's fetch with keep-alive, the bundle reopened before each sample): the Logs
+ * panel's four requests at once (first page of 100, the facets, the log's first record for
+ * its start time, the ERROR records for error navigation), the first page alone, and the
+ * Transcript panel's first page (which builds the transcript from the log).
+ */
+async function panelSamples(): Promise<{ logsPanel: number[]; firstPage: number[]; transcriptPanel: number[] }> {
+  const { app, state } = await buildApp({ path: BUNDLE, watch: false, indexInBackground: false, logger: false });
+  const record = state.directory.get(path.basename(BUNDLE));
+  if (record === undefined || state.bundles === null) throw new Error("bundle not listed");
+  const bundles = state.bundles;
+  await app.listen({ host: "127.0.0.1", port: 0 });
+  const address = app.server.address();
+  if (address === null || typeof address === "string") throw new Error("no port");
+  const base = `http://127.0.0.1:${address.port}`;
+  const file = `file=${encodeURIComponent(path.basename(BUNDLE))}`;
+  const fetchOk = async (url: string) => {
+    const response = await fetch(`${base}${url}`);
+    if (response.status !== 200) throw new Error(`${url}: ${response.status}`);
+    await response.arrayBuffer();
+  };
+  const timed = async (work: () => Promise<unknown>) => {
+    bundles.forget(record.absolutePath); // reopen: central directory, manifest, then the log
+    const start = performance.now();
+    await work();
+    return performance.now() - start;
+  };
+  const logsPanel = () => Promise.all([`/api/logs?${file}&offset=0&limit=100`, `/api/logs/facets?${file}`, `/api/logs?${file}&offset=0&limit=1`, `/api/logs?${file}&level=ERROR,CRITICAL&limit=1000`].map(fetchOk));
+  const result = { logsPanel: [] as number[], firstPage: [] as number[], transcriptPanel: [] as number[] };
+  for (let i = 0; i <= RUNS; i++) {
+    const panel = await timed(logsPanel);
+    const page = await timed(() => fetchOk(`/api/logs?${file}&offset=0&limit=100`));
+    const transcript = await timed(() => Promise.all([`/api/transcript?${file}&exclude_entry_type=tool_result&offset=0&limit=100`, `/api/transcript/facets?${file}`].map(fetchOk)));
+    if (i === 0) continue; // warm-up
+    result.logsPanel.push(panel);
+    result.firstPage.push(page);
+    result.transcriptPanel.push(transcript);
+  }
+  await app.close();
+  return result;
+}
+
 const samples: Sample[] = [];
 let first: Awaited<ReturnType<typeof sample>> | null = null;
 for (let i = 0; i <= RUNS; i++) {
@@ -153,6 +198,7 @@ for (let i = 0; i < RUNS; i++) peerRuns.push(unzipWc());
 const peer = peerRuns.map((run) => run.wall);
 const peerCpu = peerRuns.map((run) => run.cpu);
 const http = await httpSamples();
+const panels = await panelSamples();
 
 const column = (key: keyof Sample) => samples.map((s) => s[key]);
 const m = (key: keyof Sample) => median(column(key));
@@ -168,5 +214,8 @@ console.log(`    CPU, facet query                     ${both(column("facetsCpu")
 console.log(`  filtered page (level, logger, search)  ${both(column("filtered"))}`);
 console.log(`  HTTP GET /api/logs?limit=50, reopened  ${both(http.firstPage)}   (open + first page through the server)`);
 console.log(`  HTTP GET /api/logs/facets              ${both(http.facets)}`);
+console.log(`  loopback HTTP, Logs panel opens        ${both(panels.logsPanel)}   (its 4 requests at once, bundle reopened)`);
+console.log(`  loopback HTTP, first page (100)        ${both(panels.firstPage)}   (bundle reopened); ratio to unzip -p | wc -l ${(median(panels.firstPage) / unzip).toFixed(2)}`);
+console.log(`  loopback HTTP, Transcript panel opens  ${both(panels.transcriptPanel)}   (first page + facets; builds the transcript from the log)`);
 console.log(`  peer: unzip -p … | wc -l               ${both(peer)}   (two processes; counts lines only)`);
 console.log(`    CPU of the peer                      ${both(peerCpu)}   (bash time: user + system)`);
