@@ -23,7 +23,7 @@ import { useKeymap } from "../../state/shortcuts.js";
 import { useNavigate } from "../../state/url-store.js";
 import { flattenSnapshots } from "../sessions/snapshot-list.js";
 import type { SnapshotEntry } from "../sessions/snapshot-list.js";
-import { bundleLine } from "../bundle/bundle-links.js";
+import { bundleLine, runLabel } from "../bundle/bundle-links.js";
 import { defaultBase } from "./default-base.js";
 import { DiffHeader, LayoutToggle, badgeClass } from "./DiffHeader.js";
 import { HunkList } from "./HunkList.js";
@@ -48,8 +48,8 @@ export interface CompareViewProps {
   readonly side?: "base" | undefined;
 }
 
-/** Labels of snapshots that say which one it is in full: session, turn, archive, line, time. */
-function useSnapshotLabels(entries: readonly SnapshotEntry[], file: string): (ref: SnapshotRef) => string {
+/** Labels of snapshots that say which one it is in full: session, turn, archive, line, time (a bundle: its run and before/after). */
+function useSnapshotLabels(entries: readonly SnapshotEntry[], file: string, bundleRuns: ReadonlyMap<string, string>): (ref: SnapshotRef) => string {
   const run = useRun(file);
   return useMemo(() => {
     const labels = new Map<string, string>();
@@ -60,10 +60,12 @@ function useSnapshotLabels(entries: readonly SnapshotEntry[], file: string): (re
     }
     for (const entry of entries) {
       const key = `${entry.file}\n${entry.line}`;
-      if (!labels.has(key)) labels.set(key, `${entry.fileName} · line ${entry.line} · ${formatTimestamp(entry.createdAt)} — ${shortId(entry.sessionId)}`);
+      const bundleRun = bundleRuns.get(entry.file);
+      if (bundleRun !== undefined) labels.set(key, `${bundleRun} · ${entry.line === 1 ? "before" : "after"} the run · line ${entry.line} · ${formatTimestamp(entry.createdAt)} — ${entry.fileName}`);
+      else if (!labels.has(key)) labels.set(key, `${entry.fileName} · line ${entry.line} · ${formatTimestamp(entry.createdAt)} — ${shortId(entry.sessionId)}`);
     }
     return (ref: SnapshotRef) => labels.get(`${ref.file}\n${ref.line}`) ?? `${ref.file} · line ${ref.line}`;
-  }, [run.data, entries, file]);
+  }, [run.data, entries, file, bundleRuns]);
 }
 
 export function CompareView({ target, base, path, slice, layout, at, side }: CompareViewProps) {
@@ -71,22 +73,23 @@ export function CompareView({ target, base, path, slice, layout, at, side }: Com
   const files = useFiles();
   const preferences = usePreferences();
   const entries = useMemo(() => flattenSnapshots(files.data), [files.data]);
-  const labelOf = useSnapshotLabels(entries, target.file);
   const runs = useRuns();
   const isBundle = (file: string) => runs.data?.runs.some((run) => run.source.path === file && run.source.kind === "bundle") ?? false;
   const bundleTarget = isBundle(target.file);
   // A bundle is compared with the run before it in its request (retry, iteration) when there is one.
-  const groups = useBundleGroups(bundleTarget && base === undefined);
+  const groups = useBundleGroups(bundleTarget);
+  const bundleRuns = useMemo(() => new Map((groups.data ?? []).flatMap((group) => group.bundles.map((bundle) => [bundle.path, runLabel(bundle)] as const))), [groups.data]);
+  const labelOf = useSnapshotLabels(entries, target.file, bundleRuns);
   const previousRun = useMemo(() => {
     const bundles = groups.data?.find((group) => group.bundles.some((bundle) => bundle.path === target.file))?.bundles ?? [];
     const previous = bundles[bundles.findIndex((bundle) => bundle.path === target.file) - 1];
     return previous === undefined ? null : { file: previous.path, line: bundleLine(previous) };
   }, [groups.data, target.file]);
   const suggested = useMemo(() => {
-    if (base !== undefined) return null;
-    if (bundleTarget && groups.isPending) return null;
+    // Wait until it is known whether the target is a bundle, and which run came before it.
+    if (base !== undefined || runs.isPending || (bundleTarget && groups.isPending)) return null;
     return previousRun ?? defaultBase(entries, target);
-  }, [entries, target, base, bundleTarget, groups.isPending, previousRun]);
+  }, [entries, target, base, runs.isPending, bundleTarget, groups.isPending, previousRun]);
   useEffect(() => {
     if (base === undefined && suggested !== null) navigate({ base: suggested }, { replace: true });
   }, [base, suggested, navigate]);

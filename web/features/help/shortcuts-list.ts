@@ -10,7 +10,8 @@ export const SHORTCUTS: readonly ShortcutGroup[] = [
     keys: [
       ["⌘K / Ctrl+K", "Command palette"],
       ["1 – 6", "Run, Timeline, Slices, Files, Compare, Search"],
-      ["N / Shift+N", "Next / previous failure of the run (in its timeline)"],
+      ["7 – 9 / 0", "A debug bundle's first three panels (Logs, Transcript, Request) / its next panel"],
+      ["N / Shift+N", "Next / previous failure of the run (in its timeline, or a bundle's transcript)"],
       ["← / →", "Previous / next snapshot (session list order)"],
       ["H / L", "Previous / next slice"],
       ["R", "Reload data"],
@@ -57,6 +58,24 @@ export const SHORTCUTS: readonly ShortcutGroup[] = [
       ["/", "Filter files"],
       ["↑ ↓ ← → Enter", "Move, close, open in the focused tree"],
       ["⌘F / Ctrl+F", "Find in the open file (editor focused)"],
+    ],
+  },
+  {
+    title: "Bundle logs",
+    keys: [
+      ["J / K or ↓ / ↑", "Next / previous record (opens it)"],
+      ["G G / Shift+G", "First / last record"],
+      ["E / Shift+E", "Next / previous ERROR record"],
+      ["T", "Jump to a time (05:45:35, +12s, ISO)"],
+      ["/", "Search messages and context"],
+    ],
+  },
+  {
+    title: "Bundle transcript",
+    keys: [
+      ["J / K", "Next / previous entry"],
+      ["G G / Shift+G", "First / last entry"],
+      ["/", "Search the transcript"],
     ],
   },
   {
