@@ -4,6 +4,7 @@
  * its change (duration and tokens first; the rest folded). Shown when both sides of a
  * comparison are bundles.
  */
+import type { ReactNode } from "react";
 import type { BundleCompareResponse } from "../../api/bundle-api.js";
 import { ErrorState, Spinner } from "../../components/feedback.js";
 import { formatDuration } from "../../components/format.js";
@@ -41,6 +42,23 @@ function MetricRow({ metric }: { metric: Metric }) {
   );
 }
 
+/** Base, target and change side by side, one row per fact. */
+function CompareTable({ first, children }: { first: string; children: ReactNode }) {
+  return (
+    <table className="bundle-compare-table">
+      <thead>
+        <tr>
+          <th scope="col">{first}</th>
+          <th scope="col">Base</th>
+          <th scope="col">Target</th>
+          <th scope="col">Change</th>
+        </tr>
+      </thead>
+      <tbody>{children}</tbody>
+    </table>
+  );
+}
+
 export function BundleCompareCard({ base, target }: { base: string; target: string }) {
   const compare = useBundleCompare(target, base);
   if (compare.isPending) return <Spinner label="Comparing the two runs…" />;
@@ -48,23 +66,7 @@ export function BundleCompareCard({ base, target }: { base: string; target: stri
   const data = compare.data;
   const headline = data.metrics.filter((metric) => HEADLINE.includes(metric.metric));
   const rest = data.metrics.filter((metric) => !HEADLINE.includes(metric.metric));
-  const table = (rows: readonly Metric[]) => (
-    <table className="bundle-compare-table">
-      <thead>
-        <tr>
-          <th scope="col">Metric</th>
-          <th scope="col">Base</th>
-          <th scope="col">Target</th>
-          <th scope="col">Change</th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((metric) => (
-          <MetricRow key={metric.metric} metric={metric} />
-        ))}
-      </tbody>
-    </table>
-  );
+
   const headlineText = headline
     .filter((metric) => metric.metric === "timing.duration_ms" || metric.metric === "token_usage.total_tokens")
     .map((metric) => `${metric.metric.endsWith("duration_ms") ? "duration" : "tokens"} ${delta(metric) || "—"}`)
@@ -82,53 +84,47 @@ export function BundleCompareCard({ base, target }: { base: string; target: stri
           {headlineText !== "" ? <span className="muted small">{headlineText}</span> : null}
           <span className="muted small">{data.same_group ? "same request" : "different requests"}</span>
         </summary>
-        <table className="bundle-compare-table">
-          <thead>
-            <tr>
-              <th scope="col">Run</th>
-              <th scope="col">Base</th>
-              <th scope="col">Target</th>
-              <th scope="col">Change</th>
-            </tr>
-          </thead>
-          <tbody>
-            <tr>
-              <th scope="row">which</th>
-              <td title={data.base.path}>{runLabel(data.base)}</td>
-              <td title={data.target.path}>{runLabel(data.target)}</td>
-              <td>
-                <Link to={compareBundlesPatch(data.target, data.base)} className="mini-btn" title="Swap base and target">
-                  swap
-                </Link>
-              </td>
-            </tr>
-            <tr data-testid="status-row">
-              <th scope="row">status</th>
-              <td>
-                <span className={`status ${data.status.base === "success" ? "status-ok" : "status-fail"}`}>{data.status.base}</span>
-              </td>
-              <td>
-                <span className={`status ${data.status.target === "success" ? "status-ok" : "status-fail"}`}>{data.status.target}</span>
-              </td>
-              <td className={data.status.changed ? "delta-up" : "muted"}>{data.status.changed ? "changed" : "="}</td>
-            </tr>
-            <tr>
-              <th scope="row">workspace</th>
-              <td colSpan={3} className="small">
-                {data.files.added} added · {data.files.modified} modified · {data.files.deleted} deleted
-                {data.files.renamed > 0 ? ` · ${data.files.renamed} renamed` : ""} · {data.slices.filter((slice) => slice.status !== "unchanged").length} slices changed
-              </td>
-            </tr>
-            {headline.map((metric) => (
-              <MetricRow key={metric.metric} metric={metric} />
-            ))}
-          </tbody>
-        </table>
+        <CompareTable first="Run">
+          <tr>
+            <th scope="row">which</th>
+            <td title={data.base.path}>{runLabel(data.base)}</td>
+            <td title={data.target.path}>{runLabel(data.target)}</td>
+            <td>
+              <Link to={compareBundlesPatch(data.target, data.base)} className="mini-btn" title="Swap base and target">
+                swap
+              </Link>
+            </td>
+          </tr>
+          <tr data-testid="status-row">
+            <th scope="row">status</th>
+            <td>
+              <span className={`status ${data.status.base === "success" ? "status-ok" : "status-fail"}`}>{data.status.base}</span>
+            </td>
+            <td>
+              <span className={`status ${data.status.target === "success" ? "status-ok" : "status-fail"}`}>{data.status.target}</span>
+            </td>
+            <td className={data.status.changed ? "delta-up" : "muted"}>{data.status.changed ? "changed" : "="}</td>
+          </tr>
+          <tr>
+            <th scope="row">workspace</th>
+            <td colSpan={3} className="small">
+              {data.files.added} added · {data.files.modified} modified · {data.files.deleted} deleted
+              {data.files.renamed > 0 ? ` · ${data.files.renamed} renamed` : ""} · {data.slices.filter((slice) => slice.status !== "unchanged").length} slices changed
+            </td>
+          </tr>
+          {headline.map((metric) => (
+            <MetricRow key={metric.metric} metric={metric} />
+          ))}
+        </CompareTable>
         {data.metrics.length === 0 ? <p className="muted small">Neither run has metrics.json.</p> : null}
         {rest.length > 0 ? (
           <details className="bundle-compare-more">
             <summary className="small">All {rest.length + headline.length} metrics</summary>
-            {table(rest)}
+            <CompareTable first="Metric">
+              {rest.map((metric) => (
+                <MetricRow key={metric.metric} metric={metric} />
+              ))}
+            </CompareTable>
           </details>
         ) : null}
       </details>

@@ -5,13 +5,10 @@
  * the record in the Logs panel, the entry in the Transcript panel, the member's panel, the
  * slice item, the file line.
  */
-import type { ReactNode } from "react";
 import type { BundleSearchResponse } from "../../api/bundle-api.js";
-import { Link } from "../../components/Link.js";
-import { plural } from "../../components/format.js";
 import { panelPatch } from "../../state/view-state.js";
 import type { ViewPatch } from "../../state/view-state.js";
-import { visibleText } from "../slices/json-model.js";
+import { HitGroup } from "../search/HitGroup.js";
 import type { BundlePanelId } from "../../../shared/debug-bundle/run-parts.js";
 
 type Hit = BundleSearchResponse["hits"][number];
@@ -64,7 +61,7 @@ function where(hit: Hit): string {
 
 const KIND_TITLES: Record<Hit["kind"], string> = { log: "Logs", transcript: "Transcript", member: "Members", slice: "Slices", file: "Files" };
 
-export function BundleSearchHits({ result, lineOf, nameOf, mark }: { result: BundleSearchResponse; lineOf: (bundle: string) => number; nameOf: (bundle: string) => string; mark: (text: string) => ReactNode }) {
+export function BundleSearchHits({ result, lineOf, nameOf, query, regex }: { result: BundleSearchResponse; lineOf: (bundle: string) => number; nameOf: (bundle: string) => string; query: string; regex: boolean }) {
   const groups = new Map<string, Hit[]>();
   for (const hit of result.hits) {
     const key = `${hit.bundle}\n${hit.kind}`;
@@ -75,23 +72,17 @@ export function BundleSearchHits({ result, lineOf, nameOf, mark }: { result: Bun
     <>
       {[...groups].map(([key, hits]) => {
         const first = hits[0] as Hit;
-        const title = several ? `${nameOf(first.bundle)} · ${KIND_TITLES[first.kind]}` : KIND_TITLES[first.kind];
         return (
-          <section key={key} className="card hit-group" aria-label={title} data-testid="bundle-hit-group" data-kind={first.kind}>
-            <h3>
-              {title} <span className="muted small">{plural(hits.length, "match", "matches")}</span>
-            </h3>
-            <ul className="hit-list">
-              {hits.map((hit, index) => (
-                <li key={index}>
-                  <Link to={bundleHitPatch(hit, lineOf(hit.bundle))} className="hit" data-testid="bundle-hit">
-                    <span className="hit-where mono">{where(hit)}</span>
-                    <span className="hit-snippet mono">{mark(visibleText(hit.snippet))}</span>
-                  </Link>
-                </li>
-              ))}
-            </ul>
-          </section>
+          <HitGroup
+            key={key}
+            title={several ? `${nameOf(first.bundle)} · ${KIND_TITLES[first.kind]}` : KIND_TITLES[first.kind]}
+            items={hits.map((hit) => ({ to: bundleHitPatch(hit, lineOf(hit.bundle)), where: where(hit), snippet: hit.snippet }))}
+            query={query}
+            regex={regex}
+            testId="bundle-hit-group"
+            hitTestId="bundle-hit"
+            kind={first.kind}
+          />
         );
       })}
     </>

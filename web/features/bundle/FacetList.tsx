@@ -4,7 +4,10 @@
  * kept values); its ⊘ button leaves it out. Both are toggle buttons, so the state is
  * announced and reachable by keyboard.
  */
+import type { UseQueryResult } from "@tanstack/react-query";
 import { useState } from "react";
+import type { ReactNode } from "react";
+import { ErrorState, Spinner } from "../../components/feedback.js";
 import type { FacetFilter } from "../../state/view-state.js";
 import { facetState, withFacet } from "./facet-filters.js";
 
@@ -73,5 +76,14 @@ export function FacetList({ facet, title, values, filters, onChange, display = (
         </button>
       ) : null}
     </section>
+  );
+}
+
+/** The facets column of a panel: its facet lists once the counts are in. */
+export function FacetsAside<T>({ label, counts, errorTitle, children }: { label: string; counts: UseQueryResult<T>; errorTitle: string; children: (data: T) => ReactNode }) {
+  return (
+    <aside className="card facets" aria-label={label}>
+      {counts.isPending ? <Spinner label="Counting…" /> : counts.isError ? <ErrorState error={counts.error} title={errorTitle} /> : children(counts.data)}
+    </aside>
   );
 }

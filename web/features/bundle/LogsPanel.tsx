@@ -6,7 +6,7 @@
  * the selected record and the time jumped to live in the URL, so any place in a log is a
  * link. J/K move, Enter opens the record's context, E / Shift+E step through errors.
  */
-import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useEffect, useMemo, useRef, useState } from "react";
 import type { LogEntryResponse, LogsParams } from "../../api/bundle-api.js";
@@ -16,13 +16,14 @@ import { formatTimestamp, plural } from "../../components/format.js";
 import { Icon } from "../../components/Icon.js";
 import { useLogFacets, useLogs } from "../../queries/hooks.js";
 import { BUNDLE_PAGE_SIZE, logsQuery } from "../../queries/options.js";
-import { doubleKey, useKeymap } from "../../state/shortcuts.js";
+import { useKeymap } from "../../state/shortcuts.js";
 import { showToast } from "../../state/toasts.js";
 import { useNavigate } from "../../state/url-store.js";
 import type { FacetFilter } from "../../state/view-state.js";
 import { visibleText } from "../slices/json-model.js";
 import { logsParams } from "./facet-filters.js";
-import { FacetList } from "./FacetList.js";
+import { FacetList, FacetsAside } from "./FacetList.js";
+import { useRowNavigation } from "./row-navigation.js";
 import { SearchField } from "./SearchField.js";
 import { clockOf, timeFromInput } from "./time-input.js";
 import { ValueTree } from "./ValueTree.js";
@@ -62,7 +63,6 @@ export interface LogsPanelProps {
 
 export function LogsPanel({ file, filters, search, entry, time }: LogsPanelProps) {
   const api = useApi();
-  const client = useQueryClient();
   const navigate = useNavigate();
   const params = useMemo(() => logsParams(filters, search), [filters, search]);
   const first = useLogs(file, { ...params, offset: 0, limit: BUNDLE_PAGE_SIZE });
@@ -98,18 +98,7 @@ export function LogsPanel({ file, filters, search, entry, time }: LogsPanelProps
   const select = (line: number | undefined) => navigate({ entry: line, time: undefined }, { replace: true });
   const setFilters = (next: FacetFilter[]) => navigate({ facets: next.length === 0 ? undefined : next, time: undefined }, { replace: true });
 
-  /** The record at `index` among the shown ones (fetched when its page is not loaded yet). */
-  const recordAt = async (index: number): Promise<LogEntryResponse | undefined> => {
-    const page = Math.floor(index / BUNDLE_PAGE_SIZE);
-    const data = await client.fetchQuery(logsQuery(api, file, { ...params, offset: page * BUNDLE_PAGE_SIZE, limit: BUNDLE_PAGE_SIZE }));
-    return data.entries[index - page * BUNDLE_PAGE_SIZE];
-  };
-  const move = (step: number) => {
-    if (total === 0) return;
-    const from = position ?? (step > 0 ? -1 : total);
-    const target = Math.min(total - 1, Math.max(0, from + step));
-    void recordAt(target).then((record) => record !== undefined && select(record.line_number));
-  };
+  const rows = useRowNavigation((offset, limit) => logsQuery(api, file, { ...params, offset, limit }), total, position, (record) => select(record.line_number), `${file}\n${JSON.stringify(params)}`);
   const errorRecords = errors.data?.entries ?? [];
   const stepError = (step: 1 | -1) => {
     if (errorRecords.length === 0) {
@@ -132,14 +121,8 @@ export function LogsPanel({ file, filters, search, entry, time }: LogsPanelProps
     scroller.current?.focus();
   };
 
-  const toFirst = useMemo(() => doubleKey(() => void recordAt(0).then((record) => record !== undefined && select(record.line_number))), [file, params]);
   useKeymap({
-    j: () => move(1),
-    k: () => move(-1),
-    arrowdown: () => move(1),
-    arrowup: () => move(-1),
-    g: toFirst,
-    "shift+g": () => void recordAt(total - 1).then((record) => record !== undefined && select(record.line_number)),
+    ...rows.keys,
     e: () => stepError(1),
     "shift+e": () => stepError(-1),
     t: () => timeField.current?.focus(),
@@ -149,19 +132,15 @@ export function LogsPanel({ file, filters, search, entry, time }: LogsPanelProps
   const landedElsewhere = entry !== undefined && landed !== null && landed.line_number !== entry && time === undefined;
   return (
     <div className="bundle-panel logs-panel" data-testid="logs-panel">
-      <aside className="card facets" aria-label="Log facets">
-        {facets.isPending ? (
-          <Spinner label="Counting…" />
-        ) : facets.isError ? (
-          <ErrorState error={facets.error} title="Could not count the log's facets" />
-        ) : (
+      <FacetsAside label="Log facets" counts={facets} errorTitle="Could not count the log's facets">
+        {(counts) => (
           <>
-            <FacetList facet="level" title="Levels" values={facets.data.levels} filters={filters} onChange={setFilters} />
-            <FacetList facet="logger" title="Loggers" values={facets.data.loggers} filters={filters} onChange={setFilters} display={shortLogger} />
-            <FacetList facet="event" title="Events" values={facets.data.events} filters={filters} onChange={setFilters} />
+            <FacetList facet="level" title="Levels" values={counts.levels} filters={filters} onChange={setFilters} />
+            <FacetList facet="logger" title="Loggers" values={counts.loggers} filters={filters} onChange={setFilters} display={shortLogger} />
+            <FacetList facet="event" title="Events" values={counts.events} filters={filters} onChange={setFilters} />
           </>
         )}
-      </aside>
+      </FacetsAside>
       <section className="panel-main" aria-label="Log records">
         <header className="card panel-toolbar">
           <div className="panel-title-row">

@@ -6,7 +6,7 @@
  * in the URL. A failure of the run overview links here with the failing result selected.
  * J/K move between entries, / searches, Shift+G goes to the end.
  */
-import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useEffect, useMemo, useRef } from "react";
 import type { TranscriptEntryResponse, TranscriptParams } from "../../api/bundle-api.js";
@@ -16,7 +16,7 @@ import { formatTimestamp, plural } from "../../components/format.js";
 import { Icon } from "../../components/Icon.js";
 import { useTranscript, useTranscriptFacets } from "../../queries/hooks.js";
 import { BUNDLE_PAGE_SIZE, transcriptQuery } from "../../queries/options.js";
-import { doubleKey, useKeymap } from "../../state/shortcuts.js";
+import { useKeymap } from "../../state/shortcuts.js";
 import { useNavigate } from "../../state/url-store.js";
 import type { FacetFilter } from "../../state/view-state.js";
 import { parsePythonJson } from "../../../shared/session/python-json-parse.js";
@@ -24,7 +24,8 @@ import { visibleText } from "../slices/json-model.js";
 import { sanitizeHtml } from "../slices/sanitize.js";
 import { TruncatedText } from "../slices/TruncatedText.js";
 import { nestsToolResults, transcriptParams } from "./facet-filters.js";
-import { FacetList } from "./FacetList.js";
+import { FacetList, FacetsAside } from "./FacetList.js";
+import { useRowNavigation } from "./row-navigation.js";
 import { SearchField } from "./SearchField.js";
 import { clockOf } from "./time-input.js";
 import { ValueTree } from "./ValueTree.js";
@@ -44,7 +45,6 @@ function listParams(params: TranscriptParams, nested: boolean): TranscriptParams
 
 export function TranscriptPanel({ file, filters, search, entry }: TranscriptPanelProps) {
   const api = useApi();
-  const client = useQueryClient();
   const navigate = useNavigate();
   const nested = nestsToolResults(filters, search);
   const params = useMemo(() => listParams(transcriptParams(filters, search), nested), [filters, search, nested]);
@@ -70,40 +70,23 @@ export function TranscriptPanel({ file, filters, search, entry }: TranscriptPane
 
   const select = (rowid: number | undefined) => navigate({ entry: rowid }, { replace: true });
   const setFilters = (next: FacetFilter[]) => navigate({ facets: next.length === 0 ? undefined : next }, { replace: true });
-  const entryAt = async (index: number): Promise<TranscriptEntryResponse | undefined> => {
-    const page = Math.floor(index / BUNDLE_PAGE_SIZE);
-    const data = await client.fetchQuery(transcriptQuery(api, file, { ...params, offset: page * BUNDLE_PAGE_SIZE, limit: BUNDLE_PAGE_SIZE }));
-    return data.entries[index - page * BUNDLE_PAGE_SIZE];
-  };
-  const move = (step: number) => {
-    if (total === 0) return;
-    const from = position ?? (step > 0 ? -1 : total);
-    void entryAt(Math.min(total - 1, Math.max(0, from + step))).then((found) => found !== undefined && select(found.rowid));
-  };
-  const toFirst = useMemo(() => doubleKey(() => void entryAt(0).then((found) => found !== undefined && select(found.rowid))), [file, params]);
+  const rows = useRowNavigation((offset, limit) => transcriptQuery(api, file, { ...params, offset, limit }), total, position, (found) => select(found.rowid), `${file}\n${JSON.stringify(params)}`);
   useKeymap({
-    j: () => move(1),
-    k: () => move(-1),
-    g: toFirst,
-    "shift+g": () => void entryAt(total - 1).then((found) => found !== undefined && select(found.rowid)),
+    ...rows.keys,
     "/": () => searchField.current?.focus(),
   });
 
   const allCount = all.data?.total ?? 0;
   return (
     <div className="bundle-panel transcript-panel" data-testid="transcript-panel">
-      <aside className="card facets" aria-label="Transcript facets">
-        {facets.isPending ? (
-          <Spinner label="Counting…" />
-        ) : facets.isError ? (
-          <ErrorState error={facets.error} title="Could not count the transcript's entry types" />
-        ) : (
+      <FacetsAside label="Transcript facets" counts={facets} errorTitle="Could not count the transcript's entry types">
+        {(counts) => (
           <>
-            <FacetList facet="entry_type" title="Entry types" values={facets.data.entry_types} filters={filters} onChange={setFilters} />
-            {facets.data.sources.length > 1 ? <FacetList facet="source" title="Sources" values={facets.data.sources} filters={filters} onChange={setFilters} /> : null}
+            <FacetList facet="entry_type" title="Entry types" values={counts.entry_types} filters={filters} onChange={setFilters} />
+            {counts.sources.length > 1 ? <FacetList facet="source" title="Sources" values={counts.sources} filters={filters} onChange={setFilters} /> : null}
           </>
         )}
-      </aside>
+      </FacetsAside>
       <section className="panel-main" aria-label="Transcript entries">
         <header className="card panel-toolbar">
           <div className="panel-title-row">

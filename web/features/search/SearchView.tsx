@@ -10,7 +10,6 @@ import type { RunSearchGroupResponse, SearchHitResponse, SearchScope, SnapshotRe
 import { EmptyState, ErrorState, Spinner } from "../../components/feedback.js";
 import { formatBytes, plural, shortId } from "../../components/format.js";
 import { Icon } from "../../components/Icon.js";
-import { Link } from "../../components/Link.js";
 import { useBundleGroups, useBundleSearch, useRun, useRunSearch, useSearch } from "../../queries/hooks.js";
 import { useKeymap } from "../../state/shortcuts.js";
 import { useNavigate } from "../../state/url-store.js";
@@ -18,34 +17,7 @@ import type { ViewPatch } from "../../state/view-state.js";
 import { bundleLine } from "../bundle/bundle-links.js";
 import { BundleSearchHits } from "../bundle/BundleSearchHits.js";
 import { sessionOfLine } from "../runs/run-links.js";
-import { visibleText } from "../slices/json-model.js";
-
-function Snippet({ text, query, regex }: { text: string; query: string; regex: boolean }) {
-  let at = -1;
-  let length = 0;
-  if (regex) {
-    try {
-      const match = new RegExp(query).exec(text);
-      if (match !== null) {
-        at = match.index;
-        length = match[0].length;
-      }
-    } catch {
-      // shown unmarked
-    }
-  } else {
-    at = text.toLowerCase().indexOf(query.toLowerCase());
-    length = query.length;
-  }
-  if (at === -1 || length === 0) return <>{text}</>;
-  return (
-    <>
-      {text.slice(0, at)}
-      <mark>{text.slice(at, at + length)}</mark>
-      {text.slice(at + length)}
-    </>
-  );
-}
+import { HitGroup as SharedHitGroup } from "./HitGroup.js";
 
 /** `bundles`: every debug bundle of the directory (a bundle's run only). */
 type Where = "session" | "snapshot" | "bundles";
@@ -78,10 +50,9 @@ export function SearchView({ snapshot, query, regex }: { snapshot: SnapshotRef; 
   const groups = useBundleGroups(bundle && where === "bundles");
   const summaries = new Map((groups.data ?? []).flatMap((group) => group.bundles.map((entry) => [entry.path, entry] as const)));
   const results = where === "session" ? runResults : where === "bundles" ? bundleResults : snapshotResults;
-  const mark = (hitText: string) => <Snippet text={hitText} query={query ?? ""} regex={regex} />;
   const bundleHits =
     bundle && where !== "snapshot" && bundleResults.data !== undefined && bundleResults.data.hits.length > 0 ? (
-      <BundleSearchHits result={bundleResults.data} lineOf={(path) => (path === snapshot.file ? snapshot.line : bundleLine(summaries.get(path) ?? { session: { lines: [], default_line: null } }))} nameOf={(path) => summaries.get(path)?.name ?? path} mark={mark} />
+      <BundleSearchHits result={bundleResults.data} lineOf={(path) => (path === snapshot.file ? snapshot.line : bundleLine(summaries.get(path) ?? { session: { lines: [], default_line: null } }))} nameOf={(path) => summaries.get(path)?.name ?? path} query={query ?? ""} regex={regex} />
     ) : null;
 
   return (
@@ -207,24 +178,5 @@ function hitWhere(hit: SearchHitResponse): string {
 }
 
 function HitGroup({ title, hits, query, regex, open, testId }: { title: string; hits: readonly SearchHitResponse[]; query: string; regex: boolean; open: (hit: SearchHitResponse) => ViewPatch; testId?: string }) {
-  if (hits.length === 0) return null;
-  return (
-    <section className="card hit-group" data-testid={testId} aria-label={title}>
-      <h3>
-        {title} <span className="muted small">{plural(hits.length, "match", "matches")}</span>
-      </h3>
-      <ul className="hit-list">
-        {hits.map((hit, index) => (
-          <li key={index}>
-            <Link to={open(hit)} className="hit" data-testid="search-hit">
-              <span className="hit-where mono">{hitWhere(hit)}</span>
-              <span className="hit-snippet mono">
-                <Snippet text={visibleText(hit.snippet)} query={query} regex={regex} />
-              </span>
-            </Link>
-          </li>
-        ))}
-      </ul>
-    </section>
-  );
+  return <SharedHitGroup title={title} items={hits.map((hit) => ({ to: open(hit), where: hitWhere(hit), snippet: hit.snippet }))} query={query} regex={regex} testId={testId} />;
 }
