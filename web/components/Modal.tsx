@@ -21,7 +21,10 @@ export function Modal({ title, onClose, children, wide = false, className = "" }
             <Icon name="x" />
           </button>
         </header>
-        <div className="modal-body">{children}</div>
+        {/* Focusable: a long body scrolls, and the keyboard must reach it (axe: scrollable-region-focusable). */}
+        <div className="modal-body" tabIndex={0}>
+          {children}
+        </div>
       </div>
     </div>
   );
