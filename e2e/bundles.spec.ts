@@ -296,6 +296,15 @@ test("the panels are reachable by keyboard: 7-9 and 0, then Tab into the panel",
   await page.keyboard.press("Enter");
   await expect(keep).toHaveAttribute("aria-pressed", "true");
   await expect(page.getByTestId("logs-count")).toHaveText(`2 of ${FAILED.log_lines} records`);
+  // J/K move through the shown records, opening each.
+  const warnings = page.locator("[data-testid=log-row][data-level=WARNING]");
+  await page.keyboard.press("j");
+  await expect(warnings.first().locator(".log-row")).toHaveAttribute("aria-expanded", "true");
+  await page.keyboard.press("j");
+  await expect(warnings.nth(1).locator(".log-row")).toHaveAttribute("aria-expanded", "true");
+  await expect(warnings.first().locator(".log-row")).toHaveAttribute("aria-expanded", "false");
+  await page.keyboard.press("k");
+  await expect(warnings.first().locator(".log-row")).toHaveAttribute("aria-expanded", "true");
   // The palette lists the panels too.
   await page.keyboard.press("Control+k");
   await page.getByTestId("palette-input").fill("Go to Environment");

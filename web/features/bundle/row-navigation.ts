@@ -5,7 +5,7 @@
  */
 import { useQueryClient } from "@tanstack/react-query";
 import type { FetchQueryOptions, QueryKey } from "@tanstack/react-query";
-import { useMemo } from "react";
+import { useEffect, useMemo, useRef } from "react";
 import { BUNDLE_PAGE_SIZE } from "../../queries/options.js";
 import { doubleKey } from "../../state/shortcuts.js";
 import type { Keymap } from "../../state/shortcuts.js";
@@ -34,10 +34,18 @@ export function useRowNavigation<P extends { entries: unknown[] }, K extends Que
     const data = await client.fetchQuery(pageQuery(page * BUNDLE_PAGE_SIZE, BUNDLE_PAGE_SIZE));
     return data.entries[index - page * BUNDLE_PAGE_SIZE];
   };
-  const go = (index: number) => void rowAt(index).then((row) => row !== undefined && select(row));
+  // Where the selection is: the index a key just moved to, until the panel has found the selected row again (keys pressed quickly do not wait for it).
+  const current = useRef<number | null>(position);
+  useEffect(() => {
+    current.current = position;
+  }, [position]);
+  const go = (index: number) => {
+    current.current = index;
+    void rowAt(index).then((row) => row !== undefined && select(row));
+  };
   const move = (step: number) => {
     if (total === 0) return;
-    const from = position ?? (step > 0 ? -1 : total);
+    const from = current.current ?? (step > 0 ? -1 : total);
     go(Math.min(total - 1, Math.max(0, from + step)));
   };
   // `gg` needs the same handler between presses: kept while the list is the same.
