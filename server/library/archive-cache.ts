@@ -42,6 +42,12 @@ export interface ArchiveCacheOptions {
   limits?: Partial<ArchiveLimits>;
   /** Only archives under this directory (a real path) are opened: the served root. */
   root?: string;
+  /**
+   * Opens the archives of a remote store, named by their URL (`ServedFiles.idOf`), instead
+   * of local paths. Their freshness is the store's listing and ETags (a changed object fails
+   * with `E_SOURCE_CHANGED`), not an `lstat` per request.
+   */
+  openRemote?: (id: string, limits: Partial<ArchiveLimits> | undefined) => Promise<ArchiveReader>;
 }
 
 interface OpenArchive extends OpenedArchive {
@@ -63,6 +69,7 @@ export class ArchiveCache {
   readonly #memory: MemoryBudget;
   readonly #limits: Partial<ArchiveLimits> | undefined;
   readonly #root: string | undefined;
+  readonly #openRemote: NonNullable<ArchiveCacheOptions["openRemote"]> | null;
   #closed = false;
   /** Every reader not closed yet (evicted ones close after a delay). */
   readonly #readers = new Set<ArchiveReader>();
@@ -72,6 +79,7 @@ export class ArchiveCache {
     this.#memory = options.memory ?? new MemoryBudget(32 * 1024 * 1024);
     this.#limits = options.limits;
     this.#root = options.root;
+    this.#openRemote = options.openRemote ?? null;
     this.#open = new WeightedCache(this.#memory, (key, value) => this.#evicted(key, value));
     this.#openCount = new WeightedCache(options.maxOpen ?? 8, (key) => this.#open.delete(key));
     // Contents read once (a search scanning files, a file whose response is cached anyway) are not kept.
@@ -105,7 +113,7 @@ export class ArchiveCache {
   async #get(absolutePath: string, label: string): Promise<OpenArchive> {
     const cached = this.#open.get(absolutePath);
     if (cached !== undefined) {
-      if (Date.now() - cached.checkedAt < RECHECK_MS) return cached;
+      if (this.#openRemote !== null || Date.now() - cached.checkedAt < RECHECK_MS) return cached;
       const stats = await lstat(absolutePath).catch(() => null);
       const opened = cached.reader.fileStats;
       if (stats !== null && stats.isFile() && stats.dev === opened.dev && stats.ino === opened.ino && stats.size === opened.size && stats.mtimeMs === opened.mtimeMs) {
@@ -123,11 +131,14 @@ export class ArchiveCache {
 
   async #openNow(absolutePath: string, label: string): Promise<OpenArchive> {
     const root = this.#root;
-    const reader = await openArchive(absolutePath, {
-      deferManifest: true,
-      ...(this.#limits === undefined ? {} : { limits: this.#limits }),
-      openFile: (path) => openRegularFile(path, root === undefined ? {} : { root }),
-    });
+    const reader =
+      this.#openRemote !== null
+        ? await this.#openRemote(absolutePath, this.#limits)
+        : await openArchive(absolutePath, {
+            deferManifest: true,
+            ...(this.#limits === undefined ? {} : { limits: this.#limits }),
+            openFile: (path) => openRegularFile(path, root === undefined ? {} : { root }),
+          });
     this.#readers.add(reader);
     if (this.#closed) {
       await reader.close();

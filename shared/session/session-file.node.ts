@@ -15,7 +15,6 @@ import { SessionIndexBuilder, snapshotFromLineBytes } from "./session-scan.node.
 import type { JsonLinesContents, SessionFileContents, SessionReadOptions } from "./session-text.js";
 import { JsonLinesCollector, snapshotsOf } from "./session-text.js";
 import type { SessionLineError, SnapshotLineResult } from "./snapshot-line.js";
-import { parseSnapshotLine } from "./snapshot-line.js";
 
 const CHUNK_BYTES = 1024 * 1024;
 

@@ -22,6 +22,7 @@ import { searchSnapshot } from "../../shared/viewer/search.js";
 import { sessionFileView } from "../../shared/viewer/session-list.js";
 import { diffFileLists, diffSlice, diffSliceSummaries, diffSourceFile, diffWorkspaces } from "../../shared/viewer/snapshot-diff.js";
 import { buildRun, runSummary } from "../../shared/viewer/run-model.js";
+import { pageOfRuns } from "../../shared/viewer/run-page.js";
 import { diffStats } from "../../shared/viewer/diff-stat.js";
 import type { RunSearchSession } from "../../shared/viewer/run-search.js";
 import { searchRun } from "../../shared/viewer/run-search.js";
@@ -33,7 +34,7 @@ import { slicePage, snapshotMeta } from "../../shared/viewer/snapshot-view.js";
 import { buildTimeline } from "../../shared/viewer/timeline.js";
 import { compareTimes } from "../../shared/viewer/times.js";
 import { archiveCandidates } from "../../shared/viewer/workspace-archives.js";
-import type { Api, SearchScope, SnapshotRef } from "./api.js";
+import type { Api, RunPageQuery, SearchScope, SnapshotRef } from "./api.js";
 import { ApiError } from "./api.js";
 import type * as T from "./api.js";
 import { answer } from "./local-answer.js";
@@ -279,8 +280,20 @@ export class LocalApi implements Api {
     return [...this.#sessions.values()].sort((a, b) => (a.modifiedAt < b.modifiedAt ? 1 : a.modifiedAt > b.modifiedAt ? -1 : a.path < b.path ? -1 : 1));
   }
 
-  runs(): Promise<T.RunListResponse> {
-    return this.#answer(() => ({ root: this.label, indexing: false, runs: this.#newestFirst().map((file) => runSummary(this.#run(file.path))) }));
+  runs(query: RunPageQuery = {}): Promise<T.RunListResponse> {
+    return this.#answer(() => {
+      const all = this.#newestFirst();
+      const { page, matched, offset } = pageOfRuns(all, (file) => ({ path: file.path, timeMs: Date.parse(file.modifiedAt) }), query);
+      return {
+        root: this.label,
+        indexing: false,
+        runs: page.map((file) => runSummary(this.#run(file.path))),
+        total: all.length,
+        matched,
+        offset,
+        store: { kind: "local", location: this.label, listing: { pages: 1, objects: all.length, done: true }, health: null },
+      };
+    });
   }
 
   run(file?: string): Promise<T.RunResponse> {

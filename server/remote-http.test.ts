@@ -1,0 +1,191 @@
+// The viewer on an HTTP folder served by a real nginx (JSON directory listings, ranges,
+// ETags): every route answers as on the local folder, and a store's failures (403, 401,
+// throttling, an unreachable endpoint, a cut connection, an object rewritten between two
+// reads) are answers with a stable code, never a hang or a 500.
+import { statSync } from "node:fs";
+import { cp, mkdir, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WINK_FIXTURES } from "../fixtures/paths.js";
+import { startCutProxy } from "../shared/remote/test-servers/cut-proxy.test-support.js";
+import { freePort } from "../shared/remote/test-servers/daemons.test-support.js";
+import { type NginxServer, PRIVATE_PASSWORD, PRIVATE_USER, startNginx } from "../shared/remote/test-servers/nginx.test-support.js";
+import { parityFolder, routeTour, tourAnswers } from "./remote-parity.test-support.js";
+import { cleanUp, get, snapshotLine, tempDir, testApp, writeSession } from "./test-support.js";
+
+let nginx: NginxServer;
+let served: string;
+let namespaces = 0;
+
+beforeAll(async () => {
+  served = await tempDir("wink-http-served-");
+  nginx = await startNginx(served);
+});
+
+afterAll(async () => {
+  await cleanUp();
+  await nginx?.stop();
+});
+
+/** A new folder served by nginx, and its URL under `location` ("", "private/", "busy/"…). */
+async function namespace(location = ""): Promise<{ folder: string; url: string }> {
+  const name = `ns${++namespaces}`;
+  const folder = path.join(served, name);
+  await mkdir(folder);
+  return { folder, url: `${nginx.url}${location}${name}/` };
+}
+
+const fastRetries = { attempts: 3, baseDelayMs: 10, maxDelayMs: 50 };
+
+async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
+  try {
+    await promise;
+  } catch (error) {
+    return { code: (error as { code: string }).code, message: (error as Error).message };
+  }
+  throw new Error("expected a failure");
+}
+
+describe("an HTTP folder (nginx) served like a local one", () => {
+  it("answers every route of the tour as the local folder does", async () => {
+    const { folder, url } = await namespace();
+    await cp(await parityFolder({ archives: false }), folder, { recursive: true });
+    const local = await testApp({ path: folder, recursive: true });
+    const remote = await testApp({ path: url, recursive: true });
+    const tour = await routeTour(local);
+    expect(tour.length).toBeGreaterThan(100);
+    const expected = await tourAnswers(local, tour);
+    expect(Object.values(expected).filter((answer) => answer.status === 200).length).toBeGreaterThan(100);
+    expect(await tourAnswers(remote, tour)).toEqual(expected);
+  });
+
+  it("serves one file named by its URL, with its folder around it", async () => {
+    const { folder, url } = await namespace();
+    await cp(path.join(WINK_FIXTURES, "acc0d4c3-321a-5d97-a3a9-505f3aba4219.jsonl"), path.join(folder, "a.jsonl"));
+    await cp(path.join(WINK_FIXTURES, "db5c4ea2-559a-52c5-8313-741e72978682.jsonl"), path.join(folder, "b.jsonl"));
+    const app = await testApp({ path: `${url}a.jsonl` });
+    expect(app.state.current?.file).toBe("a.jsonl");
+    expect(app.state.displayRoot).toBe(url);
+    expect((await get(app, "/api/files")).json().files.map((file: { path: string }) => file.path)).toEqual(["a.jsonl", "b.jsonl"]);
+    expect(await failure(testApp({ path: `${url}missing.jsonl` }))).toMatchObject({ code: "E_SESSION_LOAD", message: `Not a session file (.jsonl or .json) or a WINK debug bundle (.zip): ${url}missing.jsonl` });
+  });
+
+  it("reads a session file's lines by range after one streamed index, never the whole object again", async () => {
+    const { folder, url } = await namespace();
+    const lines = Array.from({ length: 40 }, (_, i) => snapshotLine({ sessionId: `s${i}`, slices: [{ type: "app:Note", items: [{ text: "x".repeat(20_000) }] }] }));
+    const file = await writeSession(folder, "big.jsonl", lines);
+    const app = await testApp({ path: url });
+    const source = (app.state.directory.store as unknown as { source: { stats: { bytesReceived: number } } }).source;
+    const size = statSync(file).size;
+    const afterIndex = source.stats.bytesReceived;
+    expect(afterIndex).toBeGreaterThanOrEqual(size);
+    expect(afterIndex).toBeLessThan(size + 64 * 1024);
+    const raw = await get(app, "/api/raw?file=big.jsonl&line=40");
+    expect(raw.statusCode).toBe(200);
+    expect(raw.json().tags.session_id).toBe("s39");
+    // One line (and the rest of its cache block) more, not the file again.
+    expect(source.stats.bytesReceived - afterIndex).toBeLessThan(3 * 64 * 1024);
+  });
+
+  it("reopens an object rewritten between two reads: the new version, never a mix of both", async () => {
+    const { folder, url } = await namespace();
+    await writeSession(folder, "run.jsonl", [snapshotLine({ sessionId: "old-1" }), snapshotLine({ sessionId: "old-2" })]);
+    const app = await testApp({ path: url });
+    expect((await get(app, "/api/meta?file=run.jsonl&line=2")).json().session_id).toBe("old-2");
+    // Another size: nginx's ETag (mtime and size) changes even within the same second.
+    await writeSession(folder, "run.jsonl", [snapshotLine({ sessionId: "new-first" }), snapshotLine({ sessionId: "new-second-longer" }), snapshotLine({ sessionId: "new-3" })]);
+    const raw = await get(app, "/api/raw?file=run.jsonl&line=2");
+    expect(raw.statusCode).toBe(200);
+    expect(raw.json().tags.session_id).toBe("new-second-longer");
+    expect((await get(app, "/api/entries?file=run.jsonl")).json().map((entry: { session_id: string }) => entry.session_id)).toEqual(["new-first", "new-second-longer", "new-3"]);
+  });
+
+  it("lists a folder of thousands of runs in pages and pages and filters the run list", async () => {
+    const { folder, url } = await namespace();
+    for (let i = 0; i < 1200; i++) await writeFile(path.join(folder, `run-${String(i).padStart(4, "0")}.jsonl`), `${snapshotLine({ sessionId: `r${i}` })}\n`);
+    const pages: number[] = [];
+    const app = await testApp({ path: url, onListing: (progress) => pages.push(progress.pages) });
+    expect(pages.at(-1)).toBe(2);
+    const first = (await get(app, "/api/runs?limit=50")).json();
+    expect(first).toMatchObject({ total: 1200, matched: 1200, offset: 0, store: { kind: "http", location: url, listing: { pages: 2, objects: 1200, done: true }, health: null } });
+    expect(first.runs).toHaveLength(50);
+    const filtered = (await get(app, "/api/runs?q=run-11&limit=50&offset=50")).json();
+    expect(filtered).toMatchObject({ total: 1200, matched: 100, offset: 50 });
+    expect(filtered.runs).toHaveLength(50);
+    expect((await get(app, "/api/runs?since=2999-01-01")).json()).toMatchObject({ matched: 0, runs: [] });
+    expect((await get(app, "/api/runs?until=yesterday")).json()).toEqual({ detail: "until must be an ISO 8601 date or date-time, got yesterday", code: "EINVAL" });
+    // Only what is shown is indexed, in the background: the two pages asked for (and the run
+    // opened at start), not the 1,200 objects of the store.
+    await app.state.directory.indexSome([]);
+    const shown = new Set([...first.runs, ...filtered.runs].map((run: { source: { path: string } }) => run.source.path));
+    const indexed = app.state.directory.files().filter((record) => record.index !== null).map((record) => record.path);
+    expect(indexed.filter((file) => !shown.has(file) && file !== app.state.current?.file)).toEqual([]);
+    expect(indexed.length).toBeGreaterThanOrEqual(100);
+  });
+});
+
+describe("an HTTP store's failures are answers with a stable code", () => {
+  it("refuses to start on a 403, a missing folder, an unreachable endpoint or a store that stays throttled, each with its code", async () => {
+    const forbidden = await namespace("forbidden/");
+    expect(await failure(testApp({ path: forbidden.url, remote: { retry: fastRetries } }))).toMatchObject({ code: "E_SOURCE_FORBIDDEN" });
+    expect(await failure(testApp({ path: `${nginx.url}gone/x/`, remote: { retry: fastRetries } }))).toMatchObject({ code: "E_SOURCE_NOT_FOUND" });
+    const port = await freePort();
+    const unreachable = await failure(testApp({ path: `http://127.0.0.1:${port}/runs/`, remote: { retry: fastRetries } }));
+    expect(unreachable.code).toBe("E_SOURCE_UNREACHABLE");
+    expect(unreachable.message).toContain(`http://127.0.0.1:${port}/runs/`);
+    const busy = await namespace("busy/");
+    expect(await failure(testApp({ path: busy.url, remote: { retry: fastRetries } }))).toMatchObject({ code: "E_SOURCE_THROTTLED" });
+  });
+
+  it("reads behind Basic auth with the URL's user and password, and without them says credentials are missing", async () => {
+    const { folder, url } = await namespace("private/");
+    await writeSession(folder, "run.jsonl", [snapshotLine({ sessionId: "s" })]);
+    expect(await failure(testApp({ path: url }))).toMatchObject({ code: "E_SOURCE_CREDENTIALS_MISSING" });
+    const withCredentials = url.replace("http://", `http://${PRIVATE_USER}:${PRIVATE_PASSWORD}@`);
+    expect(await failure(testApp({ path: withCredentials.replace(PRIVATE_PASSWORD, "wrong") }))).toMatchObject({ code: "E_SOURCE_CREDENTIALS_INVALID" });
+    const app = await testApp({ path: withCredentials });
+    expect(app.state.displayRoot).toBe(url);
+    for (const route of ["/api/runs", "/api/files?wait=1", "/api/run", "/api/meta", "/api/snapshots", "/api/raw"]) {
+      const response = await get(app, route);
+      expect(response.statusCode, route).toBe(200);
+      expect(response.body, route).not.toContain(PRIVATE_PASSWORD);
+    }
+    expect((await get(app, "/api/runs")).json().store.location).toBe(url);
+  });
+
+  it("answers 502 E_SOURCE_TRUNCATED when every connection is cut mid-body, and the answer once a retry gets through", async () => {
+    const { folder } = await namespace();
+    const lines = Array.from({ length: 8 }, (_, i) => snapshotLine({ sessionId: `s${i}`, slices: [{ type: "app:Note", items: [{ text: "y".repeat(30_000) }] }] }));
+    await writeSession(folder, "run.jsonl", lines);
+    const name = path.basename(folder);
+    // Listings are small and pass; the 240 kB object is cut after 20 kB on every connection.
+    const proxy = await startCutProxy({ host: "127.0.0.1", port: nginx.port }, { afterBytes: 20_000 });
+    try {
+      const app = await testApp({ path: `${proxy.origin}/${name}/`, remote: { retry: fastRetries } }).catch((error: unknown) => error);
+      expect(app).toMatchObject({ code: "E_SOURCE_TRUNCATED" });
+    } finally {
+      await proxy.close();
+    }
+    // Two cuts, then connections pass: the retries (resuming after the last byte) read it whole.
+    const flaky = await startCutProxy({ host: "127.0.0.1", port: nginx.port }, { afterBytes: 20_000, cuts: 2 });
+    try {
+      const app = await testApp({ path: `${flaky.origin}/${name}/`, remote: { retry: fastRetries } });
+      expect((await get(app, "/api/entries?file=run.jsonl")).json()).toHaveLength(8);
+    } finally {
+      await flaky.close();
+    }
+  });
+
+  it("answers a file gone between the listing and its first read with the store's 404 and code, not a 500", async () => {
+    const { folder, url } = await namespace();
+    await writeSession(folder, "a.jsonl", [snapshotLine({ sessionId: "a" })]);
+    await writeSession(folder, "b.jsonl", [snapshotLine({ sessionId: "b" })]);
+    const app = await testApp({ path: url, remote: { retry: fastRetries } });
+    // The file disappears between the listing and its first read: 404 with the store's code, not a 500.
+    const other = app.state.current?.file === "a.jsonl" ? "b.jsonl" : "a.jsonl";
+    await rm(path.join(folder, other));
+    const gone = await get(app, `/api/meta?file=${other}`);
+    expect(gone.statusCode).toBe(404);
+    expect(gone.json()).toEqual({ detail: `Not found: ${url}${other} (HTTP 404)`, code: "E_SOURCE_NOT_FOUND" });
+  });
+});
