@@ -10,6 +10,9 @@ import { WINK_FIXTURES } from "../fixtures/paths.js";
 import { startCutProxy } from "../shared/remote/test-servers/cut-proxy.test-support.js";
 import { freePort } from "../shared/remote/test-servers/daemons.test-support.js";
 import { type NginxServer, PRIVATE_PASSWORD, PRIVATE_USER, startNginx } from "../shared/remote/test-servers/nginx.test-support.js";
+import { INDEX_FILE_NAME, renderIndexFile } from "../shared/remote/index.js";
+import { startCli, stopClis, waitForUrl } from "./cli.test-support.js";
+import type { RemotePoller } from "./library/remote-poller.js";
 import { parityFolder, routeTour, tourAnswers } from "./remote-parity.test-support.js";
 import { cleanUp, get, snapshotLine, tempDir, testApp, writeSession } from "./test-support.js";
 
@@ -23,6 +26,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  stopClis();
   await cleanUp();
   await nginx?.stop();
 });
@@ -187,5 +191,110 @@ describe("an HTTP store's failures are answers with a stable code", () => {
     const gone = await get(app, `/api/meta?file=${other}`);
     expect(gone.statusCode).toBe(404);
     expect(gone.json()).toEqual({ detail: `Not found: ${url}${other} (HTTP 404)`, code: "E_SOURCE_NOT_FOUND" });
+  });
+});
+
+describe("live reload of an HTTP store (--poll)", () => {
+  it("sees files added, changed and removed, reports a failing store as the run list's health, and recovers", async () => {
+    const { folder } = await namespace();
+    await writeSession(folder, "a.jsonl", [snapshotLine({ sessionId: "a" })]);
+    // Through a proxy that passes everything: closing it makes the store unreachable.
+    let proxy = await startCutProxy({ host: "127.0.0.1", port: nginx.port }, { afterBytes: 0, cuts: 0 });
+    const port = Number(new URL(proxy.origin).port);
+    const url = `${proxy.origin}/${path.basename(folder)}/`;
+    const app = await testApp({ path: url, watch: true, pollSeconds: 3600, remote: { retry: fastRetries } });
+    const poller = app.watcher as RemotePoller;
+    try {
+      await writeSession(folder, "b.jsonl", [snapshotLine({ sessionId: "b" })]);
+      await writeSession(folder, "a.jsonl", [snapshotLine({ sessionId: "a" }), snapshotLine({ sessionId: "a2" })]);
+      await poller.check();
+      expect((await get(app, "/api/files?wait=1")).json().files.map((file: { path: string; line_count: number }) => [file.path, file.line_count])).toEqual([
+        ["a.jsonl", 2],
+        ["b.jsonl", 1],
+      ]);
+      // The store goes away: the poll fails, what was served stays, and the run list says why.
+      await proxy.close();
+      await poller.check();
+      const failing = (await get(app, "/api/runs")).json();
+      expect(failing.runs).toHaveLength(2);
+      expect(failing.store.health).toMatchObject({ ok: false, code: "E_SOURCE_UNREACHABLE", detail: expect.stringContaining(`Cannot reach the store for ${url}: connection refused`) });
+      // A read the store must answer says so with its status and code, not a 500 or a hang.
+      const down = await get(app, "/api/raw?file=b.jsonl&line=1");
+      expect(down.statusCode).toBe(502);
+      expect(down.json().code).toBe("E_SOURCE_UNREACHABLE");
+      // It comes back, one file fewer.
+      await rm(path.join(folder, "b.jsonl"));
+      proxy = await startCutProxy({ host: "127.0.0.1", port: nginx.port }, { afterBytes: 0, cuts: 0, port });
+      await poller.check();
+      const recovered = (await get(app, "/api/runs")).json();
+      expect(recovered.store.health).toMatchObject({ ok: true, code: null });
+      expect(recovered.runs.map((run: { source: { path: string } }) => run.source.path)).toEqual(["a.jsonl"]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("revalidates the ETags of indexed files where the listing has none (an index file left stale)", async () => {
+    const { folder, url } = await namespace("plain/");
+    await writeSession(folder, "run.jsonl", [snapshotLine({ sessionId: "v1" })]);
+    await writeFile(path.join(folder, INDEX_FILE_NAME), renderIndexFile([{ key: "run.jsonl", size: statSync(path.join(folder, "run.jsonl")).size, etag: null, mtimeMs: null }]));
+    const app = await testApp({ path: url, watch: true, pollSeconds: 3600 });
+    expect((await get(app, "/api/meta?file=run.jsonl&line=1")).json().session_id).toBe("v1");
+    await writeSession(folder, "run.jsonl", [snapshotLine({ sessionId: "v2-longer" }), snapshotLine({ sessionId: "v2-second" })]);
+    await (app.watcher as RemotePoller).check();
+    expect(app.state.directory.get("run.jsonl")?.index).toBeNull();
+    expect((await get(app, "/api/entries?file=run.jsonl")).json().map((entry: { session_id: string }) => entry.session_id)).toEqual(["v2-longer", "v2-second"]);
+  });
+});
+
+/** The viewer's URL the CLI prints once it listens (the store's URL is printed before it). */
+async function servedUrl(output: () => string): Promise<string> {
+  await waitForUrl(output, 60_000);
+  for (;;) {
+    const match = /^ {2}(http:\/\/127\.0\.0\.1:\d+\/) {3}\(ready/m.exec(output());
+    if (match?.[1] !== undefined) return match[1];
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe("the CLI on an HTTP store", () => {
+  it("serves a folder URL with credentials in it, and never prints them", async () => {
+    const { folder, url } = await namespace("private/");
+    await writeSession(folder, "run.jsonl", [snapshotLine({ sessionId: "private-run" })]);
+    const cli = startCli([url.replace("http://", `http://${PRIVATE_USER}:${PRIVATE_PASSWORD}@`), "--port", "0"]);
+    const served = await servedUrl(cli.output);
+    expect(cli.output()).toContain(`serving ${url} (1 session file)`);
+    const meta = await fetch(`${served}api/meta`);
+    expect(((await meta.json()) as { session_id: string }).session_id).toBe("private-run");
+    const runs = await (await fetch(`${served}api/runs`)).text();
+    cli.child.kill("SIGTERM");
+    expect(await cli.exit).toBe(0);
+    for (const text of [runs, cli.output(), cli.errors()]) expect(text).not.toContain(PRIVATE_PASSWORD);
+  }, 120_000);
+
+  it("exits 4 at once on an unreachable endpoint, with the code and what to check", async () => {
+    const port = await freePort();
+    const cli = startCli([`http://reader:hunter2@127.0.0.1:${port}/runs/`, "--port", "0"]);
+    expect(await cli.exit).toBe(4);
+    expect(cli.errors()).toContain(`Cannot reach the store for http://127.0.0.1:${port}/runs/: connection refused`);
+    expect(cli.errors()).toContain("[E_SOURCE_UNREACHABLE]\n  Check the URL or --endpoint-url, and the network.");
+    expect(cli.errors() + cli.output()).not.toContain("hunter2");
+  }, 120_000);
+
+  it("refuses S3 options on other targets and bad --poll values before reading anything", async () => {
+    const local = startCli([WINK_FIXTURES, "--endpoint-url", "http://127.0.0.1:1"]);
+    expect(await local.exit).toBe(2);
+    expect(local.errors()).toContain(`--endpoint-url is for s3:// targets, not ${WINK_FIXTURES}`);
+    const poll = startCli([`${nginx.url}x/`, "--poll", "0"]);
+    expect(await poll.exit).toBe(2);
+    expect(poll.errors()).toContain("--poll must be a whole number of seconds from 1 to 86400, got 0");
+  }, 120_000);
+});
+
+describe("an S3 endpoint that keeps answering SlowDown (nginx stands in: radosgw has no rate limits)", () => {
+  it("fails to start with E_SOURCE_THROTTLED after bounded retries", async () => {
+    const error = await failure(testApp({ path: "s3://runs/", remote: { s3: { endpoint: `${nginx.url}s3-slowdown`, credentials: { accessKeyId: "a", secretAccessKey: "b" } }, retry: fastRetries } }));
+    expect(error.code).toBe("E_SOURCE_THROTTLED");
+    expect(error.message).toContain("gave up after 3 attempts");
   });
 });
