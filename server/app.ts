@@ -202,6 +202,7 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   app.addHook("preClose", async () => {
     events.close();
     watcher?.close();
+    directory.close();
   });
   app.addHook("onClose", async () => {
     await Promise.all([archives.close(), heavy.pool.close(), files.close()]);

@@ -13,7 +13,7 @@ import { type NginxServer, PRIVATE_PASSWORD, PRIVATE_USER, startNginx } from "..
 import { INDEX_FILE_NAME, renderIndexFile } from "../shared/remote/index.js";
 import { startCli, stopClis, waitForUrl } from "./cli.test-support.js";
 import type { RemotePoller } from "./library/remote-poller.js";
-import { parityFolder, routeTour, tourAnswers } from "./remote-parity.test-support.js";
+import { failure, parityFolder, routeTour, tourAnswers } from "./remote-parity.test-support.js";
 import { cleanUp, get, snapshotLine, tempDir, testApp, writeSession } from "./test-support.js";
 
 let nginx: NginxServer;
@@ -40,15 +40,6 @@ async function namespace(location = ""): Promise<{ folder: string; url: string }
 }
 
 const fastRetries = { attempts: 3, baseDelayMs: 10, maxDelayMs: 50 };
-
-async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    return { code: (error as { code: string }).code, message: (error as Error).message };
-  }
-  throw new Error("expected a failure");
-}
 
 describe("an HTTP folder (nginx) served like a local one", () => {
   it("answers every route of the tour as the local folder does", async () => {

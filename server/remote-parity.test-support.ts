@@ -1,9 +1,9 @@
 /**
- * One fixture set served three ways (a local folder, nginx, radosgw) and the same tour of
- * route answers asked of each, so a test can require that a remote target answers exactly
- * as the local folder does. The tour is derived from the local answers: every file, its
- * run and entries, then per line its meta, timeline, raw line, slices, workspace, search,
- * and diffs between lines and across files.
+ * Helpers of the remote-target tests. One fixture set served three ways (a local folder,
+ * nginx, radosgw) and the same tour of route answers asked of each, so a test can require
+ * that a remote target answers exactly as the local folder does. The tour is derived from
+ * the local answers: every file, its run and entries, then per line its meta, timeline, raw
+ * line, slices, workspace, search, and diffs between lines and across files.
  */
 import { cp, mkdir, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
@@ -146,4 +146,14 @@ export async function tourAnswers(app: WinkApp, urls: readonly string[]): Promis
     answers[url] = { status: response.statusCode, body: response.statusCode === 200 ? normalize(url, body) : body };
   }
   return answers;
+}
+
+/** The code and message `promise` is rejected with (a test fails when it resolves). */
+export async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
+  try {
+    await promise;
+  } catch (error) {
+    return { code: (error as { code: string }).code, message: (error as Error).message };
+  }
+  throw new Error("expected a failure");
 }

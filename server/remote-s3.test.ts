@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type RadosGateway, startRadosGateway } from "../shared/remote/test-servers/radosgw.test-support.js";
 import { startCli, stopClis, waitForUrl } from "./cli.test-support.js";
 import type { RemotePoller } from "./library/remote-poller.js";
-import { folderObjects, parityFolder, routeTour, tourAnswers } from "./remote-parity.test-support.js";
+import { failure, folderObjects, parityFolder, routeTour, tourAnswers } from "./remote-parity.test-support.js";
 import { cleanUp, get, snapshotLine, tempDir, testApp } from "./test-support.js";
 
 const BUCKET = "runs";
@@ -64,15 +64,6 @@ function prefix(): { key: string; url: string } {
 
 const fastRetries = { attempts: 3, baseDelayMs: 10, maxDelayMs: 50 };
 const s3 = () => ({ s3: { endpoint: gateway.endpoint }, retry: fastRetries });
-
-async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    return { code: (error as { code: string }).code, message: (error as Error).message };
-  }
-  throw new Error("expected a failure");
-}
 
 describe("an S3 bucket (radosgw) served like a local folder", () => {
   it("answers every route of the tour as the local folder does", async () => {

@@ -75,6 +75,7 @@ export class SnapshotDirectory {
   /** Files being indexed in the background (`indexSome`), or null. */
   #background: Promise<void> | null = null;
   readonly #queued = new Set<SessionFileRecord>();
+  #closed = false;
 
   private constructor(files: ServedFiles, options: SnapshotDirectoryOptions) {
     this.store = files;
@@ -88,6 +89,12 @@ export class SnapshotDirectory {
     const directory = new SnapshotDirectory(files, options);
     await directory.refresh(options.onListing);
     return directory;
+  }
+
+  /** Stops background indexing (the server is closing): what runs finishes its file, nothing more starts. */
+  close(): void {
+    this.#closed = true;
+    this.#queued.clear();
   }
 
   /** The root: a local folder's real path, or a remote store's URL (without credentials). */
@@ -197,6 +204,7 @@ export class SnapshotDirectory {
     const pending = this.files().filter((record) => record.index === null && record.error === null);
     let done = 0;
     for (const record of pending) {
+      if (this.#closed) return;
       await this.ensureIndexed(record).catch(() => undefined);
       done += 1;
       onProgress?.(done, pending.length, record);
@@ -210,7 +218,7 @@ export class SnapshotDirectory {
   indexSome(records: readonly SessionFileRecord[]): Promise<void> {
     for (const record of records) if (record.index === null && record.error === null) this.#queued.add(record);
     this.#background ??= (async () => {
-      for (let next = this.#queued.values().next(); !next.done; next = this.#queued.values().next()) {
+      for (let next = this.#queued.values().next(); !next.done && !this.#closed; next = this.#queued.values().next()) {
         this.#queued.delete(next.value);
         if (this.#files.get(next.value.path) === next.value) await this.ensureIndexed(next.value).catch(() => undefined);
       }

@@ -25,8 +25,8 @@ export interface RunRoutesOptions {
   onIndexed?: () => void;
 }
 
-/** Runs of a remote store indexed in the background for one answer (each costs a whole object). */
-const REMOTE_INDEX_PAGE = 50;
+/** Runs of a remote store indexed in the background for one answer (each costs a whole object): a page of the sidebar. */
+const REMOTE_INDEX_PAGE = 100;
 
 export const runRoutes: FastifyPluginAsyncTypebox<RunRoutesOptions> = async (app, { state, health, onIndexed }) => {
   const { directory } = state;

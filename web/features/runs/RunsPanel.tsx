@@ -56,9 +56,14 @@ export function RunsPanel({ selected, currentFile }: { selected: SnapshotRef | n
           <div className="run-filter" role="search" aria-label="Filter the runs">
             <input type="search" className="panel-filter" value={typed} onChange={(event) => setTyped(event.target.value)} placeholder="Filter by name" aria-label="Filter runs by name" data-testid="run-filter" />
             <span className="run-filter-dates">
-              <input type="date" className="panel-filter" value={filter.since} onChange={(event) => setFilter({ ...filter, since: event.target.value })} aria-label="Modified on or after" data-testid="run-since" />
-              <span aria-hidden="true">–</span>
-              <input type="date" className="panel-filter" value={filter.until} onChange={(event) => setFilter({ ...filter, until: event.target.value })} aria-label="Modified on or before" data-testid="run-until" />
+              <label>
+                <span aria-hidden="true">from</span>
+                <input type="date" className="panel-filter" value={filter.since} onChange={(event) => setFilter({ ...filter, since: event.target.value })} aria-label="Modified on or after" data-testid="run-since" />
+              </label>
+              <label>
+                <span aria-hidden="true">to</span>
+                <input type="date" className="panel-filter" value={filter.until} onChange={(event) => setFilter({ ...filter, until: event.target.value })} aria-label="Modified on or before" data-testid="run-until" />
+              </label>
             </span>
           </div>
         ) : null}
