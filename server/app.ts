@@ -115,7 +115,8 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   const memory = new MemoryBudget(options.memoryBytes ?? DEFAULT_MEMORY_BYTES);
   const target = await openTarget(options.path, memory, options.remote);
   const { files } = target;
-  const archives = new ArchiveCache({ ...options.archiveCache, memory, ...(files instanceof RemoteFiles ? { openRemote: remoteArchivesNotYet } : { root: files.root }) });
+  // A remote store's archives and bundles are opened by range (end record, directory, then members).
+  const archives = new ArchiveCache({ ...options.archiveCache, memory, ...(files instanceof RemoteFiles ? { openRemote: (id, limits) => files.openArchive(id, limits) } : { root: files.root }) });
   const bundles = new DebugBundles(archives, options.bundleLimits === undefined ? {} : { limits: options.bundleLimits });
   let state: ViewerState;
   try {
@@ -209,9 +210,4 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   });
 
   return { app, state, events, watcher, heavy };
-}
-
-/** Until the archive reader reads through a byte source (issue 14), remote archives and bundles cannot be opened. */
-async function remoteArchivesNotYet(id: string): Promise<never> {
-  throw new SessionLoadError(`Reading workspace archives and debug bundles from a remote store is not available yet: ${id}`, { path: id });
 }

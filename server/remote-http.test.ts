@@ -3,13 +3,15 @@
 // throttling, an unreachable endpoint, a cut connection, an object rewritten between two
 // reads) are answers with a stable code, never a hang or a 500.
 import { statSync } from "node:fs";
-import { cp, mkdir, rm, writeFile } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { cp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WINK_FIXTURES } from "../fixtures/paths.js";
 import { startCutProxy } from "../shared/remote/test-servers/cut-proxy.test-support.js";
 import { freePort } from "../shared/remote/test-servers/daemons.test-support.js";
 import { type NginxServer, PRIVATE_PASSWORD, PRIVATE_USER, startNginx } from "../shared/remote/test-servers/nginx.test-support.js";
+import { writeArchive } from "../shared/archive/index.js";
 import { INDEX_FILE_NAME, renderIndexFile } from "../shared/remote/index.js";
 import { startCli, stopClis, waitForUrl } from "./cli.test-support.js";
 import type { RemotePoller } from "./library/remote-poller.js";
@@ -44,7 +46,7 @@ const fastRetries = { attempts: 3, baseDelayMs: 10, maxDelayMs: 50 };
 describe("an HTTP folder (nginx) served like a local one", () => {
   it("answers every route of the tour as the local folder does", async () => {
     const { folder, url } = await namespace();
-    await cp(await parityFolder({ archives: false }), folder, { recursive: true });
+    await cp(await parityFolder({ archives: true }), folder, { recursive: true });
     const local = await testApp({ path: folder, recursive: true });
     const remote = await testApp({ path: url, recursive: true });
     const tour = await routeTour(local);
@@ -116,6 +118,69 @@ describe("an HTTP folder (nginx) served like a local one", () => {
     const indexed = app.state.directory.files().filter((record) => record.index !== null).map((record) => record.path);
     expect(indexed.filter((file) => !shown.has(file) && file !== app.state.current?.file)).toEqual([]);
     expect(indexed.length).toBeGreaterThanOrEqual(100);
+  });
+});
+
+describe("workspace archives of an HTTP store, by range", () => {
+  /** `run.jsonl` with one line and `run.fs.zip` beside it holding `files` (path → text). */
+  async function runWithArchive(folder: string, files: Record<string, string | Uint8Array>): Promise<void> {
+    await writeSession(folder, "run.jsonl", [snapshotLine({ sessionId: "run" })]);
+    await writeArchive(
+      path.join(folder, "run.fs.zip"),
+      Object.entries(files).map(([file, content]) => {
+        const bytes = typeof content === "string" ? new TextEncoder().encode(content) : content;
+        return { path: file, kind: "file" as const, size: bytes.length, mode: 0o644, mtimeMs: Date.parse("2026-11-22T00:00:00Z"), chunks: async function* () { yield bytes; } };
+      }),
+      { compressionLevel: 0 },
+    );
+  }
+
+  it("reads the end record and the central directory for the tree, then only the member asked for", async () => {
+    const { folder, url } = await namespace();
+    const files: Record<string, Uint8Array> = {};
+    for (let i = 0; i < 300; i++) files[`src/module-${i}.bin`] = randomBytes(10_000);
+    await runWithArchive(folder, files);
+    const size = statSync(path.join(folder, "run.fs.zip")).size;
+    const app = await testApp({ path: url });
+    const source = (app.state.directory.store as unknown as { source: { stats: { bytesReceived: number } } }).source;
+    const before = source.stats.bytesReceived;
+    const tree = await get(app, "/api/filesystem/tree?file=run.jsonl");
+    expect(tree.json()).toHaveLength(300);
+    const forTree = source.stats.bytesReceived - before;
+    expect(forTree).toBeLessThan(size / 20);
+    const file = await get(app, "/api/filesystem/download?file=run.jsonl&path=src/module-150.bin");
+    expect(Buffer.compare(file.rawPayload, Buffer.from(files["src/module-150.bin"] as Uint8Array))).toBe(0);
+    // The member and its local header, in at most a block or two of the cache.
+    expect(source.stats.bytesReceived - before - forTree).toBeLessThan(3 * 64 * 1024);
+  });
+
+  it("reopens an archive rewritten while served: the new version's members, never bytes of both", async () => {
+    const { folder, url } = await namespace();
+    // a and b lie in different cache blocks, both before the tail read at open: reading each is a request.
+    const [gap, padding] = [randomBytes(100_000), randomBytes(300_000)];
+    await runWithArchive(folder, { "a.txt": "one\n", "a-gap.bin": gap, "b.txt": "first b\n", "z.bin": padding });
+    const app = await testApp({ path: url });
+    const file = async (name: string) => (await get(app, `/api/filesystem/file?file=run.jsonl&path=${name}`)).json().content;
+    expect(await file("a.txt")).toBe("one\n");
+    await runWithArchive(folder, { "a.txt": "one, rewritten\n", "a-gap.bin": gap, "b.txt": "second b, longer\n", "c.txt": "new\n", "z.bin": padding });
+    expect(await file("b.txt")).toBe("second b, longer\n");
+    // The reopened index has the new file (once the resolved workspace, kept a second, expires).
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await get(app, "/api/filesystem/tree?file=run.jsonl")).json().map((entry: { path: string }) => entry.path)).toEqual(["a-gap.bin", "a.txt", "b.txt", "c.txt", "z.bin"]);
+    expect(await file("c.txt")).toBe("new\n");
+  });
+
+  it("a truncated archive is refused by the archive policy as on disk, and the session still loads", async () => {
+    const { folder, url } = await namespace();
+    await runWithArchive(folder, { "a.txt": "content\n" });
+    const zip = path.join(folder, "run.fs.zip");
+    await writeFile(zip, (await readFile(zip)).subarray(0, 40));
+    const local = await testApp({ path: folder });
+    const remote = await testApp({ path: url });
+    const meta = (await get(remote, "/api/filesystem/meta?file=run.jsonl")).json();
+    expect(meta).toEqual((await get(local, "/api/filesystem/meta?file=run.jsonl")).json());
+    expect(meta.error).toMatch(/^Archive run\.fs\.zip cannot be opened: /);
+    expect((await get(remote, "/api/meta?file=run.jsonl")).statusCode).toBe(200);
   });
 });
 

@@ -7,16 +7,17 @@
  */
 import { cp, mkdir, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import { WINK_FIXTURES } from "../fixtures/paths.js";
+import { WINK_BUNDLE_FIXTURES, WINK_FIXTURES } from "../fixtures/paths.js";
 import { packageRoot } from "./package-root.js";
 import type { WinkApp } from "./app.js";
 import { get, tempDir } from "./test-support.js";
 
 /**
  * The fixture set, in a fresh folder: two real WINK session files at the root, two broken
- * ones a level down, a run with its archive beside it, and the bundled example run with
- * three archives (without its undo store: remote stores have none yet). Without
- * `archives`, the `.fs.zip` files are left out.
+ * ones a level down, a run with its archive beside it, the bundled example run with three
+ * archives (without its undo store: remote stores have none yet), and two real WINK debug
+ * bundles (a success and a failure of one request). Without `archives`, the `.fs.zip` files
+ * and the bundles are left out.
  */
 export async function parityFolder(options: { archives: boolean }): Promise<string> {
   const dir = await tempDir("wink-parity-");
@@ -30,6 +31,12 @@ export async function parityFolder(options: { archives: boolean }): Promise<stri
   await mkdir(path.join(dir, "example"));
   const example = path.join(packageRoot(), "examples", "snapshots");
   for (const name of (await readdir(example)).filter(wanted)) if (name !== "undo") await cp(path.join(example, name), path.join(dir, "example", name));
+  if (options.archives) {
+    await mkdir(path.join(dir, "bundles"));
+    for (const bundle of ["01-small-success", "02-failed-run"]) {
+      for (const name of await readdir(path.join(WINK_BUNDLE_FIXTURES, bundle))) await cp(path.join(WINK_BUNDLE_FIXTURES, bundle, name), path.join(dir, "bundles", name));
+    }
+  }
   return dir;
 }
 
@@ -99,6 +106,16 @@ export async function routeTour(app: WinkApp): Promise<string[]> {
       for (const slice of sample(diff?.slices ?? [])) urls.push(`/api/diff/slice?${query({ ...sides, slice_type: slice.slice_type })}`);
     }
   }
+  // Debug bundles: WINK's routes and ours, each bundle, then across bundles.
+  const bundles = files.filter((file) => file.endsWith(".zip"));
+  for (const file of bundles) {
+    for (const route of ["bundle", "manifest", "config", "metrics", "error", "logs/facets", "transcript/facets", "environment", "bundle/files", "bundle/integrity", "bundle/request", "bundle/run-context"]) urls.push(`/api/${route}?${query({ file })}`);
+    urls.push(`/api/logs?${query({ file, limit: 20 })}`, `/api/transcript?${query({ file, limit: 20 })}`, `/api/bundles/search?${query({ file, q: "tool", limit: 20 })}`);
+    const members = ((await json(app, `/api/bundle/files?${query({ file })}`)) ?? []) as string[];
+    for (const member of sample(members)) urls.push(`/api/files/${member.split("/").map(encodeURIComponent).join("/")}?${query({ file })}`);
+  }
+  if (bundles.length > 0) urls.push("/api/bundles", "/api/bundles/groups");
+  if (bundles.length >= 2) urls.push(`/api/bundles/compare?${query({ base_file: bundles[0], target_file: bundles[1] })}`);
   // Across files: each file's first line against the next file's.
   for (let i = 0; i + 1 < firstLines.length; i++) {
     const [base, target] = [firstLines[i], firstLines[i + 1]] as [{ file: string; line: number }, { file: string; line: number }];
@@ -110,7 +127,8 @@ export async function routeTour(app: WinkApp): Promise<string[]> {
 /**
  * What may differ between a folder and a store serving the same bytes: where it is served
  * from (`root`, `store`), file times (a copy's mtime, an upload's time) and so the order of
- * runs by time. Runs are compared by path; a page of runs by its counts.
+ * runs by time and which file is current (the newest). Runs are compared by path; a page of
+ * runs by its counts.
  */
 function normalize(url: string, body: Json): Json {
   const strip = (value: Json): Json => {
@@ -127,6 +145,8 @@ function normalize(url: string, body: Json): Json {
     const list = strip(body) as { runs: Json[] };
     return { ...list, runs: byPath(list.runs, (run) => (run as { source: { path: string } }).source.path) };
   }
+  // Bundles listed with their file's time, and which one is the server's current file (the newest).
+  if (url === "/api/bundles") return byPath((body as Json[]).map((bundle) => Object.fromEntries(Object.entries(bundle as Record<string, Json>).filter(([key]) => key !== "created_at" && key !== "selected"))), (bundle) => (bundle as { path: string }).path);
   if (url.startsWith("/api/snapshots")) return byPath((body as { path: string; name: string }[]).map((file) => ({ path: file.path, name: file.name })), (file) => (file as { path: string }).path);
   return strip(body);
 }

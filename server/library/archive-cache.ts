@@ -14,6 +14,7 @@
 import { lstat } from "node:fs/promises";
 import type { ArchiveLimits, ArchiveReader } from "../../shared/archive/index.js";
 import { openArchive } from "../../shared/archive/index.js";
+import { SourceError } from "../../shared/errors.js";
 import { openRegularFile } from "../../shared/filesystem/open-regular.node.js";
 import type { ArchiveManifestRead, FileIndexEntry, FileSource } from "../../shared/viewer/index.js";
 import { archiveManifestSummary } from "../../shared/viewer/index.js";
@@ -156,11 +157,26 @@ export class ArchiveCache {
         const key = `${absolutePath}\n${path}`;
         const hit = contents.get(key);
         if (hit !== undefined) return hit;
-        const bytes = await reader.readFile(path, { maxBytes });
+        let bytes: Uint8Array;
+        try {
+          bytes = await reader.readFile(path, { maxBytes });
+        } catch (error) {
+          if (!this.#changed(error)) throw error;
+          // A remote object replaced since it was opened: drop its index and read the new version.
+          this.invalidate(absolutePath);
+          return (await this.#get(absolutePath, label)).source.read(path, maxBytes, options);
+        }
         if (options?.transient !== true && bytes.length <= MAX_CACHED_FILE_BYTES) contents.set(key, bytes, bytes.length);
         return bytes;
       },
-      stream: (path, maxBytes) => reader.openStream(path, { maxBytes }),
+      stream: (path, maxBytes) =>
+        reader.openStream(path, { maxBytes }).catch(async (error: unknown) => {
+          if (!this.#changed(error)) throw error;
+          this.invalidate(absolutePath);
+          const fresh = (await this.#get(absolutePath, label)).source;
+          if (fresh.stream === undefined) throw error;
+          return fresh.stream(path, maxBytes);
+        }),
     };
     let summary: Promise<ManifestSummary> | null = null;
     const manifest = (): Promise<ManifestSummary> => (summary ??= summarizeManifest(reader));
@@ -169,6 +185,11 @@ export class ArchiveCache {
     this.#open.set(absolutePath, open, Math.min(this.#memory.bytes, Math.max(1, reader.fileCount) * INDEX_BYTES_PER_ENTRY));
     this.#openCount.set(absolutePath, true, 1);
     return open;
+  }
+
+  /** True for a remote archive that changed since it was opened (`E_SOURCE_CHANGED`): it is reopened. */
+  #changed(error: unknown): boolean {
+    return this.#openRemote !== null && error instanceof SourceError && error.code === "E_SOURCE_CHANGED";
   }
 
   #evicted(absolutePath: string, value: OpenArchive): void {

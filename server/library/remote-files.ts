@@ -9,11 +9,17 @@
  *   through a `RandomAccessReader` of that version (the shared block cache), never the
  *   whole object again. The index belongs to that version: when the object changes, a read
  *   fails with `E_SOURCE_CHANGED`, which the directory turns into a new index.
+ * - Workspace archives and debug bundles are opened by range: one suffix read (the end
+ *   record and, usually, the whole central directory, with the object's size and ETag), the
+ *   rest of the directory if it is bigger, then only the members asked for — all pinned to
+ *   that ETag, through the archive policy every reader applies (`openArchiveSource`).
  * - Bundle candidates are not sniffed at listing (a request per `.zip`, thousands of them in
  *   an eval farm's bucket): a `.zip` that is not a debug bundle says so when it is opened.
  */
 import path from "node:path";
 import { SourceError } from "../../shared/errors.js";
+import type { ArchiveLimits, ArchiveReader } from "../../shared/archive/index.js";
+import { openArchiveSource } from "../../shared/archive/index.js";
 import type { ObjectInfo, RandomAccessReader, Source } from "../../shared/remote/index.js";
 import type { LineLocation, SessionFileIndex } from "../../shared/session/index.js";
 import { SessionIndexBuilder, linesOfChunks } from "../../shared/session/session-scan.node.js";
@@ -21,6 +27,8 @@ import type { ArchiveStatus, FoundFile, ListOptions, ServedFiles } from "./serve
 import { MAX_DEPTH, SKIPPED_DIRECTORIES, kindOf } from "./served-files.js";
 
 const ARCHIVE = /\.fs\.zip$/i;
+/** The first read of an archive: its end record and, for up to ~1,000 files, its whole central directory. */
+const ARCHIVE_TAIL_BYTES = 128 * 1024;
 
 /** True for a key the local walk would have reached: no hidden or skipped folder, not too deep. */
 function reachable(key: string, recursive: boolean): boolean {
@@ -41,6 +49,8 @@ export class RemoteFiles implements ServedFiles {
   #archives = new Map<string, ObjectInfo>();
   /** The reader (one version of the object) each index was built from. */
   readonly #readers = new WeakMap<SessionFileIndex, RandomAccessReader>();
+  /** Keys by the identity `idOf` gave them (caches above are keyed by identities). */
+  readonly #keys = new Map<string, string>();
 
   constructor(readonly source: Source) {}
 
@@ -53,7 +63,27 @@ export class RemoteFiles implements ServedFiles {
   }
 
   idOf(relative: string): string {
-    return this.source.describe(relative);
+    const id = this.source.describe(relative);
+    this.#keys.set(id, relative);
+    return id;
+  }
+
+  /**
+   * The archive (or bundle) at `id` (from `idOf`), opened by range. An object replaced
+   * between the tail read and the directory's is opened again, once.
+   */
+  async openArchive(id: string, limits: Partial<ArchiveLimits> | undefined): Promise<ArchiveReader> {
+    const key = this.#keys.get(id);
+    if (key === undefined) throw new SourceError("E_SOURCE_NOT_FOUND", `Not a listed object of ${this.root}: ${id}`, { url: id });
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const reader = await this.source.open(key, { tail: ARCHIVE_TAIL_BYTES });
+        const bytes = { size: reader.size, mtimeMs: reader.mtimeMs, read: (position: number, length: number) => reader.read(position, length) };
+        return await openArchiveSource(id, bytes, { deferManifest: true, ...(limits === undefined ? {} : { limits }) });
+      } catch (error) {
+        if (attempt > 0 || !isChanged(error)) throw error;
+      }
+    }
   }
 
   /** Versions of the workspace archives the last listing saw (key → ETag, else size and mtime). */
