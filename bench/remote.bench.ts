@@ -13,7 +13,9 @@
  * 5. through the viewer server (`buildApp` on the URL, as `npx wink-debug URL` does), next to
  *    the same on the local folder: start (listing, the newest run indexed) to the first
  *    `/api/meta`, for the bundled example run and for the 25 MB session file; and the 5,000
- *    runs: start to the first page of `/api/runs` (100 runs).
+ *    runs: start to the first page of `/api/runs` (100 runs); and, on a started server, the
+ *    first `/api/filesystem/tree` of the unopened 10,000-file archive (beside its session
+ *    file) next to `unzip -l` of the local file, alternately (aim ≤ 2×).
  *
  * Every remote open is cold (a new Source: empty cache) on warm connections; "first" is the
  * first open in this process (TLS-less loopback, so mostly module and connection set-up).
@@ -49,6 +51,8 @@ const SESSION_25M = path.join(WORK, "store", "sessions", "run-25m.jsonl");
 // Each a small session file with one loadable line (the server opens the newest at start).
 const LISTING = path.join(WORK, "store", "listing-runs");
 const LISTING_COUNT = 5000;
+/** A one-line session file with the 10,000-file archive beside it (`tree-10k.fs.zip`). */
+const TREE_FOLDER = path.join(WORK, "store", "tree");
 
 /** Deterministic incompressible bytes (so a 100 MB archive is 100 MB). */
 function noise(seed: number, bytes: number): Uint8Array {
@@ -103,6 +107,11 @@ async function fixtures(): Promise<void> {
     await mkdir(example, { recursive: true });
     const bundled = path.join(packageRoot(), "examples", "snapshots");
     for (const name of readdirSync(bundled).filter((entry) => entry.endsWith(".jsonl") || entry.endsWith(".fs.zip"))) await writeFile(path.join(example, name), await readFile(path.join(bundled, name)));
+  }
+  if (!existsSync(TREE_FOLDER)) {
+    await mkdir(TREE_FOLDER, { recursive: true });
+    await writeFile(path.join(TREE_FOLDER, "tree-10k.jsonl"), `${sessionLine("tree-10k", [])}\n`);
+    await writeFile(path.join(TREE_FOLDER, "tree-10k.fs.zip"), await readFile(ZIP_10K));
   }
   if (!existsSync(LISTING)) {
     await mkdir(LISTING, { recursive: true });
@@ -181,6 +190,22 @@ async function firstAnswer(options: Pick<AppOptions, "path" | "remote">, url: st
   }
 }
 
+/** On a started server (start not timed): the first `/api/filesystem/tree` of the run's unopened archive, and the bytes the store sent for it. */
+async function firstServedTree(options: Pick<AppOptions, "path" | "remote">): Promise<{ ms: number; bytes: number | null; files: number }> {
+  const { app, state } = await buildApp({ ...options, watch: false, indexInBackground: false, logger: false, webDir: path.join(WORK, "no-web") });
+  try {
+    const stats = (state.directory.store as { source?: { stats: { bytesReceived: number } } }).source?.stats ?? null;
+    const before = stats?.bytesReceived ?? 0;
+    const started = performance.now();
+    const answer = await app.inject({ method: "GET", url: "/api/filesystem/tree?file=tree-10k.jsonl", headers: { host: "127.0.0.1:8000" } });
+    const ms = performance.now() - started;
+    if (answer.statusCode !== 200) throw new Error(`tree on ${options.path}: ${answer.statusCode} ${answer.body.slice(0, 200)}`);
+    return { ms, bytes: stats === null ? null : stats.bytesReceived - before, files: (JSON.parse(answer.body) as unknown[]).length };
+  } finally {
+    await app.close();
+  }
+}
+
 async function timed(command: string, args: string[]): Promise<number> {
   const started = performance.now();
   await run(command, args, { maxBuffer: 64 * 1024 * 1024 });
@@ -204,7 +229,9 @@ async function main(): Promise<void> {
     for (let i = 0; i < names.length; i += 32) {
       await Promise.all(names.slice(i, i + 32).map(async (name) => gateway.put("bench", `listing/${name}`, await readFile(path.join(LISTING, name)))));
     }
-    for (const name of readdirSync(path.join(store, "example"))) await gateway.put("bench", `example/${name}`, await readFile(path.join(store, "example", name)));
+    for (const folder of ["example", "tree"]) {
+      for (const name of readdirSync(path.join(store, folder))) await gateway.put("bench", `${folder}/${name}`, await readFile(path.join(store, folder, name)));
+    }
     const http = createHttpDriver({ url: nginx.url });
     const s3 = createS3Driver({ url: "s3://bench/", endpoint: gateway.endpoint, credentials: gateway.owner });
     const local = createLocalDriver({ root: store });
@@ -289,6 +316,24 @@ async function main(): Promise<void> {
     for (const [label, name, ms] of rows) {
       const local = rows.find((row) => row[0] === label && row[1] === "local")?.[2] ?? ms;
       console.log(`   ${label}: ${name} ${fmt(ms)}${name === "local" ? "" : ` = ${(ms / local).toFixed(2)}x local`}`);
+    }
+    const trees = { unzip: [] as number[], local: [] as number[], HTTP: [] as number[], S3: [] as number[] };
+    const treeBytes: Record<string, number | null> = {};
+    let treeFiles = 0;
+    for (let i = 0; i < RUNS; i++) {
+      trees.unzip.push(await timed("unzip", ["-l", ZIP_10K]));
+      for (const [name, target, options] of targets(TREE_FOLDER, "tree")) {
+        const tree = await firstServedTree({ path: target, remote: options });
+        trees[name].push(tree.ms);
+        treeBytes[name] = tree.bytes;
+        treeFiles = tree.files;
+      }
+    }
+    const unzipTree = median(trees.unzip);
+    console.log(`   first /api/filesystem/tree of the unopened ${treeFiles}-file archive (${(statSync(ZIP_10K).size / 1e6).toFixed(2)} MB), server started: unzip -l ${fmt(unzipTree)} (process spawn included)`);
+    for (const name of ["local", "HTTP", "S3"] as const) {
+      const bytes = treeBytes[name];
+      console.log(`     ${name}: ${fmt(median(trees[name]))} = ${(median(trees[name]) / unzipTree).toFixed(2)}x unzip -l${bytes === null || bytes === undefined ? "" : ` (${bytes} bytes from the store)`}`);
     }
   } finally {
     await gateway.stop();
