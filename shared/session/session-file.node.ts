@@ -9,8 +9,9 @@
 import type { FileHandle } from "node:fs/promises";
 import { SessionLoadError, WinkError } from "../errors.js";
 import { openNamedFile, type OpenedRegularFile } from "../filesystem/open-regular.node.js";
-import type { EnvelopeScanOptions, EnvelopeSummary } from "./envelope-scan.js";
+import type { EnvelopeScanOptions } from "./envelope-scan.js";
 import { DEFAULT_MAX_LINE_BYTES, lineFromBytes, tooLongLine } from "./line-text.js";
+import type { LineLocation, PhysicalLine, SessionIndexEntry } from "./session-scan.node.js";
 import { SessionIndexBuilder, snapshotFromLineBytes } from "./session-scan.node.js";
 import type { JsonLinesContents, SessionFileContents, SessionReadOptions } from "./session-text.js";
 import { JsonLinesCollector, snapshotsOf } from "./session-text.js";
@@ -18,22 +19,7 @@ import type { SessionLineError, SnapshotLineResult } from "./snapshot-line.js";
 
 const CHUNK_BYTES = 1024 * 1024;
 
-/** Where a line sits in its file. */
-export interface LineLocation {
-  readonly lineNumber: number;
-  /** Offset of the line's first byte (BOM and CR included) in the file. */
-  readonly byteOffset: number;
-  /** Length in bytes without the `\n`. */
-  readonly byteLength: number;
-}
-
-/** One physical line; `bytes` (the caller may keep them) is null when the line was longer than the cap. */
-export interface PhysicalLine extends LineLocation {
-  readonly bytes: Uint8Array | null;
-}
-
-/** An indexed snapshot line: where it is and what its envelope says. */
-export interface SessionIndexEntry extends EnvelopeSummary, LineLocation {}
+export type { LineLocation, PhysicalLine, SessionIndexEntry } from "./session-scan.node.js";
 
 export interface SessionFileIndex {
   readonly path: string;

@@ -6,13 +6,29 @@
  */
 import { isUtf8 } from "node:buffer";
 import { SessionLoadError } from "../errors.js";
-import type { EnvelopeScanOptions } from "./envelope-scan.js";
+import type { EnvelopeScanOptions, EnvelopeSummary } from "./envelope-scan.js";
 import { scanEnvelope } from "./envelope-scan.js";
 import { DEFAULT_MAX_LINE_BYTES, decodeLineBody, lineBody, lineFromBytes, tooLongLine } from "./line-text.js";
 import type { PythonJsonParseOptions } from "./python-json-parse.js";
-import type { PhysicalLine, SessionIndexEntry } from "./session-file.node.js";
 import type { SessionLineError, SnapshotLineResult } from "./snapshot-line.js";
 import { parseSnapshotLine } from "./snapshot-line.js";
+
+/** Where a line sits in its file. */
+export interface LineLocation {
+  readonly lineNumber: number;
+  /** Offset of the line's first byte (BOM and CR included) in the file. */
+  readonly byteOffset: number;
+  /** Length in bytes without the `\n`. */
+  readonly byteLength: number;
+}
+
+/** One physical line; `bytes` (the caller may keep them) is null when the line was longer than the cap. */
+export interface PhysicalLine extends LineLocation {
+  readonly bytes: Uint8Array | null;
+}
+
+/** An indexed snapshot line: where it is and what its envelope says. */
+export interface SessionIndexEntry extends EnvelopeSummary, LineLocation {}
 
 /** Collects the index entries and line errors of a file's physical lines, in order. */
 export class SessionIndexBuilder {
