@@ -10,6 +10,12 @@
  * 3. the newest line of a 25 MB session file (250 lines), aim < 10 % of its bytes read;
  * 4. a listing of 5,000 runs: first page (1,000) and the whole listing, local folder, HTTP
  *    and S3, next to `ls -f` of the local folder; aim: first page < 300 ms.
+ * 5. through the viewer server (`buildApp` on the URL, as `npx wink-debug URL` does), next to
+ *    the same on the local folder: start (listing, the newest run indexed) to the first
+ *    `/api/meta`, for the bundled example run and for the 25 MB session file; and the 5,000
+ *    runs: start to the first page of `/api/runs` (100 runs); and, on a started server, the
+ *    first `/api/filesystem/tree` of the unopened 10,000-file archive (beside its session
+ *    file) next to `unzip -l` of the local file, alternately (aim ≤ 2×).
  *
  * Every remote open is cold (a new Source: empty cache) on warm connections; "first" is the
  * first open in this process (TLS-less loopback, so mostly module and connection set-up).
@@ -24,6 +30,8 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { promisify } from "node:util";
 import zlib from "node:zlib";
+import { type AppOptions, buildApp } from "../server/app.js";
+import { packageRoot } from "../server/package-root.js";
 import { writeArchive } from "../shared/archive/index.js";
 import { readCentralDirectory, truncated, type ReadRange } from "../shared/archive/central-directory.js";
 import { locateEntry } from "../shared/archive/entry-checks.js";
@@ -40,8 +48,11 @@ const WORK = path.resolve(import.meta.dirname, ".work", "remote");
 const ZIP_10K = path.join(WORK, "store", "archives", "tree-10k.fs.zip");
 const ZIP_100M = path.join(WORK, "store", "archives", "big-100m.fs.zip");
 const SESSION_25M = path.join(WORK, "store", "sessions", "run-25m.jsonl");
-const LISTING = path.join(WORK, "store", "listing");
+// Each a small session file with one loadable line (the server opens the newest at start).
+const LISTING = path.join(WORK, "store", "listing-runs");
 const LISTING_COUNT = 5000;
+/** A one-line session file with the 10,000-file archive beside it (`tree-10k.fs.zip`). */
+const TREE_FOLDER = path.join(WORK, "store", "tree");
 
 /** Deterministic incompressible bytes (so a 100 MB archive is 100 MB). */
 function noise(seed: number, bytes: number): Uint8Array {
@@ -91,9 +102,20 @@ async function fixtures(): Promise<void> {
     }
     await writeFile(SESSION_25M, `${lines.join("\n")}\n`);
   }
+  const example = path.join(WORK, "store", "example");
+  if (!existsSync(example)) {
+    await mkdir(example, { recursive: true });
+    const bundled = path.join(packageRoot(), "examples", "snapshots");
+    for (const name of readdirSync(bundled).filter((entry) => entry.endsWith(".jsonl") || entry.endsWith(".fs.zip"))) await writeFile(path.join(example, name), await readFile(path.join(bundled, name)));
+  }
+  if (!existsSync(TREE_FOLDER)) {
+    await mkdir(TREE_FOLDER, { recursive: true });
+    await writeFile(path.join(TREE_FOLDER, "tree-10k.jsonl"), `${sessionLine("tree-10k", [])}\n`);
+    await writeFile(path.join(TREE_FOLDER, "tree-10k.fs.zip"), await readFile(ZIP_10K));
+  }
   if (!existsSync(LISTING)) {
     await mkdir(LISTING, { recursive: true });
-    for (let i = 0; i < LISTING_COUNT; i++) await writeFile(path.join(LISTING, `run-${String(i).padStart(5, "0")}.jsonl`), "{}\n");
+    for (let i = 0; i < LISTING_COUNT; i++) await writeFile(path.join(LISTING, `run-${String(i).padStart(5, "0")}.jsonl`), `${sessionLine(`run-${i}`, [])}\n`);
   }
 }
 
@@ -155,6 +177,35 @@ async function listing(driver: SourceDriver, prefix: string): Promise<{ firstMs:
   return { firstMs, allMs: performance.now() - started, count };
 }
 
+/** `buildApp` on `options.path` (listing, the newest run opened) and the first answer to `url`: start to answer. */
+async function firstAnswer(options: Pick<AppOptions, "path" | "remote">, url: string): Promise<{ ms: number }> {
+  const started = performance.now();
+  const { app } = await buildApp({ ...options, watch: false, indexInBackground: false, logger: false, webDir: path.join(WORK, "no-web") });
+  try {
+    const answer = await app.inject({ method: "GET", url, headers: { host: "127.0.0.1:8000" } });
+    if (answer.statusCode !== 200) throw new Error(`${url} on ${options.path}: ${answer.statusCode} ${answer.body.slice(0, 200)}`);
+    return { ms: performance.now() - started };
+  } finally {
+    await app.close();
+  }
+}
+
+/** On a started server (start not timed): the first `/api/filesystem/tree` of the run's unopened archive, and the bytes the store sent for it. */
+async function firstServedTree(options: Pick<AppOptions, "path" | "remote">): Promise<{ ms: number; bytes: number | null; files: number }> {
+  const { app, state } = await buildApp({ ...options, watch: false, indexInBackground: false, logger: false, webDir: path.join(WORK, "no-web") });
+  try {
+    const stats = (state.directory.store as { source?: { stats: { bytesReceived: number } } }).source?.stats ?? null;
+    const before = stats?.bytesReceived ?? 0;
+    const started = performance.now();
+    const answer = await app.inject({ method: "GET", url: "/api/filesystem/tree?file=tree-10k.jsonl", headers: { host: "127.0.0.1:8000" } });
+    const ms = performance.now() - started;
+    if (answer.statusCode !== 200) throw new Error(`tree on ${options.path}: ${answer.statusCode} ${answer.body.slice(0, 200)}`);
+    return { ms, bytes: stats === null ? null : stats.bytesReceived - before, files: (JSON.parse(answer.body) as unknown[]).length };
+  } finally {
+    await app.close();
+  }
+}
+
 async function timed(command: string, args: string[]): Promise<number> {
   const started = performance.now();
   await run(command, args, { maxBuffer: 64 * 1024 * 1024 });
@@ -176,7 +227,10 @@ async function main(): Promise<void> {
     for (const file of [ZIP_10K, ZIP_100M, SESSION_25M]) await gateway.put("bench", path.relative(store, file), await readFile(file));
     const names = readdirSync(LISTING);
     for (let i = 0; i < names.length; i += 32) {
-      await Promise.all(names.slice(i, i + 32).map((name) => gateway.put("bench", `listing/${name}`, "{}\n")));
+      await Promise.all(names.slice(i, i + 32).map(async (name) => gateway.put("bench", `listing/${name}`, await readFile(path.join(LISTING, name)))));
+    }
+    for (const folder of ["example", "tree"]) {
+      for (const name of readdirSync(path.join(store, folder))) await gateway.put("bench", `${folder}/${name}`, await readFile(path.join(store, folder, name)));
     }
     const http = createHttpDriver({ url: nginx.url });
     const s3 = createS3Driver({ url: "s3://bench/", endpoint: gateway.endpoint, credentials: gateway.owner });
@@ -223,7 +277,7 @@ async function main(): Promise<void> {
     for (let i = 0; i < RUNS; i++) {
       ls.push(await timed("ls", ["-f", LISTING]));
       for (const [name, driver] of [["local", local], ["HTTP", http], ["S3", s3]] as const) {
-        const result = await listing(driver, "listing/");
+        const result = await listing(driver, name === "S3" ? "listing/" : "listing-runs/");
         const slot = results[name] as { first: number[]; all: number[]; count: number };
         slot.first.push(result.firstMs);
         slot.all.push(result.allMs);
@@ -235,6 +289,52 @@ async function main(): Promise<void> {
       console.log(`   ${name}: first page ${fmt(median(slot.first))}, all ${slot.count} in ${fmt(median(slot.all))} (${(median(slot.all) / median(ls)).toFixed(2)}x ls -f)`);
     }
     await Promise.all([http, s3].map((driver) => driver.close?.()));
+
+    console.log(`\n5. through the viewer server (buildApp on the target, then the first answer), ${RUNS} runs`);
+    process.env.AWS_ACCESS_KEY_ID = gateway.owner.accessKeyId;
+    process.env.AWS_SECRET_ACCESS_KEY = gateway.owner.secretAccessKey;
+    const remote = { s3: { endpoint: gateway.endpoint } };
+    // nginx serves the local folders themselves; the bucket has its own names.
+    const targets = (local: string, bucketFolder: string) => [
+      ["local", local, {}],
+      ["HTTP", `${nginx.url}${path.relative(store, local)}/`, {}],
+      ["S3", `s3://bench/${bucketFolder}/`, remote],
+    ] as const;
+    const sessions = path.dirname(SESSION_25M);
+    const rows: [string, string, number][] = [];
+    for (const [label, folders, url] of [
+      ["first /api/meta, the example run (66 kB, 3 archives)", targets(path.join(store, "example"), "example"), "/api/meta"],
+      ["first /api/meta, the 25 MB session file", targets(sessions, "sessions"), "/api/meta"],
+      [`first page of /api/runs, ${LISTING_COUNT} runs`, targets(LISTING, "listing"), "/api/runs?limit=100"],
+    ] as const) {
+      for (const [name, target, options] of folders) {
+        const ms: number[] = [];
+        for (let i = 0; i < RUNS; i++) ms.push((await firstAnswer({ path: target, remote: options }, url)).ms);
+        rows.push([label, name, median(ms)]);
+      }
+    }
+    for (const [label, name, ms] of rows) {
+      const local = rows.find((row) => row[0] === label && row[1] === "local")?.[2] ?? ms;
+      console.log(`   ${label}: ${name} ${fmt(ms)}${name === "local" ? "" : ` = ${(ms / local).toFixed(2)}x local`}`);
+    }
+    const trees = { unzip: [] as number[], local: [] as number[], HTTP: [] as number[], S3: [] as number[] };
+    const treeBytes: Record<string, number | null> = {};
+    let treeFiles = 0;
+    for (let i = 0; i < RUNS; i++) {
+      trees.unzip.push(await timed("unzip", ["-l", ZIP_10K]));
+      for (const [name, target, options] of targets(TREE_FOLDER, "tree")) {
+        const tree = await firstServedTree({ path: target, remote: options });
+        trees[name].push(tree.ms);
+        treeBytes[name] = tree.bytes;
+        treeFiles = tree.files;
+      }
+    }
+    const unzipTree = median(trees.unzip);
+    console.log(`   first /api/filesystem/tree of the unopened ${treeFiles}-file archive (${(statSync(ZIP_10K).size / 1e6).toFixed(2)} MB), server started: unzip -l ${fmt(unzipTree)} (process spawn included)`);
+    for (const name of ["local", "HTTP", "S3"] as const) {
+      const bytes = treeBytes[name];
+      console.log(`     ${name}: ${fmt(median(trees[name]))} = ${(median(trees[name]) / unzipTree).toFixed(2)}x unzip -l${bytes === null || bytes === undefined ? "" : ` (${bytes} bytes from the store)`}`);
+    }
   } finally {
     await gateway.stop();
     await nginx.stop();

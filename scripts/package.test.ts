@@ -126,6 +126,18 @@ describe("npm pack", () => {
     });
   }, 60_000);
 
+  it("loads the AWS SDK (kept out of the CLI bundle) for s3:// targets: an endpoint nothing listens on is exit 4, not a crash", async () => {
+    const env = { ...process.env, AWS_ACCESS_KEY_ID: "AKIAEXAMPLEKEY", AWS_SECRET_ACCESS_KEY: "not-a-real-secret", AWS_EC2_METADATA_DISABLED: "true" };
+    const result = await run("npx", ["--no-install", "wink-debug", "s3://runs/ci/", "--endpoint-url", "http://127.0.0.1:9", "--port", "0"], { cwd: consumer(), env }).then(
+      () => ({ code: 0, stderr: "" }),
+      (error: { code?: number; stderr?: string }) => ({ code: error.code ?? -1, stderr: error.stderr ?? "" }),
+    );
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain("wink-debug: error: Cannot reach the store for s3://runs/ci/: connection refused [E_SOURCE_UNREACHABLE]");
+    expect(result.stderr).not.toContain("NodeVersionSupportWarning");
+    expect(result.stderr).not.toContain("not-a-real-secret");
+  }, 60_000);
+
   it("imports wink-debug/shared from the installed package", async () => {
     const script = `
       const shared = await import("wink-debug/shared");

@@ -6,7 +6,6 @@
  * bodies and strict JSON serialisation apply to every route, then the API routes, then the
  * web app with its history fallback.
  */
-import { realpath, stat } from "node:fs/promises";
 import type { IncomingMessage } from "node:http";
 import path from "node:path";
 import type { Duplex } from "node:stream";
@@ -14,14 +13,20 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify from "fastify";
 import type { FastifyInstance } from "fastify";
 import type { DebugBundleLimits } from "../shared/debug-bundle/index.js";
-import { SessionLoadError } from "../shared/errors.js";
+import { SessionLoadError, WinkError } from "../shared/errors.js";
 import { CpuPool } from "./cpu-pool.js";
 import { ArchiveCache } from "./library/archive-cache.js";
 import type { ArchiveCacheOptions } from "./library/archive-cache.js";
 import { ComputedResponses } from "./library/computed-responses.js";
 import { DebugBundles } from "./library/debug-bundles.js";
 import { DirectoryWatcher } from "./library/directory-watcher.js";
+import type { ChangeNotice } from "./library/directory-watcher.js";
 import { EventStream } from "./library/event-stream.js";
+import type { RemoteTargetOptions } from "./library/open-target.js";
+import { openTarget } from "./library/open-target.js";
+import { RemoteFiles } from "./library/remote-files.js";
+import { RemotePoller } from "./library/remote-poller.js";
+import type { ListingProgress } from "./library/served-files.js";
 import { requestValidatorFactory } from "./library/request-validators.js";
 import type { RequestSchemaNotice } from "./library/request-validators.js";
 import { SnapshotDirectory } from "./library/snapshot-directory.js";
@@ -47,8 +52,21 @@ import { toolCallRoutes } from "./routes/tool-calls.js";
 import type { HeavyWork } from "./routes/request-helpers.js";
 
 export interface AppOptions {
-  /** A directory of session files and debug bundles, or one such file (its directory is then served). */
+  /**
+   * A directory of session files and debug bundles, or one such file (its directory is then
+   * served); or a remote store: `s3://bucket/prefix`, `http(s)://host/folder/`, or the URL of
+   * one file in one.
+   */
   path: string;
+  /** How to reach a remote store (S3 endpoint, region, profile, path style; HTTP headers; time budget, retries). */
+  remote?: RemoteTargetOptions;
+  /**
+   * Seconds between two polls of a remote store's listing for live reload (none: no live
+   * reload of a remote store). For a local folder: poll at this interval instead of watching.
+   */
+  pollSeconds?: number;
+  /** Told after each page of the first listing (a remote store lists in pages). */
+  onListing?: (progress: ListingProgress) => void;
   /** Include session files in subdirectories. */
   recursive?: boolean;
   /** The address the server will listen on (allowed as a Host header when not loopback). */
@@ -83,7 +101,7 @@ export interface WinkApp {
   readonly app: FastifyInstance;
   readonly state: ViewerState;
   readonly events: EventStream;
-  readonly watcher: DirectoryWatcher | null;
+  readonly watcher: DirectoryWatcher | RemotePoller | null;
   /** The worker thread and the answers it computed (big diffs, huge raw lines). */
   readonly heavy: HeavyWork;
 }
@@ -94,32 +112,29 @@ export interface WinkApp {
  * exist or holds no session file that loads.
  */
 export async function buildApp(options: AppOptions): Promise<WinkApp> {
-  const given = path.resolve(options.path);
-  const stats = await stat(given).catch((error: unknown) => {
-    throw new SessionLoadError(`No such file or directory: ${given}`, { path: given }, { cause: error });
-  });
-  const isFile = stats.isFile();
-  if (!isFile && !stats.isDirectory()) throw new SessionLoadError(`Not a file or directory: ${given}`, { path: given });
-  const displayRoot = isFile ? path.dirname(given) : given;
-  const root = await realpath(displayRoot);
-
   const memory = new MemoryBudget(options.memoryBytes ?? DEFAULT_MEMORY_BYTES);
-  const archives = new ArchiveCache({ ...options.archiveCache, memory, root });
+  const target = await openTarget(options.path, memory, options.remote);
+  const { files } = target;
+  // A remote store's archives and bundles are opened by range (end record, directory, then members).
+  const archives = new ArchiveCache({ ...options.archiveCache, memory, ...(files instanceof RemoteFiles ? { openRemote: (id, limits) => files.openArchive(id, limits) } : { root: files.root }) });
   const bundles = new DebugBundles(archives, { memory, ...(options.bundleLimits === undefined ? {} : { limits: options.bundleLimits }) });
-  const directory = await SnapshotDirectory.open(root, { recursive: options.recursive ?? false, bundles, memory });
-  const state = new ViewerState(directory, archives, displayRoot, bundles);
+  let state: ViewerState;
   try {
-    if (isFile) {
-      const relative = path.basename(given);
-      if (directory.get(relative) === undefined) throw new SessionLoadError(`Not a session file (.jsonl or .json) or a WINK debug bundle (.zip): ${given}`, { path: given });
-      await state.initialize(relative);
+    const directory = await SnapshotDirectory.open(files, { recursive: options.recursive ?? false, bundles, memory, ...(options.onListing === undefined ? {} : { onListing: options.onListing }) });
+    state = new ViewerState(directory, archives, target.displayRoot, bundles);
+    if (target.preferred !== null) {
+      if (directory.get(target.preferred) === undefined) throw new SessionLoadError(`Not a session file (.jsonl or .json) or a WINK debug bundle (.zip): ${target.shown}`, { path: target.shown });
+      await state.initialize(target.preferred);
     } else {
       await state.initialize();
     }
   } catch (error) {
     await archives.close();
-    throw error instanceof SessionLoadError ? error : new SessionLoadError(error instanceof Error ? error.message : String(error), { path: given }, { cause: error });
+    await files.close();
+    // A store's failure keeps its code (E_SOURCE_*): the CLI and tests tell them apart.
+    throw error instanceof WinkError ? error : new SessionLoadError(error instanceof Error ? error.message : String(error), { path: target.shown }, { cause: error });
   }
+  const { directory } = state;
 
   const app = Fastify({
     logger: options.logger ?? { level: "error" },
@@ -132,7 +147,18 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const events = new EventStream();
-  const watcher = options.watch === false ? null : new DirectoryWatcher(directory, archives, (notice) => events.send("change", notice), { poll: options.watch === "poll" });
+  const onChange = (notice: ChangeNotice) => events.send("change", notice);
+  const watcher =
+    options.watch === false
+      ? null
+      : files instanceof RemoteFiles
+        ? options.pollSeconds === undefined
+          ? null
+          : new RemotePoller(directory, files, archives, onChange, { intervalMs: options.pollSeconds * 1000 })
+        : new DirectoryWatcher(directory, archives, onChange, {
+            poll: options.watch === "poll" || options.pollSeconds !== undefined,
+            ...(options.pollSeconds === undefined ? {} : { pollMs: options.pollSeconds * 1000 }),
+          });
 
   await app.register(errorHandler);
   await app.register(hostCheck, { ...(options.bindHost === undefined ? {} : { bindHost: options.bindHost }) });
@@ -143,14 +169,19 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   // CPU-heavy answers (big diffs, huge raw lines) run on a worker thread and are kept in the memory budget.
   const heavy: HeavyWork = { pool: new CpuPool(), responses: new ComputedResponses(memory) };
   await app.register(legacyRoutes, { state, onSelect, heavy });
-  const undoStores = new UndoStores({ root });
-  await app.register(sessionRoutes, { state, undoStores });
+  // Undo stores are folders beside local session files; a remote store's are not read (yet).
+  const undoStores = files.remote ? null : new UndoStores({ root: files.root });
+  await app.register(sessionRoutes, { state, ...(undoStores === null ? {} : { undoStores }) });
   await app.register(toolCallRoutes, { state, undoStores });
   await app.register(filesystemRoutes, { state, memory });
   await app.register(diffRoutes, { state, heavy });
   await app.register(searchRoutes, { state });
   await app.register(bundleRoutes, { state });
-  await app.register(runRoutes, { state });
+  await app.register(runRoutes, {
+    state,
+    health: () => (watcher instanceof RemotePoller ? watcher.health : null),
+    onIndexed: () => events.send("indexed", { files: directory.files().length }),
+  });
   await app.register(eventRoutes, { state, events });
   await app.register(spaFallback, { webDir: options.webDir ?? path.join(packageRoot(), "dist", "web") });
 
@@ -172,9 +203,10 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   app.addHook("preClose", async () => {
     events.close();
     watcher?.close();
+    directory.close();
   });
   app.addHook("onClose", async () => {
-    await Promise.all([archives.close(), heavy.pool.close()]);
+    await Promise.all([archives.close(), heavy.pool.close(), files.close()]);
   });
 
   return { app, state, events, watcher, heavy };

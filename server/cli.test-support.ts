@@ -19,12 +19,13 @@ export interface RunningCli {
 /**
  * Runs the CLI from its sources. `withoutDacOverride`: as root without the capabilities that
  * let root read any file (setpriv drops them from the bounding set), so a mode-000 file is
- * really unreadable to it, as it is to any user.
+ * really unreadable to it, as it is to any user. `env`: its whole environment (default: this
+ * process's).
  */
-export function startCli(args: string[], options: { withoutDacOverride?: boolean } = {}): RunningCli {
+export function startCli(args: string[], options: { withoutDacOverride?: boolean; env?: NodeJS.ProcessEnv } = {}): RunningCli {
   const command = [process.execPath, "--import", "tsx", path.join(packageRoot(), "server", "cli.ts"), ...args];
   if (options.withoutDacOverride === true) command.unshift("setpriv", "--bounding-set", "-dac_override,-dac_read_search");
-  const child = spawn(command[0] as string, command.slice(1), { cwd: packageRoot(), env: { ...process.env, NODE_NO_WARNINGS: "1" } });
+  const child = spawn(command[0] as string, command.slice(1), { cwd: packageRoot(), env: { ...(options.env ?? process.env), NODE_NO_WARNINGS: "1" } });
   children.push(child);
   let stdout = "";
   let stderr = "";

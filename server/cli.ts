@@ -1,31 +1,45 @@
 #!/usr/bin/env node
 /**
- * `wink-debug [DIR|FILE] [--host 127.0.0.1] [--port 8000] [--open|--no-open] [--recursive]`
+ * `wink-debug [DIR|FILE|URL] [--host 127.0.0.1] [--port 8000] [--open|--no-open] [--recursive]`
  *
  * Serves a directory of WINK session files and debug bundles (or the directory of one
- * file) on loopback and prints the URL. Without an argument it serves the bundled example run. Problems with the
- * input are one line on stderr, never a stack trace:
+ * file), an S3 bucket or prefix (`s3://bucket/prefix`) or an HTTP folder
+ * (`https://host/runs/`) on loopback and prints the URL. Without an argument it serves the
+ * bundled example run. Problems with the input are one line on stderr, never a stack trace
+ * nor a credential:
  *   exit 0  stopped normally (Ctrl-C, SIGTERM)
  *   exit 2  bad arguments, or nothing to serve (missing path, empty directory, unreadable file)
  *   exit 3  the server could not start (port in use, address not available)
+ *   exit 4  the remote store could not be read (unreachable, credentials, permissions, throttled)
  */
 import { spawn } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { SourceError } from "../shared/errors.js";
+import { isRemoteTarget, redactUrl } from "../shared/remote/index.js";
 import { DEFAULT_MEMORY_BYTES, buildApp } from "./app.js";
+import type { RemoteTargetOptions } from "./library/open-target.js";
 import { packageRoot, packageVersion } from "./package-root.js";
 
 const MIB = 1024 * 1024;
 /** The least `--memory` accepted: below it a 25 MB session line could never stay parsed. */
 const MIN_MEMORY_MIB = 16;
 
-const USAGE = `Usage: wink-debug [DIR|FILE] [options]
+/** Longest and shortest `--poll` interval, in seconds. */
+const MAX_POLL_SECONDS = 86_400;
+
+const USAGE = `Usage: wink-debug [DIR|FILE|URL] [options]
 
 Serve WINK session snapshots (*.jsonl, *.json, with their .fs.zip workspaces) and WINK
 debug bundles (*.zip with a debug_bundle/ root) in a local web viewer. DIR defaults to
-the bundled example run; FILE may be a session file or a bundle.
+the bundled example run; FILE may be a session file or a bundle. URL is a remote store,
+read by range requests without downloading it:
+  s3://bucket/prefix        an S3 bucket or prefix (or an S3-compatible store)
+  https://host/runs/        an HTTP folder: nginx JSON listings (autoindex_format json)
+                            or a wink-index.json at its root; user:pass@ for Basic auth
+  either one ending in a session file or bundle name opens that file first.
 
 Options:
   --host HOST      address to listen on (default 127.0.0.1; only loopback names are answered)
@@ -34,10 +48,24 @@ Options:
   --no-open        do not open a browser (default)
   -r, --recursive  also serve subdirectories (e.g. an EvalLoop's {target}/{request_id}/*.zip)
   --memory MIB     memory for caches (parsed session lines, archive indexes, file
-                   contents), in MiB (default ${DEFAULT_MEMORY_BYTES / MIB}); the process uses
-                   about this plus 70 MiB, plus twice the largest line while it parses
+                   contents, blocks read from a remote store), in MiB (default ${DEFAULT_MEMORY_BYTES / MIB});
+                   the process uses about this plus 70 MiB, plus twice the largest
+                   line while it parses
+  --poll SECONDS   live reload of a remote store: list it again every SECONDS (and
+                   revalidate the ETags of open files); without it a remote store is
+                   read as it was at start. For a local DIR: poll instead of watching
   -h, --help       show this help
   -v, --version    print the version
+
+S3 options (credentials come the way AWS tools take them: AWS_ACCESS_KEY_ID and
+AWS_SECRET_ACCESS_KEY, AWS_PROFILE, ~/.aws/config and ~/.aws/credentials, SSO,
+credential_process, instance roles; they are never printed nor sent to the browser):
+  --endpoint-url URL  an S3-compatible endpoint (Ceph, MinIO, R2…), like the AWS CLI's
+                   (also AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, endpoint_url in the profile)
+  --profile NAME   a profile of the shared config files (default: AWS_PROFILE, else default)
+  --region REGION  the bucket's region (default: the profile's, else us-east-1)
+  --path-style     address buckets as ENDPOINT/bucket/key (the default with --endpoint-url)
+  --no-path-style  address buckets as bucket.ENDPOINT/key (virtual-hosted)
 
 Command:
   wink-debug bundle DIR|FILE -o run.html
@@ -54,6 +82,14 @@ interface CliOptions {
   open: boolean;
   recursive: boolean;
   memoryBytes: number;
+  /** Seconds between two polls (remote live reload, or local polling), or undefined. */
+  pollSeconds: number | undefined;
+  remote: RemoteTargetOptions;
+}
+
+/** A target as it may be shown: a URL loses its user, password, query and fragment. */
+function shownTarget(target: string): string {
+  return /^[a-z0-9]+:\/\//i.test(target) && !/^s3:/i.test(target) ? redactUrl(target) : target;
 }
 
 function parseCli(argv: string[]): CliOptions | "help" | "version" {
@@ -69,6 +105,12 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
         "no-open": { type: "boolean" },
         recursive: { type: "boolean", short: "r" },
         memory: { type: "string" },
+        poll: { type: "string" },
+        "endpoint-url": { type: "string" },
+        profile: { type: "string" },
+        region: { type: "string" },
+        "path-style": { type: "boolean" },
+        "no-path-style": { type: "boolean" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "v" },
       },
@@ -79,21 +121,66 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
   const { values, positionals } = parsed;
   if (values.help) return "help";
   if (values.version) return "version";
-  if (positionals.length > 1) throw new UsageError(`expected one DIR or FILE, got ${positionals.length}: ${positionals.join(" ")}`);
+  if (positionals.length > 1) throw new UsageError(`expected one DIR, FILE or URL, got ${positionals.length}: ${positionals.map(shownTarget).join(" ")}`);
   const portText = values.port ?? "8000";
   if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) throw new UsageError(`--port must be a number from 0 to 65535, got ${portText}`);
   const memoryText = values.memory ?? String(DEFAULT_MEMORY_BYTES / MIB);
   if (!/^\d{1,7}$/.test(memoryText) || Number(memoryText) < MIN_MEMORY_MIB) throw new UsageError(`--memory must be a whole number of MiB, at least ${MIN_MEMORY_MIB}, got ${memoryText}`);
+  const target = positionals[0] ?? path.join(packageRoot(), "examples", "snapshots");
+  const pollText = values.poll;
+  if (pollText !== undefined && (!/^\d{1,6}$/.test(pollText) || Number(pollText) < 1 || Number(pollText) > MAX_POLL_SECONDS)) {
+    throw new UsageError(`--poll must be a whole number of seconds from 1 to ${MAX_POLL_SECONDS}, got ${pollText}`);
+  }
+  const s3 = /^s3:\/\//i.test(target);
+  for (const name of ["endpoint-url", "profile", "region", "path-style", "no-path-style"] as const) {
+    if (values[name] !== undefined && !s3) throw new UsageError(`--${name} is for s3:// targets, not ${shownTarget(target)}`);
+  }
+  if (values["path-style"] === true && values["no-path-style"] === true) throw new UsageError("--path-style and --no-path-style contradict each other");
+  const endpoint = values["endpoint-url"];
+  if (endpoint !== undefined && !/^https?:\/\/[^/?#]+/i.test(endpoint)) throw new UsageError(`--endpoint-url must be an http:// or https:// URL, got ${shownTarget(endpoint)}`);
+  const pathStyle = values["path-style"] === true ? true : values["no-path-style"] === true ? false : undefined;
+  const remote: RemoteTargetOptions = s3
+    ? {
+        s3: {
+          ...(endpoint === undefined ? {} : { endpoint }),
+          ...(values.profile === undefined ? {} : { profile: values.profile }),
+          ...(values.region === undefined ? {} : { region: values.region }),
+          ...(pathStyle === undefined ? {} : { forcePathStyle: pathStyle }),
+        },
+      }
+    : {};
   return {
-    target: positionals[0] ?? path.join(packageRoot(), "examples", "snapshots"),
+    target,
     host: values.host ?? "127.0.0.1",
     port: Number(portText),
     portGiven: values.port !== undefined,
     open: values.open === true && values["no-open"] !== true,
     recursive: values.recursive === true,
     memoryBytes: Number(memoryText) * MIB,
+    pollSeconds: pollText === undefined ? undefined : Number(pollText),
+    remote,
   };
 }
+
+/** Exit code and message for a failure to open the target (a store's own failures get exit 4 and a hint). */
+function openFailure(error: unknown): { code: number; message: string } {
+  const message = error instanceof Error ? error.message : String(error);
+  if (!(error instanceof SourceError)) return { code: 2, message };
+  const hint = STORE_HINTS[error.code];
+  return { code: 4, message: `${message} [${error.code}]${hint === undefined ? "" : `\n  ${hint}`}` };
+}
+
+/** What to do about a store's failure at start. */
+const STORE_HINTS: Record<string, string> = {
+  E_SOURCE_CREDENTIALS_MISSING: "Set credentials the AWS way (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE or --profile, ~/.aws/credentials), or add user:pass@ to an HTTP URL.",
+  E_SOURCE_CREDENTIALS_EXPIRED: "Refresh the credentials (for example: aws sso login --profile NAME) and start again.",
+  E_SOURCE_CREDENTIALS_INVALID: "Check the access key and secret (or the URL's user and password).",
+  E_SOURCE_FORBIDDEN: "These credentials may not read that bucket or folder.",
+  E_SOURCE_NOT_FOUND: "Check the bucket and prefix (or the URL); with --endpoint-url, check the endpoint too.",
+  E_SOURCE_UNREACHABLE: "Check the URL or --endpoint-url, and the network.",
+  E_SOURCE_TIMEOUT: "The store did not answer in time; check the endpoint and the network.",
+  E_SOURCE_THROTTLED: "The store keeps asking to slow down; try again in a moment.",
+};
 
 /** True when `port` can be bound on `host` right now. */
 function portIsFree(host: string, port: number): Promise<boolean> {
@@ -165,6 +252,10 @@ async function main(): Promise<void> {
 
   const interactive = process.stderr.isTTY === true;
   const started = Date.now();
+  const remote = isRemoteTarget(options.target);
+  // The AWS SDK warns that its 2027 releases will need Node 22: nothing a viewer's user can act on.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+  if (remote) process.stderr.write(`Listing ${shownTarget(options.target)}…\n`);
   let built;
   try {
     built = await buildApp({
@@ -172,12 +263,18 @@ async function main(): Promise<void> {
       recursive: options.recursive,
       memoryBytes: options.memoryBytes,
       bindHost: options.host,
+      remote: options.remote,
+      ...(options.pollSeconds === undefined ? {} : { pollSeconds: options.pollSeconds }),
+      onListing: (progress) => {
+        if (remote && interactive && (progress.pages > 1 || progress.done)) process.stderr.write(`\rListing: ${progress.objects} objects in ${progress.pages} page${progress.pages === 1 ? "" : "s"}${progress.done ? "\n" : ""}`);
+      },
       onIndexProgress: (done, total) => {
         if (interactive && total > 1) process.stderr.write(`\rIndexing session files: ${done}/${total}${done === total ? "\n" : ""}`);
       },
     });
   } catch (error) {
-    fail(2, error instanceof Error ? error.message : String(error));
+    const { code, message } = openFailure(error);
+    fail(code, message);
   }
   const { app, state } = built;
 
@@ -211,7 +308,8 @@ async function main(): Promise<void> {
     ...(sessions > 0 || bundles === 0 ? [`${sessions} session file${sessions === 1 ? "" : "s"}`] : []),
     ...(bundles > 0 ? [`${bundles} debug bundle${bundles === 1 ? "" : "s"}`] : []),
   ].join(", ");
-  process.stdout.write(`wink-debug ${packageVersion()} serving ${state.displayRoot} (${counted}${options.recursive ? ", recursive" : ""})\n`);
+  const polling = remote && options.pollSeconds !== undefined ? `, polled every ${options.pollSeconds} s` : "";
+  process.stdout.write(`wink-debug ${packageVersion()} serving ${state.displayRoot} (${counted}${options.recursive ? ", recursive" : ""}${polling})\n`);
   process.stdout.write(`  ${url}   (ready in ${Date.now() - started} ms; Ctrl-C to stop)\n`);
   if (!["127.0.0.1", "localhost", "::1"].includes(options.host)) {
     process.stdout.write(`  note: listening on ${options.host}; requests are still answered only for loopback names and ${options.host}\n`);

@@ -17,9 +17,9 @@ describe("server error table", () => {
   });
 
   it("maps server, library and unknown errors to a status and a detail", () => {
-    expect(describeError(new ServerError("WD_ERR_ORIGIN", "no"))).toEqual({ status: 403, detail: "no" });
-    expect(describeError(new FileNotFoundError("a.txt"))).toEqual({ status: 404, detail: "No such file or directory: a.txt" });
-    expect(describeError(new SessionLoadError("bad line"))).toEqual({ status: 400, detail: "bad line" });
+    expect(describeError(new ServerError("WD_ERR_ORIGIN", "no"))).toEqual({ status: 403, detail: "no", code: "WD_ERR_ORIGIN" });
+    expect(describeError(new FileNotFoundError("a.txt"))).toEqual({ status: 404, detail: "No such file or directory: a.txt", code: "ENOENT" });
+    expect(describeError(new SessionLoadError("bad line"))).toEqual({ status: 400, detail: "bad line", code: "E_SESSION_LOAD" });
     const bug = describeError(new TypeError("x is undefined at /secret/path"));
     expect(bug.status).toBe(500);
     expect(bug.detail).not.toContain("/secret/path");

@@ -32,7 +32,8 @@ export async function startServer(target: string, extra: readonly string[] = [])
     const timer = setTimeout(() => reject(new Error(`wink-debug did not start in 20 s:\n${output}`)), 20_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const match = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(output);
+      // The viewer's URL, on its own indented line (a remote store's URL is printed before it).
+      const match = /^ {2}(http:\/\/127\.0\.0\.1:\d+\/)/m.exec(output);
       if (match?.[1] !== undefined) {
         clearTimeout(timer);
         resolve(match[1]);

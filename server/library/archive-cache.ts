@@ -14,6 +14,7 @@
 import { lstat } from "node:fs/promises";
 import type { ArchiveLimits, ArchiveReader } from "../../shared/archive/index.js";
 import { openArchive } from "../../shared/archive/index.js";
+import { SourceError } from "../../shared/errors.js";
 import { openRegularFile } from "../../shared/filesystem/open-regular.node.js";
 import type { ArchiveManifestRead, FileIndexEntry, FileSource } from "../../shared/viewer/index.js";
 import { archiveManifestSummary } from "../../shared/viewer/index.js";
@@ -42,6 +43,12 @@ export interface ArchiveCacheOptions {
   limits?: Partial<ArchiveLimits>;
   /** Only archives under this directory (a real path) are opened: the served root. */
   root?: string;
+  /**
+   * Opens the archives of a remote store, named by their URL (`ServedFiles.idOf`), instead
+   * of local paths. Their freshness is the store's listing and ETags (a changed object fails
+   * with `E_SOURCE_CHANGED`), not an `lstat` per request.
+   */
+  openRemote?: (id: string, limits: Partial<ArchiveLimits> | undefined) => Promise<ArchiveReader>;
 }
 
 interface OpenArchive extends OpenedArchive {
@@ -63,6 +70,7 @@ export class ArchiveCache {
   readonly #memory: MemoryBudget;
   readonly #limits: Partial<ArchiveLimits> | undefined;
   readonly #root: string | undefined;
+  readonly #openRemote: NonNullable<ArchiveCacheOptions["openRemote"]> | null;
   #closed = false;
   /** Every reader not closed yet (evicted ones close after a delay). */
   readonly #readers = new Set<ArchiveReader>();
@@ -72,6 +80,7 @@ export class ArchiveCache {
     this.#memory = options.memory ?? new MemoryBudget(32 * 1024 * 1024);
     this.#limits = options.limits;
     this.#root = options.root;
+    this.#openRemote = options.openRemote ?? null;
     this.#open = new WeightedCache(this.#memory, (key, value) => this.#evicted(key, value));
     this.#openCount = new WeightedCache(options.maxOpen ?? 8, (key) => this.#open.delete(key));
     // Contents read once (a search scanning files, a file whose response is cached anyway) are not kept.
@@ -105,7 +114,7 @@ export class ArchiveCache {
   async #get(absolutePath: string, label: string): Promise<OpenArchive> {
     const cached = this.#open.get(absolutePath);
     if (cached !== undefined) {
-      if (Date.now() - cached.checkedAt < RECHECK_MS) return cached;
+      if (this.#openRemote !== null || Date.now() - cached.checkedAt < RECHECK_MS) return cached;
       const stats = await lstat(absolutePath).catch(() => null);
       const opened = cached.reader.fileStats;
       if (stats !== null && stats.isFile() && stats.dev === opened.dev && stats.ino === opened.ino && stats.size === opened.size && stats.mtimeMs === opened.mtimeMs) {
@@ -123,11 +132,14 @@ export class ArchiveCache {
 
   async #openNow(absolutePath: string, label: string): Promise<OpenArchive> {
     const root = this.#root;
-    const reader = await openArchive(absolutePath, {
-      deferManifest: true,
-      ...(this.#limits === undefined ? {} : { limits: this.#limits }),
-      openFile: (path) => openRegularFile(path, root === undefined ? {} : { root }),
-    });
+    const reader =
+      this.#openRemote !== null
+        ? await this.#openRemote(absolutePath, this.#limits)
+        : await openArchive(absolutePath, {
+            deferManifest: true,
+            ...(this.#limits === undefined ? {} : { limits: this.#limits }),
+            openFile: (path) => openRegularFile(path, root === undefined ? {} : { root }),
+          });
     this.#readers.add(reader);
     if (this.#closed) {
       await reader.close();
@@ -145,11 +157,26 @@ export class ArchiveCache {
         const key = `${absolutePath}\n${path}`;
         const hit = contents.get(key);
         if (hit !== undefined) return hit;
-        const bytes = await reader.readFile(path, { maxBytes });
+        let bytes: Uint8Array;
+        try {
+          bytes = await reader.readFile(path, { maxBytes });
+        } catch (error) {
+          if (!this.#changed(error)) throw error;
+          // A remote object replaced since it was opened: drop its index and read the new version.
+          this.invalidate(absolutePath);
+          return (await this.#get(absolutePath, label)).source.read(path, maxBytes, options);
+        }
         if (options?.transient !== true && bytes.length <= MAX_CACHED_FILE_BYTES) contents.set(key, bytes, bytes.length);
         return bytes;
       },
-      stream: (path, maxBytes) => reader.openStream(path, { maxBytes }),
+      stream: (path, maxBytes) =>
+        reader.openStream(path, { maxBytes }).catch(async (error: unknown) => {
+          if (!this.#changed(error)) throw error;
+          this.invalidate(absolutePath);
+          const fresh = (await this.#get(absolutePath, label)).source;
+          if (fresh.stream === undefined) throw error;
+          return fresh.stream(path, maxBytes);
+        }),
     };
     let summary: Promise<ManifestSummary> | null = null;
     const manifest = (): Promise<ManifestSummary> => (summary ??= summarizeManifest(reader));
@@ -158,6 +185,11 @@ export class ArchiveCache {
     this.#open.set(absolutePath, open, Math.min(this.#memory.bytes, Math.max(1, reader.fileCount) * INDEX_BYTES_PER_ENTRY));
     this.#openCount.set(absolutePath, true, 1);
     return open;
+  }
+
+  /** True for a remote archive that changed since it was opened (`E_SOURCE_CHANGED`): it is reopened. */
+  #changed(error: unknown): boolean {
+    return this.#openRemote !== null && error instanceof SourceError && error.code === "E_SOURCE_CHANGED";
   }
 
   #evicted(absolutePath: string, value: OpenArchive): void {

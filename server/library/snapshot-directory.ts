@@ -6,24 +6,20 @@
  * session files: a bundle is a session file of two lines, its session before the run (line
  * 1) and after it (line 2), read through the bundle reader instead of from disk.
  *
- * Only regular files found by walking the directory (symlinks never followed) are ever
- * opened, and callers name files by their relative path in this listing. The directory may
- * change under us (an agent writing its own snapshots folder can swap a file for a symlink
- * or a FIFO between two requests), so every open is checked on the descriptor
- * (`openRegularFile`: no symlink, no FIFO wait, the inode its lstat saw, inside the root),
- * and a line is only read from the file its index was built from (same device and inode).
+ * The files come from a local folder or a remote store (`ServedFiles`). Callers name files
+ * by their relative path in the listing, so nothing outside the served root can be read
+ * through it. A local folder may change under us (an agent writing its own snapshots folder
+ * can swap a file for a symlink or a FIFO between two requests), so its opens are checked
+ * on the descriptor (`LocalFiles`); a line is only read from the version of the file its
+ * index was built from (same device and inode locally, same ETag remotely).
  */
-import type { Dirent } from "node:fs";
-import { lstat, readdir } from "node:fs/promises";
 import path from "node:path";
-import type { SessionFileIndex, SessionSnapshot } from "../../shared/session/index.js";
-import { readLineBytes, readSnapshotAt, scanSessionFile } from "../../shared/session/index.js";
+import type { SessionFileIndex, SessionSnapshot, SnapshotLineResult } from "../../shared/session/index.js";
+import { snapshotFromLineBytes } from "../../shared/session/session-scan.node.js";
 import { SessionLoadError } from "../../shared/errors.js";
-import type { OpenedRegularFile } from "../../shared/filesystem/open-regular.node.js";
-import { openRegularFile } from "../../shared/filesystem/open-regular.node.js";
 import type { DebugBundles } from "./debug-bundles.js";
-import { isBundleCandidate, sniffDebugBundle } from "./debug-bundles.js";
 import { COLLECT_AFTER_BYTES, collectGarbageSoon } from "./memory-pressure.js";
+import type { FoundFile, ListingProgress, ServedFiles } from "./served-files.js";
 import type { MemoryBudget } from "./weighted-cache.js";
 import { WeightedCache } from "./weighted-cache.js";
 
@@ -38,6 +34,8 @@ export interface SessionFileRecord {
   size: number;
   mtimeMs: number;
   ctimeMs: number;
+  /** The store's validator (a remote object's ETag), or null. */
+  version: string | null;
   index: SessionFileIndex | null;
   /** Why the file could not be read at all, or null. */
   error: string | null;
@@ -52,29 +50,18 @@ export interface SnapshotDirectoryOptions {
   bundles?: DebugBundles;
 }
 
-interface FoundFile {
-  absolutePath: string;
-  kind: "session" | "bundle";
-  size: number;
-  mtimeMs: number;
-  ctimeMs: number;
-}
-
 export interface DirectoryChanges {
   readonly added: string[];
   readonly changed: string[];
   readonly removed: string[];
 }
 
-const SESSION_FILE = /\.jsonl?$/i;
 // Measured: a parsed line of tool calls or files retains about its own size in the heap
 // (1.0× for a 12.6 MB line, 0.6–1.2× for the fixtures' lines); counted with a margin.
 const PARSED_LINE_HEAP_FACTOR = 1.5;
-const MAX_DEPTH = 32;
-const SKIPPED_DIRECTORIES = new Set(["node_modules", ".git"]);
 
 export class SnapshotDirectory {
-  readonly root: string;
+  readonly store: ServedFiles;
   readonly recursive: boolean;
   readonly #files = new Map<string, SessionFileRecord>();
   readonly #indexing = new Map<string, Promise<SessionFileIndex>>();
@@ -83,22 +70,41 @@ export class SnapshotDirectory {
   readonly #bundles: DebugBundles | null;
   /** What sniffing each `.zip` found, while its size and mtime stay the same. */
   readonly #sniffed = new Map<string, { size: number; mtimeMs: number; bundle: boolean }>();
-  /** Opens a file of this directory, checked on its descriptor (see the module comment). */
-  readonly openFile: (path: string) => Promise<OpenedRegularFile>;
+  /** How far the last listing got (a remote listing comes in pages). */
+  #listing: ListingProgress = { pages: 0, objects: 0, done: false };
+  /** Files being indexed in the background (`indexSome`), or null. */
+  #background: Promise<void> | null = null;
+  readonly #queued = new Set<SessionFileRecord>();
+  #closed = false;
 
-  private constructor(root: string, options: SnapshotDirectoryOptions) {
-    this.root = root;
-    this.openFile = (file) => openRegularFile(file, { root });
+  private constructor(files: ServedFiles, options: SnapshotDirectoryOptions) {
+    this.store = files;
     this.recursive = options.recursive ?? false;
     this.#bundles = options.bundles ?? null;
     this.#lines = new WeightedCache(options.memory ?? 64 * 1024 * 1024);
   }
 
-  /** Opens a directory (resolved through symlinks once, here) and lists its session files. */
-  static async open(root: string, options: SnapshotDirectoryOptions = {}): Promise<SnapshotDirectory> {
-    const directory = new SnapshotDirectory(root, options);
-    await directory.refresh();
+  /** Lists the session files of a local folder or a remote store. */
+  static async open(files: ServedFiles, options: SnapshotDirectoryOptions & { onListing?: (progress: ListingProgress) => void } = {}): Promise<SnapshotDirectory> {
+    const directory = new SnapshotDirectory(files, options);
+    await directory.refresh(options.onListing);
     return directory;
+  }
+
+  /** Stops background indexing (the server is closing): what runs finishes its file, nothing more starts. */
+  close(): void {
+    this.#closed = true;
+    this.#queued.clear();
+  }
+
+  /** The root: a local folder's real path, or a remote store's URL (without credentials). */
+  get root(): string {
+    return this.store.root;
+  }
+
+  /** How far the current (or last) listing got. */
+  get listing(): ListingProgress {
+    return this.#listing;
   }
 
   /** Every session file, by relative path. */
@@ -115,10 +121,16 @@ export class SnapshotDirectory {
     return this.#files.get(relativePath);
   }
 
-  /** Walks the directory again; changed files lose their index (they are indexed again on use). */
-  async refresh(): Promise<DirectoryChanges> {
-    const found = new Map<string, FoundFile>();
-    await this.#walk(this.root, "", 0, found);
+  /** Lists the files again; changed files lose their index (they are indexed again on use). */
+  async refresh(onListing?: (progress: ListingProgress) => void): Promise<DirectoryChanges> {
+    const found = await this.store.list({
+      recursive: this.recursive,
+      bundles: this.#bundles !== null,
+      onProgress: (progress) => {
+        this.#listing = progress;
+        onListing?.(progress);
+      },
+    });
     await this.#keepBundles(found);
     const changes: DirectoryChanges = { added: [], changed: [], removed: [] };
     for (const [relative, stats] of found) {
@@ -126,9 +138,9 @@ export class SnapshotDirectory {
       if (record === undefined) {
         this.#files.set(relative, { path: relative, name: path.posix.basename(relative), index: null, error: null, ...stats });
         changes.added.push(relative);
-      } else if (record.size !== stats.size || record.mtimeMs !== stats.mtimeMs) {
+      } else if (record.size !== stats.size || record.mtimeMs !== stats.mtimeMs || (stats.version !== null && record.version !== stats.version)) {
         if (record.kind === "bundle") this.#bundles?.forget(record.absolutePath);
-        Object.assign(record, { size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, index: null, error: null });
+        Object.assign(record, { size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, version: stats.version, index: null, error: null });
         this.#forget(relative);
         changes.changed.push(relative);
       }
@@ -140,6 +152,14 @@ export class SnapshotDirectory {
       changes.removed.push(relative);
     }
     return changes;
+  }
+
+  /** Drops one file's index (it changed): it is indexed again on next use. */
+  forgetIndex(record: SessionFileRecord): void {
+    if (record.kind === "bundle") this.#bundles?.forget(record.absolutePath);
+    record.index = null;
+    record.error = null;
+    this.#forget(record.path);
   }
 
   /** Re-reads one file's index now (POST /api/reload); the old index stays when reading fails. */
@@ -174,19 +194,44 @@ export class SnapshotDirectory {
     return task;
   }
 
-  /** Indexes every file not indexed yet, one at a time (so memory holds one file's line at most). */
+  /**
+   * Indexes every file not indexed yet, one at a time (so memory holds one file's line at
+   * most). Not for a remote store, where indexing reads whole objects: `indexSome` indexes
+   * what is shown.
+   */
   async indexAll(onProgress?: (done: number, total: number, file: SessionFileRecord) => void): Promise<void> {
+    if (!this.store.indexEverything) return;
     const pending = this.files().filter((record) => record.index === null && record.error === null);
     let done = 0;
     for (const record of pending) {
+      if (this.#closed) return;
       await this.ensureIndexed(record).catch(() => undefined);
       done += 1;
       onProgress?.(done, pending.length, record);
     }
   }
 
-  /** True while some file has no index and no error yet. */
+  /**
+   * Indexes `records` (those not indexed yet) in the background, one at a time, after those
+   * asked for before; resolves when the queue is empty.
+   */
+  indexSome(records: readonly SessionFileRecord[]): Promise<void> {
+    for (const record of records) if (record.index === null && record.error === null) this.#queued.add(record);
+    this.#background ??= (async () => {
+      for (let next = this.#queued.values().next(); !next.done && !this.#closed; next = this.#queued.values().next()) {
+        this.#queued.delete(next.value);
+        if (this.#files.get(next.value.path) === next.value) await this.ensureIndexed(next.value).catch(() => undefined);
+      }
+    })().finally(() => (this.#background = null));
+    return this.#background;
+  }
+
+  /**
+   * True while files wait for their index: any unindexed file of a local folder (all of
+   * them are indexed in the background), the queue of `indexSome` for a remote store.
+   */
   isIndexing(): boolean {
+    if (!this.store.indexEverything) return this.#background !== null;
     return [...this.#files.values()].some((record) => record.index === null && record.error === null);
   }
 
@@ -210,7 +255,7 @@ export class SnapshotDirectory {
 
   /** A session file's index from disk, or a bundle's from its session members. */
   async #scan(record: SessionFileRecord): Promise<SessionFileIndex> {
-    if (record.kind === "session") return scanSessionFile(record.absolutePath, { openFile: this.openFile });
+    if (record.kind === "session") return this.store.scanSession(record.path, record);
     if (this.#bundles === null) throw new SessionLoadError(`Cannot read debug bundle ${record.path}`, { path: record.path });
     const session = await this.#bundles.session(record.absolutePath, record.path);
     // A bundle's lines are never read from this file by offset (they come from its archive,
@@ -227,7 +272,8 @@ export class SnapshotDirectory {
       if (location === undefined) throw new SessionLoadError(`Unknown line_number: ${lineNumber}`, { path: record.path, lineNumber });
       // Drop older lines first: parsing a big line while the cache is full would hold both.
       this.#lines.makeRoom(location.byteLength * PARSED_LINE_HEAP_FACTOR);
-      const result = await readSnapshotAt(record.absolutePath, location, { openFile: this.openFile, identity: index });
+      const bytes = await this.store.readLine(record.path, index, location);
+      const result: SnapshotLineResult = bytes === null ? { ok: false, error: { lineNumber, kind: "stale", reason: "The file changed since it was indexed; scan it again" } } : snapshotFromLineBytes(bytes, lineNumber);
       if (location.byteLength >= COLLECT_AFTER_BYTES) collectGarbageSoon();
       if (result.ok) {
         this.#lines.set(key, result.snapshot, location.byteLength * PARSED_LINE_HEAP_FACTOR);
@@ -248,12 +294,12 @@ export class SnapshotDirectory {
    * work done elsewhere, such as `/api/raw` of a huge line in a worker). Re-indexes once when
    * the file changed.
    */
-  async readLine(record: SessionFileRecord, lineNumber: number): Promise<Buffer> {
+  async readLine(record: SessionFileRecord, lineNumber: number): Promise<Uint8Array> {
     for (let attempt = 0; attempt < 2; attempt++) {
       const index = await this.ensureIndexed(record);
       const location = index.entries.find((entry) => entry.lineNumber === lineNumber);
       if (location === undefined) throw new SessionLoadError(`Unknown line_number: ${lineNumber}`, { path: record.path, lineNumber });
-      const bytes = await readLineBytes(record.absolutePath, location, { openFile: this.openFile, identity: index });
+      const bytes = await this.store.readLine(record.path, index, location);
       if (bytes !== null) return bytes;
       record.index = null;
       this.#forget(record.path);
@@ -272,40 +318,11 @@ export class SnapshotDirectory {
       const known = this.#sniffed.get(relative);
       let bundle = known?.bundle;
       if (known === undefined || known.size !== file.size || known.mtimeMs !== file.mtimeMs) {
-        bundle = await sniffDebugBundle(file.absolutePath, this.openFile);
+        bundle = await this.store.sniffBundle(relative, file);
         this.#sniffed.set(relative, { size: file.size, mtimeMs: file.mtimeMs, bundle });
       }
       if (!bundle) found.delete(relative);
     }
     for (const relative of this.#sniffed.keys()) if (!found.has(relative)) this.#sniffed.delete(relative);
-  }
-
-  async #walk(absolute: string, relative: string, depth: number, found: Map<string, FoundFile>): Promise<void> {
-    let entries: Dirent[];
-    try {
-      entries = await readdir(absolute, { withFileTypes: true });
-    } catch {
-      return; // an unreadable subdirectory hides only itself
-    }
-    for (const entry of entries) {
-      const childAbsolute = path.join(absolute, entry.name);
-      const childRelative = relative === "" ? entry.name : `${relative}/${entry.name}`;
-      if (entry.isDirectory()) {
-        if (this.recursive && depth < MAX_DEPTH && !entry.name.startsWith(".") && !SKIPPED_DIRECTORIES.has(entry.name)) {
-          await this.#walk(childAbsolute, childRelative, depth + 1, found);
-        }
-        continue;
-      }
-      // Regular files only: a symlink could point outside the served directory.
-      if (!entry.isFile()) continue;
-      const kind = SESSION_FILE.test(entry.name) ? "session" : this.#bundles !== null && isBundleCandidate(entry.name) ? "bundle" : null;
-      if (kind === null) continue;
-      try {
-        const stats = await lstat(childAbsolute);
-        if (stats.isFile()) found.set(childRelative, { absolutePath: childAbsolute, kind, size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs });
-      } catch {
-        // vanished or unreadable between readdir and lstat: skipped, like WINK's listing
-      }
-    }
   }
 }

@@ -5,7 +5,7 @@
  */
 import path from "node:path";
 import type { SessionFileIndex, SessionIndexEntry, SessionSnapshot } from "../../shared/session/index.js";
-import { SessionLoadError } from "../../shared/errors.js";
+import { SessionLoadError, SourceError } from "../../shared/errors.js";
 import type { IndexedSnapshotLine } from "../../shared/viewer/index.js";
 import { ServerError, notFound } from "../errors.js";
 import type { DebugBundle } from "../../shared/debug-bundle/index.js";
@@ -60,6 +60,14 @@ export function indexedLine(entry: SessionIndexEntry): IndexedSnapshotLine {
  * line's virtual files), which the memory budget may since have let go of.
  */
 const WORKSPACE_TTL_MS = 1000;
+/** Files of a remote store tried at start for one that loads (each costs a whole object). */
+const MAX_REMOTE_CANDIDATES = 8;
+/** Store failures that are not about one object: no other object will load either. */
+const STORE_WIDE = new Set(["E_SOURCE_UNREACHABLE", "E_SOURCE_CREDENTIALS_MISSING", "E_SOURCE_CREDENTIALS_EXPIRED", "E_SOURCE_CREDENTIALS_INVALID", "E_SOURCE_THROTTLED", "E_SOURCE_TIMEOUT"]);
+
+function storeWide(error: unknown): boolean {
+  return error instanceof SourceError && STORE_WIDE.has(error.code);
+}
 const MAX_CACHED_WORKSPACES = 1000;
 
 export class ViewerState {
@@ -92,7 +100,8 @@ export class ViewerState {
       throw new SessionLoadError(preferred === undefined ? `No session files or debug bundles found under ${this.displayRoot}${this.directory.recursive ? "" : " (-r also looks in subdirectories, e.g. an EvalLoop's {request_id}/ folders)"}` : `Not a session file: ${preferred}`, { path: preferred ?? this.displayRoot });
     }
     let lastError: unknown = null;
-    for (const record of candidates) {
+    // A remote file that does not load cost a whole object: try only the newest few.
+    for (const record of this.directory.store.remote ? candidates.slice(0, MAX_REMOTE_CANDIDATES) : candidates) {
       try {
         if (await this.#bundleWithoutSession(record)) {
           this.#current = { file: record.path, line: 0, sessionId: "" };
@@ -102,6 +111,8 @@ export class ViewerState {
         this.#setCurrent(selection);
         return;
       } catch (error) {
+        // The store itself failing (unreachable, credentials, throttled…) is not about this file.
+        if (storeWide(error)) throw error;
         lastError = error;
       }
     }
@@ -170,7 +181,7 @@ export class ViewerState {
     const now = Date.now();
     const hit = this.#workspaces.get(key);
     if (hit !== undefined && hit.index === selection.index && now - hit.at < WORKSPACE_TTL_MS) return hit.value;
-    const value = resolveWorkspace(selection.record.absolutePath, selection.entry, () => this.snapshot(selection), this.archives);
+    const value = resolveWorkspace(this.directory.store, selection.record.path, selection.entry, () => this.snapshot(selection), this.archives);
     this.#workspaces.delete(key);
     // Insertion order is age order (a refreshed key moves to the end): drop from the start.
     for (const [oldKey, old] of this.#workspaces) {
@@ -270,6 +281,13 @@ export class ViewerState {
   /** `input` (absolute, or relative to the root) as a path relative to the root, or null when outside. */
   relativeToRoot(input: string): string | null {
     if (input.includes("\0")) return null;
+    if (this.directory.store.remote) {
+      // A store's key, or its URL under the root.
+      const root = this.directory.root;
+      const key = input.startsWith(root) ? input.slice(root.length) : input;
+      const relative = path.posix.normalize(`/${key}`).slice(1).replace(/\/$/, "");
+      return relative === ".." || relative.startsWith("../") || /^[a-z0-9]+:\/\//i.test(key) ? null : relative;
+    }
     for (const root of new Set([this.directory.root, this.displayRoot])) {
       const resolved = path.resolve(root, input);
       const relative = path.relative(root, resolved);

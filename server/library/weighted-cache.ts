@@ -130,6 +130,11 @@ export class WeightedCache<K, V> {
     return entry.value;
   }
 
+  /** Whether `key` is held (without marking it used). */
+  has(key: K): boolean {
+    return this.#entries.has(key);
+  }
+
   set(key: K, value: V, weight: number): void {
     if (this.#secondUseOf > 0 && !this.#entries.has(key) && !this.#takeOffer(key)) return;
     this.delete(key);

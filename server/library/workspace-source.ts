@@ -4,7 +4,6 @@
  * next to the session file), else `<stem>.fs.zip` beside the session file, else the line's
  * own `VirtualFileSystem` slice.
  */
-import { lstat } from "node:fs/promises";
 import path from "node:path";
 import type { SessionSnapshot } from "../../shared/session/index.js";
 import { extractVirtualFiles } from "../../shared/session/index.js";
@@ -13,6 +12,7 @@ import type { FileSource, FilesystemMetaView } from "../../shared/viewer/index.j
 import { archiveCandidates, filesystemMetaView, virtualFileSource } from "../../shared/viewer/index.js";
 import type { DebugBundle } from "../../shared/debug-bundle/index.js";
 import type { ArchiveCache, ManifestSummary } from "./archive-cache.js";
+import type { ServedFiles } from "./served-files.js";
 
 /** A snapshot's workspace, or why it has none. */
 export interface ResolvedWorkspace {
@@ -30,29 +30,30 @@ const vfsSources = new WeakMap<SessionSnapshot, FileSource | null>();
 const hasSlice = (summary: EnvelopeSummary, name: string): boolean => summary.slices.some((slice) => slice.displayName === name || slice.itemDisplayName === name);
 
 /**
- * Resolves the workspace of one line. `load` parses the line in full; it is only called
- * when the line has a `FilesystemSnapshotRef` or `VirtualFileSystem` slice.
+ * Resolves the workspace of one line of the session file at `sessionFile` (relative to the
+ * served root). `load` parses the line in full; it is only called when the line has a
+ * `FilesystemSnapshotRef` or `VirtualFileSystem` slice.
  */
-export async function resolveWorkspace(sessionFilePath: string, summary: EnvelopeSummary, load: () => Promise<SessionSnapshot>, archives: ArchiveCache): Promise<ResolvedWorkspace> {
-  const directory = path.dirname(sessionFilePath);
+export async function resolveWorkspace(store: ServedFiles, sessionFile: string, summary: EnvelopeSummary, load: () => Promise<SessionSnapshot>, archives: ArchiveCache): Promise<ResolvedWorkspace> {
+  const directory = path.posix.dirname(sessionFile);
   const snapshot = hasSlice(summary, "FilesystemSnapshotRef") || hasSlice(summary, "VirtualFileSystem") ? await load() : null;
-  const { referenced, names: candidates } = archiveCandidates(path.basename(sessionFilePath), snapshot);
+  const { referenced, names: candidates } = archiveCandidates(path.posix.basename(sessionFile), snapshot);
 
   let error: string | null = null;
   for (const name of candidates) {
-    const absolute = path.join(directory, name);
-    const stats = await lstat(absolute).catch(() => null);
-    if (stats === null) {
+    const relative = directory === "." ? name : `${directory}/${name}`;
+    const status = await store.archiveStatus(relative);
+    if (status === "missing") {
       if (name === referenced) error = `Archive ${name} (named by FilesystemSnapshotRef) is not next to the session file`;
       continue;
     }
     // Regular files only: a symlink could lead outside the served directory.
-    if (!stats.isFile()) {
+    if (status === "not-regular") {
       error = `Archive ${name} is not a regular file`;
       continue;
     }
     try {
-      const { source, manifest } = await archives.source(absolute, name);
+      const { source, manifest } = await archives.source(store.idOf(relative), name);
       return { source, manifest, archive: name, error: null };
     } catch (cause) {
       error = `Archive ${name} cannot be opened: ${cause instanceof Error ? cause.message : String(cause)}`;

@@ -1,20 +1,22 @@
 /**
- * One error handler: every error becomes `{"detail": "..."}` with its status. Library
- * errors map through `ERROR_CODES`, server errors through `SERVER_ERROR_CODES`, Fastify's
- * own (validation, media type, body size) keep their 4xx. Anything else is a bug: 500,
- * logged with its stack, and a generic message (no internals leak).
+ * One error handler: every error becomes `{"detail": "...", "code": "..."}` with its status.
+ * Library errors map through `ERROR_CODES` (a remote store's failures among them:
+ * `E_SOURCE_*`, whose messages name URLs without credentials), server errors through
+ * `SERVER_ERROR_CODES`, Fastify's own (validation, media type, body size) keep their 4xx and
+ * have no code. Anything else is a bug: 500, logged with its stack, and a generic message (no
+ * internals leak).
  */
 import type { FastifyError, FastifyPluginAsync } from "fastify";
 import fp from "fastify-plugin";
-import { ERROR_CODES, WinkError } from "../../shared/errors.js";
+import { ERROR_CODES, SourceError, WinkError } from "../../shared/errors.js";
 import { ServerError } from "../errors.js";
 
-/** Status and message for any thrown value. */
-export function describeError(error: unknown): { status: number; detail: string } {
-  if (error instanceof ServerError) return { status: error.statusCode, detail: error.message };
+/** Status, message and stable code (when it has one) for any thrown value. */
+export function describeError(error: unknown): { status: number; detail: string; code?: string } {
+  if (error instanceof ServerError) return { status: error.statusCode, detail: error.message, code: error.code };
   if (error instanceof WinkError) {
     const status = ERROR_CODES[error.code]?.status ?? 500;
-    return { status, detail: error.message };
+    return { status, detail: error.message, code: error.code };
   }
   const fastifyError = error as Partial<FastifyError>;
   if (typeof fastifyError.statusCode === "number" && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
@@ -26,9 +28,10 @@ export function describeError(error: unknown): { status: number; detail: string 
 
 const plugin: FastifyPluginAsync = async (app) => {
   app.setErrorHandler(async (error, request, reply) => {
-    const { status, detail } = describeError(error);
-    if (status >= 500) request.log.error({ err: error }, "request failed");
-    return reply.code(status).type("application/json; charset=utf-8").send(JSON.stringify({ detail }));
+    const { status, detail, code } = describeError(error);
+    // A store failing (502/503/504 with an E_SOURCE_* code) is not a bug: no stack in the log.
+    if (status >= 500 && !(error instanceof SourceError)) request.log.error({ err: error }, "request failed");
+    return reply.code(status).type("application/json; charset=utf-8").send(JSON.stringify(code === undefined ? { detail } : { detail, code }));
   });
 };
 

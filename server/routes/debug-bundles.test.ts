@@ -96,7 +96,7 @@ describe("every fixture bundle over HTTP", () => {
     const failed = fixtureBundle("02-failed-run");
     const app = await testApp({ path: path.join(WINK_BUNDLE_FIXTURES, failed.file) });
     expect((await get(app, "/api/config")).statusCode).toBe(404);
-    expect(JSON.parse((await get(app, "/api/metrics")).body)).toEqual({ detail: "Metrics not found in bundle" });
+    expect(JSON.parse((await get(app, "/api/metrics")).body)).toEqual({ detail: "Metrics not found in bundle", code: "WD_ERR_NOT_FOUND" });
     expect(JSON.parse((await get(app, "/api/error")).body)).toMatchObject({ type: "PromptEvaluationError" });
     expect((await get(app, "/api/slices/no.such%3AType")).statusCode).toBe(404);
     expect((await get(app, "/api/files/no/such/member.json")).statusCode).toBe(404);

@@ -236,7 +236,7 @@ describe("GET /api/snapshots and POST /api/switch", () => {
     const outside = await tempDir();
     const foreign = await writeSession(outside, "foreign.jsonl", [snapshotLine({ sessionId: "foreign" })]);
     const app = await testApp({ path: dir });
-    expect((await post(app, "/api/switch", { path: 123 })).json()).toEqual({ detail: "path is required" });
+    expect((await post(app, "/api/switch", { path: 123 })).json()).toEqual({ detail: "path is required", code: "WD_ERR_BAD_REQUEST" });
     const escaped = await post(app, "/api/switch", { path: foreign });
     expect(escaped.statusCode).toBe(400);
     expect(escaped.json().detail).toContain("Snapshot must live under");

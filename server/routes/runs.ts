@@ -5,10 +5,11 @@
  */
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import path from "node:path";
-import { placeholderRunSummary, runSummary, searchRun, sessionEvents } from "../../shared/viewer/index.js";
+import { pageOfRuns, placeholderRunSummary, runSummary, searchRun, sessionEvents } from "../../shared/viewer/index.js";
 import type { RunSearchSession, RunSummaryView } from "../../shared/viewer/index.js";
 import { notFound } from "../errors.js";
 import { compileLinearRegex } from "../library/linear-regex.js";
+import type { StoreHealth } from "../library/remote-poller.js";
 import { runOf } from "../library/runs.js";
 import type { SessionFileRecord } from "../library/snapshot-directory.js";
 import type { ViewerState } from "../library/viewer-state.js";
@@ -18,9 +19,16 @@ import { isoTime } from "./request-helpers.js";
 
 export interface RunRoutesOptions {
   state: ViewerState;
+  /** A remote store's live-reload health (`--poll`), or null. */
+  health?: () => StoreHealth | null;
+  /** Told when files indexed for a page of runs (a remote store's) are ready. */
+  onIndexed?: () => void;
 }
 
-export const runRoutes: FastifyPluginAsyncTypebox<RunRoutesOptions> = async (app, { state }) => {
+/** Runs of a remote store indexed in the background for one answer (each costs a whole object): a page of the sidebar. */
+const REMOTE_INDEX_PAGE = 100;
+
+export const runRoutes: FastifyPluginAsyncTypebox<RunRoutesOptions> = async (app, { state, health, onIndexed }) => {
   const { directory } = state;
   const source = (record: SessionFileRecord) => ({ kind: record.kind === "bundle" ? ("bundle" as const) : ("session_file" as const), path: record.path, name: record.name });
 
@@ -47,11 +55,35 @@ export const runRoutes: FastifyPluginAsyncTypebox<RunRoutesOptions> = async (app
     throw notFound("No session file of the directory holds a loadable line");
   };
 
-  app.get("/api/runs", { schema: { querystring: RunsQuery, response: { 200: RunList, ...errorResponses } } }, async () => {
-    if (directory.isIndexing()) void directory.indexAll();
+  app.get("/api/runs", { schema: { querystring: RunsQuery, response: { 200: RunList, ...errorResponses } } }, async (request) => {
+    const all = directory.newestFirst();
+    const { page, matched, offset } = pageOfRuns(all, (record) => ({ path: record.path, timeMs: Math.max(record.ctimeMs, record.mtimeMs) }), request.query);
+    if (directory.store.indexEverything) {
+      if (directory.isIndexing()) void directory.indexAll();
+    } else {
+      // Index what is shown, in the background: the page's runs, not the whole store.
+      const wanted = page.slice(0, REMOTE_INDEX_PAGE).filter((record) => record.index === null && record.error === null);
+      if (wanted.length > 0) void directory.indexSome(wanted).then(() => onIndexed?.());
+    }
     const runs: RunSummaryView[] = [];
-    for (const record of directory.newestFirst()) runs.push(await summaryOf(record));
-    return { root: path.basename(state.displayRoot), indexing: directory.isIndexing(), runs };
+    for (const record of page) runs.push(await summaryOf(record));
+    const store = directory.store;
+    const current = health?.() ?? null;
+    return {
+      root: path.basename(state.displayRoot),
+      indexing: directory.isIndexing(),
+      runs,
+      total: all.length,
+      matched,
+      offset,
+      store: {
+        kind: store.kind,
+        // A folder is named as in `root` (its path stays on this machine); a store by its URL.
+        location: store.remote ? state.displayRoot : path.basename(state.displayRoot),
+        listing: directory.listing,
+        health: current === null ? null : { ok: current.ok, code: current.code, detail: current.detail, checked_at: current.checkedAt },
+      },
+    };
   });
 
   app.get("/api/run", { schema: { querystring: RunQuery, response: { 200: Run, ...errorResponses } } }, async (request) => {

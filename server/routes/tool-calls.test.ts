@@ -95,7 +95,7 @@ describe("the bundled example (examples/snapshots)", () => {
 
   it("refuses unknown calls, paths the call did not change, unsafe paths and missing parameters", async () => {
     const app = await testApp({ path: EXAMPLE });
-    expect(await json(app, diffUrl(EXAMPLE_FILE, 2, "call_999", "README.md"))).toEqual({ status: 404, body: { detail: "The undo store has no tool call call_999" } });
+    expect(await json(app, diffUrl(EXAMPLE_FILE, 2, "call_999", "README.md"))).toEqual({ status: 404, body: { detail: "The undo store has no tool call call_999", code: "ENOENT" } });
     expect((await json(app, diffUrl(EXAMPLE_FILE, 2, "call_012", "src/cart.ts"))).status).toBe(404);
     expect((await json(app, diffUrl(EXAMPLE_FILE, 2, "call_012", "../README.md"))).status).toBe(400);
     expect((await json(app, diffUrl(EXAMPLE_FILE, 2, "call_012", "/etc/passwd"))).status).toBe(404);

@@ -16,7 +16,8 @@ import { selectorOf, workspacePath } from "./request-helpers.js";
 
 export interface ToolCallRoutesOptions {
   state: ViewerState;
-  undoStores: UndoStores;
+  /** Undo stores next to session files; null: none are looked for (a remote store: not read yet). */
+  undoStores: UndoStores | null;
 }
 
 /** The timeline with `changes` when the selected session has an undo store next to its file. */
@@ -36,7 +37,7 @@ export const toolCallRoutes: FastifyPluginAsyncTypebox<ToolCallRoutesOptions> = 
   app.get("/api/timeline/tool-call-diff", { schema: { querystring: ToolCallDiffQuery, response: { 200: ToolCallFileDiff, ...errorResponses } } }, async (request) => {
     const path = workspacePath(request.query.path);
     const selection = await state.resolve(selectorOf(request.query));
-    const store = await undoStores.session(selection.record.absolutePath, selection.entry.sessionId);
+    const store = undoStores === null ? null : await undoStores.session(selection.record.absolutePath, selection.entry.sessionId);
     if (store === null) throw notFound(`No undo store for session ${selection.entry.sessionId} next to ${selection.record.path}`);
     const workspace = async (ref: SnapshotRefView) => {
       const entry = selection.index.entries.find((candidate) => candidate.lineNumber === ref.line_number);

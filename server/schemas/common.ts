@@ -3,8 +3,12 @@
  */
 import { Type } from "typebox";
 
-/** Every error: `{"detail": "..."}` with a 4xx status (a 500 is a bug). */
-export const ErrorBody = Type.Object({ detail: Type.String() }, { $id: "ErrorBody" });
+/**
+ * Every error: `{"detail": "...", "code": "..."}` with a 4xx status, or a 5xx when a remote
+ * store failed (`E_SOURCE_*`: 502, 503, 504); any other 500 is a bug. `code` is the stable
+ * code of docs/api.md and docs/errors.md (absent for Fastify's own validation errors).
+ */
+export const ErrorBody = Type.Object({ detail: Type.String(), code: Type.Optional(Type.String()) }, { $id: "ErrorBody" });
 
 /** Error responses every route may give. */
 export const errorResponses = { 400: ErrorBody, 403: ErrorBody, 404: ErrorBody, 415: ErrorBody, 422: ErrorBody, 500: ErrorBody } as const;

@@ -6368,15 +6368,255 @@ return errors === 0;
 }
 
 export const validator22 = validate32;
-const schema33 = {"type":"object","properties":{},"additionalProperties":false};
+const schema33 = {"type":"object","properties":{"offset":{"type":"integer","minimum":0},"limit":{"type":"integer","minimum":1,"maximum":1000},"q":{"type":"string","maxLength":256},"since":{"type":"string","maxLength":64},"until":{"type":"string","maxLength":64}},"additionalProperties":false};
 
 function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
 for(const key0 in data){
+if(!(((((key0 === "offset") || (key0 === "limit")) || (key0 === "q")) || (key0 === "since")) || (key0 === "until"))){
 delete data[key0];
+}
+}
+if(_errs1 === errors){
+if(data.offset !== undefined){
+let data0 = data.offset;
+const _errs2 = errors;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(dataType0 == 'object' && Array.isArray(data0) && data0.length == 1){
+data0 = data0[0];
+dataType0 = typeof data0;
+if(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0))){
+coerced0 = data0;
+}
+}
+if(!(coerced0 !== undefined)){
+if(dataType0 === "boolean" || data0 === null
+              || (dataType0 === "string" && data0 && data0 == +data0 && !(data0 % 1))){
+coerced0 = +data0;
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["offset"] = coerced0;
+}
+}
+}
+if(errors === _errs2){
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 0 || isNaN(data0)){
+validate32.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.limit !== undefined){
+let data1 = data.limit;
+const _errs4 = errors;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(dataType1 == 'object' && Array.isArray(data1) && data1.length == 1){
+data1 = data1[0];
+dataType1 = typeof data1;
+if(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1))){
+coerced1 = data1;
+}
+}
+if(!(coerced1 !== undefined)){
+if(dataType1 === "boolean" || data1 === null
+              || (dataType1 === "string" && data1 && data1 == +data1 && !(data1 % 1))){
+coerced1 = +data1;
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["limit"] = coerced1;
+}
+}
+}
+if(errors === _errs4){
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 1000 || isNaN(data1)){
+validate32.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"}];
+return false;
+}
+else {
+if(data1 < 1 || isNaN(data1)){
+validate32.errors = [{instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.q !== undefined){
+let data2 = data.q;
+const _errs6 = errors;
+if(typeof data2 !== "string"){
+let dataType2 = typeof data2;
+let coerced2 = undefined;
+if(dataType2 == 'object' && Array.isArray(data2) && data2.length == 1){
+data2 = data2[0];
+dataType2 = typeof data2;
+if(typeof data2 === "string"){
+coerced2 = data2;
+}
+}
+if(!(coerced2 !== undefined)){
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced2 !== undefined){
+data2 = coerced2;
+if(data !== undefined){
+data["q"] = coerced2;
+}
+}
+}
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(func2(data2) > 256){
+validate32.errors = [{instancePath:instancePath+"/q",schemaPath:"#/properties/q/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"}];
+return false;
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.since !== undefined){
+let data3 = data.since;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+let dataType3 = typeof data3;
+let coerced3 = undefined;
+if(dataType3 == 'object' && Array.isArray(data3) && data3.length == 1){
+data3 = data3[0];
+dataType3 = typeof data3;
+if(typeof data3 === "string"){
+coerced3 = data3;
+}
+}
+if(!(coerced3 !== undefined)){
+if(dataType3 == "number" || dataType3 == "boolean"){
+coerced3 = "" + data3;
+}
+else if(data3 === null){
+coerced3 = "";
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/since",schemaPath:"#/properties/since/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced3 !== undefined){
+data3 = coerced3;
+if(data !== undefined){
+data["since"] = coerced3;
+}
+}
+}
+if(errors === _errs8){
+if(typeof data3 === "string"){
+if(func2(data3) > 64){
+validate32.errors = [{instancePath:instancePath+"/since",schemaPath:"#/properties/since/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+}
+}
+var valid0 = _errs8 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.until !== undefined){
+let data4 = data.until;
+const _errs10 = errors;
+if(typeof data4 !== "string"){
+let dataType4 = typeof data4;
+let coerced4 = undefined;
+if(dataType4 == 'object' && Array.isArray(data4) && data4.length == 1){
+data4 = data4[0];
+dataType4 = typeof data4;
+if(typeof data4 === "string"){
+coerced4 = data4;
+}
+}
+if(!(coerced4 !== undefined)){
+if(dataType4 == "number" || dataType4 == "boolean"){
+coerced4 = "" + data4;
+}
+else if(data4 === null){
+coerced4 = "";
+}
+else {
+validate32.errors = [{instancePath:instancePath+"/until",schemaPath:"#/properties/until/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+if(coerced4 !== undefined){
+data4 = coerced4;
+if(data !== undefined){
+data["until"] = coerced4;
+}
+}
+}
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(func2(data4) > 64){
+validate32.errors = [{instancePath:instancePath+"/until",schemaPath:"#/properties/until/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
 }
 }
 else {
@@ -6786,6 +7026,6 @@ export const PRECOMPILED_VALIDATORS: ReadonlyMap<string, (data: unknown, context
   ["{\"type\":\"object\",\"required\":[\"*\"],\"properties\":{\"*\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096}}}", validator19],
   ["{\"type\":\"object\",\"properties\":{\"base_file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"target_file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096}},\"additionalProperties\":false}", validator20],
   ["{\"type\":\"object\",\"required\":[\"q\"],\"properties\":{\"file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"q\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1000},\"scope\":{\"type\":\"string\",\"maxLength\":200},\"in\":{\"anyOf\":[{\"type\":\"string\",\"const\":\"bundle\"},{\"type\":\"string\",\"const\":\"group\"},{\"type\":\"string\",\"const\":\"all\"}]},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000},\"regex\":{\"anyOf\":[{\"type\":\"string\",\"const\":\"0\"},{\"type\":\"string\",\"const\":\"1\"}]}},\"additionalProperties\":false}", validator21],
-  ["{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}", validator22],
+  ["{\"type\":\"object\",\"properties\":{\"offset\":{\"type\":\"integer\",\"minimum\":0},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000},\"q\":{\"type\":\"string\",\"maxLength\":256},\"since\":{\"type\":\"string\",\"maxLength\":64},\"until\":{\"type\":\"string\",\"maxLength\":64}},\"additionalProperties\":false}", validator22],
   ["{\"type\":\"object\",\"required\":[\"q\"],\"properties\":{\"file\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096},\"session\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1024},\"q\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1000},\"regex\":{\"anyOf\":[{\"type\":\"string\",\"const\":\"0\"},{\"type\":\"string\",\"const\":\"1\"}]},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2000}},\"additionalProperties\":false}", validator23],
 ]);

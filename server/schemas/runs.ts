@@ -45,7 +45,29 @@ const runSummaryProperties = {
 
 export const RunSummary = Type.Object(runSummaryProperties);
 
-export const RunList = Type.Object({ root: Type.String(), indexing: Type.Boolean(), runs: Type.Array(RunSummary) });
+/** Where the runs are read from, and how its listing went. */
+export const RunStore = Type.Object({
+  /** `local`: a folder; `s3`, `http`: a remote store. */
+  kind: Type.Union([Type.Literal("local"), Type.Literal("s3"), Type.Literal("http")]),
+  /** The folder, or the store's URL (never with credentials). */
+  location: Type.String(),
+  /** Pages and objects of the current (or last) listing; `done` once it is complete. */
+  listing: Type.Object({ pages: Type.Integer(), objects: Type.Integer(), done: Type.Boolean() }),
+  /** Live reload of a remote store (`--poll`): whether its last poll failed, why (`code`: `E_SOURCE_*`), and when. */
+  health: Type.Union([Type.Object({ ok: Type.Boolean(), code: NullableString, detail: NullableString, checked_at: NullableString }), Type.Null()]),
+});
+
+export const RunList = Type.Object({
+  root: Type.String(),
+  indexing: Type.Boolean(),
+  runs: Type.Array(RunSummary),
+  /** Runs in the directory, and those the filter (`q`, `since`, `until`) kept. */
+  total: Type.Integer(),
+  matched: Type.Integer(),
+  /** Where this page starts among the matched runs. */
+  offset: Type.Integer(),
+  store: RunStore,
+});
 
 export const RunSnapshot = Type.Object({
   line_number: Type.Integer(),
@@ -94,7 +116,21 @@ export const RunFailure = Type.Object({
 
 export const Run = Type.Object({ ...runSummaryProperties, sessions: Type.Array(RunSession), failures: Type.Array(RunFailure) });
 
-export const RunsQuery = Type.Object({}, { additionalProperties: false });
+/**
+ * A page of the runs, newest first: `offset`/`limit` (default: every run), `q` (the file's
+ * path contains it, case-insensitively), `since`/`until` (the file's modification time, ISO
+ * 8601 date or date-time; `until` a date includes that whole day).
+ */
+export const RunsQuery = Type.Object(
+  {
+    offset: Type.Optional(Type.Integer({ minimum: 0 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+    q: Type.Optional(Type.String({ maxLength: 256 })),
+    since: Type.Optional(Type.String({ maxLength: 64 })),
+    until: Type.Optional(Type.String({ maxLength: 64 })),
+  },
+  { additionalProperties: false },
+);
 
 /** `file`: the run's session file (default: the newest run). */
 export const RunQuery = Type.Object({ file: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })) }, { additionalProperties: false });

@@ -1,5 +1,6 @@
 /**
- * Reading one entry's data in Node: positional reads through a file descriptor, inflation
+ * Reading one entry's data in Node: ranged reads (a file descriptor's, or a remote
+ * object's through a `ReadRange`), inflation
  * with zlib capped at the declared size (so a lying size stops at that size instead of
  * inflating a bomb), and CRC-32 always checked. What is checked before inflating (limits,
  * local header, data descriptor) is the shared policy of `entry-checks.ts`.
@@ -95,15 +96,15 @@ export async function decodeEntryData(entry: CentralEntry, compressed: Uint8Arra
  * (for small entries on the calling thread), checked against the central record, then
  * inflated and checked. The caller applies `checkEntryLimits` first.
  */
-export async function readEntryData(handle: FileHandle, entry: CentralEntry, dataEnd: number): Promise<Buffer> {
-  const located = await locateEntry(handleRange(handle), entry, dataEnd, true);
+export async function readEntryData(range: ReadRange, entry: CentralEntry, dataEnd: number): Promise<Buffer> {
+  const located = await locateEntry(range, entry, dataEnd, true);
   return decodeEntryData(entry, located.compressed as Uint8Array);
 }
 
-async function* compressedChunks(handle: FileHandle, start: number, length: number): AsyncGenerator<Buffer> {
+async function* compressedChunks(range: ReadRange, start: number, length: number): AsyncGenerator<Uint8Array> {
   for (let done = 0; done < length; ) {
     const size = Math.min(STREAM_CHUNK_BYTES, length - done);
-    yield await readAt(handle, size, start + done);
+    yield await range(start + done, size);
     done += size;
   }
 }
@@ -114,8 +115,8 @@ async function* compressedChunks(handle: FileHandle, start: number, length: numb
  * The last chunk is held back until the size and CRC-32 are checked, so a consumer (an HTTP
  * download) never receives all of an entry whose checks fail.
  */
-export async function* streamEntryData(handle: FileHandle, entry: CentralEntry, dataStart: number): AsyncGenerator<Buffer> {
-  const source = Readable.from(compressedChunks(handle, dataStart, entry.compressedSize), { objectMode: false });
+export async function* streamEntryData(range: ReadRange, entry: CentralEntry, dataStart: number): AsyncGenerator<Buffer> {
+  const source = Readable.from(compressedChunks(range, dataStart, entry.compressedSize), { objectMode: false });
   const output: AsyncIterable<Buffer> = entry.method === METHOD_STORED ? source : source.pipe(zlib.createInflateRaw({ chunkSize: 256 * 1024 }));
   if (output !== source) source.once("error", (error) => (output as unknown as Readable).destroy(error));
   let produced = 0;

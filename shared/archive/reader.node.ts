@@ -6,19 +6,22 @@
  * positional read. The checks are the shared archive policy (`catalog.ts` at open,
  * `entry-checks.ts` for each entry read), the same the in-browser reader applies.
  *
+ * The bytes come from a file (`openArchive`) or from any ranged byte source
+ * (`openArchiveSource`: a remote object read by range requests, through `shared/remote`'s
+ * `RandomAccessReader`), with the same checks.
+ *
  * Two layouts are read: the "files" variant (`manifest.json` + `files/<path>`) and the
  * "root-metadata" variant some WINK builds wrote (entries at the root + `_wink_metadata.json`).
  */
-import type { FileHandle } from "node:fs/promises";
 import { ArchiveError, FileNotFoundError, InvalidArgumentError, IsADirectoryError } from "../errors.js";
 import { displayPath } from "../filesystem/paths.js";
 import { openNamedFile, type OpenedRegularFile } from "../filesystem/open-regular.node.js";
 import { checkManifest, readArchiveCatalog, withArchivePath, type ArchiveCatalog, type ManifestCheck } from "./catalog.js";
 
 export { withArchivePath } from "./catalog.js";
-import { corrupt, type CentralEntry } from "./central-directory.js";
+import { corrupt, type CentralEntry, type ReadRange } from "./central-directory.js";
 import { checkEntryLimits, checkLocalHeader, locateEntry, localHeaderLength, trailerAllowance } from "./entry-checks.js";
-import { handleRange, readAt, readEntryData, streamEntryData } from "./entry-data.node.js";
+import { handleRange, readEntryData, streamEntryData } from "./entry-data.node.js";
 import { checkOverlaps, sortByOffset } from "./entry-set.js";
 import type { ArchiveFileEntry, FileIndex } from "./file-index.js";
 import type { ArchiveVariant } from "./layout.js";
@@ -62,7 +65,7 @@ export interface EntryStream {
   readonly chunks: AsyncIterable<Uint8Array>;
 }
 
-/** The archive file as it was opened (from `fstat` of the open descriptor). */
+/** The archive file as it was opened (from `fstat` of the open descriptor; zeros where a byte source has none). */
 export interface ArchiveFileStats {
   readonly size: number;
   readonly mtimeMs: number;
@@ -70,10 +73,27 @@ export interface ArchiveFileStats {
   readonly ino: number;
 }
 
+/**
+ * An archive's bytes other than a local file: `size` and exact ranged reads (a remote
+ * object's `RandomAccessReader` is one). Reads that cannot be served throw (a changed object
+ * throws its source's error; nothing here retries).
+ */
+export interface ArchiveByteSource {
+  readonly size: number;
+  readonly mtimeMs?: number | null;
+  read(position: number, length: number): Promise<Uint8Array>;
+  /** Release what the source holds (called by the reader's `close`). */
+  close?(): Promise<void>;
+}
+
+export type OpenArchiveSourceOptions = Omit<OpenArchiveOptions, "openFile">;
+
 interface ReaderInternals {
   closed: boolean;
   readonly archivePath: string;
-  readonly handle: FileHandle;
+  /** The archive's bytes: the open descriptor's, or a byte source's. */
+  readonly range: ReadRange;
+  readonly release: () => Promise<void>;
   /** Where entry data must end: the offset of the central directory. */
   readonly dataEnd: number;
   readonly index: FileIndex;
@@ -113,34 +133,44 @@ export class ArchiveReader {
   #check: ManifestCheck | null = null;
   #files: readonly ArchiveFileEntry[] | null = null;
 
-  /** Use `openArchive`. */
-  private constructor(archivePath: string, limits: ArchiveLimits, opened: OpenedRegularFile, catalog: ArchiveCatalog) {
+  /** Use `openArchive` or `openArchiveSource`. */
+  private constructor(archivePath: string, limits: ArchiveLimits, stats: ArchiveFileStats, bytes: { range: ReadRange; release: () => Promise<void> }, catalog: ArchiveCatalog) {
     this.archivePath = archivePath;
     this.limits = limits;
     this.archiveSize = catalog.fileSize;
-    const { size, mtimeMs, dev, ino } = opened.stats;
-    this.fileStats = { size, mtimeMs, dev, ino };
+    this.fileStats = stats;
     this.variant = catalog.variant;
     this.#index = catalog.index;
     this.#catalog = catalog;
-    internals.set(this, { closed: false, archivePath, handle: opened.handle, dataEnd: catalog.dataEnd, index: catalog.index, directoryEntries: catalog.directoryEntries });
+    internals.set(this, { closed: false, archivePath, ...bytes, dataEnd: catalog.dataEnd, index: catalog.index, directoryEntries: catalog.directoryEntries });
   }
 
   /** @internal Opens and validates; see `openArchive`. */
   static async open(archivePath: string, options: OpenArchiveOptions = {}): Promise<ArchiveReader> {
-    const limits = resolveArchiveLimits(options.limits);
     // ENOENT, or EACCES for what is not a regular file (a FIFO is refused, never waited on).
     const opened = await (options.openFile ?? openNamedFile)(archivePath);
+    const { size, mtimeMs, dev, ino } = opened.stats;
+    return ArchiveReader.#validate(archivePath, { size, mtimeMs, dev, ino }, { range: handleRange(opened.handle), release: () => opened.handle.close() }, options);
+  }
+
+  /** @internal Validates an archive read through a byte source; see `openArchiveSource`. */
+  static fromSource(name: string, source: ArchiveByteSource, options: OpenArchiveSourceOptions = {}): Promise<ArchiveReader> {
+    const stats = { size: source.size, mtimeMs: source.mtimeMs ?? 0, dev: 0, ino: 0 };
+    return ArchiveReader.#validate(name, stats, { range: (position, length) => source.read(position, length), release: () => source.close?.() ?? Promise.resolve() }, options);
+  }
+
+  static async #validate(archivePath: string, stats: ArchiveFileStats, bytes: { range: ReadRange; release: () => Promise<void> }, options: OpenArchiveSourceOptions): Promise<ArchiveReader> {
+    const limits = resolveArchiveLimits(options.limits);
     try {
-      const catalog = await readArchiveCatalog(handleRange(opened.handle), opened.stats.size, limits);
+      const catalog = await readArchiveCatalog(bytes.range, stats.size, limits);
       if (catalog.manifestEntry === null && options.requireManifest) {
         throw new ArchiveError("E_ARCHIVE_MANIFEST", `Archive has no ${catalog.manifestName}: ${displayPath(archivePath)}`, { entry: catalog.manifestName, archive: archivePath });
       }
-      const reader = new ArchiveReader(archivePath, limits, opened, catalog);
+      const reader = new ArchiveReader(archivePath, limits, stats, bytes, catalog);
       if (options.requireManifest || !options.deferManifest) reader.#check = await reader.#checkManifest();
       return reader;
     } catch (error) {
-      await opened.handle.close();
+      await bytes.release();
       throw withArchivePath(error, archivePath);
     }
   }
@@ -202,9 +232,9 @@ export class ArchiveReader {
 
   async #checkManifest(): Promise<ManifestCheck> {
     const entry = this.#catalog.manifestEntry;
-    const { handle, dataEnd } = internalsOf(this);
+    const { range, dataEnd } = internalsOf(this);
     if (entry !== null) checkEntryLimits(entry, this.limits.maxManifestBytes, this.limits);
-    const bytes = entry === null ? null : await readEntryData(handle, entry, dataEnd);
+    const bytes = entry === null ? null : await readEntryData(range, entry, dataEnd);
     return checkManifest(this.#catalog, bytes, this.limits);
   }
 
@@ -237,8 +267,8 @@ export class ArchiveReader {
   async readFile(path: string, options: ReadFileOptions = {}): Promise<Uint8Array> {
     const entry = this.#entryAt(path);
     checkEntryLimits(entry, this.#maxBytes(options), this.limits);
-    const { handle, dataEnd } = internalsOf(this);
-    return readEntryData(handle, entry, dataEnd);
+    const { range, dataEnd } = internalsOf(this);
+    return readEntryData(range, entry, dataEnd);
   }
 
   /**
@@ -249,12 +279,12 @@ export class ArchiveReader {
   async openStream(path: string, options: ReadFileOptions = {}): Promise<EntryStream> {
     const entry = this.#entryAt(path);
     checkEntryLimits(entry, this.#maxBytes(options), this.limits);
-    const { handle, dataEnd } = internalsOf(this);
-    const { dataStart } = await locateEntry(handleRange(handle), entry, dataEnd, false);
+    const { range, dataEnd } = internalsOf(this);
+    const { dataStart } = await locateEntry(range, entry, dataEnd, false);
     const stillOpen = (): void => void internalsOf(this);
     async function* chunks(): AsyncGenerator<Uint8Array> {
       stillOpen();
-      yield* streamEntryData(handle, entry, dataStart);
+      yield* streamEntryData(range, entry, dataStart);
     }
     return { size: entry.size, chunks: chunks() };
   }
@@ -264,12 +294,12 @@ export class ArchiveReader {
     return Math.min(options.maxBytes ?? Number.POSITIVE_INFINITY, this.limits.maxFileBytes);
   }
 
-  /** Close the archive file. Idempotent. */
+  /** Close the archive file (or release its byte source). Idempotent. */
   async close(): Promise<void> {
     const state = internals.get(this) as ReaderInternals;
     if (state.closed) return;
     state.closed = true;
-    await state.handle.close();
+    await state.release();
   }
 }
 
@@ -282,6 +312,15 @@ export function openArchive(archivePath: string, options?: OpenArchiveOptions): 
   return ArchiveReader.open(archivePath, options);
 }
 
+/**
+ * Open an archive read through a byte source (a remote object's ranges): the same checks as
+ * `openArchive`, the end record and central directory read first, members only when asked
+ * for. `name` names the archive in messages and errors (a URL, never with credentials).
+ */
+export function openArchiveSource(name: string, source: ArchiveByteSource, options?: OpenArchiveSourceOptions): Promise<ArchiveReader> {
+  return ArchiveReader.fromSource(name, source, options);
+}
+
 /** Window of one batched read of local headers. */
 const HEADER_WINDOW_BYTES = 256 * 1024;
 const HEADER_SLACK = 64;
@@ -292,14 +331,13 @@ const HEADER_SLACK = 64;
  * next. Returns where each entry's data starts.
  */
 export async function locateAllData(reader: ArchiveReader, entries: readonly CentralEntry[]): Promise<Map<CentralEntry, number>> {
-  const { handle, dataEnd } = internalsOf(reader);
+  const { range, dataEnd } = internalsOf(reader);
   const sorted = sortByOffset(entries);
   const starts = new Map<CentralEntry, number>();
   const ends = new Map<CentralEntry, number>();
   const guessEnd = (e: CentralEntry): number => Math.min(e.localHeaderOffset + LOCAL_HEADER_SIZE + e.nameLength + e.extraLength + HEADER_SLACK, dataEnd);
   // Entries without a data descriptor whose whole local header is in a window are checked
   // from it; the others (descriptors, long headers) are located one by one.
-  const range = handleRange(handle);
   for (let i = 0; i < sorted.length; ) {
     const windowStart = (sorted[i] as CentralEntry).localHeaderOffset;
     let windowEnd = guessEnd(sorted[i] as CentralEntry);
@@ -307,7 +345,7 @@ export async function locateAllData(reader: ArchiveReader, entries: readonly Cen
     for (; j < sorted.length && guessEnd(sorted[j] as CentralEntry) - windowStart <= HEADER_WINDOW_BYTES; j++) {
       windowEnd = Math.max(windowEnd, guessEnd(sorted[j] as CentralEntry));
     }
-    const window = await readAt(handle, windowEnd - windowStart, windowStart);
+    const window = await range(windowStart, windowEnd - windowStart);
     for (let k = i; k < j; k++) {
       const entry = sorted[k] as CentralEntry;
       const header = window.subarray(entry.localHeaderOffset - windowStart);
@@ -333,13 +371,12 @@ export async function locateAllData(reader: ArchiveReader, entries: readonly Cen
 export const WHOLE_READ_MAX_BYTES = 4 * 1024 * 1024;
 
 /** Raw bytes of the archive (entry data located by `locateAllData`), with one read. */
-export function readLocatedRegion(reader: ArchiveReader, start: number, length: number): Promise<Buffer> {
-  const { handle } = internalsOf(reader);
-  return readAt(handle, length, start);
+export async function readLocatedRegion(reader: ArchiveReader, start: number, length: number): Promise<Buffer> {
+  const bytes = await internalsOf(reader).range(start, length);
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /** Content of an entry whose data start is known, as checked chunks (large entries). */
 export function streamLocatedEntry(reader: ArchiveReader, entry: CentralEntry, dataStart: number): AsyncGenerator<Buffer> {
-  const { handle } = internalsOf(reader);
-  return streamEntryData(handle, entry, dataStart);
+  return streamEntryData(internalsOf(reader).range, entry, dataStart);
 }

@@ -316,6 +316,12 @@ export class HttpDriver implements SourceDriver {
     const index = await this.send("HEAD", this.urlOf(INDEX_FILE_NAME), {}, signal, INDEX_FILE_NAME);
     index.resume();
     if (index.statusCode === 200) return "index-file";
+    // The index file is refused too (401, 403): the store refuses us, it does not lack a listing
+    // (nginx answers a folder without autoindex with 403, but its files with 200 or 404).
+    const refused = index.statusCode ?? 0;
+    if (refused === 401 || refused === 403) throw statusError({ url: this.location, status: refused, authenticated: this.authenticated });
+    // Neither the folder nor an index file exists: a wrong URL, not a server without listings.
+    if (root.status === 404 && refused === 404) throw statusError({ url: this.location, status: 404, authenticated: this.authenticated });
     throw new SourceError(
       "E_SOURCE_FAILED",
       `${this.location} offers no listing: serve JSON directory listings (nginx: autoindex on; autoindex_format json;) or publish ${INDEX_FILE_NAME} at the root`,

@@ -26,7 +26,12 @@ export class RangeCache {
   }
 
   static entryKey(source: string, key: string, etag: string, block: number): string {
-    return `${source}\u0000${key}\u0000${etag}\u0000${block}`;
+    return `${RangeCache.objectPrefix(source, key)}${etag}\u0000${block}`;
+  }
+
+  /** What the entry keys of every version and block of one object start with. */
+  static objectPrefix(source: string, key: string): string {
+    return `${source}\u0000${key}\u0000`;
   }
 
   get(entry: string): Uint8Array | undefined {
@@ -65,7 +70,7 @@ export class RangeCache {
 
   /** Drops every block of `key` in `source` (all versions): after a change was seen. */
   forget(source: string, key: string): void {
-    const prefix = `${source}\u0000${key}\u0000`;
+    const prefix = RangeCache.objectPrefix(source, key);
     for (const [entry, bytes] of this.blocks) {
       if (!entry.startsWith(prefix)) continue;
       this.blocks.delete(entry);

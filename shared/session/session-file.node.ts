@@ -6,36 +6,20 @@
  * next line still loads. `scanSessionFile` builds an index (line offsets + envelope
  * summaries) so a server can answer metadata at once and parse a line only when asked.
  */
-import { isUtf8 } from "node:buffer";
 import type { FileHandle } from "node:fs/promises";
 import { SessionLoadError, WinkError } from "../errors.js";
 import { openNamedFile, type OpenedRegularFile } from "../filesystem/open-regular.node.js";
-import type { EnvelopeScanOptions, EnvelopeSummary } from "./envelope-scan.js";
-import { scanEnvelope } from "./envelope-scan.js";
-import { DEFAULT_MAX_LINE_BYTES, decodeLineBody, lineBody, lineFromBytes, tooLongLine } from "./line-text.js";
+import type { EnvelopeScanOptions } from "./envelope-scan.js";
+import { DEFAULT_MAX_LINE_BYTES, lineFromBytes, tooLongLine } from "./line-text.js";
+import type { LineLocation, PhysicalLine, SessionIndexEntry } from "./session-scan.node.js";
+import { SessionIndexBuilder, snapshotFromLineBytes } from "./session-scan.node.js";
 import type { JsonLinesContents, SessionFileContents, SessionReadOptions } from "./session-text.js";
 import { JsonLinesCollector, snapshotsOf } from "./session-text.js";
 import type { SessionLineError, SnapshotLineResult } from "./snapshot-line.js";
-import { parseSnapshotLine } from "./snapshot-line.js";
 
 const CHUNK_BYTES = 1024 * 1024;
 
-/** Where a line sits in its file. */
-export interface LineLocation {
-  readonly lineNumber: number;
-  /** Offset of the line's first byte (BOM and CR included) in the file. */
-  readonly byteOffset: number;
-  /** Length in bytes without the `\n`. */
-  readonly byteLength: number;
-}
-
-/** One physical line; `bytes` (the caller may keep them) is null when the line was longer than the cap. */
-export interface PhysicalLine extends LineLocation {
-  readonly bytes: Uint8Array | null;
-}
-
-/** An indexed snapshot line: where it is and what its envelope says. */
-export interface SessionIndexEntry extends EnvelopeSummary, LineLocation {}
+export type { LineLocation, PhysicalLine, SessionIndexEntry } from "./session-scan.node.js";
 
 export interface SessionFileIndex {
   readonly path: string;
@@ -105,28 +89,9 @@ export async function readSessionFile(path: string, options: SessionReadOptions 
 export async function scanSessionFile(path: string, options: SessionScanOptions = {}): Promise<SessionFileIndex> {
   const { handle, stats } = await openSessionFile(path, options.openFile);
   try {
-    const entries: SessionIndexEntry[] = [];
-    const errors: SessionLineError[] = [];
-    let lineCount = 0;
-    const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-    for await (const line of linesOf(handle, path, maxLineBytes)) {
-      lineCount = line.lineNumber;
-      if (line.bytes === null) {
-        errors.push(tooLongError(line, maxLineBytes));
-        continue;
-      }
-      const body = lineBody(line.bytes, line.lineNumber);
-      if (body === null) continue;
-      if (!isUtf8(body)) {
-        const decoded = decodeLineBody(body, line.lineNumber);
-        if (decoded.kind === "error") errors.push(decoded.error);
-        continue;
-      }
-      const scanned = scanEnvelope(body, line.lineNumber, options);
-      const location = { lineNumber: line.lineNumber, byteOffset: line.byteOffset, byteLength: line.byteLength };
-      if (scanned.ok) entries.push({ ...scanned.summary, ...location });
-      else errors.push(scanned.error);
-    }
+    const builder = new SessionIndexBuilder(options);
+    for await (const line of linesOf(handle, path, options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES)) builder.add(line);
+    const { lineCount, entries, errors } = builder;
     return { path, sizeBytes: stats.size, mtimeMs: stats.mtimeMs, dev: stats.dev, ino: stats.ino, lineCount, entries, errors };
   } finally {
     await handle.close();
@@ -149,13 +114,7 @@ export interface ReadSnapshotAtOptions extends SessionReadOptions, SessionOpenOp
  */
 export async function readSnapshotAt(path: string, location: LineLocation, options: ReadSnapshotAtOptions = {}): Promise<SnapshotLineResult> {
   const bytes = await readLineBytes(path, location, options);
-  if (bytes === null) return staleLine(location);
-  const line = lineFromBytes(bytes, location.lineNumber);
-  if (line.kind === "error") return { ok: false, error: line.error };
-  if (line.kind === "blank") {
-    return { ok: false, error: { lineNumber: location.lineNumber, kind: "json", reason: "The line is blank" } };
-  }
-  return parseSnapshotLine(line.text, location.lineNumber, options);
+  return bytes === null ? staleLine(location) : snapshotFromLineBytes(bytes, location.lineNumber, options);
 }
 
 /**
@@ -181,12 +140,6 @@ export async function readLineBytes(path: string, location: LineLocation, option
 
 function staleLine(location: LineLocation): SnapshotLineResult {
   return { ok: false, error: { lineNumber: location.lineNumber, kind: "stale", reason: "The file changed since it was indexed; scan it again" } };
-}
-
-function tooLongError(line: PhysicalLine, maxLineBytes: number): SessionLineError {
-  const text = tooLongLine(line.lineNumber, line.byteLength, maxLineBytes);
-  if (text.kind !== "error") throw new SessionLoadError("unreachable: tooLongLine returned no error");
-  return text.error;
 }
 
 async function* linesOf(handle: FileHandle, path: string, maxLineBytes: number): AsyncGenerator<PhysicalLine> {

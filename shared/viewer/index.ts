@@ -15,6 +15,8 @@ export type { DerivedTurns } from "./turns.js";
 export { deriveTurns, opensTurn, turnAt } from "./turns.js";
 export type { RunInput } from "./run-model.js";
 export { buildRun, latestLines, placeholderRunSummary, runSummary } from "./run-model.js";
+export type { RunPage, RunPageQuery } from "./run-page.js";
+export { pageOfRuns } from "./run-page.js";
 export type { RunSearchOptions, RunSearchSession } from "./run-search.js";
 export { searchRun } from "./run-search.js";
 export type { TextMatch, TextMatcher } from "./text-matcher.js";

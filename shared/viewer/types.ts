@@ -653,11 +653,29 @@ export interface RunView extends RunSummaryView {
   failures: RunFailureView[];
 }
 
+/** Where the runs are read from (`/api/runs`'s `store`). */
+export interface RunStoreView {
+  /** `local`: a folder (or dropped files); `s3`, `http`: a remote store. */
+  kind: "local" | "s3" | "http";
+  /** The folder, or the store's URL (never with credentials). */
+  location: string;
+  /** Pages and objects of the current (or last) listing; `done` once complete. */
+  listing: { pages: number; objects: number; done: boolean };
+  /** A remote store's live reload (`--poll`): whether the last poll failed and why; null without polling. */
+  health: { ok: boolean; code: string | null; detail: string | null; checked_at: string | null } | null;
+}
+
 export interface RunListView {
   root: string;
   indexing: boolean;
-  /** Newest first. */
+  /** Newest first: the page asked for (every run by default). */
   runs: RunSummaryView[];
+  /** Every run, and the runs the filter kept. */
+  total: number;
+  matched: number;
+  /** Where `runs` starts among the matched runs. */
+  offset: number;
+  store: RunStoreView;
 }
 
 /** Hits of a run search that share a place: one turn's events, a session's state, or one snapshot's files. */

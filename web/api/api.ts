@@ -5,7 +5,10 @@
  * functions the server runs. Response types come from the server's TypeBox schemas.
  */
 import type * as T from "../../server/schemas/types.js";
+import type { RunPageQuery } from "../../shared/viewer/run-page.js";
 import type { BundleApi } from "./bundle-api.js";
+
+export type { RunPageQuery } from "../../shared/viewer/run-page.js";
 
 export type {
   BrowseResponse,
@@ -56,6 +59,13 @@ export interface SnapshotRef {
 
 export type SearchScope = "all" | "slices" | "files";
 
+/** The sidebar's run filter: name contains `q`; modified in [`since`, `until`] (dates, "" for none). */
+export interface RunFilter {
+  readonly q: string;
+  readonly since: string;
+  readonly until: string;
+}
+
 /** What changed in the served directory (the server's `change` event). */
 export interface ChangeNotice {
   readonly added: readonly string[];
@@ -70,8 +80,8 @@ export interface Api {
   /** What the header shows as the source (the served directory's name, or "dropped files"). */
   readonly label: string;
   files(): Promise<FileListResponse>;
-  /** Every run (session file; later also bundles), newest first, with its outcome. */
-  runs(): Promise<T.RunListResponse>;
+  /** The runs (session files; later also bundles), newest first, with their outcome: a page of those the filter keeps (default: every run). */
+  runs(query?: RunPageQuery): Promise<T.RunListResponse>;
   /** One run in full; without `file`, the newest run that loads (where the app lands). */
   run(file?: string): Promise<T.RunResponse>;
   /** Search across every snapshot of `session` (default: the run's root) and its children. */
@@ -101,11 +111,15 @@ export interface Api {
   readonly bundles: BundleApi;
 }
 
-/** A failed request: the HTTP status (0 for a network failure) and the server's `detail`. */
+/**
+ * A failed request: the HTTP status (0 for a network failure), the server's `detail` and its
+ * stable `code` when it sent one (docs/api.md; `E_SOURCE_*` when a remote store failed).
+ */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly detail: string,
+    readonly code: string | null = null,
   ) {
     super(detail);
     this.name = "ApiError";

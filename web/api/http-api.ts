@@ -4,7 +4,7 @@
  * exactly what the agent wrote.
  */
 import { parsePythonJson } from "../../shared/session/python-json-parse.js";
-import type { Api, ChangeNotice, SearchScope, SnapshotRef } from "./api.js";
+import type { Api, ChangeNotice, RunPageQuery, SearchScope, SnapshotRef } from "./api.js";
 import { ApiError } from "./api.js";
 import { subscribeShared } from "./shared-events.js";
 import type * as T from "./api.js";
@@ -37,8 +37,9 @@ export async function readJson(response: Response, lossless = true): Promise<unk
     if (response.ok) throw new ApiError(response.status, `The server sent a response that is not JSON (${response.url})`);
   }
   if (!response.ok) {
-    const detail = typeof body === "object" && body !== null && typeof (body as { detail?: unknown }).detail === "string" ? (body as { detail: string }).detail : `${response.status} ${response.statusText}`;
-    throw new ApiError(response.status, detail);
+    const fields = typeof body === "object" && body !== null ? (body as { detail?: unknown; code?: unknown }) : {};
+    const detail = typeof fields.detail === "string" ? fields.detail : `${response.status} ${response.statusText}`;
+    throw new ApiError(response.status, detail, typeof fields.code === "string" ? fields.code : null);
   }
   return body;
 }
@@ -66,8 +67,8 @@ export class HttpApi implements Api {
     return list;
   }
 
-  async runs(): Promise<T.RunListResponse> {
-    const list = await this.get<T.RunListResponse>("/api/runs");
+  async runs(page: RunPageQuery = {}): Promise<T.RunListResponse> {
+    const list = await this.get<T.RunListResponse>("/api/runs", { offset: page.offset, limit: page.limit, q: page.q || undefined, since: page.since || undefined, until: page.until || undefined });
     this.label = list.root;
     return list;
   }

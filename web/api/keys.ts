@@ -6,7 +6,7 @@
  * nests under `keys.bundle(file)`; what spans bundles (groups, compare, search) under
  * `keys.bundles()`.
  */
-import type { SearchScope, SnapshotRef } from "./api.js";
+import type { RunFilter, SearchScope, SnapshotRef } from "./api.js";
 import type { BundleMemberKind, BundleSearchParams, LogsParams, TranscriptParams } from "./bundle-api.js";
 
 const ROOT = "wink" as const;
@@ -15,6 +15,8 @@ export const keys = {
   all: [ROOT] as const,
   files: () => [ROOT, "files"] as const,
   runs: () => [ROOT, "runs"] as const,
+  /** The pages of the run list for one filter (the sidebar's). */
+  runPages: (filter: RunFilter) => [...keys.runs(), "pages", filter.q, filter.since, filter.until] as const,
   /** A run nests under its session file, so a changed file refreshes its run. */
   run: (file: string) => [...keys.sessionFile(file), "run"] as const,
   newestRun: () => [ROOT, "newest-run"] as const,

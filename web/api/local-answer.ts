@@ -20,6 +20,6 @@ export async function answer<R>(work: () => R | Promise<R>): Promise<R> {
   } catch (error) {
     if (error instanceof ApiError) throw error;
     const status = error instanceof WinkError ? (ERROR_CODES[error.code]?.status ?? 422) : 422;
-    throw new ApiError(status, error instanceof Error ? error.message : String(error));
+    throw new ApiError(status, error instanceof Error ? error.message : String(error), error instanceof WinkError ? error.code : null);
   }
 }

@@ -23,6 +23,7 @@ import { sessionFileView } from "../../shared/viewer/session-list.js";
 import { diffFileLists, diffSlice, diffSliceSummaries, diffSourceFile, diffWorkspaces } from "../../shared/viewer/snapshot-diff.js";
 import { bundleRunParts } from "../../shared/debug-bundle/run-parts.js";
 import { buildRun, placeholderRunSummary, runSummary } from "../../shared/viewer/run-model.js";
+import { pageOfRuns } from "../../shared/viewer/run-page.js";
 import { diffStats } from "../../shared/viewer/diff-stat.js";
 import type { RunSearchSession } from "../../shared/viewer/run-search.js";
 import { searchRun } from "../../shared/viewer/run-search.js";
@@ -34,7 +35,7 @@ import { slicePage, snapshotMeta } from "../../shared/viewer/snapshot-view.js";
 import { buildTimeline } from "../../shared/viewer/timeline.js";
 import { compareTimes } from "../../shared/viewer/times.js";
 import { archiveCandidates } from "../../shared/viewer/workspace-archives.js";
-import type { Api, SearchScope, SnapshotRef } from "./api.js";
+import type { Api, RunPageQuery, SearchScope, SnapshotRef } from "./api.js";
 import { ApiError } from "./api.js";
 import type * as T from "./api.js";
 import { answer } from "./local-answer.js";
@@ -286,13 +287,21 @@ export class LocalApi implements Api {
     return [...this.#sessions.values()].sort((a, b) => (a.modifiedAt < b.modifiedAt ? 1 : a.modifiedAt > b.modifiedAt ? -1 : a.path < b.path ? -1 : 1));
   }
 
-  runs(): Promise<T.RunListResponse> {
-    return this.#answer(async () => ({
-      root: this.label,
-      indexing: false,
-      // A refused bundle is listed with its reason, as the server lists it.
-      runs: await Promise.all(this.#newestFirst().map(async (file) => (file.failure === null ? runSummary(await this.#run(file.path)) : placeholderRunSummary({ kind: "bundle", path: file.path, name: file.name }, file.modifiedAt, "error", file.failure)))),
-    }));
+  runs(query: RunPageQuery = {}): Promise<T.RunListResponse> {
+    return this.#answer(async () => {
+      const all = this.#newestFirst();
+      const { page, matched, offset } = pageOfRuns(all, (file) => ({ path: file.path, timeMs: Date.parse(file.modifiedAt) }), query);
+      return {
+        root: this.label,
+        indexing: false,
+        // A refused bundle is listed with its reason, as the server lists it.
+        runs: await Promise.all(page.map(async (file) => (file.failure === null ? runSummary(await this.#run(file.path)) : placeholderRunSummary({ kind: "bundle", path: file.path, name: file.name }, file.modifiedAt, "error", file.failure)))),
+        total: all.length,
+        matched,
+        offset,
+        store: { kind: "local", location: this.label, listing: { pages: 1, objects: all.length, done: true }, health: null },
+      };
+    });
   }
 
   run(file?: string): Promise<T.RunResponse> {

@@ -1,6 +1,6 @@
 /** One hook per resource; `null` arguments disable the query (nothing selected yet). */
-import { useQuery } from "@tanstack/react-query";
-import type { SearchScope, SnapshotRef } from "../api/api.js";
+import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
+import type { RunFilter, SearchScope, SnapshotRef } from "../api/api.js";
 import type { BundleMemberKind, BundleSearchParams, LogsParams, TranscriptParams } from "../api/bundle-api.js";
 import { useApi } from "../api/context.js";
 import * as q from "./options.js";
@@ -13,6 +13,11 @@ export function useFiles() {
 
 export function useRuns() {
   return useQuery(q.runsQuery(useApi()));
+}
+
+/** The sidebar's run list, page by page (`fetchNextPage` for more), for one filter. */
+export function useRunPages(filter: RunFilter) {
+  return useInfiniteQuery(q.runPagesQuery(useApi(), filter));
 }
 
 export function useRun(file: string | null) {

@@ -2,8 +2,8 @@
  * One `queryOptions` factory per resource: the key and the fetcher travel together, so
  * hooks, prefetches and invalidations agree (see `api/keys.ts`).
  */
-import { queryOptions, skipToken } from "@tanstack/react-query";
-import type { Api, SearchScope, SnapshotRef } from "../api/api.js";
+import { infiniteQueryOptions, queryOptions, skipToken } from "@tanstack/react-query";
+import type { Api, RunFilter, SearchScope, SnapshotRef } from "../api/api.js";
 import type { BundleMemberKind, BundleSearchParams, LogsParams, TranscriptParams } from "../api/bundle-api.js";
 import { keys } from "../api/keys.js";
 
@@ -13,6 +13,18 @@ export const SLICE_PAGE_SIZE = 50;
 export const filesQuery = (api: Api) => queryOptions({ queryKey: keys.files(), queryFn: () => api.files() });
 
 export const runsQuery = (api: Api) => queryOptions({ queryKey: keys.runs(), queryFn: () => api.runs() });
+
+/** Runs are listed in pages of this many (a bucket may hold thousands). */
+export const RUN_PAGE_SIZE = 100;
+
+/** The run list page by page, for one filter; the next page starts where the last one ended. */
+export const runPagesQuery = (api: Api, filter: RunFilter) =>
+  infiniteQueryOptions({
+    queryKey: keys.runPages(filter),
+    queryFn: ({ pageParam }) => api.runs({ ...filter, offset: pageParam, limit: RUN_PAGE_SIZE }),
+    initialPageParam: 0,
+    getNextPageParam: (last) => (last.offset + last.runs.length < last.matched ? last.offset + last.runs.length : undefined),
+  });
 
 /** `null`: no run named yet (the query waits, `skipToken`). */
 export const runQuery = (api: Api, file: string | null) => queryOptions({ queryKey: keys.run(file ?? ""), queryFn: file === null ? skipToken : () => api.run(file) });

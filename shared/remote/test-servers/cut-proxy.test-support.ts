@@ -14,7 +14,8 @@ export interface CutProxy {
   close(): Promise<void>;
 }
 
-export async function startCutProxy(target: { host: string; port: number }, options: { afterBytes: number; cuts?: number }): Promise<CutProxy> {
+/** `port`: listen there (a proxy started again where a closed one was: a store coming back); default any free port. */
+export async function startCutProxy(target: { host: string; port: number }, options: { afterBytes: number; cuts?: number; port?: number }): Promise<CutProxy> {
   let connections = 0;
   const sockets = new Set<Socket>();
   const server = createServer((client) => {
@@ -44,7 +45,7 @@ export async function startCutProxy(target: { host: string; port: number }, opti
     upstream.on("end", () => client.end());
     client.on("close", () => upstream.destroy());
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
   const address = server.address();
   const port = typeof address === "object" && address !== null ? address.port : 0;
   return {

@@ -1,16 +1,17 @@
 /**
- * The sidebar: every run of the directory (newest first) with its outcome and duration; the
- * open run's sessions under it, each with its snapshots labelled by turn, and each child
- * session placed in its parent's list where it ran. Every row is a link (deep links, new
- * tabs) to the snapshot it names.
+ * The sidebar: the runs of the directory or store (newest first, a page at a time, filtered
+ * by name and modification date) with their outcome and duration; the open run's sessions
+ * under it, each with its snapshots labelled by turn, and each child session placed in its
+ * parent's list where it ran. Every row is a link (deep links, new tabs) to the snapshot it
+ * names. A remote store's listing progress and failed polls are shown above the list.
  */
 import { useEffect, useState } from "react";
-import type { RunSessionResponse, RunSummaryResponse, SnapshotRef } from "../../api/api.js";
-import { EmptyState, ErrorState, Spinner } from "../../components/feedback.js";
+import type { RunFilter, RunListResponse, RunSessionResponse, RunSummaryResponse, SnapshotRef } from "../../api/api.js";
+import { EmptyState, ErrorState, Spinner, storeHint } from "../../components/feedback.js";
 import { formatDuration, formatTimestamp, plural, shortId } from "../../components/format.js";
 import { Icon } from "../../components/Icon.js";
 import { Link } from "../../components/Link.js";
-import { useRun, useRuns } from "../../queries/hooks.js";
+import { useRun, useRunPages } from "../../queries/hooks.js";
 import { BundleGroupNote } from "../bundle/BundleGroupNote.js";
 import { outcomeText, snapshotPatch } from "./run-links.js";
 
@@ -24,29 +25,98 @@ export function OutcomeBadge({ stats, testId }: { stats: { outcome: string; fail
   );
 }
 
+const NO_FILTER: RunFilter = { q: "", since: "", until: "" };
+
+/** "12 runs", or "3 of 12 runs" while a filter hides some. */
+function countText(first: RunListResponse, filtered: boolean): string {
+  return filtered ? `${first.matched.toLocaleString()} of ${plural(first.total, "run")}` : plural(first.total, "run");
+}
+
 export function RunsPanel({ selected, currentFile }: { selected: SnapshotRef | null; currentFile: string | null }) {
-  const runs = useRuns();
+  const [typed, setTyped] = useState("");
+  const [filter, setFilter] = useState<RunFilter>(NO_FILTER);
+  // Typing filters after a pause, not on every key (a store may hold thousands of runs).
+  useEffect(() => {
+    const timer = setTimeout(() => setFilter((current) => (current.q === typed ? current : { ...current, q: typed })), 200);
+    return () => clearTimeout(timer);
+  }, [typed]);
+  const runs = useRunPages(filter);
+  const pages = runs.data?.pages ?? [];
+  const first = pages[0];
+  const list = pages.flatMap((page) => page.runs);
+  const filtered = filter.q !== "" || filter.since !== "" || filter.until !== "";
+  const left = first === undefined ? 0 : first.matched - list.length;
   return (
     <nav className="panel runs-panel" aria-labelledby="runs-heading">
       <header className="panel-header">
         <h2 id="runs-heading">Runs</h2>
-        <span className="panel-sub">{runs.data === undefined ? "" : `${runs.data.root} · ${plural(runs.data.runs.length, "run")}`}</span>
+        <span className="panel-sub" data-testid="runs-count">
+          {first === undefined ? "" : `${first.root} · ${countText(first, filtered)}`}
+        </span>
+        {first !== undefined && (first.total > 1 || filtered) ? (
+          <div className="run-filter" role="search" aria-label="Filter the runs">
+            <input type="search" className="panel-filter" value={typed} onChange={(event) => setTyped(event.target.value)} placeholder="Filter by name" aria-label="Filter runs by name" data-testid="run-filter" />
+            <span className="run-filter-dates">
+              <label>
+                <span aria-hidden="true">from</span>
+                <input type="date" className="panel-filter" value={filter.since} onChange={(event) => setFilter({ ...filter, since: event.target.value })} aria-label="Modified on or after" data-testid="run-since" />
+              </label>
+              <label>
+                <span aria-hidden="true">to</span>
+                <input type="date" className="panel-filter" value={filter.until} onChange={(event) => setFilter({ ...filter, until: event.target.value })} aria-label="Modified on or before" data-testid="run-until" />
+              </label>
+            </span>
+          </div>
+        ) : null}
       </header>
+      {first === undefined ? null : <StoreState list={first} />}
       {runs.isPending ? (
         <Spinner label="Reading the runs…" />
       ) : runs.isError ? (
         <ErrorState error={runs.error} title="Could not list the runs" onRetry={() => void runs.refetch()} />
-      ) : runs.data.runs.length === 0 ? (
-        <EmptyState title="No runs captured yet." />
+      ) : list.length === 0 ? (
+        <EmptyState title={filtered ? "No runs match the filter." : "No runs captured yet."} />
       ) : (
         <ul className="run-list" data-testid="run-list">
-          {runs.data.runs.map((run) => (
+          {list.map((run) => (
             <RunItem key={run.source.path} run={run} current={run.source.path === currentFile} selected={selected} />
           ))}
-          {runs.data.indexing ? <li className="muted small pad">Indexing…</li> : null}
+          {runs.hasNextPage ? (
+            <li className="pad">
+              <button type="button" className="btn btn-small" onClick={() => void runs.fetchNextPage()} disabled={runs.isFetchingNextPage} data-testid="more-runs">
+                {runs.isFetchingNextPage ? "Loading…" : `Show ${Math.min(left, pages[pages.length - 1]?.runs.length ?? left).toLocaleString()} more (${left.toLocaleString()} left)`}
+              </button>
+            </li>
+          ) : null}
+          {pages[pages.length - 1]?.indexing ? <li className="muted small pad">Indexing…</li> : null}
         </ul>
       )}
     </nav>
+  );
+}
+
+/** A remote store's listing under way, or its last poll failing (the runs shown are from before). */
+function StoreState({ list }: { list: RunListResponse }) {
+  const { store } = list;
+  const health = store.health;
+  return (
+    <>
+      {store.listing.done ? null : (
+        <p className="muted small pad" role="status" data-testid="listing-progress">
+          Listing {store.location}: {plural(store.listing.objects, "object")} in {plural(store.listing.pages, "page")} so far…
+        </p>
+      )}
+      {health !== null && !health.ok ? (
+        <div className="store-alert small" role="alert" data-testid="store-alert">
+          <strong>
+            <Icon name="alert" size={12} /> {store.location} could not be read{health.checked_at === null ? "" : ` at ${formatTimestamp(health.checked_at).slice(11)}`}
+          </strong>
+          <span>{health.detail}</span>
+          {storeHint(health.code) === null ? null : <span>{storeHint(health.code)}</span>}
+          <span className="muted">The runs below are as last read; the next poll tries again.</span>
+        </div>
+      ) : null}
+    </>
   );
 }
 

@@ -1,0 +1,45 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Source, createLocalDriver } from "../../shared/remote/index.js";
+import { BudgetedRangeCache } from "./budgeted-range-cache.js";
+import { MemoryBudget, WeightedCache } from "./weighted-cache.js";
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), "wink-budgeted-cache-"));
+  await writeFile(path.join(dir, "a.bin"), new Uint8Array(512 * 1024).map((_, i) => i % 251));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("BudgetedRangeCache", () => {
+  it("counts a source's blocks in the server's one budget, evicting them and other caches' entries by recency alone", async () => {
+    const budget = new MemoryBudget(300 * 1024);
+    const lines = new WeightedCache<string, string>(budget);
+    const cache = new BudgetedRangeCache(budget);
+    const source = new Source(createLocalDriver({ root: dir }), { cache });
+    lines.set("old line", "x", 100 * 1024);
+    const reader = await source.open("a.bin");
+    const bytes = await reader.read(0, 128 * 1024);
+    expect(bytes[1000]).toBe(1000 % 251);
+    expect(cache.stats.bytes).toBe(128 * 1024);
+    expect(budget.used).toBe(228 * 1024);
+    // Two more blocks do not fit beside the old line: it goes first (least recently used).
+    await reader.read(256 * 1024, 128 * 1024);
+    expect(lines.get("old line")).toBeUndefined();
+    expect(cache.stats.blocks).toBe(4);
+    expect(budget.used).toBeLessThanOrEqual(budget.bytes);
+    // Blocks read again are hits, no new request.
+    const requests = source.stats.requests;
+    await reader.read(0, 64 * 1024);
+    expect(source.stats.requests).toBe(requests);
+    expect(cache.stats.hits).toBeGreaterThan(0);
+    // A changed object's blocks are dropped from the budget.
+    cache.forget(source.location, "a.bin");
+    expect(cache.stats.blocks).toBe(0);
+    expect(budget.used).toBe(0);
+  });
+});

@@ -1,0 +1,162 @@
+/**
+ * Where the served session files, debug bundles and workspace archives are read from: a
+ * local folder (`LocalFiles`, below) or a remote store (`RemoteFiles`: an S3 bucket or an
+ * HTTP server, through `shared/remote`). The directory, the archive cache and the watcher
+ * above it work the same on both; only listing, reading a session file and telling whether
+ * an archive is there differ.
+ */
+import type { Dirent } from "node:fs";
+import { lstat, readdir } from "node:fs/promises";
+import path from "node:path";
+import type { OpenedRegularFile } from "../../shared/filesystem/open-regular.node.js";
+import { openRegularFile } from "../../shared/filesystem/open-regular.node.js";
+import type { LineLocation, SessionFileIndex } from "../../shared/session/index.js";
+import { readLineBytes, scanSessionFile } from "../../shared/session/index.js";
+import { isBundleCandidate, sniffDebugBundle } from "./debug-bundles.js";
+
+/** One session file or bundle candidate found by listing. */
+export interface FoundFile {
+  /** A local file's absolute path; for a remote object, its URL (an identity: never opened as a path). */
+  readonly absolutePath: string;
+  /** `session`: a `.jsonl`/`.json` session file; `bundle`: a `.zip` that may be a WINK debug bundle. */
+  readonly kind: "session" | "bundle";
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly ctimeMs: number;
+  /** The store's validator (an ETag) when the listing has one; null locally (size and mtime tell a change). */
+  readonly version: string | null;
+}
+
+export interface ListOptions {
+  readonly recursive: boolean;
+  /** List `.zip` bundle candidates too. */
+  readonly bundles: boolean;
+  /** Told after each page of a remote listing (local folders are listed at once). */
+  readonly onProgress?: (progress: ListingProgress) => void;
+}
+
+export interface ListingProgress {
+  readonly pages: number;
+  /** Objects seen so far (all of them, not only session files). */
+  readonly objects: number;
+  readonly done: boolean;
+}
+
+/** A workspace archive next to a session file, as far as the store says. */
+export type ArchiveStatus = "missing" | "not-regular" | "file";
+
+export interface ServedFiles {
+  /** `local`: a folder; `s3`, `http`: a remote store. */
+  readonly kind: "local" | "s3" | "http";
+  readonly remote: boolean;
+  /** The root: the real path of a local folder, or a remote store's URL (never with credentials). */
+  readonly root: string;
+  /**
+   * True when every file may be indexed in the background (a local folder); false for a
+   * remote store, whose files are indexed when shown (indexing reads a whole object).
+   */
+  readonly indexEverything: boolean;
+  /** The identity of the file at `relative`: what caches are keyed by and messages show. */
+  idOf(relative: string): string;
+  /** Session files and bundle candidates by relative path (`/` separators). */
+  list(options: ListOptions): Promise<Map<string, FoundFile>>;
+  scanSession(relative: string, found: FoundFile): Promise<SessionFileIndex>;
+  /** One line's bytes (without its `\n`), or null when the file changed since `index` was built. */
+  readLine(relative: string, index: SessionFileIndex, location: LineLocation): Promise<Uint8Array | null>;
+  /** True when the bundle candidate starts like a debug bundle (false when it cannot be read). */
+  sniffBundle(relative: string, found: FoundFile): Promise<boolean>;
+  archiveStatus(relative: string): Promise<ArchiveStatus>;
+  close(): Promise<void>;
+}
+
+export const SESSION_FILE = /\.jsonl?$/i;
+/** Deepest subdirectory listed with `--recursive`. */
+export const MAX_DEPTH = 32;
+/** Directories never descended into (beside those whose name starts with "."). */
+export const SKIPPED_DIRECTORIES = new Set(["node_modules", ".git"]);
+
+/** What kind of served file `name` names, or null. */
+export function kindOf(name: string, bundles: boolean): FoundFile["kind"] | null {
+  return SESSION_FILE.test(name) ? "session" : bundles && isBundleCandidate(name) ? "bundle" : null;
+}
+
+/**
+ * A local folder. Only regular files found by walking it (symlinks never followed) are
+ * opened, and callers name files by their relative path in the listing, so nothing outside
+ * the folder can be read through it. The folder may change under us, so every open is
+ * checked on the descriptor (`openRegularFile`: no symlink, no FIFO wait, the inode its
+ * lstat saw, inside the root), and a line is read only from the file its index was built
+ * from (same device and inode).
+ */
+export class LocalFiles implements ServedFiles {
+  readonly kind = "local";
+  readonly remote = false;
+  readonly indexEverything = true;
+  /** Opens a file of this folder, checked on its descriptor (see above). */
+  readonly openFile: (path: string) => Promise<OpenedRegularFile>;
+
+  /** `root` is a real path (resolved through symlinks once, by the caller). */
+  constructor(readonly root: string) {
+    this.openFile = (file) => openRegularFile(file, { root });
+  }
+
+  idOf(relative: string): string {
+    return path.join(this.root, ...relative.split("/"));
+  }
+
+  async list(options: ListOptions): Promise<Map<string, FoundFile>> {
+    const found = new Map<string, FoundFile>();
+    await this.#walk(this.root, "", 0, found, options);
+    options.onProgress?.({ pages: 1, objects: found.size, done: true });
+    return found;
+  }
+
+  scanSession(_relative: string, found: FoundFile): Promise<SessionFileIndex> {
+    return scanSessionFile(found.absolutePath, { openFile: this.openFile });
+  }
+
+  readLine(_relative: string, index: SessionFileIndex, location: LineLocation): Promise<Uint8Array | null> {
+    return readLineBytes(index.path, location, { openFile: this.openFile, identity: index });
+  }
+
+  sniffBundle(_relative: string, found: FoundFile): Promise<boolean> {
+    return sniffDebugBundle(found.absolutePath, this.openFile);
+  }
+
+  async archiveStatus(relative: string): Promise<ArchiveStatus> {
+    const stats = await lstat(this.idOf(relative)).catch(() => null);
+    // Regular files only: a symlink could lead outside the served directory.
+    return stats === null ? "missing" : stats.isFile() ? "file" : "not-regular";
+  }
+
+  async close(): Promise<void> {}
+
+  async #walk(absolute: string, relative: string, depth: number, found: Map<string, FoundFile>, options: ListOptions): Promise<void> {
+    let entries: Dirent[];
+    try {
+      entries = await readdir(absolute, { withFileTypes: true });
+    } catch {
+      return; // an unreadable subdirectory hides only itself
+    }
+    for (const entry of entries) {
+      const childAbsolute = path.join(absolute, entry.name);
+      const childRelative = relative === "" ? entry.name : `${relative}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (options.recursive && depth < MAX_DEPTH && !entry.name.startsWith(".") && !SKIPPED_DIRECTORIES.has(entry.name)) {
+          await this.#walk(childAbsolute, childRelative, depth + 1, found, options);
+        }
+        continue;
+      }
+      // Regular files only: a symlink could point outside the served directory.
+      if (!entry.isFile()) continue;
+      const kind = kindOf(entry.name, options.bundles);
+      if (kind === null) continue;
+      try {
+        const stats = await lstat(childAbsolute);
+        if (stats.isFile()) found.set(childRelative, { absolutePath: childAbsolute, kind, size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, version: null });
+      } catch {
+        // vanished or unreadable between readdir and lstat: skipped, like WINK's listing
+      }
+    }
+  }
+}
