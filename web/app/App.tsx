@@ -29,6 +29,7 @@ import { VIEWS, VIEW_LABELS, panelPatch, selectSnapshotPatch, selectedRef, viewP
 import type { ViewState } from "../state/view-state.js";
 import { Header } from "./Header.js";
 import { SidebarResizer } from "./SidebarResizer.js";
+import { whenIdle } from "./when-idle.js";
 
 // Views other than the default (slices) and the overlays are separate chunks, fetched when
 // first shown or, after start-up, while the browser is idle (see useIdlePreload).
@@ -62,13 +63,14 @@ function usePrefetchView(state: ViewState, selected: SnapshotRef | null): void {
   }, [api, client, state.view, state.base?.file, state.base?.line, selected?.file, selected?.line]);
 }
 
-function useIdlePreload(): void {
+/** The other views' chunks, once the first view is on screen and the browser is idle. */
+function useIdlePreload(firstViewShown: boolean): void {
   useEffect(() => {
-    const timer = setTimeout(() => {
+    if (!firstViewShown) return;
+    return whenIdle(() => {
       for (const load of [loadTimeline, loadFiles, loadCompare, loadSearch, loadHelp, loadBundlePanels]) void load();
-    }, 1200);
-    return () => clearTimeout(timer);
-  }, []);
+    }, 4000);
+  }, [firstViewShown]);
 }
 import type { SourceSwitch } from "./source-switch.js";
 
@@ -91,7 +93,7 @@ export function App({ source }: { source: SourceSwitch }) {
   useLiveReload();
   useSelectionBootstrap(state, selected, run.data);
   usePrefetchFirstPages(selected, meta.data);
-  useIdlePreload();
+  useIdlePreload(selected !== null);
   usePrefetchView(state, selected);
 
   const reload = useCallback(() => {
@@ -244,10 +246,9 @@ function usePrefetchFirstPages(selected: SnapshotRef | null, meta: ReturnType<ty
   const client = useQueryClient();
   useEffect(() => {
     if (selected === null || meta === undefined) return;
-    const timer = setTimeout(() => {
+    return whenIdle(() => {
       for (const slice of meta.slices) if (slice.count > 0) void client.prefetchQuery(slicePageQuery(api, selected, slice.slice_type, 0));
-    }, 250);
-    return () => clearTimeout(timer);
+    }, 2000);
   }, [api, client, selected?.file, selected?.line, meta]);
 }
 
