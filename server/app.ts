@@ -90,6 +90,8 @@ export interface AppOptions {
    * the CLI's `--memory`). What a request builds while it runs is not cached and not counted.
    */
   memoryBytes?: number;
+  /** Wall-clock budget of one `/api/diff/stat` answer (default 4 s): on a busy machine it counts fewer pairs and says truncated. */
+  diffStatTimeoutMs?: number;
   /** Hears of each route's request schema as routes are registered (the validator generator and its test use it). */
   onRequestSchema?: (notice: RequestSchemaNotice) => void;
 }
@@ -174,7 +176,7 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   await app.register(sessionRoutes, { state, ...(undoStores === null ? {} : { undoStores }) });
   await app.register(toolCallRoutes, { state, undoStores });
   await app.register(filesystemRoutes, { state, memory });
-  await app.register(diffRoutes, { state, heavy });
+  await app.register(diffRoutes, { state, heavy, ...(options.diffStatTimeoutMs === undefined ? {} : { statTimeoutMs: options.diffStatTimeoutMs }) });
   await app.register(searchRoutes, { state });
   await app.register(bundleRoutes, { state });
   await app.register(runRoutes, {

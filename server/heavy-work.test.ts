@@ -48,14 +48,16 @@ interface ProbeResult {
  * GET `slow` with curl (its own process, so receiving a big body stalls no one) while a
  * second process polls `quick`: the slow answer, and how the quick ones fared meanwhile.
  */
-async function whileRunning(slow: string, quick: string): Promise<{ slow: { status: number; bytes: number }; quickCount: number; quickMaxMs: number; mainShare: number }> {
+async function whileRunning(slow: string, quick: string): Promise<{ slow: { status: number; bytes: number; ms: number }; quickCount: number; quickMaxMs: number; mainShare: number }> {
   const probe = startClient<ProbeResult>(PROBE, [quick]);
   await sleep(200); // the probe is polling before the slow request starts
   const before = cpuTimes();
+  const started = performance.now();
   const answer = await curlGet(slow);
+  const ms = performance.now() - started;
   const after = cpuTimes();
   probe.stop();
-  return { slow: answer, ...(await probe.result), mainShare: (after.main - before.main) / Math.max(1, after.all - before.all) };
+  return { slow: { ...answer, ms }, ...(await probe.result), mainShare: (after.main - before.main) / Math.max(1, after.all - before.all) };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -65,11 +67,12 @@ function expectAnsweredMeanwhile(run: Awaited<ReturnType<typeof whileRunning>>, 
   expect(run.slow.status).toBe(200);
   expect(run.slow.bytes).toBeGreaterThan(minBytes);
   expect(run.quickCount).toBeGreaterThanOrEqual(3);
-  expect(run.quickMaxMs).toBeLessThan(MAX_QUICK_LATENCY_MS);
+  // Work on the event loop would hold a quick answer for about as long as the slow request took.
+  expect(run.quickMaxMs).toBeLessThan(Math.max(MAX_QUICK_LATENCY_MS, run.slow.ms / 4));
   expect(run.mainShare).toBeLessThan(MAX_MAIN_THREAD_SHARE);
 }
 
-/** A loose bound on one `/api/meta` answer while heavy work runs (the machine is shared: see the module comment). */
+/** A loose bound on one `/api/meta` answer while heavy work runs (the machine is shared: see the module comment), or a quarter of the slow request's time when the load stretches that. */
 const MAX_QUICK_LATENCY_MS = 2000;
 /** The event loop's thread may use at most this share of the process's CPU time during a heavy request (it used nearly all of it). */
 const MAX_MAIN_THREAD_SHARE = 0.4;
@@ -94,7 +97,8 @@ async function servedTwoArchives(fill: (fs: InMemoryFilesystem, side: "a" | "b")
   }
   const ref = (side: string) => ({ type: REF, items: [{ archive_path: `${side}.fs.zip`, file_count: 1, total_bytes: 1 }] });
   await writeFile(path.join(dir, "run.jsonl"), `${[snapshotLine({ sessionId: "s", slices: [ref("a")] }), snapshotLine({ sessionId: "s", slices: [ref("b")] })].join("\n")}\n`);
-  const app = await testApp({ path: dir });
+  // No wall-clock cut in /api/diff/stat: on a loaded machine its 4 s default left pairs uncounted (truncated), which is not what these tests are about.
+  const app = await testApp({ path: dir, diffStatTimeoutMs: 600_000 });
   await app.app.listen({ host: "127.0.0.1", port: 0 });
   return { app, base: `http://127.0.0.1:${(app.app.server.address() as { port: number }).port}`, sides: "base_file=run.jsonl&base_line=1&target_file=run.jsonl&target_line=2" };
 }

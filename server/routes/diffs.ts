@@ -16,6 +16,8 @@ import { sendJsonBytes, sideSelector, workspacePath, type HeavyWork } from "./re
 export interface DiffRoutesOptions {
   state: ViewerState;
   heavy: HeavyWork;
+  /** Wall-clock budget of one `/api/diff/stat` answer (default: diffStats' 4 s); pairs it leaves out mark the answer truncated. */
+  statTimeoutMs?: number;
 }
 
 /** Files up to this size (both sides together) are diffed on the event loop: jsdiff stays within milliseconds there. */
@@ -35,7 +37,7 @@ function refOf(selection: Selection): SnapshotRefView {
   return { file: selection.record.path, line_number: selection.entry.lineNumber, session_id: selection.entry.sessionId, created_at: selection.entry.createdAt };
 }
 
-export const diffRoutes: FastifyPluginAsyncTypebox<DiffRoutesOptions> = async (app, { state, heavy }) => {
+export const diffRoutes: FastifyPluginAsyncTypebox<DiffRoutesOptions> = async (app, { state, heavy, statTimeoutMs }) => {
   const sides = async (query: Record<string, unknown>): Promise<{ base: Selection; target: Selection }> => {
     const target = await state.resolve(sideSelector(query, "target") ?? {});
     const baseSelector = sideSelector(query, "base");
@@ -74,7 +76,7 @@ export const diffRoutes: FastifyPluginAsyncTypebox<DiffRoutesOptions> = async (a
 
   app.get("/api/diff/stat", { schema: { querystring: DiffQuery, response: { 200: DiffStat, ...errorResponses } } }, async (request) => {
     const { baseWorkspace, targetWorkspace, files } = await workspaces(request.query);
-    return diffStats(files.changes, baseWorkspace.source, targetWorkspace.source, { count: countLines });
+    return diffStats(files.changes, baseWorkspace.source, targetWorkspace.source, { count: countLines, ...(statTimeoutMs === undefined ? {} : { timeoutMs: statTimeoutMs }) });
   });
 
   app.get("/api/diff/file", { schema: { querystring: FileDiffQuery, response: { 200: FileDiff, ...errorResponses } } }, async (request, reply) => {
