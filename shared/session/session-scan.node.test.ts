@@ -29,14 +29,22 @@ async function collect(lines: AsyncIterable<PhysicalLine>): Promise<PhysicalLine
   return out;
 }
 
+/**
+ * Lines with their bytes as latin1 text: the same comparison, but a string compare instead of
+ * toEqual walking hundreds of KB byte by byte (43 s for the 950 KB fixture on a loaded machine).
+ */
+async function collectAsText(lines: AsyncIterable<PhysicalLine>): Promise<{ lineNumber: number; byteOffset: number; byteLength: number; text: string | null }[]> {
+  return (await collect(lines)).map(({ lineNumber, byteOffset, byteLength, bytes }) => ({ lineNumber, byteOffset, byteLength, text: bytes === null ? null : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1") }));
+}
+
 describe("linesOfChunks", () => {
   it.each(files)("splits %s into the lines the file reader gives, however the bytes are cut", async (path) => {
     const bytes = readFileSync(path);
-    const expected = await collect(readPhysicalLines(path));
+    const expected = await collectAsText(readPhysicalLines(path));
     // One-byte chunks cut every line everywhere; big files get odd sizes that still cut mid-line.
     const cuts = bytes.length < 64 * 1024 ? [[1], [7, 1, 3]] : [[997, 1, 3]];
     for (const sizes of [...cuts, [4096], [bytes.length + 1]]) {
-      expect(await collect(linesOfChunks(chunked(bytes, sizes)))).toEqual(expected);
+      expect(await collectAsText(linesOfChunks(chunked(bytes, sizes)))).toEqual(expected);
     }
   });
 
