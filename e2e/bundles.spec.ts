@@ -223,6 +223,8 @@ test("a bundle whose member does not match its checksum says so in the Manifest 
 });
 
 test("the panels at 1440×900 and 1024×768", async ({ page, guarded }) => {
+  // Twelve page loads and screenshots: more than one test's minute on a loaded machine.
+  test.slow();
   const panels: [string, string, string][] = [
     ["run", at(FAILED.file), "[data-testid=failure-row]"],
     ["logs", at(LONG.file, "&line=2&view=panel&panel=logs&facets=level%3AWARNING"), "[data-testid=log-row]"],
