@@ -1,5 +1,7 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
+import reactHooks from "eslint-plugin-react-hooks";
+import pluginQuery from "@tanstack/eslint-plugin-query";
 
 export default tseslint.config(
   { ignores: ["dist/**", "node_modules/**", "fixtures/security/**", "fixtures/wink/**", "bench/.work/**", "test-results/**", "playwright-report/**", ".test-results/**"] },
@@ -20,6 +22,17 @@ export default tseslint.config(
       "no-control-regex": "off",
       eqeqeq: ["error", "smart"],
       "prefer-const": "error",
+    },
+  },
+  {
+    // The SPA: hooks called in a fixed order with complete dependency lists, and TanStack Query used
+    // the way its cache expects (query keys hold every input, stable query clients, no rest-spread of results).
+    files: ["web/**/*.{ts,tsx}"],
+    plugins: { "react-hooks": reactHooks, "@tanstack/query": pluginQuery },
+    rules: {
+      ...pluginQuery.configs["flat/recommended"][0].rules,
+      "react-hooks/rules-of-hooks": "error",
+      "react-hooks/exhaustive-deps": "error",
     },
   },
   {

@@ -6,7 +6,7 @@ const startsWith = (key: readonly unknown[], prefix: readonly unknown[]) => pref
 describe("query keys", () => {
   const ref = { file: "a.jsonl", line: 2 };
   it("nest session file → snapshot → resource, so one prefix invalidates a file", () => {
-    for (const key of [keys.meta(ref), keys.timeline(ref), keys.slicePage(ref, "t", 0, 50), keys.browse(ref, "previous"), keys.file(ref, "x.py"), keys.search(ref, "q", "all"), keys.toolCallDiff(ref, "call_1", "x.py")]) {
+    for (const key of [keys.meta(ref), keys.timeline(ref), keys.slicePage(ref, "t", 0, 50), keys.browse(ref, "previous"), keys.file(ref, "x.py"), keys.search(ref, "q", "all", 500), keys.toolCallDiff(ref, "call_1", "x.py")]) {
       expect(startsWith(key, keys.snapshot(ref))).toBe(true);
       expect(startsWith(key, keys.sessionFile("a.jsonl"))).toBe(true);
       expect(startsWith(key, keys.sessionFile("b.jsonl"))).toBe(false);

@@ -20,7 +20,8 @@ export const keys = {
   /** A run nests under its session file, so a changed file refreshes its run. */
   run: (file: string) => [...keys.sessionFile(file), "run"] as const,
   newestRun: () => [ROOT, "newest-run"] as const,
-  runSearch: (file: string, session: string | null, query: string, regex: boolean) => [...keys.run(file), "search", session ?? "", regex ? "regex" : "text", query] as const,
+  /** `limit` is part of the key: a search capped at 50 hits is not the answer to one capped at 500. */
+  runSearch: (file: string, session: string | null, query: string, regex: boolean, limit: number) => [...keys.run(file), "search", session ?? "", regex ? "regex" : "text", query, limit] as const,
   current: () => [ROOT, "current"] as const,
   sessionFile: (file: string) => [ROOT, "file", file] as const,
   snapshot: (ref: SnapshotRef) => [...keys.sessionFile(ref.file), "line", ref.line] as const,
@@ -33,7 +34,7 @@ export const keys = {
   filesystemMeta: (ref: SnapshotRef) => [...keys.workspace(ref), "meta"] as const,
   browse: (ref: SnapshotRef, base: string) => [...keys.workspace(ref), "browse", base] as const,
   file: (ref: SnapshotRef, path: string) => [...keys.workspace(ref), "file", path] as const,
-  search: (ref: SnapshotRef, query: string, scope: SearchScope) => [...keys.snapshot(ref), "search", scope, query] as const,
+  search: (ref: SnapshotRef, query: string, scope: SearchScope, limit: number) => [...keys.snapshot(ref), "search", scope, query, limit] as const,
   diffs: () => [ROOT, "diff"] as const,
   diff: (base: SnapshotRef, target: SnapshotRef) => [...keys.diffs(), base.file, base.line, target.file, target.line] as const,
   fileDiff: (base: SnapshotRef, target: SnapshotRef, path: string, basePath: string | null = null) => [...keys.diff(base, target), "file", path, basePath ?? ""] as const,

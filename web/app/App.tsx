@@ -54,13 +54,14 @@ void VIEW_LOADERS[readViewState().view]?.();
 function usePrefetchView(state: ViewState, selected: SnapshotRef | null): void {
   const api = useApi();
   const client = useQueryClient();
+  const view = state.view;
+  const base = useSnapshotRef(state.base);
   useEffect(() => {
     if (selected === null) return;
-    if (state.view === "timeline") void client.prefetchQuery(timelineQuery(api, selected));
-    else if (state.view === "files") void client.prefetchQuery(browseQuery(api, selected, state.base ?? "previous"));
-    else if (state.view === "compare" && state.base !== undefined) void client.prefetchQuery(diffQuery(api, state.base, selected));
-    // Keyed on the parts that name the request.
-  }, [api, client, state.view, state.base?.file, state.base?.line, selected?.file, selected?.line]);
+    if (view === "timeline") void client.prefetchQuery(timelineQuery(api, selected));
+    else if (view === "files") void client.prefetchQuery(browseQuery(api, selected, base ?? "previous"));
+    else if (view === "compare" && base !== null) void client.prefetchQuery(diffQuery(api, base, selected));
+  }, [api, client, view, base, selected]);
 }
 
 /** The other views' chunks, once the first view is on screen and the browser is idle. */
@@ -76,6 +77,7 @@ import type { SourceSwitch } from "./source-switch.js";
 
 // Keys typed right after ⌘K belong to the palette, even before its input has focus.
 captureKeysWhile(() => overlay.get() === "palette");
+import { useSnapshotRef } from "../state/use-snapshot-ref.js";
 import { Toasts } from "./Toasts.js";
 import { ViewTabs } from "./ViewTabs.js";
 
@@ -84,7 +86,7 @@ export function App({ source }: { source: SourceSwitch }) {
   const state = useViewState();
   const preferences = usePreferences();
   const openOverlay = overlay.use();
-  const selected = selectedRef(state);
+  const selected = useSnapshotRef(selectedRef(state));
   const files = useFiles();
   const entries = useMemo(() => flattenSnapshots(files.data), [files.data]);
   const meta = useMeta(selected);
@@ -249,7 +251,7 @@ function usePrefetchFirstPages(selected: SnapshotRef | null, meta: ReturnType<ty
     return whenIdle(() => {
       for (const slice of meta.slices) if (slice.count > 0) void client.prefetchQuery(slicePageQuery(api, selected, slice.slice_type, 0));
     }, 2000);
-  }, [api, client, selected?.file, selected?.line, meta]);
+  }, [api, client, selected, meta]);
 }
 
 /**
@@ -295,7 +297,7 @@ function usePaletteCommands(selected: SnapshotRef | null, entries: ReturnType<ty
   const api = useApi();
   const meta = useMeta(selected);
   const paletteOpen = overlay.use() === "palette";
-  const browse = useQuery({ ...browseQuery(api, selected ?? { file: "", line: 1 }, "none"), enabled: paletteOpen && selected !== null });
+  const tree = useQuery({ ...browseQuery(api, selected ?? { file: "", line: 1 }, "none"), enabled: paletteOpen && selected !== null }).data;
   const picker = useRef<HTMLInputElement | null>(null);
   const openLocal = useLocalOpener(source.openLocal);
   return useMemo(() => {
@@ -328,16 +330,16 @@ function usePaletteCommands(selected: SnapshotRef | null, entries: ReturnType<ty
       ...(meta.data?.slices ?? []).map((slice): Command => ({ id: `slice-${slice.slice_type}`, group: "Slices", title: slice.display_name, subtitle: `${slice.item_display_name} · ${slice.count} items`, run: () => navigate({ view: "slices", slice: slice.slice_type, item: undefined }) })),
       ...entries.map((entry): Command => ({ id: `session-${entry.file}:${entry.line}`, group: "Sessions", title: entry.sessionId, subtitle: `${entry.fileName} · line ${entry.line} · ${entry.createdAt}`, run: () => navigate(selectSnapshotPatch(entry)) })),
     ];
-    if (browse.data !== undefined) {
-      const walk = (node: typeof browse.data.root) => {
+    if (tree !== undefined) {
+      const walk = (node: typeof tree.root) => {
         for (const child of node.children ?? []) {
           if (child.type === "file") commands.push({ id: `file-${child.path}`, group: "Files", title: child.name, subtitle: child.path, run: () => navigate({ view: "files", path: child.path, at: undefined }) });
           else walk(child);
         }
       };
-      walk(browse.data.root);
+      walk(tree.root);
     }
     if (source.backToServer !== null) commands.push({ id: "back", group: "Actions", title: "Back to the Server's Snapshots", run: source.backToServer });
     return commands;
-  }, [reload, stepSlice, meta.data, entries, browse.data, source, openLocal, panels]);
+  }, [reload, stepSlice, meta.data, entries, tree, source, openLocal, panels]);
 }

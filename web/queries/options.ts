@@ -34,7 +34,7 @@ export const newestRunQuery = (api: Api) => queryOptions({ queryKey: keys.newest
 
 export const runSearchQuery = (api: Api, file: string | null, session: string | null, query: string, regex: boolean, limit = 500) =>
   queryOptions({
-    queryKey: keys.runSearch(file ?? "", session, query, regex),
+    queryKey: keys.runSearch(file ?? "", session, query, regex, limit),
     queryFn: file === null || query.trim() === "" ? skipToken : () => api.runSearch(file, session, query, regex, limit),
   });
 
@@ -75,7 +75,7 @@ export const sliceDiffQuery = (api: Api, base: SnapshotRef, target: SnapshotRef,
   queryOptions({ queryKey: keys.sliceDiff(base, target, sliceType), queryFn: () => api.sliceDiff(base, target, sliceType) });
 
 export const searchQuery = (api: Api, ref: SnapshotRef, query: string, scope: SearchScope, limit = 500) =>
-  queryOptions({ queryKey: keys.search(ref, query, scope), queryFn: () => api.search(ref, query, scope, limit) });
+  queryOptions({ queryKey: keys.search(ref, query, scope, limit), queryFn: () => api.search(ref, query, scope, limit) });
 
 // WINK debug bundles (`Api.bundles`). `file` is the bundle as the run list names it.
 

@@ -8,10 +8,10 @@ import type { ViewPatch, ViewState } from "./view-state.js";
 import { applyPatch, parseViewState, serializeViewState } from "./view-state.js";
 
 const CHANGE_EVENT = "wink:navigate";
-const useHash = () => typeof location !== "undefined" && location.protocol === "file:";
+const stateInHash = () => typeof location !== "undefined" && location.protocol === "file:";
 
 function currentParams(): string {
-  if (useHash()) return location.hash.replace(/^#/, "");
+  if (stateInHash()) return location.hash.replace(/^#/, "");
   return location.search.replace(/^\?/, "");
 }
 
@@ -42,7 +42,7 @@ function subscribe(listener: () => void): () => void {
 /** The URL of a state (for links that open in a new tab, and for tests). */
 export function urlOf(state: ViewState): string {
   const text = serializeViewState(state).toString();
-  if (useHash()) return `${location.pathname}${location.search}#${text}`;
+  if (stateInHash()) return `${location.pathname}${location.search}#${text}`;
   return `${location.pathname}${text === "" ? "" : `?${text}`}`;
 }
 
@@ -51,7 +51,7 @@ export function navigate(patch: ViewPatch, options: { replace?: boolean } = {}):
   const next = applyPatch(readViewState(), patch);
   const url = urlOf(next);
   if (url === `${location.pathname}${location.search}${location.hash}`) return;
-  if (useHash()) {
+  if (stateInHash()) {
     if (options.replace) location.replace(url);
     else location.hash = serializeViewState(next).toString();
   } else if (options.replace) {

@@ -91,9 +91,9 @@ export function LogsPanel({ file, filters, search, entry, time }: LogsPanelProps
     }
   }, [time, landing.data, landed, navigate]);
   useEffect(() => {
+    // Only when the landing place changes (the virtualizer is one instance for the panel's life).
     if (position !== null && position < total) virtualizer.scrollToIndex(position, { align: "auto" });
-    // Only when the landing place changes.
-  }, [position, total]);
+  }, [position, total, virtualizer]);
 
   const select = (line: number | undefined) => navigate({ entry: line, time: undefined }, { replace: true });
   const setFilters = (next: FacetFilter[]) => navigate({ facets: next.length === 0 ? undefined : next, time: undefined }, { replace: true });

@@ -64,9 +64,9 @@ export function TranscriptPanel({ file, filters, search, entry }: TranscriptPane
 
   const virtualizer = useVirtualizer({ count: total, getScrollElement: () => scroller.current, estimateSize: () => 96, overscan: 6 });
   useEffect(() => {
+    // Only when the landing place changes (the virtualizer is one instance for the panel's life).
     if (position !== null && position < total) virtualizer.scrollToIndex(position, { align: "start" });
-    // Only when the landing place changes.
-  }, [position, total]);
+  }, [position, total, virtualizer]);
 
   const select = (rowid: number | undefined) => navigate({ entry: rowid }, { replace: true });
   const setFilters = (next: FacetFilter[]) => navigate({ facets: next.length === 0 ? undefined : next }, { replace: true });

@@ -5,10 +5,10 @@
  */
 import { useQueryClient } from "@tanstack/react-query";
 import type { FetchQueryOptions, QueryKey } from "@tanstack/react-query";
-import { useEffect, useMemo, useRef } from "react";
+import { useEffect, useRef } from "react";
 import { BUNDLE_PAGE_SIZE } from "../../queries/options.js";
 import { doubleKey } from "../../state/shortcuts.js";
-import type { Keymap } from "../../state/shortcuts.js";
+import type { KeyHandler, Keymap } from "../../state/shortcuts.js";
 
 export interface RowNavigation {
   /** The row at `index` among the shown ones. */
@@ -48,10 +48,18 @@ export function useRowNavigation<P extends { entries: unknown[] }, K extends Que
     const from = current.current ?? (step > 0 ? -1 : total);
     go(Math.min(total - 1, Math.max(0, from + step)));
   };
-  // `gg` needs the same handler between presses: kept while the list is the same.
-  const toFirst = useMemo(() => doubleKey(() => go(0)), [identity]);
+  // `gg` needs the same handler between presses: kept while the list is the same (a `g` typed
+  // before the list changed does not count), calling the newest `go`.
+  const latestGo = useRef(go);
+  useEffect(() => {
+    latestGo.current = go;
+  });
+  const toFirst = useRef<KeyHandler>(() => undefined);
+  useEffect(() => {
+    toFirst.current = doubleKey(() => latestGo.current(0));
+  }, [identity]);
   return {
     rowAt,
-    keys: { j: () => move(1), k: () => move(-1), arrowdown: () => move(1), arrowup: () => move(-1), g: toFirst, "shift+g": () => go(total - 1) },
+    keys: { j: () => move(1), k: () => move(-1), arrowdown: () => move(1), arrowup: () => move(-1), g: (event) => toFirst.current(event), "shift+g": () => go(total - 1) },
   };
 }

@@ -5,6 +5,7 @@
  * progress) and filter in the browser, with the original viewer's semantics.
  */
 import { useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { UseQueryResult } from "@tanstack/react-query";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from "react";
 import type { SnapshotMetaResponse, SnapshotRef } from "../../api/api.js";
@@ -55,6 +56,15 @@ type SliceSummary = SnapshotMetaResponse["slices"][number];
 /** Items per request when every item is needed (search, object filter, copy). */
 const FILTER_PAGE_SIZE = 400;
 
+/**
+ * The filter pages' data and their first error. A module-level function: TanStack Query then
+ * re-runs it (and hands out a new value) only when a page's result changes, so what is derived
+ * from the pages is recomputed only then.
+ */
+function combinePages<T>(results: readonly UseQueryResult<T>[]): { pages: (T | undefined)[]; error: Error | undefined } {
+  return { pages: results.map((result) => result.data), error: results.find((result) => result.isError)?.error ?? undefined };
+}
+
 function SliceItems({ snapshot, slice, focusItem }: { snapshot: SnapshotRef; slice: SliceSummary; focusItem: number | undefined }) {
   const api = useApi();
   const client = useQueryClient();
@@ -75,27 +85,26 @@ function SliceItems({ snapshot, slice, focusItem }: { snapshot: SnapshotRef; sli
   const filtering = deferredSearch !== "" || deferredKeyFilter !== "";
 
   // Every page, only while a filter needs them all.
-  const allPages = useQueries({
+  const { pages: allPages, error: pageError } = useQueries({
     queries: Array.from({ length: filtering ? pageCount : 0 }, (_, page) => slicePageQuery(api, snapshot, slice.slice_type, page, FILTER_PAGE_SIZE)),
+    combine: combinePages,
   });
-  const loadedPages = allPages.filter((query) => query.data !== undefined).length;
+  const loadedPages = allPages.filter((page) => page !== undefined).length;
   const allLoaded = filtering && loadedPages === pageCount;
-  const pageError = allPages.find((query) => query.isError)?.error;
 
   const visible = useMemo((): { index: number; value?: unknown }[] => {
     if (!filtering) return Array.from({ length: total }, (_, index) => ({ index }));
     if (!allLoaded) return [];
     const result: { index: number; value?: unknown }[] = [];
-    allPages.forEach((query, page) => {
-      query.data?.items.forEach((value, offset) => {
+    allPages.forEach((data, page) => {
+      data?.items.forEach((value, offset) => {
         if (!itemMatches(value, deferredSearch)) return;
         const shown = deferredKeyFilter === "" ? value : pruneByKey(value, deferredKeyFilter);
         if (shown !== undefined) result.push({ index: page * FILTER_PAGE_SIZE + offset, value: shown });
       });
     });
     return result;
-    // allPages changes identity every render; its data is what matters.
-  }, [filtering, allLoaded, total, deferredSearch, deferredKeyFilter, allPages.map((query) => query.dataUpdatedAt).join(",")]);
+  }, [filtering, allLoaded, total, deferredSearch, deferredKeyFilter, allPages]);
 
   const virtualizer = useVirtualizer({
     count: visible.length,
@@ -113,8 +122,8 @@ function SliceItems({ snapshot, slice, focusItem }: { snapshot: SnapshotRef; sli
       setFocused(position);
       virtualizer.scrollToIndex(position, { align: "start" });
     }
-    // Only when the URL names another item (or the list first appears).
-  }, [focusItem, visible.length]);
+    // When the URL names another item, or the list it is found in changes (the virtualizer is one instance).
+  }, [focusItem, visible, virtualizer]);
 
   const move = useCallback(
     (step: number) => {
