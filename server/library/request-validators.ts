@@ -11,6 +11,7 @@
  * by Fastify's default Ajv validator on first use.
  */
 import AjvCompiler from "@fastify/ajv-compiler";
+import type { ValidatorFactory } from "@fastify/ajv-compiler";
 import { PRECOMPILED_VALIDATORS } from "../schemas/request-validators.generated.js";
 
 /** What Fastify passes to a validator compiler. */
@@ -60,7 +61,7 @@ function lazyAjvValidator(compile: () => (route: RouteSchemaDefinition) => Valid
  * Fastify's `schemaController.compilersFactory.buildValidator`: generated validators, else
  * Fastify's default one compiled on first use. `onSchema` hears of every request schema.
  */
-export function requestValidatorFactory(onSchema?: (notice: RequestSchemaNotice) => void): AjvCompiler.ValidatorFactory {
+export function requestValidatorFactory(onSchema?: (notice: RequestSchemaNotice) => void): ValidatorFactory {
   // The package's declarations describe the compiled function's signature differently from
   // what it is called with (a route definition, as Fastify documents): type it as called.
   const pool = AjvCompiler() as unknown as BuildValidator;
@@ -73,5 +74,5 @@ export function requestValidatorFactory(onSchema?: (notice: RequestSchemaNotice)
       return generated ?? lazyAjvValidator(compile, route);
     };
   };
-  return factory as unknown as AjvCompiler.ValidatorFactory;
+  return factory as unknown as ValidatorFactory;
 }

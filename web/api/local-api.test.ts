@@ -14,7 +14,7 @@ import { WINK_FIXTURES } from "../../fixtures/paths.js";
 import { buildApp } from "../../server/app.js";
 import type { WinkApp } from "../../server/app.js";
 import { parsePythonJson } from "../../shared/session/python-json-parse.js";
-import type { SnapshotRef } from "./api.js";
+import type { Api, SnapshotRef } from "./api.js";
 import { ApiError } from "./api.js";
 import { LocalApi } from "./local-api.js";
 import type { LocalInput } from "./local-api.js";
@@ -123,7 +123,8 @@ describe("LocalApi answers like the server", () => {
     const file = `${ROOT_SESSION_ID}.jsonl`;
     await compareSnapshot(pair, { file, line: 2 }, { file, line: 1 }, { undoStore: true });
     await compareSnapshot(pair, { file, line: 4 }, null, { undoStore: true });
-    await expect(pair.local.toolCallDiff({ file, line: 2 }, "call_012", "README.md")).rejects.toMatchObject({ status: 404 });
+    const asked: Api = pair.local;
+    await expect(asked.toolCallDiff({ file, line: 2 }, "call_012", "README.md")).rejects.toMatchObject({ status: 404 });
   }, 60_000);
 
   it("on a failed run: runs, the run, run search, and renames in diffs", async () => {
