@@ -25,7 +25,7 @@ import { DriverFilesystem } from "../shared/filesystem/driver-filesystem.js";
 import { compileGrepPattern } from "../shared/filesystem/grep-engine.js";
 import { HostDriver } from "../shared/filesystem/host/host-driver.js";
 import { HostFilesystem } from "../shared/filesystem/host/host-filesystem.js";
-import { restrictedTo } from "../shared/filesystem/host/host-test-support.js";
+import { restrictedTo } from "../shared/filesystem/host/host.test-support.js";
 import { literalOfPattern, prefilterLiteral } from "../shared/filesystem/host/ripgrep-prefilter.js";
 
 const FILES = 5_000;

@@ -35,7 +35,7 @@ import { performance } from "node:perf_hooks";
 
 import { HostFilesystem } from "../shared/filesystem/host/host-filesystem.js";
 import { HostSnapshots } from "../shared/filesystem/host/snapshots/host-snapshots.js";
-import { ReflinkArea } from "../shared/filesystem/host/snapshots/snapshot-test-support.js";
+import { ReflinkArea } from "../shared/filesystem/host/snapshots/snapshot.test-support.js";
 import type { HostSnapshotStrategyName } from "../shared/filesystem/host/snapshots/strategy.js";
 import type { FilesystemSnapshot } from "../shared/filesystem/snapshot-contract.js";
 

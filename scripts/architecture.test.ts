@@ -23,6 +23,10 @@ it("has no import circle but the one left in shared/remote", () => {
   expect(graph.circles).toEqual([["shared/remote/random-access-reader.ts", "shared/remote/source.ts"]]);
 });
 
+it("names every module only tests import *.test-support.ts (the suffix the build leaves out of dist/)", () => {
+  expect(graph.testOnly).toEqual([]);
+});
+
 it("finds an upward import and a circle in a tree that has them", () => {
   const root = mkdtempSync(path.join(os.tmpdir(), "wink-architecture-"));
   try {
@@ -35,11 +39,15 @@ it("finds an upward import and a circle in a tree that has them", () => {
     write("shared/filesystem/memory/tree.ts", 'import type { MemoryDriver } from "./driver.js";\nexport type Tree = MemoryDriver;\n');
     write("shared/filesystem/memory/driver.test.ts", 'import { analyse } from "../../../server/app.js";\n');
     write("server/app.ts", 'import { MemoryDriver } from "../shared/filesystem/memory/driver.js";\n');
+    write("server/app-helpers.ts", "export const port = 0;\n");
+    write("server/app.test.ts", 'import { port } from "./app-helpers.js";\n');
     mkdirSync(path.join(root, "web"));
     const found = analyse(root);
     expect(found.upward).toEqual(["shared/filesystem/protocol.ts -> shared/filesystem/memory/driver.ts (core -> backends)"]);
     expect(found.circles).toEqual([["shared/filesystem/memory/driver.ts", "shared/filesystem/memory/tree.ts"]]);
-    expect(found.lines).toEqual({ shared: { source: 5, tests: 1 }, server: { source: 1, tests: 0 } });
+    // app.ts too: in this tree only driver.test.ts imports it.
+    expect(found.testOnly).toEqual(["server/app-helpers.ts", "server/app.ts"]);
+    expect(found.lines).toEqual({ shared: { source: 5, tests: 1 }, server: { source: 2, tests: 1 } });
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

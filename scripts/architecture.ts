@@ -31,6 +31,18 @@ export const LAYERS: readonly Layer[] = [
   { name: "web", holds: "React app", match: (f: string) => f.startsWith("web/") },
 ];
 
+/**
+ * Modules loaded from outside the graph (package entry points, the build), so tests may be
+ * their only importers here without making them test support.
+ */
+export const ENTRY_POINTS: ReadonlySet<string> = new Set([
+  "shared/index.ts", // wink-debug/shared
+  "shared/browser.ts", // the browser-safe part, type-checked by web/tsconfig.json
+  "shared/filesystem/conformance/index.ts", // wink-debug/conformance
+  "server/schemas/index.ts", // the HTTP contract in one import
+  "server/schemas/generate-validators.ts", // run to regenerate the request validators
+]);
+
 export const isTest = (file: string): boolean => /\.(test|spec|bench)\.(ts|tsx|mts)$/.test(file) || /test-support|\.data\.ts$|\/fixtures\//.test(file);
 
 function sources(root: string, dir: string): string[] {
@@ -55,6 +67,11 @@ export interface Architecture {
   /** Modules that import each other, directly or round a loop. */
   readonly circles: string[][];
   readonly unlayered: string[];
+  /**
+   * Modules only tests import that lack the one test-helper suffix, `.test-support.ts`: the
+   * build leaves out `*.test-support.*`, so without it they would ship in dist/.
+   */
+  readonly testOnly: string[];
 }
 
 /** The graph of the tree at `root` (the repository by default). */
@@ -115,7 +132,13 @@ export function analyse(root: string = repoRoot): Architecture {
   };
   for (const file of files) if (!isTest(file) && !index.has(file)) visit(file);
   const unlayered = files.filter((file) => layerOf(file) === -1);
-  return { lines, upward: upward.sort(), circles, unlayered };
+  const importers = new Map<string, string[]>();
+  for (const [file, targets] of edges) for (const target of targets) importers.set(target, [...(importers.get(target) ?? []), file]);
+  const testOnly = files
+    .filter((file) => !file.startsWith("web/") && !isTest(file) && !ENTRY_POINTS.has(file))
+    .filter((file) => (importers.get(file) ?? []).length > 0 && (importers.get(file) ?? []).every(isTest))
+    .sort();
+  return { lines, upward: upward.sort(), circles, unlayered, testOnly };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
@@ -130,5 +153,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     console.log(`\nimport circles: ${result.circles.length}`);
     for (const circle of result.circles) console.log(`  ${circle.join(" <-> ")}`);
     if (result.unlayered.length > 0) console.log(`\nfiles in no layer: ${result.unlayered.join(", ")}`);
+    if (result.testOnly.length > 0) console.log(`\nimported only by tests, without the .test-support suffix: ${result.testOnly.join(", ")}`);
   }
 }

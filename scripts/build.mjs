@@ -2,7 +2,7 @@
 // `npm install` (prepare) and `npm run build`: compile shared/ and server/ to dist/, make the
 // CLI executable, and build the web app into dist/web.
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, rmSync } from "node:fs";
 
 function run(command, args) {
   const result = spawnSync(command, args, { stdio: "inherit" });
@@ -12,6 +12,16 @@ function run(command, args) {
 rmSync("dist/shared", { recursive: true, force: true });
 rmSync("dist/server", { recursive: true, force: true });
 run("npx", ["tsc", "-p", "tsconfig.build.json"]);
+// Test helpers carry one suffix, `.test-support.ts` (scripts/architecture.test.ts holds every
+// test-only module to it), and tsconfig.build.json leaves them out: nothing a test alone uses ships.
+const testOnly = ["dist/shared", "dist/server"]
+  .filter((dir) => existsSync(dir))
+  .flatMap((dir) => readdirSync(dir, { recursive: true }).map((file) => `${dir}/${file}`))
+  .filter((file) => /\.(test|test-support|spec)\.|\/fixtures\//.test(file));
+if (testOnly.length > 0) {
+  console.error(`build: test-only modules in dist/ (exclude them in tsconfig.build.json):\n  ${testOnly.join("\n  ")}`);
+  process.exit(1);
+}
 // One bundled file for the CLI: it starts in ~0.1 s of CPU instead of ~0.4 s (server/build-cli.mjs).
 if (existsSync("dist/server/cli.js")) run("node", ["server/build-cli.mjs"]);
 if (existsSync("dist/server/cli.js")) chmodSync("dist/server/cli.js", 0o755);

@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { WINK_BUNDLE_FIXTURES } from "../fixtures/paths.js";
 import { startCli, stopClis, waitForUrl } from "./cli.test-support.js";
-import { FIXTURES, cleanUp, tempDir } from "./test-support.js";
+import { FIXTURES, cleanUp, tempDir } from "./server.test-support.js";
 
 /** Tests that start the CLI several times: each start transpiles the sources (seconds on a loaded 2-core machine). */
 const SEVERAL_STARTS_MS = 90_000;

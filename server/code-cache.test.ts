@@ -6,7 +6,7 @@ import { readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
-import { cleanUp, tempDir } from "./test-support.js";
+import { cleanUp, tempDir } from "./server.test-support.js";
 
 afterEach(cleanUp);
 

@@ -14,7 +14,7 @@ import { patchCrc } from "../shared/archive/archive.test-support.js";
 import { InMemoryFilesystem } from "../shared/filesystem/memory/index.js";
 import type { AppOptions, WinkApp } from "./app.js";
 import { curlGet } from "./loopback-client.test-support.js";
-import { SECURITY, cleanUp, snapshotLine, tempDir, testApp } from "./test-support.js";
+import { SECURITY, cleanUp, snapshotLine, tempDir, testApp } from "./server.test-support.js";
 
 afterEach(cleanUp);
 

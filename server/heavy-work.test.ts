@@ -17,7 +17,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { InMemoryFilesystem } from "../shared/filesystem/memory/index.js";
 import type { WinkApp } from "./app.js";
-import { cleanUp, snapshotLine, tempDir, testApp } from "./test-support.js";
+import { cleanUp, snapshotLine, tempDir, testApp } from "./server.test-support.js";
 import { curlGet, startClient } from "./loopback-client.test-support.js";
 
 afterEach(cleanUp);

@@ -3,7 +3,7 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { cleanUp, get, snapshotLine, tempDir, testApp, writeSession } from "./test-support.js";
+import { cleanUp, get, snapshotLine, tempDir, testApp, writeSession } from "./server.test-support.js";
 
 afterEach(cleanUp);
 

@@ -16,7 +16,7 @@ import { INDEX_FILE_NAME, renderIndexFile } from "../shared/remote/index.js";
 import { startCli, stopClis, waitForUrl } from "./cli.test-support.js";
 import type { RemotePoller } from "./library/remote-poller.js";
 import { failure, parityFolder, routeTour, tourAnswers } from "./remote-parity.test-support.js";
-import { cleanUp, get, snapshotLine, tempDir, testApp, writeSession } from "./test-support.js";
+import { cleanUp, get, snapshotLine, tempDir, testApp, writeSession } from "./server.test-support.js";
 
 let nginx: NginxServer;
 let served: string;

@@ -10,7 +10,7 @@ import path from "node:path";
 import { WINK_BUNDLE_FIXTURES, WINK_FIXTURES } from "../fixtures/paths.js";
 import { packageRoot } from "./package-root.js";
 import type { WinkApp } from "./app.js";
-import { get, tempDir } from "./test-support.js";
+import { get, tempDir } from "./server.test-support.js";
 
 /**
  * The fixture set, in a fresh folder: two real WINK session files at the root, two broken

@@ -9,7 +9,7 @@ import { type RadosGateway, startRadosGateway } from "../shared/remote/test-serv
 import { startCli, stopClis, waitForUrl } from "./cli.test-support.js";
 import type { RemotePoller } from "./library/remote-poller.js";
 import { failure, folderObjects, parityFolder, routeTour, tourAnswers } from "./remote-parity.test-support.js";
-import { cleanUp, get, snapshotLine, tempDir, testApp } from "./test-support.js";
+import { cleanUp, get, snapshotLine, tempDir, testApp } from "./server.test-support.js";
 
 const BUCKET = "runs";
 let gateway: RadosGateway;

@@ -6,7 +6,7 @@ import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WinkApp } from "./app.js";
-import { SECURITY, cleanUp, get, snapshotLine, tempDir, testApp, writeSession } from "./test-support.js";
+import { SECURITY, cleanUp, get, snapshotLine, tempDir, testApp, writeSession } from "./server.test-support.js";
 
 interface HttpCase {
   method: string;

@@ -20,7 +20,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { InMemoryFilesystem } from "../shared/filesystem/memory/index.js";
 import { startCli, stopClis, waitForUrl } from "./cli.test-support.js";
 import { startClient } from "./loopback-client.test-support.js";
-import { cleanUp, snapshotLine, tempDir } from "./test-support.js";
+import { cleanUp, snapshotLine, tempDir } from "./server.test-support.js";
 
 afterEach(async () => {
   stopClis();

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { WINK_BUNDLE_FIXTURES, winkBundleFixture } from "../../fixtures/paths.js";
 import { fixtureBundle } from "../../shared/debug-bundle/bundle.test-support.js";
 import { openRegularFile } from "../../shared/filesystem/open-regular.node.js";
-import { cleanUp, tempDir } from "../test-support.js";
+import { cleanUp, tempDir } from "../server.test-support.js";
 import { ArchiveCache } from "./archive-cache.js";
 import { DebugBundles, sniffDebugBundle } from "./debug-bundles.js";
 import { MemoryBudget, WeightedCache } from "./weighted-cache.js";

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import * as schemas from "../schemas/index.js";
 import { GENERATED_VALIDATORS, routeRequestSchemas, validatorsModule } from "../schemas/generate-validators.js";
 import { PRECOMPILED_VALIDATORS } from "../schemas/request-validators.generated.js";
-import { cleanUp, get, snapshotLine, tempDir, testApp, writeSession } from "../test-support.js";
+import { cleanUp, get, snapshotLine, tempDir, testApp, writeSession } from "../server.test-support.js";
 import { requestValidatorFactory, schemaKey, type RequestSchemaNotice, type RouteSchemaDefinition } from "./request-validators.js";
 
 afterEach(cleanUp);

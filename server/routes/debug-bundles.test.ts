@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { WINK_BUNDLE_FIXTURES } from "../../fixtures/paths.js";
 import { FIXTURE_INDEX, fixtureBundle, lieAboutSize, writeCraftedZip } from "../../shared/debug-bundle/bundle.test-support.js";
 import { parsePythonJson } from "../../shared/session/index.js";
-import { FIXTURES, cleanUp, get, post, snapshotLine, tempDir, testApp, writeSession } from "../test-support.js";
+import { FIXTURES, cleanUp, get, post, snapshotLine, tempDir, testApp, writeSession } from "../server.test-support.js";
 import type { WinkApp } from "../app.js";
 
 afterEach(cleanUp);

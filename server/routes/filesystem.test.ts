@@ -4,7 +4,7 @@ import { execFileSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { FIXTURES, cleanUp, copyFixture, get, snapshotLine, tempDir, testApp, writeSession } from "../test-support.js";
+import { FIXTURES, cleanUp, copyFixture, get, snapshotLine, tempDir, testApp, writeSession } from "../server.test-support.js";
 
 afterEach(cleanUp);
 

@@ -3,7 +3,7 @@ import { execFileSync } from "node:child_process";
 import { mkdir, symlink, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { FIXTURES, cleanUp, copyFixture, get, post, snapshotLine, tempDir, testApp, writeSession } from "../test-support.js";
+import { FIXTURES, cleanUp, copyFixture, get, post, snapshotLine, tempDir, testApp, writeSession } from "../server.test-support.js";
 
 afterEach(cleanUp);
 

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { patchCrc } from "../../shared/archive/archive.test-support.js";
 import { FAILED_RUN_CHILD, FAILED_RUN_FAILURES, FAILED_RUN_RENAME, FAILED_RUN_ROOT, writeFailedRun } from "../../e2e/fixtures/runs.js";
-import { cleanUp, get, tempDir, testApp } from "../test-support.js";
+import { cleanUp, get, tempDir, testApp } from "../server.test-support.js";
 
 afterEach(cleanUp);
 

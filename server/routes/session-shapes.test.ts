@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { ROOT_SESSION_ID, runAgentExample } from "../../examples/agent-run.js";
 import type { WinkApp } from "../app.js";
-import { cleanUp, get, tempDir, testApp } from "../test-support.js";
+import { cleanUp, get, tempDir, testApp } from "../server.test-support.js";
 
 const OLD_RUN = fileURLToPath(new URL("./fixtures/camel-case-run", import.meta.url));
 const FILE = `${ROOT_SESSION_ID}.jsonl`;

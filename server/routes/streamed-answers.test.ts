@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { readSessionFile, toStrictJson } from "../../shared/session/index.js";
 import { slicePage } from "../../shared/viewer/index.js";
 import type { WinkApp } from "../app.js";
-import { cleanUp, snapshotLine, tempDir, testApp, writeSession } from "../test-support.js";
+import { cleanUp, snapshotLine, tempDir, testApp, writeSession } from "../server.test-support.js";
 
 afterEach(cleanUp);
 

@@ -11,7 +11,7 @@ import { ROOT_SESSION_ID, runAgentExample } from "../../examples/agent-run.js";
 import type { AgentRunResult } from "../../examples/agent-run.js";
 import { winkFixture } from "../../fixtures/paths.js";
 import type { WinkApp } from "../app.js";
-import { cleanUp, copyFixture, get, snapshotLine, tempDir, testApp, writeSession } from "../test-support.js";
+import { cleanUp, copyFixture, get, snapshotLine, tempDir, testApp, writeSession } from "../server.test-support.js";
 
 const EXAMPLE = fileURLToPath(new URL("../../examples/snapshots", import.meta.url));
 const EXAMPLE_FILE = `${ROOT_SESSION_ID}.jsonl`;

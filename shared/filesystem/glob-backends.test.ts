@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HostFilesystem } from "./host/host-filesystem.js";
 import { InMemoryFilesystem } from "./memory/in-memory-filesystem.js";
 import { comparePaths, isWithin, relativeTo } from "./paths.js";
-import { podmanExecTarget, podmanSandboxTarget, releasePodmanTargets } from "./podman/podman-test-support.js";
+import { podmanExecTarget, podmanSandboxTarget, releasePodmanTargets } from "./podman/podman.test-support.js";
 import type { Filesystem } from "./protocol.js";
 import { pythonFnmatch } from "./python-oracle.test-support.js";
 

@@ -9,7 +9,7 @@ import { Session } from "./session-model.js";
 import { findFilesystemSnapshotRef } from "./workspace-items.js";
 import { ArchiveSnapshotManager } from "../snapshots/archive-snapshot-manager.js";
 import { HostSnapshots } from "../filesystem/host/snapshots/host-snapshots.js";
-import { TempDirs, writeTree } from "../filesystem/host/snapshots/snapshot-test-support.js";
+import { TempDirs, writeTree } from "../filesystem/host/snapshots/snapshot.test-support.js";
 import { restoreWithFilesystem, rollbackWithFilesystem, snapshotWithFilesystem } from "./session-coordination.js";
 import type { FilesystemSnapshot } from "../filesystem/snapshot-contract.js";
 

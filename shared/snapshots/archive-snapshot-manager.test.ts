@@ -8,7 +8,7 @@ import { HostFilesystem } from "../filesystem/host/host-filesystem.js";
 import { InMemoryFilesystem } from "../filesystem/memory/in-memory-filesystem.js";
 import type { Filesystem } from "../filesystem/protocol.js";
 import { ArchiveSnapshotManager } from "./archive-snapshot-manager.js";
-import { TempDirs } from "../filesystem/host/snapshots/snapshot-test-support.js";
+import { TempDirs } from "../filesystem/host/snapshots/snapshot.test-support.js";
 
 const temps = new TempDirs();
 afterEach(() => temps.removeAll());

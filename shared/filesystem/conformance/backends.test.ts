@@ -6,7 +6,7 @@ import { afterAll } from "vitest";
 import { DriverFilesystem } from "../driver-filesystem.js";
 import { InMemoryFilesystem } from "../memory/in-memory-filesystem.js";
 import { MemoryDriver } from "../memory/memory-driver.js";
-import { podmanExecTarget, podmanSandboxTarget, releasePodmanTargets } from "../podman/podman-test-support.js";
+import { podmanExecTarget, podmanSandboxTarget, releasePodmanTargets } from "../podman/podman.test-support.js";
 import type { Filesystem } from "../protocol.js";
 import { describeFilesystemConformance, type ConformanceCreateOptions } from "./suite.js";
 

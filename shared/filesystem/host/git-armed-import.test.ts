@@ -13,7 +13,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { FIXTURES_DIR } from "../../../fixtures/paths.js";
 import { HostFilesystem } from "./host-filesystem.js";
-import { makeTempDir, treeHashShell } from "./host-test-support.js";
+import { makeTempDir, treeHashShell } from "./host.test-support.js";
 
 const ARMED = path.join(FIXTURES_DIR, "security-extra", "zips", "95-git-armed.zip");
 const made: string[] = [];

@@ -4,7 +4,7 @@ import path from "node:path";
 import { describeFilesystemConformance } from "../conformance/suite.js";
 import type { Filesystem } from "../protocol.js";
 import { HostFilesystem } from "./host-filesystem.js";
-import { makeTempDir } from "./host-test-support.js";
+import { makeTempDir } from "./host.test-support.js";
 
 describeFilesystemConformance({
   name: "host",

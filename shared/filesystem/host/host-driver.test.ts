@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { hasErrorCode } from "../../errors.js";
 import type { WalkEntry } from "../driver.js";
 import { HostDriver } from "./host-driver.js";
-import { listDir, makeTempDir, mountTmpfs, remountReadOnly, unmount, writeTree } from "./host-test-support.js";
+import { listDir, makeTempDir, mountTmpfs, remountReadOnly, unmount, writeTree } from "./host.test-support.js";
 
 const encode = (text: string): Uint8Array => new TextEncoder().encode(text);
 const decode = (bytes: Uint8Array): string => new TextDecoder().decode(bytes);

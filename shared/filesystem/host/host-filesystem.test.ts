@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { HostFilesystem } from "./host-filesystem.js";
-import { listDir, makeTempDir, mountTmpfs, unmount } from "./host-test-support.js";
+import { listDir, makeTempDir, mountTmpfs, unmount } from "./host.test-support.js";
 
 const cleanup: string[] = [];
 const mounts: string[] = [];

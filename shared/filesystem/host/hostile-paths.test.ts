@@ -10,7 +10,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WinkError } from "../../errors.js";
 import { HostFilesystem } from "./host-filesystem.js";
-import { SECURITY_DIR, findCanaries, makeTempDir, treeHash, writeTree } from "./host-test-support.js";
+import { SECURITY_DIR, findCanaries, makeTempDir, treeHash, writeTree } from "./host.test-support.js";
 
 interface HostilePath {
   readonly path: string;

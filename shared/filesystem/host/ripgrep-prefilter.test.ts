@@ -12,7 +12,7 @@ import { DriverFilesystem } from "../driver-filesystem.js";
 import { compileGrepPattern } from "../grep-engine.js";
 import { HostDriver } from "./host-driver.js";
 import { HostFilesystem } from "./host-filesystem.js";
-import { makeTempDir, restrictedTo, writeTree } from "./host-test-support.js";
+import { makeTempDir, restrictedTo, writeTree } from "./host.test-support.js";
 import { literalOfPattern, prefilterLiteral, requiredLiteral } from "./ripgrep-prefilter.js";
 
 let base: string;

@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HostFilesystem } from "./host-filesystem.js";
-import { buildSandboxFixture, copySecurityFile, findCanaries, makeTempDir } from "./host-test-support.js";
+import { buildSandboxFixture, copySecurityFile, findCanaries, makeTempDir } from "./host.test-support.js";
 
 const SECRET = "OUTSIDE-SECRET";
 const cleanup: string[] = [];

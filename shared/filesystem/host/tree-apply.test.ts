@@ -5,8 +5,8 @@ import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { hasErrorCode } from "../../errors.js";
 import { HostDriver } from "./host-driver.js";
-import { listDir, makeTempDir, mountTmpfs, remountReadOnly, treeHash, treeHashShell, unmount, writeTree } from "./host-test-support.js";
-import { NEW_TREE_FILES, newTreeContent, restoreEdits } from "./tree-apply-child.js";
+import { listDir, makeTempDir, mountTmpfs, remountReadOnly, treeHash, treeHashShell, unmount, writeTree } from "./host.test-support.js";
+import { NEW_TREE_FILES, newTreeContent, restoreEdits } from "./tree-apply-child.test-support.js";
 import {
   STAGING_PREFIX,
   applyStagedChanges,
@@ -209,7 +209,7 @@ describe("crash at every step (in process), then recovery", () => {
 /** Run the child apply, SIGKILLed at a step or after a delay; resolves when it has exited. */
 function runChild(kind: "replace" | "changes", options: { killAt?: number; delayMs?: number }): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(here, "tree-apply-child.ts")], {
+    const child = spawn(process.execPath, ["--import", "tsx", path.join(here, "tree-apply-child.test-support.ts")], {
       env: {
         ...process.env,
         WINK_ROOT: root,

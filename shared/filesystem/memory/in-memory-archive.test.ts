@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { WinkError } from "../../errors.js";
 import { InMemoryFilesystem } from "./in-memory-filesystem.js";
-import { observe } from "./memory-test-support.js";
+import { observe } from "./memory.test-support.js";
 
 describe("InMemoryFilesystem archive import", () => {
   const dirs: string[] = [];

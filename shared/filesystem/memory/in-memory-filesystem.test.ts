@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { SnapshotIncompatibleError, SnapshotNotFoundError, SnapshotRestoreError, WinkError } from "../../errors.js";
 import type { FilesystemDiff, FilesystemSnapshot } from "../snapshot-contract.js";
 import { InMemoryFilesystem } from "./in-memory-filesystem.js";
-import { type Observed, observe } from "./memory-test-support.js";
+import { type Observed, observe } from "./memory.test-support.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

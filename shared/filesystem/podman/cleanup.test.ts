@@ -13,7 +13,7 @@ import { reapOrphanedContainers } from "./cleanup.js";
 import { defaultPodman } from "./podman-cli.js";
 import { reapOrphanedSandboxes } from "../../workspace/podman-sandbox.js";
 
-const CHILD = fileURLToPath(new URL("./fixtures/cleanup-child.ts", import.meta.url));
+const CHILD = fileURLToPath(new URL("./cleanup-child.test-support.ts", import.meta.url));
 const roots: string[] = [];
 
 interface Made {

@@ -3,7 +3,7 @@ import path from "node:path";
 import { HostFilesystem } from "../host-filesystem.js";
 import type { FilesystemSnapshot } from "../../snapshot-contract.js";
 import { HostSnapshots } from "./host-snapshots.js";
-import { hostSnapshotContract } from "./host-snapshot-contract.js";
+import { hostSnapshotContract } from "./host-snapshot-contract.test-support.js";
 
 hostSnapshotContract({
   name: "archive",

@@ -6,10 +6,10 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { SnapshotRestoreError } from "../../../errors.js";
 import type { FilesystemSnapshot } from "../../snapshot-contract.js";
 import { HostSnapshots } from "./host-snapshots.js";
-import { hostSnapshotContract } from "./host-snapshot-contract.js";
+import { hostSnapshotContract } from "./host-snapshot-contract.test-support.js";
 import { releaseSnapshotStorage } from "./release.js";
 import { closeScanPool, PARALLEL_SCAN_MIN_ENTRIES, scanPoolStarted } from "./scan-pool.js";
-import { fingerprint, ReflinkArea, TempDirs, writeTree } from "./snapshot-test-support.js";
+import { fingerprint, ReflinkArea, TempDirs, writeTree } from "./snapshot.test-support.js";
 import { RACY_MARGIN_MS } from "./workspace-scan.js";
 
 /** Relative paths of the files and symlinks under `dir`, sorted. */

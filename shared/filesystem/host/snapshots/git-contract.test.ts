@@ -1,5 +1,5 @@
 import { HostSnapshots } from "./host-snapshots.js";
-import { hostSnapshotContract } from "./host-snapshot-contract.js";
+import { hostSnapshotContract } from "./host-snapshot-contract.test-support.js";
 
 hostSnapshotContract({
   name: "git",

@@ -14,7 +14,7 @@ import { extractArchive } from "../../../archive/index.js";
 import { SnapshotCreationError, SnapshotError, SnapshotIncompatibleError, SnapshotRestoreError } from "../../../errors.js";
 import { HostDriver } from "../host-driver.js";
 import { HostSnapshots } from "./host-snapshots.js";
-import { canaries, fingerprint, sleep, TempDirs, writeTree } from "./snapshot-test-support.js";
+import { canaries, fingerprint, sleep, TempDirs, writeTree } from "./snapshot.test-support.js";
 
 const POISON_ZIP = securityFixture("zips/70-git-poison.zip");
 

@@ -8,7 +8,7 @@ import { PermissionDeniedError } from "../../../errors.js";
 import { HostFilesystem, type HostFilesystemOptions } from "../host-filesystem.js";
 import { SnapshotStore } from "./snapshot-store.js";
 import { isSnapshotable, type FilesystemSnapshot } from "../../snapshot-contract.js";
-import { TempDirs } from "./snapshot-test-support.js";
+import { TempDirs } from "./snapshot.test-support.js";
 
 const temps = new TempDirs();
 const open: HostFilesystem[] = [];

@@ -13,15 +13,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { recoverTreeChanges } from "../tree-apply.js";
 import type { FilesystemSnapshot } from "../../snapshot-contract.js";
-import { compileForChild } from "./child-compiler.js";
+import { compileForChild } from "./child-compiler.test-support.js";
 import { HostSnapshots } from "./host-snapshots.js";
-import { fingerprint, TempDirs, writeTree } from "./snapshot-test-support.js";
+import { fingerprint, TempDirs, writeTree } from "./snapshot.test-support.js";
 
 const temps = new TempDirs();
 let child = "";
 
 beforeAll(() => {
-  child = compileForChild(path.join(import.meta.dirname, "fault-child.ts"), temps.make("fault-child-"));
+  child = compileForChild(path.join(import.meta.dirname, "fault-child.test-support.ts"), temps.make("fault-child-"));
 }, 120_000);
 
 afterAll(() => temps.removeAll());

@@ -12,7 +12,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { toBytePath } from "./byte-paths.js";
 import { HostSnapshots } from "./host-snapshots.js";
 import { closeScanPool, PARALLEL_SCAN_MIN_ENTRIES, scanInParallel, scanPoolStarted, scanWorkspaceFast } from "./scan-pool.js";
-import { fingerprint, TempDirs, writeTree } from "./snapshot-test-support.js";
+import { fingerprint, TempDirs, writeTree } from "./snapshot.test-support.js";
 import { scanAgainstIndex, ScanError, scanWorkspace, type IndexedScan, type LeafStat } from "./workspace-scan.js";
 
 const temps = new TempDirs();

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SnapshotError, SnapshotNotFoundError, SnapshotRestoreError } from "../../../errors.js";
 import { HostFilesystem } from "../host-filesystem.js";
 import { HostSnapshots } from "./host-snapshots.js";
-import { TempDirs, writeTree } from "./snapshot-test-support.js";
+import { TempDirs, writeTree } from "./snapshot.test-support.js";
 import { SnapshotStore } from "./snapshot-store.js";
 import { readDirectoryOwners } from "./directory-manifest.js";
 import type { FilesystemSnapshot } from "../../snapshot-contract.js";

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SnapshotRestoreError } from "../../../errors.js";
 import type { FilesystemSnapshot } from "../../snapshot-contract.js";
 import type { HostSnapshots } from "./host-snapshots.js";
-import { allBytes, fingerprint, isDir, sleep, TempDirs, writeTree } from "./snapshot-test-support.js";
+import { allBytes, fingerprint, isDir, sleep, TempDirs, writeTree } from "./snapshot.test-support.js";
 
 export interface ContractSetup {
   readonly name: string;

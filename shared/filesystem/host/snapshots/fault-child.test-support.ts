@@ -13,7 +13,7 @@ import { randomUUID } from "node:crypto";
 import { recoverTreeChanges } from "../tree-apply.js";
 import type { FilesystemSnapshot } from "../../snapshot-contract.js";
 import { GitSnapshotStrategy } from "./git-strategy.js";
-import { fingerprint } from "./snapshot-test-support.js";
+import { fingerprint } from "./snapshot.test-support.js";
 
 async function main(): Promise<void> {
   const op = process.env.WINK_OP ?? "restore";
