@@ -40,7 +40,6 @@ export const ENTRY_POINTS: ReadonlySet<string> = new Set([
   "shared/browser.ts", // the browser-safe part, type-checked by web/tsconfig.json
   "shared/filesystem/conformance/index.ts", // wink-debug/conformance
   "server/schemas/index.ts", // the HTTP contract in one import
-  "server/schemas/generate-validators.ts", // run to regenerate the request validators
 ]);
 
 export const isTest = (file: string): boolean => /\.(test|spec|bench)\.(ts|tsx|mts)$/.test(file) || /test-support|\.data\.ts$|\/fixtures\//.test(file);

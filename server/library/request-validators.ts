@@ -4,15 +4,16 @@
  * Fastify compiles every route's schemas with Ajv before it listens: with ~25 routes that
  * was ~85 ms of CPU at every start (a third of it compiling Ajv's meta-schema to check our
  * own schemas), and compiling lazily only moved ~10 ms onto each route's first request (a
- * cold Ajv compiles slowly). So the validators are generated ahead of time: Ajv's
- * standalone code for every route's request schemas, with Fastify's default Ajv options,
- * in `../schemas/request-validators.generated.ts` (made by `../schemas/generate-validators.ts`;
- * a test fails when it no longer matches the schemas). A schema missing from it is compiled
- * by Fastify's default Ajv validator on first use.
+ * cold Ajv compiles slowly). So the built server's validators are generated at build time:
+ * Ajv's standalone code for every route's request schemas, with Fastify's default Ajv
+ * options, as dist/'s `../schemas/precompiled-validators.js` (made by
+ * scripts/generate-validators.ts; a test fails when it no longer matches the schemas). A
+ * schema missing from it (every schema, run from source) is compiled by Fastify's default
+ * Ajv validator on first use.
  */
 import AjvCompiler from "@fastify/ajv-compiler";
 import type { ValidatorFactory } from "@fastify/ajv-compiler";
-import { PRECOMPILED_VALIDATORS } from "../schemas/request-validators.generated.js";
+import { PRECOMPILED_VALIDATORS } from "../schemas/precompiled-validators.js";
 
 /** What Fastify passes to a validator compiler. */
 export interface RouteSchemaDefinition {
