@@ -17,6 +17,13 @@ it("keeps the list of public exports", () => {
   expect(describeExports(shared)).toMatchSnapshot();
 });
 
+it("keeps the modules' shared helpers internal", () => {
+  // Reachable through their module paths (server/ and web/ import them there), not the package root.
+  for (const name of ["STAGING_PREFIX", "TreeStaging", "createTreeStaging", "lineBody", "decodeLineBody", "toBase64", "HostDriver", "MemoryDriver", "NdjsonConnection", "slicePage"]) {
+    expect(shared, name).not.toHaveProperty(name);
+  }
+});
+
 it("keeps the list of browser-safe exports, all of which are also public", () => {
   const names = Object.keys(browser);
   expect(describeExports(browser)).toMatchSnapshot();
