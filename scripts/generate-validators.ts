@@ -77,5 +77,6 @@ if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLTo
   const out = path.resolve(process.argv[2] ?? BUILT_VALIDATORS);
   const schemas = await routeRequestSchemas();
   await writeFile(out, validatorsModule(schemas));
-  console.log(`wrote ${path.relative(process.cwd(), out)} (${schemas.length} request schemas)`);
+  // On stderr: `npm pack --json` runs the build (prepare) and its stdout must stay JSON.
+  console.error(`wrote ${path.relative(process.cwd(), out)} (${schemas.length} request schemas)`);
 }
