@@ -87,7 +87,8 @@ export class DiskBlockCache implements BlockStore {
       // mkdir's mode is masked by the umask; the folder holds private objects' bytes.
       if (created !== undefined) await chmod(dir, 0o700);
     } catch (error) {
-      refuse("cannot be created", error);
+      // An existing file there is named as such below.
+      if (errorCode(error) !== "EEXIST") refuse("cannot be created", error);
     }
     const info = await stat(dir).catch((error: unknown) => refuse("cannot be read", error));
     if (!info.isDirectory()) throw new NotADirectoryError(dir, `Cache directory ${dir} is not a directory`);
