@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SourceError } from "../errors.js";
-import { DiskBlockCache, openDiskBlockCache } from "./disk-block-cache.node.js";
+import { type DiskBlockCache, openDiskBlockCache } from "./disk-block-cache.node.js";
 import { createHttpDriver } from "./http-driver.node.js";
 import { Source } from "./source.js";
 import { type NginxServer, PRIVATE_PASSWORD, PRIVATE_USER, startNginx } from "./test-servers/nginx.test-support.js";
