@@ -52,9 +52,9 @@ Options:
                    contents, blocks read from a remote store), in MiB (default ${DEFAULT_MEMORY_BYTES / MIB});
                    the process uses about this plus 70 MiB, plus twice the largest
                    line while it parses
-  --cache-dir DIR  keep blocks read from a remote store in DIR (created 0700), so a later
-                   start reads them from disk instead of the store (a block is used only
-                   for the same ETag); without it nothing is written anywhere
+  --cache-dir DIR  keep what is read from a remote store (blocks, session indexes) in DIR
+                   (created 0700), so a later start reads it from disk instead of the
+                   store (only for the same ETag); without it nothing is written anywhere
   --cache-size MIB most MiB kept in --cache-dir, least recently used dropped first
                    (default ${DEFAULT_DISK_CACHE_BYTES / MIB})
   --poll SECONDS   live reload of a remote store: list it again every SECONDS (and

@@ -354,7 +354,7 @@ async function servedUrl(output: () => string): Promise<string> {
 }
 
 describe("a cache directory (--cache-dir) under an HTTP store", () => {
-  it("lets a second app answer every route of the tour as the local folder does, reading fewer bytes from the store", async () => {
+  it("lets a second app answer every route of the tour as the local folder does, reading nothing but listings and revalidations from the store", async () => {
     const { folder, url } = await namespace();
     await cp(await parityFolder({ archives: true }), folder, { recursive: true });
     const cacheDir = path.join(await tempDir("wink-http-cache-"), "blocks");
@@ -367,9 +367,32 @@ describe("a cache directory (--cache-dir) under an HTTP store", () => {
     const second = await testApp({ path: url, recursive: true, remote: { cacheDir } });
     expect(await tourAnswers(second, tour)).toEqual(expected);
     const [cold, warm] = [sourceOf(first).stats.bytesReceived, sourceOf(second).stats.bytesReceived];
-    // Session files are still indexed by one stream each; archives and bundles come from disk.
-    expect(warm).toBeLessThan(cold * 0.8);
-    expect(sourceOf(second).disk).not.toBeNull();
+    // Session indexes, lines, archives and bundles all came from disk: the store only listed and revalidated.
+    expect(cold).toBeGreaterThan(1_000_000);
+    expect(warm).toBe(0);
+  });
+
+  it("indexes a session file from the cache directory only while its ETag stays", async () => {
+    const { folder, url } = await namespace();
+    const cacheDir = path.join(await tempDir("wink-http-cache-"), "blocks");
+    await writeSession(folder, "run.jsonl", ["one", "two"].map((id) => snapshotLine({ sessionId: id, slices: [{ type: "app:Note", items: [{ text: id.repeat(5000) }] }] })));
+    const sessions = async (): Promise<{ ids: string[]; bytes: number }> => {
+      const app = await testApp({ path: url, remote: { cacheDir } });
+      const ids = (await get(app, "/api/entries?file=run.jsonl")).json().map((entry: { session_id: string }) => entry.session_id);
+      const raw = await get(app, "/api/raw?file=run.jsonl&line=2");
+      expect(raw.json().tags.session_id).toBe(ids[1]);
+      await sourceOf(app).disk?.flush();
+      return { ids, bytes: sourceOf(app).stats.bytesReceived };
+    };
+    const cold = await sessions();
+    expect(cold.ids).toEqual(["one", "two"]);
+    expect(cold.bytes).toBeGreaterThan(30_000);
+    expect(await sessions()).toEqual({ ids: ["one", "two"], bytes: 0 });
+    // Rewritten (another size: another ETag): indexed again from the store, the new lines read.
+    await writeSession(folder, "run.jsonl", ["three", "four", "five"].map((id) => snapshotLine({ sessionId: id })));
+    const rewritten = await sessions();
+    expect(rewritten.ids).toEqual(["three", "four", "five"]);
+    expect(rewritten.bytes).toBeGreaterThan(0);
   });
 });
 
