@@ -11,8 +11,8 @@
  *   concurrent process sees the old file, the new one or none. The folder is created 0700.
  * - Size-bounded: least recently used first (a hit refreshes the file's mtime so the next
  *   process sees the recency too); the bound is applied when the folder is opened and as
- *   blocks are added. Each process bounds what it knows; another process's writes are
- *   counted when a process next opens the folder.
+ *   blocks are added. Each process bounds what it knows; another process's blocks count
+ *   from when this one first reads them (or next opens the folder).
  * - A folder that cannot be created, read or written is refused when it is opened, with an
  *   error naming it; failures later (a full disk) count in `stats` and leave reads to the store.
  */
@@ -149,7 +149,10 @@ export class DiskBlockCache implements BlockStore {
       return null;
     }
     this.stats.hits++;
+    const known = this.#files.has(name);
     this.#remember(name, data.byteLength);
+    // Another process's file, new to this one: it counts against the bound from now on.
+    if (!known) this.#track(this.#evict());
     const now = new Date();
     this.#track(utimes(file, now, now).catch(() => undefined));
     return payload;

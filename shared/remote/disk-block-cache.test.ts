@@ -173,6 +173,20 @@ describe("a disk cache under the block cache", () => {
     expect(smaller.stats.evicted).toBe(newest.length - blockFiles(dir).length);
   });
 
+  it("counts blocks another process wrote after it opened the folder against its bound once it finds them", async () => {
+    const { key, data } = object(640 * KIB);
+    const dir = cacheDir();
+    const bounded = await source(dir, { maxBytes: 200 * KIB });
+    const writer = await source(dir);
+    await (await writer.source.open(key)).read(0, data.byteLength);
+    await writer.source.close();
+    expect(bytesIn(dir)).toBeGreaterThan(600 * KIB);
+    expect(digestOf(await (await bounded.source.open(key)).read(0, data.byteLength))).toBe(digestOf(data));
+    await bounded.source.close();
+    expect(bounded.source.stats.bytesReceived).toBe(0);
+    expect(bytesIn(dir)).toBeLessThanOrEqual(200 * KIB);
+  });
+
   it("creates its folder 0700 and its files 0600, and writes no credential anywhere in it", async () => {
     const { key } = object(300 * KIB);
     const dir = cacheDir();
