@@ -16,7 +16,12 @@
  *    runs: start to the first page of `/api/runs` (100 runs); and, on a started server, the
  *    first `/api/filesystem/tree` of the unopened 10,000-file archive (beside its session
  *    file) next to `unzip -l` of the local file, alternately (aim ≤ 2×).
+ * 6. a second process with `--cache-dir`: the first `/api/filesystem/tree` of the 10,000-file
+ *    archive in a new process (bench/remote-cache-child.mjs on the built dist) whose cache
+ *    folder an earlier process filled, next to a new process without one, alternately:
+ *    bytes and requests the tree cost the store, time from start to the tree and of the tree.
  *
+ * `WINK_BENCH_SECTIONS=6` (a comma-separated list) runs only those sections.
  * Every remote open is cold (a new Source: empty cache) on warm connections; "first" is the
  * first open in this process (TLS-less loopback, so mostly module and connection set-up).
  * Times are medians of RUNS runs, ours and the peer alternately.
@@ -25,7 +30,7 @@
  */
 import { execFile } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { promisify } from "node:util";
@@ -43,6 +48,7 @@ import { startRadosGateway } from "../shared/remote/test-servers/radosgw.test-su
 import { ensureArchive, median, sessionLine, TOOL_TYPE, fileText } from "./server-fixtures.js";
 
 const run = promisify(execFile);
+const SECTIONS = new Set((process.env.WINK_BENCH_SECTIONS ?? "1,2,3,4,5,6").split(",").map((section) => Number(section.trim())));
 const RUNS = 9;
 const WORK = path.resolve(import.meta.dirname, ".work", "remote");
 const ZIP_10K = path.join(WORK, "store", "archives", "tree-10k.fs.zip");
@@ -206,6 +212,39 @@ async function firstServedTree(options: Pick<AppOptions, "path" | "remote">): Pr
   }
 }
 
+/** One new process (bench/remote-cache-child.mjs) building the viewer on `target` and asking the archive's first tree. */
+async function treeInNewProcess(target: string, options: object): Promise<{ startToTree: number; tree: number; bytes: number; requests: number; files: number; wall: number }> {
+  const started = performance.now();
+  const { stdout } = await run(process.execPath, [path.join(import.meta.dirname, "remote-cache-child.mjs"), path.join(packageRoot(), "dist", "server", "app.js"), target, JSON.stringify(options)], { maxBuffer: 1024 * 1024 });
+  return { ...(JSON.parse(stdout) as { startToTree: number; tree: number; bytes: number; requests: number; files: number }), wall: performance.now() - started };
+}
+
+/** Section 6: the tree in a second process with a warm `--cache-dir`, next to one without. */
+async function secondProcessTrees(nginxUrl: string, s3Options: object): Promise<void> {
+  console.log(`\n6. first /api/filesystem/tree of the 10,000-file archive in a new process: a warm --cache-dir vs none, ${RUNS} runs each, alternately`);
+  for (const [name, target, options] of [
+    ["HTTP", `${nginxUrl}tree/`, {}],
+    ["S3", "s3://bench/tree/", s3Options],
+  ] as const) {
+    const cacheDir = path.join(WORK, `cache-${name}`);
+    await rm(cacheDir, { recursive: true, force: true });
+    const filling = await treeInNewProcess(target, { ...options, cacheDir });
+    const rows = { none: [] as Awaited<ReturnType<typeof treeInNewProcess>>[], warm: [] as Awaited<ReturnType<typeof treeInNewProcess>>[] };
+    for (let i = 0; i < RUNS; i++) {
+      rows.none.push(await treeInNewProcess(target, options));
+      rows.warm.push(await treeInNewProcess(target, { ...options, cacheDir }));
+    }
+    const cacheBytes = readdirSync(cacheDir).reduce((sum, file) => sum + statSync(path.join(cacheDir, file)).size, 0);
+    console.log(`   ${name}: filling the cache (first process): tree ${fmt(filling.tree)}, ${filling.bytes} bytes in ${filling.requests} requests; the folder holds ${cacheBytes} bytes`);
+    for (const [label, list] of [["no cache dir", rows.none], ["warm cache dir", rows.warm]] as const) {
+      const last = list[list.length - 1] as (typeof list)[number];
+      console.log(`     ${label}: tree ${fmt(median(list.map((row) => row.tree)))}, start to tree ${fmt(median(list.map((row) => row.startToTree)))}, process ${fmt(median(list.map((row) => row.wall)))}; ${last.bytes} bytes in ${last.requests} requests from the store (${last.files} files)`);
+    }
+    const ratio = median(rows.warm.map((row) => row.tree)) / median(rows.none.map((row) => row.tree));
+    console.log(`     warm / none: tree time ${ratio.toFixed(2)}x, bytes ${(rows.warm[0] as { bytes: number }).bytes} vs ${(rows.none[0] as { bytes: number }).bytes}`);
+  }
+}
+
 async function timed(command: string, args: string[]): Promise<number> {
   const started = performance.now();
   await run(command, args, { maxBuffer: 64 * 1024 * 1024 });
@@ -225,7 +264,7 @@ async function main(): Promise<void> {
   try {
     await gateway.createBucket("bench");
     for (const file of [ZIP_10K, ZIP_100M, SESSION_25M]) await gateway.put("bench", path.relative(store, file), await readFile(file));
-    const names = readdirSync(LISTING);
+    const names = SECTIONS.has(4) || SECTIONS.has(5) ? readdirSync(LISTING) : [];
     for (let i = 0; i < names.length; i += 32) {
       await Promise.all(names.slice(i, i + 32).map(async (name) => gateway.put("bench", `listing/${name}`, await readFile(path.join(LISTING, name)))));
     }
@@ -237,104 +276,119 @@ async function main(): Promise<void> {
     const local = createLocalDriver({ root: store });
     const zipKey = path.relative(store, ZIP_10K);
 
-    console.log(`\n1. first tree of an unopened 10,000-file archive (${(statSync(ZIP_10K).size / 1e6).toFixed(2)} MB), ${RUNS} runs`);
-    const firstHttp = await firstTree(http, zipKey);
-    const firstS3 = await firstTree(s3, zipKey);
-    const times = { unzip: [] as number[], http: [] as number[], s3: [] as number[], httpCpu: [] as number[], s3Cpu: [] as number[] };
-    let sample = firstHttp;
-    let sampleS3 = firstS3;
-    for (let i = 0; i < RUNS; i++) {
-      times.unzip.push(await timed("unzip", ["-l", ZIP_10K]));
-      sample = await firstTree(http, zipKey);
-      times.http.push(sample.ms);
-      times.httpCpu.push(sample.cpuMs);
-      sampleS3 = await firstTree(s3, zipKey);
-      times.s3.push(sampleS3.ms);
-      times.s3Cpu.push(sampleS3.cpuMs);
-    }
-    const unzip = median(times.unzip);
-    console.log(`   unzip -l (local file, process spawn included): ${fmt(unzip)}`);
-    console.log(`   HTTP (nginx):   ${fmt(median(times.http))}  = ${(median(times.http) / unzip).toFixed(2)}x unzip -l  (CPU ${fmt(median(times.httpCpu))}; first in process ${fmt(firstHttp.ms)}; ${sample.entries} entries, ${sample.requests} requests, ${sample.bytes} bytes)`);
-    console.log(`   S3 (radosgw):   ${fmt(median(times.s3))}  = ${(median(times.s3) / unzip).toFixed(2)}x unzip -l  (CPU ${fmt(median(times.s3Cpu))}; first in process ${fmt(firstS3.ms)}; ${sampleS3.entries} entries, ${sampleS3.requests} requests, ${sampleS3.bytes} bytes)`);
-
-    const bigKey = path.relative(store, ZIP_100M);
-    console.log(`\n2. one file of a ${(statSync(ZIP_100M).size / 1e6).toFixed(1)} MB archive`);
-    for (const [name, driver] of [["HTTP", http], ["S3", s3]] as const) {
-      const member = await oneMember(driver, bigKey);
-      console.log(`   ${name}: ${member.bytes} bytes transferred (${pct(member.bytes, member.size)} of the archive; the member is ${member.member} bytes), ${fmt(member.ms)}`);
-    }
-
-    const sessionKey = path.relative(store, SESSION_25M);
-    console.log(`\n3. newest line of a ${(statSync(SESSION_25M).size / 1e6).toFixed(1)} MB session file (250 lines)`);
-    for (const [name, driver] of [["local", local], ["HTTP", http], ["S3", s3]] as const) {
-      const line = await newestLine(driver, sessionKey);
-      console.log(`   ${name}: ${line.bytes} bytes read (${pct(line.bytes, line.size)}), ${fmt(line.ms)}`);
-    }
-
-    console.log(`\n4. listing ${LISTING_COUNT} runs (pages of 1,000), ${RUNS} runs`);
-    const ls: number[] = [];
-    const results: Record<string, { first: number[]; all: number[]; count: number }> = { local: { first: [], all: [], count: 0 }, HTTP: { first: [], all: [], count: 0 }, S3: { first: [], all: [], count: 0 } };
-    for (let i = 0; i < RUNS; i++) {
-      ls.push(await timed("ls", ["-f", LISTING]));
-      for (const [name, driver] of [["local", local], ["HTTP", http], ["S3", s3]] as const) {
-        const result = await listing(driver, name === "S3" ? "listing/" : "listing-runs/");
-        const slot = results[name] as { first: number[]; all: number[]; count: number };
-        slot.first.push(result.firstMs);
-        slot.all.push(result.allMs);
-        slot.count = result.count;
+    if (SECTIONS.has(1)) {
+      console.log(`\n1. first tree of an unopened 10,000-file archive (${(statSync(ZIP_10K).size / 1e6).toFixed(2)} MB), ${RUNS} runs`);
+      const firstHttp = await firstTree(http, zipKey);
+      const firstS3 = await firstTree(s3, zipKey);
+      const times = { unzip: [] as number[], http: [] as number[], s3: [] as number[], httpCpu: [] as number[], s3Cpu: [] as number[] };
+      let sample = firstHttp;
+      let sampleS3 = firstS3;
+      for (let i = 0; i < RUNS; i++) {
+        times.unzip.push(await timed("unzip", ["-l", ZIP_10K]));
+        sample = await firstTree(http, zipKey);
+        times.http.push(sample.ms);
+        times.httpCpu.push(sample.cpuMs);
+        sampleS3 = await firstTree(s3, zipKey);
+        times.s3.push(sampleS3.ms);
+        times.s3Cpu.push(sampleS3.cpuMs);
       }
+      const unzip = median(times.unzip);
+      console.log(`   unzip -l (local file, process spawn included): ${fmt(unzip)}`);
+      console.log(`   HTTP (nginx):   ${fmt(median(times.http))}  = ${(median(times.http) / unzip).toFixed(2)}x unzip -l  (CPU ${fmt(median(times.httpCpu))}; first in process ${fmt(firstHttp.ms)}; ${sample.entries} entries, ${sample.requests} requests, ${sample.bytes} bytes)`);
+      console.log(`   S3 (radosgw):   ${fmt(median(times.s3))}  = ${(median(times.s3) / unzip).toFixed(2)}x unzip -l  (CPU ${fmt(median(times.s3Cpu))}; first in process ${fmt(firstS3.ms)}; ${sampleS3.entries} entries, ${sampleS3.requests} requests, ${sampleS3.bytes} bytes)`);
+
     }
-    console.log(`   ls -f (local folder, process spawn included): ${fmt(median(ls))}`);
-    for (const [name, slot] of Object.entries(results)) {
-      console.log(`   ${name}: first page ${fmt(median(slot.first))}, all ${slot.count} in ${fmt(median(slot.all))} (${(median(slot.all) / median(ls)).toFixed(2)}x ls -f)`);
+
+    if (SECTIONS.has(2)) {
+      const bigKey = path.relative(store, ZIP_100M);
+      console.log(`\n2. one file of a ${(statSync(ZIP_100M).size / 1e6).toFixed(1)} MB archive`);
+      for (const [name, driver] of [["HTTP", http], ["S3", s3]] as const) {
+        const member = await oneMember(driver, bigKey);
+        console.log(`   ${name}: ${member.bytes} bytes transferred (${pct(member.bytes, member.size)} of the archive; the member is ${member.member} bytes), ${fmt(member.ms)}`);
+      }
+
+    }
+
+    if (SECTIONS.has(3)) {
+      const sessionKey = path.relative(store, SESSION_25M);
+      console.log(`\n3. newest line of a ${(statSync(SESSION_25M).size / 1e6).toFixed(1)} MB session file (250 lines)`);
+      for (const [name, driver] of [["local", local], ["HTTP", http], ["S3", s3]] as const) {
+        const line = await newestLine(driver, sessionKey);
+        console.log(`   ${name}: ${line.bytes} bytes read (${pct(line.bytes, line.size)}), ${fmt(line.ms)}`);
+      }
+
+    }
+
+    if (SECTIONS.has(4)) {
+      console.log(`\n4. listing ${LISTING_COUNT} runs (pages of 1,000), ${RUNS} runs`);
+      const ls: number[] = [];
+      const results: Record<string, { first: number[]; all: number[]; count: number }> = { local: { first: [], all: [], count: 0 }, HTTP: { first: [], all: [], count: 0 }, S3: { first: [], all: [], count: 0 } };
+      for (let i = 0; i < RUNS; i++) {
+        ls.push(await timed("ls", ["-f", LISTING]));
+        for (const [name, driver] of [["local", local], ["HTTP", http], ["S3", s3]] as const) {
+          const result = await listing(driver, name === "S3" ? "listing/" : "listing-runs/");
+          const slot = results[name] as { first: number[]; all: number[]; count: number };
+          slot.first.push(result.firstMs);
+          slot.all.push(result.allMs);
+          slot.count = result.count;
+        }
+      }
+      console.log(`   ls -f (local folder, process spawn included): ${fmt(median(ls))}`);
+      for (const [name, slot] of Object.entries(results)) {
+        console.log(`   ${name}: first page ${fmt(median(slot.first))}, all ${slot.count} in ${fmt(median(slot.all))} (${(median(slot.all) / median(ls)).toFixed(2)}x ls -f)`);
+      }
     }
     await Promise.all([http, s3].map((driver) => driver.close?.()));
 
-    console.log(`\n5. through the viewer server (buildApp on the target, then the first answer), ${RUNS} runs`);
     process.env.AWS_ACCESS_KEY_ID = gateway.owner.accessKeyId;
     process.env.AWS_SECRET_ACCESS_KEY = gateway.owner.secretAccessKey;
     const remote = { s3: { endpoint: gateway.endpoint } };
-    // nginx serves the local folders themselves; the bucket has its own names.
-    const targets = (local: string, bucketFolder: string) => [
-      ["local", local, {}],
-      ["HTTP", `${nginx.url}${path.relative(store, local)}/`, {}],
-      ["S3", `s3://bench/${bucketFolder}/`, remote],
-    ] as const;
-    const sessions = path.dirname(SESSION_25M);
-    const rows: [string, string, number][] = [];
-    for (const [label, folders, url] of [
-      ["first /api/meta, the example run (66 kB, 3 archives)", targets(path.join(store, "example"), "example"), "/api/meta"],
-      ["first /api/meta, the 25 MB session file", targets(sessions, "sessions"), "/api/meta"],
-      [`first page of /api/runs, ${LISTING_COUNT} runs`, targets(LISTING, "listing"), "/api/runs?limit=100"],
-    ] as const) {
-      for (const [name, target, options] of folders) {
-        const ms: number[] = [];
-        for (let i = 0; i < RUNS; i++) ms.push((await firstAnswer({ path: target, remote: options }, url)).ms);
-        rows.push([label, name, median(ms)]);
+    if (SECTIONS.has(5)) {
+      console.log(`\n5. through the viewer server (buildApp on the target, then the first answer), ${RUNS} runs`);
+      // nginx serves the local folders themselves; the bucket has its own names.
+      const targets = (local: string, bucketFolder: string) => [
+        ["local", local, {}],
+        ["HTTP", `${nginx.url}${path.relative(store, local)}/`, {}],
+        ["S3", `s3://bench/${bucketFolder}/`, remote],
+      ] as const;
+      const sessions = path.dirname(SESSION_25M);
+      const rows: [string, string, number][] = [];
+      for (const [label, folders, url] of [
+        ["first /api/meta, the example run (66 kB, 3 archives)", targets(path.join(store, "example"), "example"), "/api/meta"],
+        ["first /api/meta, the 25 MB session file", targets(sessions, "sessions"), "/api/meta"],
+        [`first page of /api/runs, ${LISTING_COUNT} runs`, targets(LISTING, "listing"), "/api/runs?limit=100"],
+      ] as const) {
+        for (const [name, target, options] of folders) {
+          const ms: number[] = [];
+          for (let i = 0; i < RUNS; i++) ms.push((await firstAnswer({ path: target, remote: options }, url)).ms);
+          rows.push([label, name, median(ms)]);
+        }
+      }
+      for (const [label, name, ms] of rows) {
+        const local = rows.find((row) => row[0] === label && row[1] === "local")?.[2] ?? ms;
+        console.log(`   ${label}: ${name} ${fmt(ms)}${name === "local" ? "" : ` = ${(ms / local).toFixed(2)}x local`}`);
+      }
+      const trees = { unzip: [] as number[], local: [] as number[], HTTP: [] as number[], S3: [] as number[] };
+      const treeBytes: Record<string, number | null> = {};
+      let treeFiles = 0;
+      for (let i = 0; i < RUNS; i++) {
+        trees.unzip.push(await timed("unzip", ["-l", ZIP_10K]));
+        for (const [name, target, options] of targets(TREE_FOLDER, "tree")) {
+          const tree = await firstServedTree({ path: target, remote: options });
+          trees[name].push(tree.ms);
+          treeBytes[name] = tree.bytes;
+          treeFiles = tree.files;
+        }
+      }
+      const unzipTree = median(trees.unzip);
+      console.log(`   first /api/filesystem/tree of the unopened ${treeFiles}-file archive (${(statSync(ZIP_10K).size / 1e6).toFixed(2)} MB), server started: unzip -l ${fmt(unzipTree)} (process spawn included)`);
+      for (const name of ["local", "HTTP", "S3"] as const) {
+        const bytes = treeBytes[name];
+        console.log(`     ${name}: ${fmt(median(trees[name]))} = ${(median(trees[name]) / unzipTree).toFixed(2)}x unzip -l${bytes === null || bytes === undefined ? "" : ` (${bytes} bytes from the store)`}`);
       }
     }
-    for (const [label, name, ms] of rows) {
-      const local = rows.find((row) => row[0] === label && row[1] === "local")?.[2] ?? ms;
-      console.log(`   ${label}: ${name} ${fmt(ms)}${name === "local" ? "" : ` = ${(ms / local).toFixed(2)}x local`}`);
-    }
-    const trees = { unzip: [] as number[], local: [] as number[], HTTP: [] as number[], S3: [] as number[] };
-    const treeBytes: Record<string, number | null> = {};
-    let treeFiles = 0;
-    for (let i = 0; i < RUNS; i++) {
-      trees.unzip.push(await timed("unzip", ["-l", ZIP_10K]));
-      for (const [name, target, options] of targets(TREE_FOLDER, "tree")) {
-        const tree = await firstServedTree({ path: target, remote: options });
-        trees[name].push(tree.ms);
-        treeBytes[name] = tree.bytes;
-        treeFiles = tree.files;
-      }
-    }
-    const unzipTree = median(trees.unzip);
-    console.log(`   first /api/filesystem/tree of the unopened ${treeFiles}-file archive (${(statSync(ZIP_10K).size / 1e6).toFixed(2)} MB), server started: unzip -l ${fmt(unzipTree)} (process spawn included)`);
-    for (const name of ["local", "HTTP", "S3"] as const) {
-      const bytes = treeBytes[name];
-      console.log(`     ${name}: ${fmt(median(trees[name]))} = ${(median(trees[name]) / unzipTree).toFixed(2)}x unzip -l${bytes === null || bytes === undefined ? "" : ` (${bytes} bytes from the store)`}`);
-    }
+
+    if (SECTIONS.has(6)) await secondProcessTrees(nginx.url, remote);
   } finally {
     await gateway.stop();
     await nginx.stop();

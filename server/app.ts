@@ -58,7 +58,11 @@ export interface AppOptions {
    * one file in one.
    */
   path: string;
-  /** How to reach a remote store (S3 endpoint, region, profile, path style; HTTP headers; time budget, retries). */
+  /**
+   * How to reach a remote store (S3 endpoint, region, profile, path style; HTTP headers; time
+   * budget, retries) and where to keep what is read from it between processes (`cacheDir`,
+   * `cacheBytes`: the CLI's `--cache-dir`, `--cache-size`; none: nothing is written).
+   */
   remote?: RemoteTargetOptions;
   /**
    * Seconds between two polls of a remote store's listing for live reload (none: no live

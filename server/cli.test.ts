@@ -158,6 +158,8 @@ describe("wink-debug CLI", () => {
     expect(await help.exit).toBe(0);
     expect(help.output()).toContain("Usage: wink-debug");
     expect(help.output()).toMatch(/--memory MIB +memory for caches .*\(default 96\)/s);
+    expect(help.output()).toMatch(/--cache-dir DIR +keep what is read from a remote store .*without it nothing is written anywhere/s);
+    expect(help.output()).toMatch(/--cache-size MIB most MiB kept in --cache-dir, .*\(default 1024\)/s);
     const version = startCli(["--version"]);
     expect(await version.exit).toBe(0);
     expect(version.output()).toMatch(/^wink-debug \d+\.\d+\.\d+/);

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `wink-debug [DIR|FILE|URL] [--host 127.0.0.1] [--port 8000] [--open|--no-open] [--recursive]`
+ * `wink-debug [DIR|FILE|URL] [--host 127.0.0.1] [--port 8000] [--open|--no-open] [--recursive] [--cache-dir DIR]`
  *
  * Serves a directory of WINK session files and debug bundles (or the directory of one
  * file), an S3 bucket or prefix (`s3://bucket/prefix`) or an HTTP folder
@@ -8,7 +8,8 @@
  * bundled example run. Problems with the input are one line on stderr, never a stack trace
  * nor a credential:
  *   exit 0  stopped normally (Ctrl-C, SIGTERM)
- *   exit 2  bad arguments, or nothing to serve (missing path, empty directory, unreadable file)
+ *   exit 2  bad arguments, or nothing to serve (missing path, empty directory, unreadable file),
+ *           or a --cache-dir that cannot be created, read or written
  *   exit 3  the server could not start (port in use, address not available)
  *   exit 4  the remote store could not be read (unreachable, credentials, permissions, throttled)
  */
@@ -18,7 +19,7 @@ import net from "node:net";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { SourceError } from "../shared/errors.js";
-import { isRemoteTarget, redactUrl } from "../shared/remote/index.js";
+import { DEFAULT_DISK_CACHE_BYTES, isRemoteTarget, redactUrl } from "../shared/remote/index.js";
 import { DEFAULT_MEMORY_BYTES, buildApp } from "./app.js";
 import type { RemoteTargetOptions } from "./library/open-target.js";
 import { packageRoot, packageVersion } from "./package-root.js";
@@ -51,6 +52,11 @@ Options:
                    contents, blocks read from a remote store), in MiB (default ${DEFAULT_MEMORY_BYTES / MIB});
                    the process uses about this plus 70 MiB, plus twice the largest
                    line while it parses
+  --cache-dir DIR  keep what is read from a remote store (blocks, session indexes) in DIR
+                   (created 0700), so a later start reads it from disk instead of the
+                   store (only for the same ETag); without it nothing is written anywhere
+  --cache-size MIB most MiB kept in --cache-dir, least recently used dropped first
+                   (default ${DEFAULT_DISK_CACHE_BYTES / MIB})
   --poll SECONDS   live reload of a remote store: list it again every SECONDS (and
                    revalidate the ETags of open files); without it a remote store is
                    read as it was at start. For a local DIR: poll instead of watching
@@ -106,6 +112,8 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
         recursive: { type: "boolean", short: "r" },
         memory: { type: "string" },
         poll: { type: "string" },
+        "cache-dir": { type: "string" },
+        "cache-size": { type: "string" },
         "endpoint-url": { type: "string" },
         profile: { type: "string" },
         region: { type: "string" },
@@ -132,6 +140,15 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
     throw new UsageError(`--poll must be a whole number of seconds from 1 to ${MAX_POLL_SECONDS}, got ${pollText}`);
   }
   const s3 = /^s3:\/\//i.test(target);
+  for (const name of ["cache-dir", "cache-size"] as const) {
+    if (values[name] !== undefined && !isRemoteTarget(target)) throw new UsageError(`--${name} is for s3:// and http(s):// targets, not ${shownTarget(target)}`);
+  }
+  const cacheDir = values["cache-dir"];
+  if (cacheDir === "") throw new UsageError("--cache-dir must name a directory");
+  const cacheSizeText = values["cache-size"];
+  if (cacheSizeText !== undefined && cacheDir === undefined) throw new UsageError("--cache-size needs --cache-dir");
+  if (cacheSizeText !== undefined && (!/^\d{1,7}$/.test(cacheSizeText) || Number(cacheSizeText) < 1)) throw new UsageError(`--cache-size must be a whole number of MiB, at least 1, got ${cacheSizeText}`);
+  const cache = cacheDir === undefined ? {} : { cacheDir: path.resolve(cacheDir), ...(cacheSizeText === undefined ? {} : { cacheBytes: Number(cacheSizeText) * MIB }) };
   for (const name of ["endpoint-url", "profile", "region", "path-style", "no-path-style"] as const) {
     if (values[name] !== undefined && !s3) throw new UsageError(`--${name} is for s3:// targets, not ${shownTarget(target)}`);
   }
@@ -141,6 +158,7 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
   const pathStyle = values["path-style"] === true ? true : values["no-path-style"] === true ? false : undefined;
   const remote: RemoteTargetOptions = s3
     ? {
+        ...cache,
         s3: {
           ...(endpoint === undefined ? {} : { endpoint }),
           ...(values.profile === undefined ? {} : { profile: values.profile }),
@@ -148,7 +166,7 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
           ...(pathStyle === undefined ? {} : { forcePathStyle: pathStyle }),
         },
       }
-    : {};
+    : cache;
   return {
     target,
     host: values.host ?? "127.0.0.1",

@@ -4,7 +4,7 @@
 // reads) are answers with a stable code, never a hang or a 500.
 import { statSync } from "node:fs";
 import { randomBytes } from "node:crypto";
-import { cp, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, cp, mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WINK_FIXTURES } from "../fixtures/paths.js";
@@ -12,8 +12,9 @@ import { startCutProxy } from "../shared/remote/test-servers/cut-proxy.test-supp
 import { freePort } from "../shared/remote/test-servers/daemons.test-support.js";
 import { type NginxServer, PRIVATE_PASSWORD, PRIVATE_USER, startNginx } from "../shared/remote/test-servers/nginx.test-support.js";
 import { writeArchive } from "../shared/archive/index.js";
-import { INDEX_FILE_NAME, renderIndexFile } from "../shared/remote/index.js";
+import { INDEX_FILE_NAME, type Source, renderIndexFile } from "../shared/remote/index.js";
 import { startCli, stopClis, waitForUrl } from "./cli.test-support.js";
+import type { WinkApp } from "./app.js";
 import type { RemotePoller } from "./library/remote-poller.js";
 import { failure, parityFolder, routeTour, tourAnswers } from "./remote-parity.test-support.js";
 import { cleanUp, get, snapshotLine, tempDir, testApp, writeSession } from "./server.test-support.js";
@@ -39,6 +40,11 @@ async function namespace(location = ""): Promise<{ folder: string; url: string }
   const folder = path.join(served, name);
   await mkdir(folder);
   return { folder, url: `${nginx.url}${location}${name}/` };
+}
+
+/** The source a remote app reads through (its byte counters, its disk cache). */
+function sourceOf(app: WinkApp): Source {
+  return (app.state.directory.store as unknown as { source: Source }).source;
 }
 
 const fastRetries = { attempts: 3, baseDelayMs: 10, maxDelayMs: 50 };
@@ -168,6 +174,40 @@ describe("workspace archives of an HTTP store, by range", () => {
     await new Promise((resolve) => setTimeout(resolve, 1100));
     expect((await get(app, "/api/filesystem/tree?file=run.jsonl")).json().map((entry: { path: string }) => entry.path)).toEqual(["a-gap.bin", "a.txt", "b.txt", "c.txt", "z.bin"]);
     expect(await file("c.txt")).toBe("new\n");
+  });
+
+  it("with a cache directory, a later app reads the tree from disk (the store only revalidates), and not after a rewrite", async () => {
+    const { folder, url } = await namespace();
+    const files: Record<string, Uint8Array> = {};
+    for (let i = 0; i < 3000; i++) files[`src/module-${i}.bin`] = randomBytes(100);
+    await runWithArchive(folder, files);
+    const cacheDir = path.join(await tempDir("wink-http-cache-"), "blocks");
+    const treeOf = async (app: WinkApp): Promise<{ paths: string[]; bytes: number; requests: number }> => {
+      const source = sourceOf(app);
+      const [bytes, requests] = [source.stats.bytesReceived, source.stats.requests];
+      const tree = await get(app, "/api/filesystem/tree?file=run.jsonl");
+      expect(tree.statusCode).toBe(200);
+      await source.disk?.flush();
+      return { paths: tree.json().map((entry: { path: string }) => entry.path), bytes: source.stats.bytesReceived - bytes, requests: source.stats.requests - requests };
+    };
+    const cold = await treeOf(await testApp({ path: url, remote: { cacheDir } }));
+    expect(cold.paths).toHaveLength(3000);
+    // The central directory (~200 KB) is more than the 128 KiB tail: blocks were read too.
+    expect(cold.bytes).toBeGreaterThan(200_000);
+    const warm = await treeOf(await testApp({ path: url, remote: { cacheDir } }));
+    expect(warm).toEqual({ paths: cold.paths, bytes: 0, requests: 1 });
+    const uncached = await treeOf(await testApp({ path: url }));
+    expect(uncached.paths).toEqual(cold.paths);
+    expect(uncached.bytes).toBe(cold.bytes);
+
+    // Rewritten (another size, so another nginx ETag): the old blocks are not used.
+    delete files["src/module-0.bin"];
+    files["src/added.bin"] = randomBytes(150);
+    await runWithArchive(folder, files);
+    const rewritten = await treeOf(await testApp({ path: url, remote: { cacheDir } }));
+    expect(rewritten.paths).toContain("src/added.bin");
+    expect(rewritten.paths).not.toContain("src/module-0.bin");
+    expect(rewritten.bytes).toBeGreaterThan(200_000);
   });
 
   it("a truncated archive is refused by the archive policy as on disk, and the session still loads", async () => {
@@ -313,6 +353,49 @@ async function servedUrl(output: () => string): Promise<string> {
   }
 }
 
+describe("a cache directory (--cache-dir) under an HTTP store", () => {
+  it("lets a second app answer every route of the tour as the local folder does, reading nothing but listings and revalidations from the store", async () => {
+    const { folder, url } = await namespace();
+    await cp(await parityFolder({ archives: true }), folder, { recursive: true });
+    const cacheDir = path.join(await tempDir("wink-http-cache-"), "blocks");
+    const local = await testApp({ path: folder, recursive: true });
+    const tour = await routeTour(local);
+    const expected = await tourAnswers(local, tour);
+    const first = await testApp({ path: url, recursive: true, remote: { cacheDir } });
+    expect(await tourAnswers(first, tour)).toEqual(expected);
+    await sourceOf(first).disk?.flush();
+    const second = await testApp({ path: url, recursive: true, remote: { cacheDir } });
+    expect(await tourAnswers(second, tour)).toEqual(expected);
+    const [cold, warm] = [sourceOf(first).stats.bytesReceived, sourceOf(second).stats.bytesReceived];
+    // Session indexes, lines, archives and bundles all came from disk: the store only listed and revalidated.
+    expect(cold).toBeGreaterThan(1_000_000);
+    expect(warm).toBe(0);
+  });
+
+  it("indexes a session file from the cache directory only while its ETag stays", async () => {
+    const { folder, url } = await namespace();
+    const cacheDir = path.join(await tempDir("wink-http-cache-"), "blocks");
+    await writeSession(folder, "run.jsonl", ["one", "two"].map((id) => snapshotLine({ sessionId: id, slices: [{ type: "app:Note", items: [{ text: id.repeat(5000) }] }] })));
+    const sessions = async (): Promise<{ ids: string[]; bytes: number }> => {
+      const app = await testApp({ path: url, remote: { cacheDir } });
+      const ids = (await get(app, "/api/entries?file=run.jsonl")).json().map((entry: { session_id: string }) => entry.session_id);
+      const raw = await get(app, "/api/raw?file=run.jsonl&line=2");
+      expect(raw.json().tags.session_id).toBe(ids[1]);
+      await sourceOf(app).disk?.flush();
+      return { ids, bytes: sourceOf(app).stats.bytesReceived };
+    };
+    const cold = await sessions();
+    expect(cold.ids).toEqual(["one", "two"]);
+    expect(cold.bytes).toBeGreaterThan(30_000);
+    expect(await sessions()).toEqual({ ids: ["one", "two"], bytes: 0 });
+    // Rewritten (another size: another ETag): indexed again from the store, the new lines read.
+    await writeSession(folder, "run.jsonl", ["three", "four", "five"].map((id) => snapshotLine({ sessionId: id })));
+    const rewritten = await sessions();
+    expect(rewritten.ids).toEqual(["three", "four", "five"]);
+    expect(rewritten.bytes).toBeGreaterThan(0);
+  });
+});
+
 describe("the CLI on an HTTP store", () => {
   it("serves a folder URL with credentials in it, and never prints them", async () => {
     const { folder, url } = await namespace("private/");
@@ -345,6 +428,77 @@ describe("the CLI on an HTTP store", () => {
     expect(await poll.exit).toBe(2);
     expect(poll.errors()).toContain("--poll must be a whole number of seconds from 1 to 86400, got 0");
   }, 120_000);
+});
+
+describe("the CLI's --cache-dir", () => {
+  /** Every file under `dir` (relative names), empty for an empty or missing folder. */
+  async function filesUnder(dir: string): Promise<string[]> {
+    const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
+    return entries.filter((entry) => !entry.isDirectory()).map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name)));
+  }
+
+  it("keeps private blocks without credentials in the folder it names, and without it writes nothing anywhere", async () => {
+    const { folder, url } = await namespace("private/");
+    await writeSession(folder, "run.jsonl", [snapshotLine({ sessionId: "cached-run" })]);
+    const entries = Array.from({ length: 2000 }, (_, i) => ({ path: `f/${i}.txt`, kind: "file" as const, size: 1, mode: 0o644, mtimeMs: 0, chunks: async function* () { yield new Uint8Array([65]); } }));
+    await writeArchive(path.join(folder, "run.fs.zip"), entries, { compressionLevel: 0 });
+    const withCredentials = url.replace("http://", `http://${PRIVATE_USER}:${PRIVATE_PASSWORD}@`);
+    // HOME, TMPDIR and XDG_CACHE_HOME of their own (tsx's transform cache off), to see what is written.
+    const sandbox = await tempDir("wink-cli-sandbox-");
+    const env = { ...process.env, HOME: path.join(sandbox, "home"), TMPDIR: path.join(sandbox, "tmp"), XDG_CACHE_HOME: path.join(sandbox, "cache"), TSX_DISABLE_CACHE: "1" };
+    for (const dir of [env.HOME, env.TMPDIR, env.XDG_CACHE_HOME]) await mkdir(dir, { recursive: true });
+    const cacheDir = path.join(sandbox, "blocks");
+    const treeThroughCli = async (args: string[]): Promise<void> => {
+      const cli = startCli([withCredentials, "--port", "0", ...args], { env });
+      const served = await servedUrl(cli.output);
+      expect(((await (await fetch(`${served}api/filesystem/tree?file=run.jsonl`)).json()) as unknown[]).length).toBe(2000);
+      cli.child.kill("SIGTERM");
+      expect(await cli.exit).toBe(0);
+    };
+    await treeThroughCli([]);
+    expect(await filesUnder(sandbox)).toEqual([]);
+    await treeThroughCli(["--cache-dir", cacheDir, "--cache-size", "64"]);
+    const cached = await filesUnder(cacheDir);
+    expect(cached.length).toBeGreaterThan(2);
+    expect((await filesUnder(sandbox)).filter((name) => !name.startsWith("blocks/"))).toEqual([]);
+    expect(statSync(cacheDir).mode & 0o777).toBe(0o700);
+    const secrets = [PRIVATE_PASSWORD, `${PRIVATE_USER}:`, Buffer.from(`${PRIVATE_USER}:${PRIVATE_PASSWORD}`).toString("base64")];
+    for (const name of cached) {
+      expect(statSync(path.join(cacheDir, name)).mode & 0o777).toBe(0o600);
+      const content = (await readFile(path.join(cacheDir, name))).toString("latin1");
+      for (const secret of secrets) expect(`${name}\n${content}`).not.toContain(secret);
+    }
+  }, 180_000);
+
+  it("refuses a folder it may not write (exit 2, naming it) and cache options it cannot use, before reading the store", async () => {
+    const parent = await tempDir("wink-cli-cache-");
+    const locked = path.join(parent, "locked");
+    await mkdir(locked, { mode: 0o500 });
+    await chmod(locked, 0o500);
+    const port = await freePort();
+    const refused = startCli([`http://127.0.0.1:${port}/runs/`, "--port", "0", "--cache-dir", locked], { withoutDacOverride: true });
+    expect(await refused.exit).toBe(2);
+    // "Listing URL…", then the one error line: the store was never asked.
+    const lines = refused.errors().trim().split("\n");
+    expect(lines, refused.errors()).toEqual([`Listing http://127.0.0.1:${port}/runs/…`, expect.any(String)]);
+    expect(lines[1]).toMatch(new RegExp(`^wink-debug: error: Cache directory ${locked} is not writable \\(EACCES\\)$`));
+    const below = startCli([`http://127.0.0.1:${port}/runs/`, "--port", "0", "--cache-dir", path.join(locked, "blocks")], { withoutDacOverride: true });
+    expect(await below.exit).toBe(2);
+    expect(below.errors()).toContain(`Cache directory ${path.join(locked, "blocks")} cannot be created (EACCES)`);
+    const misuses = [
+      [[WINK_FIXTURES, "--cache-dir", parent], `--cache-dir is for s3:// and http(s):// targets, not ${WINK_FIXTURES}`],
+      [[`${nginx.url}x/`, "--cache-size", "10"], "--cache-size needs --cache-dir"],
+      [[`${nginx.url}x/`, "--cache-dir", parent, "--cache-size", "0"], "--cache-size must be a whole number of MiB, at least 1, got 0"],
+      [[`${nginx.url}x/`, "--cache-dir", parent, "--cache-size", "1G"], "--cache-size must be a whole number of MiB, at least 1, got 1G"],
+    ] as const;
+    const clis = misuses.map(([args]) => startCli([...args]));
+    for (const [index, [args, message]] of misuses.entries()) {
+      const cli = clis[index] as (typeof clis)[number];
+      expect(await cli.exit, args.join(" ")).toBe(2);
+      expect(cli.errors()).toContain(message);
+    }
+    expect(await readdir(parent)).toEqual(["locked"]);
+  }, 180_000);
 });
 
 describe("an S3 endpoint that keeps answering SlowDown (nginx stands in: radosgw has no rate limits)", () => {

@@ -2,9 +2,12 @@
 // whole file): every route answers as on the local folder; credentials come the way AWS
 // tools take them and never reach an answer or the CLI's output; the store's failures are
 // answers and exit codes with a stable code; live reload polls the listing's ETags.
-import { writeFileSync } from "node:fs";
+import { statSync, writeFileSync } from "node:fs";
+import { readFile, readdir } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { writeArchive } from "../shared/archive/index.js";
+import type { Source } from "../shared/remote/index.js";
 import { type RadosGateway, startRadosGateway } from "../shared/remote/test-servers/radosgw.test-support.js";
 import { startCli, stopClis, waitForUrl } from "./cli.test-support.js";
 import type { RemotePoller } from "./library/remote-poller.js";
@@ -100,6 +103,49 @@ describe("an S3 bucket (radosgw) served like a local folder", () => {
     expect(app.state.directory.get("run.jsonl")?.index).toBeNull();
     expect((await get(app, "/api/entries?file=run.jsonl")).json().map((entry: { session_id: string }) => entry.session_id)).toEqual(["cccc-1", "cccc-2"]);
     expect((await get(app, "/api/files")).json().files.map((file: { path: string }) => file.path)).toEqual(["new.jsonl", "run.jsonl"]);
+  });
+});
+
+describe("a cache directory (--cache-dir) under an S3 bucket", () => {
+  it("lets a later app read an archive's tree from disk after one revalidation, not after an overwrite, with no credential in the folder", async () => {
+    ownerEnvironment();
+    const { key, url } = prefix();
+    await gateway.put(BUCKET, `${key}run.jsonl`, `${snapshotLine({ sessionId: "cached" })}\n`);
+    const archiveOf = async (count: number): Promise<Uint8Array> => {
+      const file = path.join(await tempDir("wink-s3-archive-"), "run.fs.zip");
+      const entries = Array.from({ length: count }, (_, i) => ({ path: `src/${i}.txt`, kind: "file" as const, size: 1, mode: 0o644, mtimeMs: 0, chunks: async function* () { yield new Uint8Array([66]); } }));
+      await writeArchive(file, entries, { compressionLevel: 0 });
+      return readFile(file);
+    };
+    await gateway.put(BUCKET, `${key}run.fs.zip`, await archiveOf(3000));
+    const cacheDir = path.join(await tempDir("wink-s3-cache-"), "blocks");
+    const treeOf = async (): Promise<{ count: number; bytes: number; requests: number }> => {
+      const app = await testApp({ path: url, remote: { ...s3(), cacheDir } });
+      const source = (app.state.directory.store as unknown as { source: Source }).source;
+      const [bytes, requests] = [source.stats.bytesReceived, source.stats.requests];
+      const tree = await get(app, "/api/filesystem/tree?file=run.jsonl");
+      expect(tree.statusCode).toBe(200);
+      await source.disk?.flush();
+      return { count: tree.json().length, bytes: source.stats.bytesReceived - bytes, requests: source.stats.requests - requests };
+    };
+    const cold = await treeOf();
+    expect(cold.count).toBe(3000);
+    expect(cold.bytes).toBeGreaterThan(150_000);
+    expect(await treeOf()).toEqual({ count: 3000, bytes: 0, requests: 1 });
+    // Overwritten: a new ETag, so the stored tail and blocks are another version's.
+    await gateway.put(BUCKET, `${key}run.fs.zip`, await archiveOf(2999));
+    const rewritten = await treeOf();
+    expect(rewritten.count).toBe(2999);
+    expect(rewritten.bytes).toBeGreaterThan(150_000);
+
+    const names = await readdir(cacheDir);
+    expect(names.length).toBeGreaterThan(2);
+    const secrets = [gateway.owner.accessKeyId, gateway.owner.secretAccessKey];
+    for (const name of names) {
+      expect(statSync(path.join(cacheDir, name)).mode & 0o777).toBe(0o600);
+      const content = (await readFile(path.join(cacheDir, name))).toString("latin1");
+      for (const secret of secrets) expect(`${name}\n${content}`).not.toContain(secret);
+    }
   });
 });
 

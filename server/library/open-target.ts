@@ -7,7 +7,7 @@ import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { SessionLoadError } from "../../shared/errors.js";
 import type { OpenSourceOptions } from "../../shared/remote/index.js";
-import { isRemoteTarget, openSource } from "../../shared/remote/index.js";
+import { isRemoteTarget, openDiskBlockCache, openSource } from "../../shared/remote/index.js";
 import { BudgetedRangeCache } from "./budgeted-range-cache.js";
 import { RemoteFiles } from "./remote-files.js";
 import type { ServedFiles } from "./served-files.js";
@@ -24,8 +24,16 @@ export interface OpenedTarget {
   readonly shown: string;
 }
 
-/** How to reach a remote store; the block cache is the server's (counted in `--memory`). */
-export type RemoteTargetOptions = Omit<OpenSourceOptions, "cache">;
+/**
+ * How to reach a remote store; the block cache is the server's (counted in `--memory`), the
+ * disk cache is opened here from `cacheDir`.
+ */
+export type RemoteTargetOptions = Omit<OpenSourceOptions, "cache" | "disk"> & {
+  /** A folder keeping blocks read from the store for later processes (`--cache-dir`); none: nothing is written. */
+  readonly cacheDir?: string;
+  /** Most bytes kept in `cacheDir` (default 1 GiB, `--cache-size`). */
+  readonly cacheBytes?: number;
+};
 
 /**
  * Splits a remote URL naming a session file or bundle into its folder and the file's name
@@ -40,7 +48,10 @@ export function splitRemoteTarget(target: string): { root: string; file: string 
 export async function openTarget(target: string, memory: MemoryBudget, remote: RemoteTargetOptions = {}): Promise<OpenedTarget> {
   if (isRemoteTarget(target)) {
     const { root, file } = splitRemoteTarget(target);
-    const source = openSource(root, { ...remote, cache: new BudgetedRangeCache(memory) });
+    const { cacheDir, cacheBytes, ...reach } = remote;
+    // Opened before the store is asked anything: an unusable folder is refused at start, naming it.
+    const disk = cacheDir === undefined ? undefined : await openDiskBlockCache(cacheDir, cacheBytes === undefined ? {} : { maxBytes: cacheBytes });
+    const source = openSource(root, { ...reach, cache: new BudgetedRangeCache(memory), ...(disk === undefined ? {} : { disk }) });
     return { files: new RemoteFiles(source), displayRoot: source.location, preferred: file, shown: file === null ? source.location : source.describe(file) };
   }
   const given = path.resolve(target);

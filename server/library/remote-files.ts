@@ -13,6 +13,8 @@
  *   record and, usually, the whole central directory, with the object's size and ETag), the
  *   rest of the directory if it is bigger, then only the members asked for — all pinned to
  *   that ETag, through the archive policy every reader applies (`openArchiveSource`).
+ * - With a cache directory (`--cache-dir`), the index is kept there by the object's ETag, so a
+ *   later process indexes an unchanged session file without reading it.
  * - Bundle candidates are not sniffed at listing (a request per `.zip`, thousands of them in
  *   an eval farm's bucket): a `.zip` that is not a debug bundle says so when it is opened.
  */
@@ -36,6 +38,23 @@ function reachable(key: string, recursive: boolean): boolean {
   if (folders.length === 0) return true;
   if (!recursive || folders.length > MAX_DEPTH) return false;
   return folders.every((name) => !name.startsWith(".") && !SKIPPED_DIRECTORIES.has(name));
+}
+
+/** Bumped when what a session index holds changes: a stored index of another format is not found. */
+const INDEX_FORMAT = "v1";
+
+type ScannedIndex = Pick<SessionFileIndex, "lineCount" | "entries" | "errors">;
+
+/** A session index the cache directory held (its checksum already checked), or null when it is not one. */
+function storedIndex(bytes: Uint8Array | null): ScannedIndex | null {
+  if (bytes === null) return null;
+  try {
+    const value = JSON.parse(new TextDecoder().decode(bytes)) as Partial<ScannedIndex> | null;
+    if (value === null || typeof value !== "object" || !Number.isSafeInteger(value.lineCount) || !Array.isArray(value.entries) || !Array.isArray(value.errors)) return null;
+    return value as ScannedIndex;
+  } catch {
+    return null;
+  }
 }
 
 function isChanged(error: unknown): boolean {
@@ -131,10 +150,18 @@ export class RemoteFiles implements ServedFiles {
 
   async #scan(relative: string, found: FoundFile): Promise<SessionFileIndex> {
     const reader = await this.source.open(relative);
-    const builder = new SessionIndexBuilder();
-    if (reader.size > 0) {
-      const stream = await this.source.stream(relative, { offset: 0, length: reader.size }, { etag: reader.etag });
-      for await (const line of linesOfChunks(stream.chunks)) builder.add(line);
+    const disk = reader.etag === null ? null : this.source.disk;
+    // With a cache directory, the index of this version (its ETag) built by an earlier process.
+    const identity = `session-index\u0000${INDEX_FORMAT}\u0000${this.source.location}\u0000${relative}\u0000${reader.etag ?? ""}`;
+    let scanned = disk === null ? null : storedIndex(await disk.get(identity));
+    if (scanned === null) {
+      const builder = new SessionIndexBuilder();
+      if (reader.size > 0) {
+        const stream = await this.source.stream(relative, { offset: 0, length: reader.size }, { etag: reader.etag });
+        for await (const line of linesOfChunks(stream.chunks)) builder.add(line);
+      }
+      scanned = { lineCount: builder.lineCount, entries: builder.entries, errors: builder.errors };
+      disk?.put(identity, new TextEncoder().encode(JSON.stringify(scanned)));
     }
     const index: SessionFileIndex = {
       path: found.absolutePath,
@@ -143,9 +170,7 @@ export class RemoteFiles implements ServedFiles {
       // An object has no device or inode: its version is the reader's ETag (lines are read through that reader).
       dev: 0,
       ino: 0,
-      lineCount: builder.lineCount,
-      entries: builder.entries,
-      errors: builder.errors,
+      ...scanned,
     };
     this.#readers.set(index, reader);
     return index;

@@ -9,6 +9,8 @@ export { MAX_KEY_BYTES, checkKey, checkPrefix, compareKeys, keyProblem } from ".
 export { type Folder, type FolderEntry, type ReadFolder, listByWalking, listFromObjects } from "./listing.js";
 export { INDEX_FILE_NAME, parseIndexFile, renderIndexFile } from "./index-file.js";
 export { DEFAULT_RANGE_CACHE_BYTES, RangeCache, type RangeCacheOptions } from "./range-cache.js";
+export type { BlockStore } from "./block-store.js";
+export { DEFAULT_DISK_CACHE_BYTES, DiskBlockCache, type DiskBlockCacheOptions, type DiskBlockCacheStats, openDiskBlockCache } from "./disk-block-cache.node.js";
 export { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelay } from "./retry.js";
 export { type CallOptions, type RangeRead, type RangeStream, Source, type SourceListOptions, type SourceOptions, type SourceReadOptions, type SourceStats, createSource } from "./source.js";
 export { RandomAccessReader, type ReaderOptions } from "./random-access-reader.js";

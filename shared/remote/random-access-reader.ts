@@ -9,10 +9,13 @@
  *   streaming a member costs a few larger requests rather than many small ones.
  * - Every request carries the version's validator: if the object changes, reads fail with
  *   `E_SOURCE_CHANGED` and the caller reopens; bytes of two versions are never combined.
+ * - With a disk cache (`SourceOptions.disk`), blocks missing from memory are looked for there
+ *   (same version only) before the store is asked, and blocks fetched are stored there.
  * - Reads larger than `maxCachedReadBytes` go straight to the store and are not cached, so
  *   one large member cannot flush everything else.
  */
 import { SourceError } from "../errors.js";
+import type { BlockStore } from "./block-store.js";
 import type { ObjectInfo } from "./driver.js";
 import { RangeCache } from "./range-cache.js";
 import type { Source } from "./source.js";
@@ -132,18 +135,16 @@ export class RandomAccessReader {
     return result;
   }
 
-  /** One request for blocks first..last; each block is cached and shared while in flight. */
+  /** One request for blocks first..last (fewer with a disk cache); each block is cached and shared while in flight. */
   private fetchRun(first: number, last: number): Map<number, Promise<Uint8Array>> {
-    const offset = first * this.blockBytes;
-    const end = Math.min(this.size, (last + 1) * this.blockBytes);
-    const request = this.fetch(offset, end - offset);
+    const disk = this.etag === null ? null : this.source.disk;
+    const run = disk === null ? this.readRun(first, last) : this.readRunThroughDisk(first, last, disk);
     const promises = new Map<number, Promise<Uint8Array>>();
     for (let block = first; block <= last; block++) {
-      const promise = request.then((bytes) => {
-        const start = (block - first) * this.blockBytes;
-        const copy = bytes.slice(start, Math.min(bytes.byteLength, start + this.blockBytes));
-        this.source.cache.set(RangeCache.entryKey(this.source.location, this.key, this.version, block), copy);
-        return copy;
+      const promise = run.then((blocks) => {
+        const bytes = blocks.get(block) as Uint8Array;
+        this.source.cache.set(RangeCache.entryKey(this.source.location, this.key, this.version, block), bytes);
+        return bytes;
       });
       const settle = (): void => {
         if (this.inflight.get(block) === promise) this.inflight.delete(block);
@@ -153,6 +154,48 @@ export class RandomAccessReader {
       promises.set(block, promise);
     }
     return promises;
+  }
+
+  /** Blocks first..last in one request to the store. */
+  private async readRun(first: number, last: number): Promise<Map<number, Uint8Array>> {
+    const offset = first * this.blockBytes;
+    const bytes = await this.fetch(offset, Math.min(this.size, (last + 1) * this.blockBytes) - offset);
+    const blocks = new Map<number, Uint8Array>();
+    for (let block = first; block <= last; block++) {
+      const start = (block - first) * this.blockBytes;
+      blocks.set(block, bytes.slice(start, Math.min(bytes.byteLength, start + this.blockBytes)));
+    }
+    return blocks;
+  }
+
+  /** Blocks first..last from the disk cache where it has them, the rest from the store (one request per gap), then stored. */
+  private async readRunThroughDisk(first: number, last: number, disk: BlockStore): Promise<Map<number, Uint8Array>> {
+    const blocks = new Map<number, Uint8Array>();
+    const stored = await Promise.all(Array.from({ length: last - first + 1 }, (_, index) => disk.get(this.diskIdentity(first + index))));
+    const gaps: Promise<Map<number, Uint8Array>>[] = [];
+    let gapStart = -1;
+    for (let block = first; block <= last + 1; block++) {
+      const bytes = block <= last ? stored[block - first] : undefined;
+      if (bytes === null) {
+        if (gapStart === -1) gapStart = block;
+        continue;
+      }
+      if (gapStart !== -1) gaps.push(this.readRun(gapStart, block - 1));
+      gapStart = -1;
+      if (bytes !== undefined) blocks.set(block, bytes);
+    }
+    for (const fetched of await Promise.all(gaps)) {
+      for (const [block, bytes] of fetched) {
+        blocks.set(block, bytes);
+        disk.put(this.diskIdentity(block), bytes);
+      }
+    }
+    return blocks;
+  }
+
+  /** A block's identity in the disk cache: this version's entry key and the block size (readers may differ in it). */
+  private diskIdentity(block: number): string {
+    return `${RangeCache.entryKey(this.source.location, this.key, this.version, block)}\u0000${this.blockBytes}`;
   }
 
   /** A read of this version straight from the store. */

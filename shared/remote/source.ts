@@ -9,6 +9,7 @@
  */
 import { SourceError, WinkError } from "../errors.js";
 import type { ByteRange, DriverBody, ListPage, ObjectInfo, SourceDriver } from "./driver.js";
+import type { BlockStore } from "./block-store.js";
 import { checkKey, checkPrefix } from "./keys.js";
 import { RangeCache } from "./range-cache.js";
 import { RandomAccessReader, type ReaderOptions } from "./random-access-reader.js";
@@ -21,6 +22,12 @@ export interface SourceOptions {
   readonly retry?: RetryPolicy;
   /** The block cache readers share (default: a new 64 MiB cache for this source). */
   readonly cache?: RangeCache;
+  /**
+   * Blocks kept between processes (a `DiskBlockCache`, the CLI's `--cache-dir`): readers look
+   * there before asking the store, and `open` with `tail` revalidates a stored tail with
+   * `If-None-Match` instead of reading it again. None by default: nothing is written.
+   */
+  readonly disk?: BlockStore;
   /** Largest single `read` (default 256 MiB); stream larger ranges. */
   readonly maxReadBytes?: number;
   /** Jitter source (tests pin it). */
@@ -121,6 +128,7 @@ class Attempt {
 export class Source {
   readonly stats: SourceStats = { requests: 0, bytesReceived: 0, retries: 0 };
   readonly cache: RangeCache;
+  readonly disk: BlockStore | null;
   private readonly timeoutMs: number;
   private readonly retry: RetryPolicy;
   private readonly maxReadBytes: number;
@@ -131,6 +139,7 @@ export class Source {
     options: SourceOptions = {},
   ) {
     this.cache = options.cache ?? new RangeCache();
+    this.disk = options.disk ?? null;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.retry = options.retry ?? DEFAULT_RETRY_POLICY;
     this.maxReadBytes = options.maxReadBytes ?? DEFAULT_MAX_READ_BYTES;
@@ -282,14 +291,32 @@ export class Source {
    */
   async open(key: string, options: ReaderOptions & CallOptions & { readonly tail?: number } = {}): Promise<RandomAccessReader> {
     if (options.tail !== undefined) {
+      const stored = this.disk === null ? null : await this.storedTail(key, options.tail, options);
+      if (stored !== null) return new RandomAccessReader(this, stored.info, options, stored.pinned);
       const tail = await this.read(key, { suffix: options.tail }, options);
       const info = { key, size: tail.size, etag: tail.etag, mtimeMs: tail.mtimeMs };
+      if (this.disk !== null && tail.etag !== null) this.disk.put(this.tailIdentity(key, options.tail), encodeTail(info, tail.offset, tail.bytes));
       return new RandomAccessReader(this, info, options, { offset: tail.offset, bytes: tail.bytes });
     }
     return new RandomAccessReader(this, await this.stat(key, options), options, null);
   }
 
+  /** A tail the disk cache holds, if the store says (304 to `If-None-Match`) that its version is still current. */
+  private async storedTail(key: string, tail: number, options: CallOptions): Promise<{ info: ObjectInfo; pinned: { offset: number; bytes: Uint8Array } } | null> {
+    const record = decodeTail(key, await (this.disk as BlockStore).get(this.tailIdentity(key, tail)));
+    if (record === null) return null;
+    // A store that ignores If-None-Match answers with the object's info: the same ETag and size is the same version.
+    const current = await this.revalidate(record.info, options);
+    if (current !== null && (current.etag !== record.info.etag || current.size !== record.info.size)) return null;
+    return record;
+  }
+
+  private tailIdentity(key: string, tail: number): string {
+    return `tail\u0000${this.location}\u0000${key}\u0000${tail}`;
+  }
+
   async close(): Promise<void> {
+    await this.disk?.flush();
     await this.driver.close?.();
   }
 
@@ -398,6 +425,33 @@ export class Source {
     if (attempts === 1) return error;
     return new SourceError(error.code as ConstructorParameters<typeof SourceError>[0], `${error.message} (gave up after ${attempts} attempts)`, { ...error.data, attempts });
   }
+}
+
+/** A stored tail: its version (ETag, size, mtime) as JSON after its length, then the bytes. */
+function encodeTail(info: ObjectInfo, offset: number, bytes: Uint8Array): Uint8Array {
+  const header = new TextEncoder().encode(JSON.stringify({ etag: info.etag, size: info.size, mtimeMs: info.mtimeMs, offset }));
+  const out = new Uint8Array(4 + header.byteLength + bytes.byteLength);
+  new DataView(out.buffer).setUint32(0, header.byteLength);
+  out.set(header, 4);
+  out.set(bytes, 4 + header.byteLength);
+  return out;
+}
+
+function decodeTail(key: string, stored: Uint8Array | null): { info: ObjectInfo; pinned: { offset: number; bytes: Uint8Array } } | null {
+  if (stored === null || stored.byteLength < 4) return null;
+  const length = new DataView(stored.buffer, stored.byteOffset, stored.byteLength).getUint32(0);
+  if (4 + length > stored.byteLength) return null;
+  let header: unknown;
+  try {
+    header = JSON.parse(new TextDecoder().decode(stored.subarray(4, 4 + length)));
+  } catch {
+    return null;
+  }
+  const { etag, size, mtimeMs, offset } = (header ?? {}) as Record<string, unknown>;
+  const bytes = stored.subarray(4 + length);
+  if (typeof etag !== "string" || !Number.isSafeInteger(size) || !Number.isSafeInteger(offset) || (mtimeMs !== null && typeof mtimeMs !== "number")) return null;
+  if ((offset as number) + bytes.byteLength !== size) return null;
+  return { info: { key, etag, size: size as number, mtimeMs: mtimeMs as number | null }, pinned: { offset: offset as number, bytes } };
 }
 
 export function createSource(driver: SourceDriver, options?: SourceOptions): Source {
