@@ -15,7 +15,7 @@
  * The corpus (bench/session-corpus.ts, ~25 MB in six files) is generated on first use into
  * bench/.work/server/walk-corpus. `SERVER_ARGS` adds CLI options (e.g. `--memory 128`).
  *
- * Run: node --import tsx bench/server-walk.bench.ts   (after npm run build)
+ * Run: node --import tsx bench/server-walk.bench.ts   (after npm run build; COLD_START_ONLY=1: only 1.)
  */
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
@@ -34,6 +34,8 @@ const BARE = "const s=require('node:http').createServer((q,r)=>r.end('{}'));s.li
 const WALKS = Number(process.env.WALKS ?? 3);
 const STARTS = 7;
 const SERVER_ARGS = (process.env.SERVER_ARGS ?? "").split(" ").filter(Boolean);
+/** `COLD_START_ONLY=1`: measure only the cold start (1.), not the walks. */
+const COLD_START_ONLY = process.env.COLD_START_ONLY === "1";
 
 interface Server {
   readonly child: ChildProcess;
@@ -174,6 +176,10 @@ async function main(): Promise<void> {
     bare.push(await timeToFirstAnswer(["-e", BARE], "/"));
   }
   console.log(`1. cold start → first /api/meta: ${ms(median(ours))} (range ${ms(Math.min(...ours))}–${ms(Math.max(...ours))}); bare node:http start → first answer ${ms(median(bare))}; ratio ${(median(ours) / median(bare)).toFixed(2)}×   (target ≤ 2×)`);
+  if (COLD_START_ONLY) {
+    agent.destroy();
+    return;
+  }
 
   const ourWalk = await walkServer([CLI, dir, "--port", "0", ...SERVER_ARGS], "wink-debug");
   const peerWalk = await walkServer([PEER, dir], "peer");

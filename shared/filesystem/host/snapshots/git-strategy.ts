@@ -19,7 +19,7 @@ import type { FilesystemDiff, FilesystemSnapshot } from "../../snapshot-contract
 import { compareBytePaths, toBytePath } from "./byte-paths.js";
 import { GitObjectReader } from "./git-object-reader.js";
 import { FastImportWriter } from "./git-fast-import.js";
-import { isGitAvailable, requireGit } from "./git-process.js";
+import { requireGit } from "./git-process.js";
 import {
   defaultPerm,
   encodeCommitMessage,
@@ -89,12 +89,14 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
 
   /**
    * The repository, made when missing. `checkGit: false` (restore, whose first git process
-   * is a reader) does not wait for the `git --version` check before using an existing
-   * repository: the caller turns a failure into the check's message (see gitMissingReason).
+   * is a reader) runs no `git --version` check before using an existing repository: a
+   * restore that fails asks for the check then, and reports its message when git is what
+   * is missing (see gitMissingReason). A first restore in a process thus starts one git
+   * process, not two (each start is a fork of this process, and waits for the CPU on a
+   * busy machine).
    */
   private async ensureRepo(checkGit = true): Promise<GitSnapshotRepo> {
     if (checkGit) await requireGit();
-    else void isGitAvailable();
     if (this.gitDirPath === null) this.gitDirPath = mkdtempSync(path.join(tmpdir(), "wink-git-"));
     assertOutsideWorkspace(this.gitDirPath, this.context.root, "git directory");
     if (this.repo === null || this.repo.gitDir !== this.gitDirPath) {
@@ -227,8 +229,8 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
     if (!this.indexLoaded && (statSync(GitSnapshotRepo.indexFileOf(gitDir), { throwIfNoEntry: false })?.size ?? 0) >= BIG_INDEX_FILE_BYTES) startScanPool();
     let repo: GitSnapshotRepo;
     try {
-      // git is checked while its first processes start, not before (a first restore in a
-      // process would otherwise wait for `git --version`, then for cat-file).
+      // git is checked only when the restore fails (a first restore in a process would
+      // otherwise wait for `git --version`, then for cat-file).
       repo = await this.repoFor(snapshot, false);
     } catch (error) {
       if (error instanceof SnapshotIncompatibleError) throw error;

@@ -1,0 +1,96 @@
+/**
+ * A git restore as the first operation of a new process (an agent rolling back, a CLI):
+ * the git processes it starts, counted through a logging `git` put first on PATH, and the
+ * message it gives when git cannot run at all. The restore runs in a child process
+ * (fault-child.ts), so nothing of this process (a cached `git --version` check, a loaded
+ * workspace index) helps it.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+import type { FilesystemSnapshot } from "../../snapshot-contract.js";
+import { compileForChild } from "./child-compiler.js";
+import { HostSnapshots } from "./host-snapshots.js";
+import { fingerprint, sleep, TempDirs, writeTree } from "./snapshot-test-support.js";
+
+const temps = new TempDirs();
+let child = "";
+
+beforeAll(() => {
+  child = compileForChild(path.join(import.meta.dirname, "fault-child.ts"), temps.make("first-restore-child-"));
+}, 120_000);
+
+afterAll(() => temps.removeAll());
+
+interface ChildError {
+  name: string;
+  code: string | null;
+  message: string;
+}
+
+/** Runs one restore in a fresh process with `PATH`; resolves with its error (null: it succeeded). */
+function restoreInChild(env: Record<string, string>, pathVariable: string): Promise<ChildError | null> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, [child], { env: { PATH: pathVariable, WINK_OP: "restore", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    proc.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    proc.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    proc.on("error", reject);
+    proc.on("close", (code) => {
+      const line = stdout.trim().split("\n").pop() ?? "";
+      try {
+        resolve((JSON.parse(line) as { error: ChildError | null }).error);
+      } catch {
+        reject(new Error(`child exited with ${code}: ${stdout}${stderr}`));
+      }
+    });
+  });
+}
+
+/** A workspace with two snapshots, changed again after the second (what a rollback meets). */
+async function rollbackCase(): Promise<{ root: string; state: string; gitDir: string; first: FilesystemSnapshot; firstPrint: string[] }> {
+  const root = temps.make("ws-");
+  const state = temps.make("state-");
+  const snapshots = new HostSnapshots(root, { strategy: "git", gitDir: path.join(temps.make("git-parent-"), "git"), treeApply: { stateDir: state, durable: false } });
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 60; i++) files[`d${i % 6}/f${i}.txt`] = `file ${i}\n`;
+  writeTree(root, files);
+  await sleep(150); // older than the racy margin: the index vouches for the files
+  const first = await snapshots.snapshot();
+  const firstPrint = fingerprint(root);
+  writeTree(root, { "d1/f1.txt": "second\n", "d2/new.txt": "new\n" });
+  await snapshots.snapshot();
+  writeTree(root, { "d3/f3.txt": "edited after\n" });
+  return { root, state, gitDir: snapshots.gitDir as string, first, firstPrint };
+}
+
+describe("git restore as the first operation of a process", () => {
+  it("starts one git process (cat-file), no `git --version` check, and restores", async () => {
+    const { root, state, gitDir, first, firstPrint } = await rollbackCase();
+    const realGit = execFileSync("sh", ["-c", "command -v git"]).toString().trim();
+    const shims = temps.make("git-shim-");
+    const log = path.join(shims, "calls.log");
+    writeFileSync(path.join(shims, "git"), `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec '${realGit}' "$@"\n`);
+    chmodSync(path.join(shims, "git"), 0o755);
+
+    const error = await restoreInChild({ WINK_ROOT: root, WINK_STATE: state, WINK_GITDIR: gitDir, WINK_RECORD: JSON.stringify(first) }, `${shims}:${process.env.PATH ?? ""}`);
+    expect(error).toBeNull();
+    expect(fingerprint(root)).toEqual(firstPrint);
+    const calls = existsSync(log) ? readFileSync(log, "utf8").trim().split("\n") : [];
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatch(/ cat-file --batch$/);
+  }, 60_000);
+
+  it("still says that git is missing when it is, and leaves the workspace as it was", async () => {
+    const { root, state, gitDir, first } = await rollbackCase();
+    const before = fingerprint(root);
+    const noGit = temps.make("no-git-path-");
+    const error = await restoreInChild({ WINK_ROOT: root, WINK_STATE: state, WINK_GITDIR: gitDir, WINK_RECORD: JSON.stringify(first) }, noGit);
+    expect(error?.name).toBe("SnapshotRestoreError");
+    expect(error?.message).toContain(`Failed to restore snapshot ${first.snapshotId}: The git snapshot strategy needs the \`git\` command`);
+    expect(fingerprint(root)).toEqual(before);
+  }, 60_000);
+});
