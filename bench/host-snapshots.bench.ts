@@ -25,6 +25,8 @@
  * `git gc` per 10 releases), the median of 20 such snapshots, as a ratio to bare git's
  * incremental commit.
  *
+ * Trees are generated once into bench/.work/host-snapshots/ and copied for each measurement.
+ *
  * Run: node --import tsx bench/host-snapshots.bench.ts [5000,50000]   (FIRST_RESTORE_ONLY=1: only the new-process restores)
  */
 import { execFileSync } from "node:child_process";
@@ -60,6 +62,20 @@ function generate(root: string, files: number): void {
     const line = `file ${i} ${random().toString(36)} lorem ipsum dolor sit amet\n`;
     writeFileSync(path.join(dir, `f${i}.txt`), line.repeat(2 + (random() % 15)));
   }
+}
+
+/** Generated trees, kept between runs (50,000 files take a while to write on a busy machine). */
+const TREES = path.resolve(import.meta.dirname, ".work", "host-snapshots");
+
+/** The pristine tree of `files` files, generated on first use into bench/.work/host-snapshots/tree-N. */
+function pristineTree(files: number): string {
+  const dir = path.join(TREES, `tree-${files}`);
+  const done = path.join(TREES, `tree-${files}.done`);
+  if (existsSync(done)) return dir;
+  rmSync(dir, { recursive: true, force: true });
+  generate(dir, files);
+  writeFileSync(done, `${files}\n`);
+  return dir;
 }
 
 function editPaths(files: number): string[] {
@@ -158,6 +174,8 @@ interface FirstRestore {
   first: number;
   warm: number;
   bare: number;
+  /** Every round's figures: first call, warm call, bare git. */
+  rounds: [number, number, number][];
 }
 
 /** First and warm git restores in fresh processes, next to bare git (see the module comment). */
@@ -198,7 +216,7 @@ async function measureFirstRestore(pristine: string, work: string, files: number
         )[1],
       );
     }
-    return { first: median(first), warm: median(warm), bare: median(peer) };
+    return { first: median(first), warm: median(warm), bare: median(peer), rounds: first.map((value, i) => [value, warm[i] as number, peer[i] as number]) };
   } finally {
     rmSync(state, { recursive: true, force: true });
     rmSync(bareGitDir, { recursive: true, force: true });
@@ -207,7 +225,8 @@ async function measureFirstRestore(pristine: string, work: string, files: number
 
 function reportFirstRestore(fresh: FirstRestore, files: number): void {
   const ratio = (value: number): string => `${value.toFixed(0)} ms (${(value / fresh.bare).toFixed(2)}×)`;
-  console.log(`${files.toLocaleString("en-US")} files, git restore of ${FIRST_EDITS} changed files in a new process: first call ${ratio(fresh.first)}, warm ${ratio(fresh.warm)}; bare git reset --hard + clean -fdx ${fresh.bare.toFixed(0)} ms`);
+  console.log(`${files.toLocaleString("en-US")} files, git restore of ${FIRST_EDITS} changed files in a new process: first call ${ratio(fresh.first)}, warm ${ratio(fresh.warm)}; bare git reset --hard + clean -fdx ${fresh.bare.toFixed(0)} ms (medians of ${REPEATS})`);
+  console.log(`   rounds (first / warm / bare git, ms): ${fresh.rounds.map((round) => round.map((value) => value.toFixed(0)).join(" / ")).join(";  ")}`);
 }
 
 /** Snapshots past the 10th: each releases the oldest (default retention), git collecting every 10 releases. */
@@ -248,8 +267,7 @@ async function main(): Promise<void> {
     for (const files of SIZES) {
       const work = mkdtempSync(path.join(tmpdir(), "wink-bench-snapshots-"));
       try {
-        const pristine = path.join(work, "pristine");
-        generate(pristine, files);
+        const pristine = pristineTree(files);
         const copy = (name: string, parent = work): string => {
           const dir = path.join(parent, name);
           cpSync(pristine, dir, { recursive: true });

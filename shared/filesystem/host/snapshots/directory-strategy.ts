@@ -159,7 +159,7 @@ export class DirectorySnapshotStrategy implements HostSnapshotStrategy {
     // Our operations are synchronous underneath: without one turn of the event loop the pool's
     // "ready" messages (threads started by an earlier walk) would never be seen.
     if ((index?.entries.size ?? 0) >= PARALLEL_SCAN_MIN_ENTRIES) await new Promise<void>((resolve) => setImmediate(resolve));
-    const scan = await scanWorkspaceFast(this.rootBytes, index, { excludeTopLevelPrefix: STAGING_PREFIX });
+    const scan = await scanWorkspaceFast(this.rootBytes, index, { excludeTopLevelPrefix: STAGING_PREFIX, startPoolLater: true });
     return { ...scan, leaves: withTrustedLeaves(scan, index) };
   }
 

@@ -132,7 +132,7 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
 
   /** Walk the workspace, setting aside the leaves `index` cannot vouch for. */
   private scan(index: WorkspaceIndex | null): Promise<IndexedScan> {
-    return scanWorkspaceFast(this.rootBytes, index, { excludeTopLevelPrefix: STAGING_PREFIX });
+    return scanWorkspaceFast(this.rootBytes, index, { excludeTopLevelPrefix: STAGING_PREFIX, startPoolLater: true });
   }
 
   async capture(draft: SnapshotDraft): Promise<FilesystemSnapshot> {

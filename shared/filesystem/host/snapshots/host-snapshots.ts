@@ -27,6 +27,7 @@ import { ArchiveSnapshotStrategy } from "./archive-strategy.js";
 import { detectHostSnapshotStrategy } from "./detect-strategy.js";
 import { DirectorySnapshotStrategy } from "./directory-strategy.js";
 import { GitSnapshotStrategy } from "./git-strategy.js";
+import { startWantedScanPool } from "./scan-pool.js";
 import type { HostSnapshotStrategy, HostSnapshotStrategyName, OperationStats, ReleaseOptions, StrategyContext } from "./strategy.js";
 
 export interface HostSnapshotOptions {
@@ -122,7 +123,9 @@ export class HostSnapshots {
   }
 
   private serial<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(task, task);
+    // A big workspace walked on this thread wants the scan threads for the next operations:
+    // they start once this one is over (see scan-pool.ts), before the caller hears of it.
+    const run = this.queue.then(task, task).finally(startWantedScanPool);
     this.queue = run.catch(() => undefined);
     return run;
   }

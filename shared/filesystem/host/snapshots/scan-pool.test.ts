@@ -141,6 +141,29 @@ describe("scan pool", () => {
     expect(child.signal).toBeNull(); // not killed by the timeout: it exited by itself
   });
 
+  it("starts the threads a first restore's big walk asks for once the restore is over, not during it", async () => {
+    const root = temps.make("scan-pool-first-");
+    const state = temps.make("scan-pool-first-state-");
+    const gitDir = path.join(temps.make("scan-pool-first-git-"), "git");
+    const files = PARALLEL_SCAN_MIN_ENTRIES + 100;
+    for (let i = 0; i < files; i++) writeTree(root, { [`d${i % 40}/f${i}.txt`]: `file ${i}\n` });
+    const first = await new HostSnapshots(root, { strategy: "git", gitDir, treeApply: { stateDir: state, durable: false } }).snapshot();
+    const firstPrint = fingerprint(root);
+    writeTree(root, { "d3/f3.txt": "edited" });
+    // As in a new process: no threads yet, and an instance that has walked nothing.
+    await closeScanPool();
+    const startedDuringApply: boolean[] = [];
+    const fresh = new HostSnapshots(root, {
+      strategy: "git",
+      gitDir,
+      treeApply: { stateDir: state, durable: false, onStep: async (step) => void (step === "committed" && startedDuringApply.push(await scanPoolStarted())) },
+    });
+    await fresh.restore(first);
+    expect(fingerprint(root)).toEqual(firstPrint);
+    expect(startedDuringApply).toEqual([false]);
+    expect(await scanPoolStarted()).toBe(true);
+  }, 60_000);
+
   it("carries git snapshots and restores of a workspace above its threshold", async () => {
     const root = temps.make("scan-pool-git-");
     const state = temps.make("scan-pool-state-");

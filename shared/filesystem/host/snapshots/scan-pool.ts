@@ -272,12 +272,27 @@ function sharedPool(): ScanPool {
   return pool;
 }
 
+export interface FastScanOptions extends ScanOptions {
+  /**
+   * A big workspace walked on this thread only marks the pool as wanted, and
+   * {@link startWantedScanPool} starts it once the caller's operation is over. The threads'
+   * start-up (a few MB of fresh memory each, which a VM pays per page) then no longer
+   * competes with the rest of that operation: a first restore in a process is not slowed by
+   * threads started for the restores after it.
+   */
+  readonly startPoolLater?: boolean;
+}
+
+/** A big walk ran on this thread and left the pool's start to its caller. */
+let poolWanted = false;
+
 /**
  * Walk `rootBytes` against `baseline` (see `scanAgainstIndex`), on the worker pool when the
  * baseline says the workspace is big and the pool is up; otherwise on this thread, which
- * then starts the pool for next time if the workspace turned out big.
+ * then starts the pool for next time if the workspace turned out big (or, with
+ * `startPoolLater`, leaves that to {@link startWantedScanPool}).
  */
-export async function scanWorkspaceFast(rootBytes: string, baseline: ScanBaseline | null, options: ScanOptions = {}): Promise<IndexedScan> {
+export async function scanWorkspaceFast(rootBytes: string, baseline: ScanBaseline | null, options: FastScanOptions = {}): Promise<IndexedScan> {
   // A pool started ahead of this walk (see startScanPool) is worth its last milliseconds of start-up.
   if (pool !== null && (baseline?.entries.size ?? 0) >= PARALLEL_SCAN_MIN_ENTRIES && (await scanPoolStarted())) {
     try {
@@ -288,8 +303,22 @@ export async function scanWorkspaceFast(rootBytes: string, baseline: ScanBaselin
     }
   }
   const scan = scanAgainstIndex(rootBytes, baseline, options);
-  if (scan.leafCount >= PARALLEL_SCAN_MIN_ENTRIES) sharedPool();
+  if (scan.leafCount >= PARALLEL_SCAN_MIN_ENTRIES) {
+    if (options.startPoolLater === true) poolWanted = true;
+    else sharedPool();
+  }
   return scan;
+}
+
+/** Starts the pool a walk with `startPoolLater` asked for (no-op otherwise). */
+export function startWantedScanPool(): void {
+  if (!poolWanted) return;
+  poolWanted = false;
+  try {
+    sharedPool();
+  } catch {
+    // No threads: walks stay on this thread, as they would without a pool.
+  }
 }
 
 /**
