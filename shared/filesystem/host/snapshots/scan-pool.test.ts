@@ -164,6 +164,30 @@ describe("scan pool", () => {
     expect(await scanPoolStarted()).toBe(true);
   }, 60_000);
 
+  it("lets a process run big operations back to back with nothing else keeping it alive", () => {
+    const root = temps.make("scan-pool-back-to-back-");
+    const state = temps.make("scan-pool-back-to-back-state-");
+    const gitDir = path.join(temps.make("scan-pool-back-to-back-git-"), "git");
+    for (let i = 0; i < PARALLEL_SCAN_MIN_ENTRIES + 100; i++) writeTree(root, { [`d${i % 20}/f${i}.txt`]: "x" });
+    const module = path.join(path.dirname(fileURLToPath(import.meta.url)), "host-snapshots.ts");
+    // The first snapshot walks on this thread and starts the threads as it ends; the second
+    // waits for them (no git process running meanwhile), and so does the restore.
+    const script = [
+      `const { HostSnapshots } = await import(${JSON.stringify(module)});`,
+      `const { writeFileSync } = await import("node:fs");`,
+      `const s = new HostSnapshots(${JSON.stringify(root)}, { strategy: "git", gitDir: ${JSON.stringify(gitDir)}, treeApply: { stateDir: ${JSON.stringify(state)}, durable: false } });`,
+      `const first = await s.snapshot();`,
+      `writeFileSync(${JSON.stringify(path.join(root, "d1", "f1.txt"))}, "changed");`,
+      `await s.snapshot();`,
+      `await s.restore(first);`,
+      `console.log("done");`,
+    ].join(" ");
+    const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8", timeout: 60_000 });
+    expect(child.stderr).toBe("");
+    expect(child.stdout.trim()).toBe("done");
+    expect(child.signal).toBeNull();
+  }, 90_000);
+
   it("carries git snapshots and restores of a workspace above its threshold", async () => {
     const root = temps.make("scan-pool-git-");
     const state = temps.make("scan-pool-state-");

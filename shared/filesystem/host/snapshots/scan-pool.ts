@@ -293,8 +293,10 @@ let poolWanted = false;
  * `startPoolLater`, leaves that to {@link startWantedScanPool}).
  */
 export async function scanWorkspaceFast(rootBytes: string, baseline: ScanBaseline | null, options: FastScanOptions = {}): Promise<IndexedScan> {
-  // A pool started ahead of this walk (see startScanPool) is worth its last milliseconds of start-up.
-  if (pool !== null && (baseline?.entries.size ?? 0) >= PARALLEL_SCAN_MIN_ENTRIES && (await scanPoolStarted())) {
+  // A pool started ahead of this walk (see startScanPool) is worth its last milliseconds of
+  // start-up. Its threads are referenced while the walk waits for them: a process with
+  // nothing else to do (a pool started as the previous operation ended) must not exit then.
+  if (pool !== null && (baseline?.entries.size ?? 0) >= PARALLEL_SCAN_MIN_ENTRIES) {
     try {
       return await pool.scan(rootBytes, baseline, options);
     } catch (error) {
