@@ -10,8 +10,8 @@
  * Same rules: symlinks are never followed (lstat only), names are raw bytes.
  *
  * The pool is shared by the process, started the first time a walk finds a big workspace
- * (threads take ~25 ms to start), and unreferenced while idle so it never keeps a process
- * alive. Should a worker fail, the pool is dropped and walks run on this thread again.
+ * (threads take ~25 ms to start; snapshot operations start it when they are over, see
+ * `startPoolLater`), and unreferenced while idle so it never keeps a process alive. Should a worker fail, the pool is dropped and walks run on this thread again.
  */
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
