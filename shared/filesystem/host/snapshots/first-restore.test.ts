@@ -2,8 +2,8 @@
  * A git restore as the first operation of a new process (an agent rolling back, a CLI):
  * the git processes it starts, counted through a logging `git` put first on PATH, and the
  * message it gives when git cannot run at all. The restore runs in a child process
- * (fault-child.ts), so nothing of this process (a cached `git --version` check, a loaded
- * workspace index) helps it.
+ * (fault-child.test-support.ts), so nothing of this process (a cached `git --version`
+ * check, a loaded workspace index) helps it.
  */
 import { execFileSync, spawn } from "node:child_process";
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -11,15 +11,15 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import type { FilesystemSnapshot } from "../../snapshot-contract.js";
-import { compileForChild } from "./child-compiler.js";
+import { compileForChild } from "./child-compiler.test-support.js";
 import { HostSnapshots } from "./host-snapshots.js";
-import { fingerprint, sleep, TempDirs, writeTree } from "./snapshot-test-support.js";
+import { fingerprint, sleep, TempDirs, writeTree } from "./snapshot.test-support.js";
 
 const temps = new TempDirs();
 let child = "";
 
 beforeAll(() => {
-  child = compileForChild(path.join(import.meta.dirname, "fault-child.ts"), temps.make("first-restore-child-"));
+  child = compileForChild(path.join(import.meta.dirname, "fault-child.test-support.ts"), temps.make("first-restore-child-"));
 }, 120_000);
 
 afterAll(() => temps.removeAll());
