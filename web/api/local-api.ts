@@ -11,12 +11,9 @@ import { FileNotFoundError } from "../../shared/errors.js";
 import { summarizeSnapshot } from "../../shared/session/envelope-scan.js";
 import { parseSessionText } from "../../shared/session/session-text.js";
 import type { SessionLineError, SessionSnapshot } from "../../shared/session/snapshot-line.js";
-import { extractVirtualFiles } from "../../shared/session/workspace-items.js";
 import { MAX_VIEW_BYTES, fileContent } from "../../shared/viewer/file-content.js";
-import type { FileSource } from "../../shared/viewer/file-source.js";
 import type { ArchiveManifestRead } from "../../shared/viewer/filesystem-meta.js";
-import { archiveManifestSummary, filesystemMetaView } from "../../shared/viewer/filesystem-meta.js";
-import { virtualFileSource } from "../../shared/viewer/file-source.js";
+import { archiveManifestSummary } from "../../shared/viewer/filesystem-meta.js";
 import { buildFileTree } from "../../shared/viewer/file-tree.js";
 import { searchSnapshot } from "../../shared/viewer/search.js";
 import { sessionFileView } from "../../shared/viewer/session-list.js";
@@ -34,7 +31,8 @@ import type { IndexedSnapshotLine } from "../../shared/viewer/snapshot-view.js";
 import { slicePage, snapshotMeta } from "../../shared/viewer/snapshot-view.js";
 import { buildTimeline } from "../../shared/viewer/timeline.js";
 import { compareTimes } from "../../shared/viewer/times.js";
-import { archiveCandidates } from "../../shared/viewer/workspace-archives.js";
+import type { ResolvedWorkspace } from "../../shared/viewer/workspace-resolve.js";
+import { bundleWorkspace, resolveWorkspace, workspaceMetaView } from "../../shared/viewer/workspace-resolve.js";
 import type { Api, RunPageQuery, SearchScope, SnapshotRef } from "./api.js";
 import { ApiError } from "./api.js";
 import type * as T from "./api.js";
@@ -65,13 +63,6 @@ interface LocalSessionFile {
   readonly failure: string | null;
 }
 
-interface Workspace {
-  readonly source: FileSource | null;
-  /** The manifest as `/api/filesystem/meta` shows it, read on demand; null without an archive. */
-  readonly manifest: (() => Promise<ArchiveManifestRead>) | null;
-  readonly archiveName: string | null;
-  readonly error: string | null;
-}
 
 const SESSION_FILE = /\.jsonl?$/i;
 const ARCHIVE_FILE = /\.zip$/i;
@@ -89,7 +80,7 @@ export class LocalApi implements Api {
   readonly #sessions = new Map<string, LocalSessionFile>();
   readonly #archiveBytes = new Map<string, Uint8Array>();
   readonly #archives = new Map<string, Promise<LocalArchive>>();
-  readonly #workspaces = new WeakMap<SessionSnapshot, Promise<Workspace>>();
+  readonly #workspaces = new WeakMap<SessionSnapshot, Promise<ResolvedWorkspace>>();
   /** Debug bundles found among the inputs, opened in the background (`#ready`). */
   readonly #bundleInputs: LocalInput[] = [];
   #ready: Promise<void> = Promise.resolve();
@@ -190,46 +181,34 @@ export class LocalApi implements Api {
     return last === undefined ? null : { file: file.path, line: last.lineNumber };
   }
 
-  #archive(path: string): Promise<LocalArchive> | null {
+  /** The dropped archive at `path`, opened once (it is known to be there). */
+  #archive(path: string): Promise<LocalArchive> {
     const running = this.#archives.get(path);
     if (running !== undefined) return running;
     const bytes = this.#archiveBytes.get(path);
-    if (bytes === undefined) return null;
+    if (bytes === undefined) return Promise.reject(new FileNotFoundError(path));
     const opening = openLocalArchive(basename(path), bytes);
     this.#archives.set(path, opening);
     return opening;
   }
 
-  #workspace(ref: SnapshotRef): Promise<Workspace> {
+  #workspace(ref: SnapshotRef): Promise<ResolvedWorkspace> {
     const { file, snapshot } = this.#snapshot(ref);
     const cached = this.#workspaces.get(snapshot);
     if (cached !== undefined) return cached;
-    const { bundle } = file;
-    if (bundle !== null) {
-      // A bundle's `filesystem/` capture belongs to its last session line (the server does the same).
-      const source = defaultLineOf(file) === ref.line ? bundle.workspace() : null;
-      return Promise.resolve({ source, manifest: source === null ? null : () => bundle.workspaceManifest(), archiveName: source === null ? null : bundle.name, error: null });
-    }
-    const resolving = (async (): Promise<Workspace> => {
-      const { referenced, names } = archiveCandidates(file.name, snapshot);
-      let error: string | null = null;
-      for (const name of names) {
-        const opening = this.#archive(dirname(file.path) + name);
-        if (opening === null) {
-          if (name === referenced) error = `Archive ${name} (named by FilesystemSnapshotRef) was not opened with the session file`;
-          continue;
-        }
-        try {
-          const archive = await opening;
-          const manifest: ArchiveManifestRead = { manifest: archive.manifest === null ? null : archiveManifestSummary(archive.manifest, archive.warnings), error: null };
-          return { source: archive.source, manifest: () => Promise.resolve(manifest), archiveName: name, error: null };
-        } catch (cause) {
-          error = `Archive ${name} cannot be opened: ${cause instanceof Error ? cause.message : String(cause)}`;
-        }
-      }
-      const files = extractVirtualFiles(snapshot);
-      return { source: files === null ? null : virtualFileSource(files), manifest: null, archiveName: null, error: files === null ? error : null };
-    })();
+    const resolving =
+      file.bundle !== null
+        ? // A bundle's `filesystem/` capture belongs to its last session line (the server does the same).
+          Promise.resolve(bundleWorkspace(file.bundle, defaultLineOf(file) === ref.line))
+        : resolveWorkspace(file.name, snapshot, {
+            missing: "was not opened with the session file",
+            status: async (name) => (this.#archiveBytes.has(dirname(file.path) + name) ? "file" : "missing"),
+            open: async (name) => {
+              const archive = await this.#archive(dirname(file.path) + name);
+              const manifest: ArchiveManifestRead = { manifest: archive.manifest === null ? null : archiveManifestSummary(archive.manifest, archive.warnings), error: null };
+              return { source: archive.source, manifest: () => Promise.resolve(manifest) };
+            },
+          });
     this.#workspaces.set(snapshot, resolving);
     return resolving;
   }
@@ -391,8 +370,7 @@ export class LocalApi implements Api {
 
   filesystemMeta(ref: SnapshotRef): Promise<T.FilesystemMetaResponse> {
     return this.#answer(async () => {
-      const { source, manifest, archiveName, error } = await this.#workspace(ref);
-      return filesystemMetaView({ source, archive: archiveName, manifest: source === null ? null : (manifest?.() ?? null), error });
+      return workspaceMetaView(await this.#workspace(ref));
     });
   }
 
@@ -401,12 +379,12 @@ export class LocalApi implements Api {
       const workspace = await this.#workspace(ref);
       const entries = workspace.source === null ? [] : await workspace.source.list();
       const baseRef = base === "none" ? null : base === "previous" ? this.#previous(ref) : base;
-      if (baseRef === null) return { source: workspace.source?.kind ?? null, archive: workspace.archiveName, base: null, root: buildFileTree(entries) };
+      if (baseRef === null) return { source: workspace.source?.kind ?? null, archive: workspace.archive, base: null, root: buildFileTree(entries) };
       const baseWorkspace = await this.#workspace(baseRef);
       const baseEntries = baseWorkspace.source === null ? [] : await baseWorkspace.source.list();
       const diff = diffFileLists({ kind: baseWorkspace.source?.kind ?? null, entries: baseEntries }, { kind: workspace.source?.kind ?? null, entries });
       const deletedSizes = new Map(baseEntries.map((entry) => [entry.path, entry.size]));
-      return { source: workspace.source?.kind ?? null, archive: workspace.archiveName, base: { file: baseRef.file, line_number: baseRef.line }, root: buildFileTree(entries, diff.diff, deletedSizes) };
+      return { source: workspace.source?.kind ?? null, archive: workspace.archive, base: { file: baseRef.file, line_number: baseRef.line }, root: buildFileTree(entries, diff.diff, deletedSizes) };
     });
   }
 
