@@ -34,9 +34,9 @@ import { compareTimes } from "../../shared/viewer/times.js";
 import type { ResolvedWorkspace } from "../../shared/viewer/workspace-resolve.js";
 import { bundleWorkspace, resolveWorkspace, workspaceMetaView } from "../../shared/viewer/workspace-resolve.js";
 import type { Api, RunPageQuery, SearchScope, SnapshotRef } from "./api.js";
-import { ApiError } from "./api.js";
+import type { ApiError } from "./api.js";
 import type * as T from "./api.js";
-import { answer } from "./local-answer.js";
+import { answer, apiErrorOf, serverError } from "./local-answer.js";
 import type { LocalArchive } from "./local-archive.js";
 import { openLocalArchive } from "./local-archive.js";
 import { LocalBundleApi, isBundleBytes, openLocalBundle } from "./local-bundles.js";
@@ -59,8 +59,8 @@ interface LocalSessionFile {
   readonly errors: readonly SessionLineError[];
   /** The debug bundle this file is (its session lines above), or null for a session file. */
   readonly bundle: DebugBundle | null;
-  /** Why the file could not be opened at all (a refused bundle), or null. */
-  readonly failure: string | null;
+  /** Why the file could not be opened at all (a refused bundle, answered as the server would), or null. */
+  readonly failure: ApiError | null;
 }
 
 
@@ -143,7 +143,7 @@ export class LocalApi implements Api {
       const lines = session.entries.map((entry) => ({ lineNumber: entry.lineNumber, summary: entry }));
       this.#sessions.set(input.path, { ...file, snapshots, lines, errors: session.errors, bundle, failure: null });
     } catch (error) {
-      this.#sessions.set(input.path, { ...file, lineCount: 0, snapshots: [], lines: [], errors: [], bundle: null, failure: error instanceof Error ? error.message : String(error) });
+      this.#sessions.set(input.path, { ...file, lineCount: 0, snapshots: [], lines: [], errors: [], bundle: null, failure: apiErrorOf(error) });
     }
   }
 
@@ -162,15 +162,15 @@ export class LocalApi implements Api {
 
   #file(path: string): LocalSessionFile {
     const file = this.#sessions.get(path);
-    if (file === undefined) throw new ApiError(404, `Unknown session file: ${path}`);
-    if (file.failure !== null) throw new ApiError(422, file.failure);
+    if (file === undefined) throw serverError("WD_ERR_NOT_FOUND", `Unknown session file: ${path}`);
+    if (file.failure !== null) throw file.failure;
     return file;
   }
 
   #snapshot(ref: SnapshotRef): { file: LocalSessionFile; snapshot: SessionSnapshot } {
     const file = this.#file(ref.file);
     const snapshot = file.snapshots.find((candidate) => candidate.lineNumber === ref.line);
-    if (snapshot === undefined) throw new ApiError(404, `Unknown line_number: ${ref.line}`);
+    if (snapshot === undefined) throw serverError("WD_ERR_NOT_FOUND", `Unknown line_number: ${ref.line}`);
     return { file, snapshot };
   }
 
@@ -224,7 +224,7 @@ export class LocalApi implements Api {
           sizeBytes: file.size,
           modifiedAt: file.modifiedAt,
           status: file.failure === null ? "ready" : "error",
-          error: file.failure,
+          error: file.failure?.detail ?? null,
           lineCount: file.lineCount,
           lines: file.lines,
           errors: file.errors,
@@ -274,7 +274,7 @@ export class LocalApi implements Api {
         root: this.label,
         indexing: false,
         // A refused bundle is listed with its reason, as the server lists it.
-        runs: await Promise.all(page.map(async (file) => (file.failure === null ? runSummary(await this.#run(file.path)) : placeholderRunSummary({ kind: "bundle", path: file.path, name: file.name }, file.modifiedAt, "error", file.failure)))),
+        runs: await Promise.all(page.map(async (file) => (file.failure === null ? runSummary(await this.#run(file.path)) : placeholderRunSummary({ kind: "bundle", path: file.path, name: file.name }, file.modifiedAt, "error", file.failure.detail)))),
         total: all.length,
         matched,
         offset,
@@ -286,7 +286,7 @@ export class LocalApi implements Api {
   run(file?: string): Promise<T.RunResponse> {
     return this.#answer(() => {
       const chosen = file ?? this.#newestFirst().find((candidate) => candidate.snapshots.length > 0)?.path;
-      if (chosen === undefined) throw new ApiError(404, "No session file of the directory holds a loadable line");
+      if (chosen === undefined) throw serverError("WD_ERR_NOT_FOUND", "No session file of the directory holds a loadable line");
       return this.#run(chosen);
     });
   }
@@ -297,7 +297,7 @@ export class LocalApi implements Api {
       const local = this.#file(file);
       const rootId = session ?? run.root_session_id;
       const root = run.sessions.find((candidate) => candidate.session_id === rootId);
-      if (root === undefined) throw new ApiError(404, `Unknown session_id: ${rootId ?? ""}`);
+      if (root === undefined) throw serverError("WD_ERR_NOT_FOUND", `Unknown session_id: ${rootId ?? ""}`);
       const wanted = new Set([root.session_id]);
       for (const candidate of run.sessions) if (candidate.parent_session_id !== null && wanted.has(candidate.parent_session_id)) wanted.add(candidate.session_id);
       const sessions: RunSearchSession[] = run.sessions
@@ -350,7 +350,7 @@ export class LocalApi implements Api {
     }
     const bundle = files.find((file) => file.bundle !== null);
     if (bundle !== undefined) return { file: bundle.path, line: 0 };
-    throw new ApiError(404, "None of the opened files holds a loadable snapshot line");
+    throw serverError("WD_ERR_NOT_FOUND", "None of the opened files holds a loadable snapshot line");
   }
 
   timeline(ref: SnapshotRef): Promise<T.TimelineResponse> {
@@ -363,7 +363,7 @@ export class LocalApi implements Api {
   slicePage(ref: SnapshotRef, sliceType: string, offset: number, limit: number): Promise<T.SlicePageResponse> {
     return this.#answer(() => {
       const slice = this.#snapshot(ref).snapshot.slices.find((candidate) => candidate.sliceType === sliceType);
-      if (slice === undefined) throw new ApiError(404, `Unknown slice type: ${sliceType}`);
+      if (slice === undefined) throw serverError("WD_ERR_NOT_FOUND", `Unknown slice type: ${sliceType}`);
       return slicePage(slice, { offset, limit });
     });
   }
@@ -391,7 +391,7 @@ export class LocalApi implements Api {
   fileContent(ref: SnapshotRef, path: string, range: { offset?: number; limit?: number } = {}): Promise<T.FileContentResponse> {
     return this.#answer(async () => {
       const workspace = await this.#workspace(ref);
-      if (workspace.source === null) throw new ApiError(404, `No filesystem for line ${ref.line} of ${ref.file}`);
+      if (workspace.source === null) throw serverError("WD_ERR_NOT_FOUND", `No filesystem for line ${ref.line} of ${ref.file}`);
       const bytes = await workspace.source.read(path, MAX_VIEW_BYTES);
       return fileContent(path, bytes, { offset: range.offset ?? 0, limit: range.limit ?? null });
     });
@@ -457,7 +457,7 @@ export class LocalApi implements Api {
   async toolCallDiff(ref: SnapshotRef): Promise<T.ToolCallFileDiffResponse> {
     // Opened files come without the undo store that lies next to a served session file, so
     // timelines here have no `changes` and nothing asks for this.
-    throw new ApiError(404, `No undo store for ${ref.file}: files opened in the page have none`);
+    throw serverError("WD_ERR_NOT_FOUND", `No undo store for ${ref.file}: files opened in the page have none`);
   }
 
   subscribe(): () => void {
