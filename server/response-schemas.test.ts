@@ -3,7 +3,7 @@ import { Type } from "typebox";
 import { afterAll, describe, expect, it } from "vitest";
 import { ErrorBody } from "./schemas/common.js";
 import { checkResponseSchemas, checkedResponses, takeResponseViolations } from "./response-schemas.test-support.js";
-import { cleanUp, get, testApp } from "./test-support.js";
+import { cleanUp, get, testApp } from "./server.test-support.js";
 import { WINK_FIXTURES } from "../fixtures/paths.js";
 
 afterAll(cleanUp);
