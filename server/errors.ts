@@ -1,23 +1,14 @@
 /**
- * Errors only the server raises, defined once with their HTTP status (library errors carry
- * theirs in `shared/errors.ts`'s `ERROR_CODES`). Every code is listed in docs/api.md; a test
- * keeps the two in step.
+ * Errors only the server raises, with their HTTP status from `SERVER_ERROR_CODES` (defined in
+ * `shared/viewer/server-errors.ts` so the web app's in-browser API answers with the same codes
+ * and statuses; library errors carry theirs in `shared/errors.ts`'s `ERROR_CODES`).
  */
 
-export const SERVER_ERROR_CODES = {
-  WD_ERR_BAD_REQUEST: { status: 400, description: "The request is malformed: a missing or wrongly typed parameter or body field." },
-  WD_ERR_NOT_FOUND: { status: 404, description: "No such session file, line, session, slice, file or route." },
-  WD_ERR_OUTSIDE_ROOT: { status: 400, description: "The path names something outside the served directory." },
-  WD_ERR_NOT_LOADABLE: { status: 400, description: "The session file has no line that loads (reload, select and switch keep the previous state)." },
-  WD_ERR_HOST: { status: 403, description: "The Host header is not a loopback name (DNS rebinding protection)." },
-  WD_ERR_NO_HOST: { status: 400, description: "The request has no Host header." },
-  WD_ERR_ORIGIN: { status: 403, description: "The Origin header names another origin (cross-site request)." },
-  WD_ERR_CROSS_SITE: { status: 403, description: "Sec-Fetch-Site says the request comes from another site and it is not a navigation." },
-  WD_ERR_MEDIA_TYPE: { status: 415, description: "A request body that is not application/json." },
-  WD_ERR_INTERNAL: { status: 500, description: "A bug: the server failed unexpectedly (the message says where)." },
-} as const;
+import type { ServerErrorCode } from "../shared/viewer/server-errors.js";
+import { SERVER_ERROR_CODES } from "../shared/viewer/server-errors.js";
 
-export type ServerErrorCode = keyof typeof SERVER_ERROR_CODES;
+export type { ServerErrorCode } from "../shared/viewer/server-errors.js";
+export { SERVER_ERROR_CODES } from "../shared/viewer/server-errors.js";
 
 /** An error the server answers with its table status and `{detail: message}`. */
 export class ServerError extends Error {

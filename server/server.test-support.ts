@@ -10,6 +10,7 @@ import { SECURITY_FIXTURES, WINK_FIXTURES } from "../fixtures/paths.js";
 import { dumpsPython } from "../shared/session/index.js";
 import type { AppOptions, WinkApp } from "./app.js";
 import { buildApp } from "./app.js";
+import { checkResponseSchemas, takeResponseViolations } from "./response-schemas.test-support.js";
 
 /** The committed fixtures (a clean clone has them; the shared folder beside it may not exist). */
 export const FIXTURES = WINK_FIXTURES;
@@ -63,9 +64,13 @@ export async function writeSession(dir: string, name: string, lines: string[]): 
   return file;
 }
 
-/** Builds an app (no watcher, no background indexing unless asked), closed by `cleanUp()`. */
+/**
+ * Builds an app (no watcher, no background indexing unless asked), closed by `cleanUp()`.
+ * Every JSON answer it gives is checked against its route's response schema (`cleanUp()` fails on a mismatch).
+ */
 export async function testApp(options: AppOptions): Promise<WinkApp> {
   const built = await buildApp({ watch: false, indexInBackground: false, logger: false, webDir: path.join(os.tmpdir(), "wink-no-web-dir"), ...options });
+  checkResponseSchemas(built.app);
   apps.push(built);
   return built;
 }
@@ -85,8 +90,10 @@ export async function post(app: WinkApp, url: string, body?: unknown): Promise<L
   });
 }
 
-/** Closes every app and removes every temporary directory. */
+/** Closes every app and removes every temporary directory; throws if an answer broke its route's response schema. */
 export async function cleanUp(): Promise<void> {
   for (const app of apps.splice(0)) await app.app.close();
   for (const dir of made.splice(0)) await rm(dir, { recursive: true, force: true });
+  const violations = takeResponseViolations();
+  if (violations.length > 0) throw new Error(`Answers that do not match their route's response schema:\n${violations.join("\n")}`);
 }

@@ -1,6 +1,8 @@
 import { TOOL_VALUE_TYPES, type EditFileValue } from "./values.js";
 import { defineTool } from "./run-tool.js";
 import { fail, ok } from "./types.js";
+import { Type } from "typebox";
+import { toolParameters, withDefault } from "./parameters.js";
 
 function countOccurrences(text: string, needle: string): number {
   let count = 0;
@@ -8,22 +10,19 @@ function countOccurrences(text: string, needle: string): number {
   return count;
 }
 
+const PARAMETERS = toolParameters({
+  file_path: Type.String({ description: "File to edit, relative to the workspace root.", minLength: 1 }),
+  old_string: Type.String({ description: "Exact text to replace (must be non-empty).", minLength: 1 }),
+  new_string: Type.String({ description: "Replacement text." }),
+  replace_all: withDefault(Type.Boolean({ description: "Replace every occurrence instead of requiring exactly one." }), false),
+});
+
 /** `edit_file`: replace an exact, unique `old_string` (or every occurrence with `replace_all`). */
-export const editFileTool = defineTool<{ file_path: string; old_string: string; new_string: string; replace_all: boolean }, EditFileValue>({
+export const editFileTool = defineTool<typeof PARAMETERS, EditFileValue>({
   name: "edit_file",
   description: "Replace an exact piece of text in a file. old_string must occur exactly once unless replace_all is true.",
   mutates: true,
-  parameters: {
-    type: "object",
-    properties: {
-      file_path: { type: "string", description: "File to edit, relative to the workspace root.", minLength: 1 },
-      old_string: { type: "string", description: "Exact text to replace (must be non-empty).", minLength: 1 },
-      new_string: { type: "string", description: "Replacement text." },
-      replace_all: { type: "boolean", description: "Replace every occurrence instead of requiring exactly one.", default: false },
-    },
-    required: ["file_path", "old_string", "new_string"],
-    additionalProperties: false,
-  },
+  parameters: PARAMETERS,
   async run({ file_path, old_string, new_string, replace_all }, fs) {
     if (old_string === new_string) return fail("old_string and new_string are identical: nothing to change.");
     const current = await fs.read(file_path, { limit: -1 });

@@ -1,26 +1,25 @@
 import { defineTool } from "./run-tool.js";
 import { TOOL_VALUE_TYPES, type GrepValue } from "./values.js";
 import { ok } from "./types.js";
+import { Type } from "typebox";
+import { toolParameters, withDefault } from "./parameters.js";
 
 /** Budget of one grep call: an agent waits for it, and a pathological pattern must not stall a run. */
 export const GREP_TOOL_TIMEOUT_MS = 1_500;
 const MAX_MATCHES = 200;
 
+const PARAMETERS = toolParameters({
+  pattern: Type.String({ description: "Regular expression to search for (a leading (?i) makes it case-insensitive)." }),
+  path: withDefault(Type.String({ description: "Directory to search (default: the root)." }), "."),
+  glob: Type.Optional(Type.String({ description: "Only search files whose path relative to path matches this glob (Python fnmatch: \"*.ts\" matches at every depth)." })),
+});
+
 /** `grep`: lines matching a regular expression, with file and line number. */
-export const grepTool = defineTool<{ pattern: string; path: string; glob: string | undefined }, GrepValue[]>({
+export const grepTool = defineTool<typeof PARAMETERS, GrepValue[]>({
   name: "grep",
   description: "Search file contents with a regular expression (JavaScript syntax); returns matching lines with file and line number.",
   mutates: false,
-  parameters: {
-    type: "object",
-    properties: {
-      pattern: { type: "string", description: "Regular expression to search for (a leading (?i) makes it case-insensitive)." },
-      path: { type: "string", description: "Directory to search (default: the root).", default: "." },
-      glob: { type: "string", description: "Only search files whose path relative to path matches this glob (Python fnmatch: \"*.ts\" matches at every depth)." },
-    },
-    required: ["pattern"],
-    additionalProperties: false,
-  },
+  parameters: PARAMETERS,
   async run({ pattern, path, glob }, fs, context) {
     const matches = await fs.grep(pattern, {
       path,

@@ -1,21 +1,22 @@
 import { TOOL_VALUE_TYPES, type LsEntry } from "./values.js";
 import { defineTool } from "./run-tool.js";
 import { fail, ok } from "./types.js";
+import { Type } from "typebox";
+import { toolParameters, withDefault } from "./parameters.js";
 
 /** Entries listed before the output says how many more there are. */
 const MAX_LISTED = 1_000;
 
+const PARAMETERS = toolParameters({
+  path: withDefault(Type.String({ description: "Directory to list, relative to the workspace root." }), "."),
+});
+
 /** `ls`: the entries of a directory, directories first, with file sizes. */
-export const lsTool = defineTool<{ path: string }, LsEntry[]>({
+export const lsTool = defineTool<typeof PARAMETERS, LsEntry[]>({
   name: "ls",
   description: "List the files and directories in a workspace directory (default: the root).",
   mutates: false,
-  parameters: {
-    type: "object",
-    properties: { path: { type: "string", description: "Directory to list, relative to the workspace root.", default: "." } },
-    required: [],
-    additionalProperties: false,
-  },
+  parameters: PARAMETERS,
   async run({ path }, fs) {
     const stat = await fs.stat(path);
     if (!stat.isDirectory) return fail(`${stat.path} is a file, not a directory. Use read_file to read it.`);

@@ -3,22 +3,21 @@ import { splitLines } from "../filesystem/text.js";
 import { defineTool } from "./run-tool.js";
 import { ok } from "./types.js";
 import { TOOL_VALUE_TYPES, type ReadFileValue } from "./values.js";
+import { Type } from "typebox";
+import { toolParameters, withDefault } from "./parameters.js";
+
+const PARAMETERS = toolParameters({
+  file_path: Type.String({ description: "File to read, relative to the workspace root.", minLength: 1 }),
+  offset: withDefault(Type.Integer({ description: "0-based line to start at.", minimum: 0 }), 0),
+  limit: withDefault(Type.Integer({ description: "Number of lines to return (1-2000).", minimum: 1, maximum: DEFAULT_READ_LIMIT }), DEFAULT_READ_LIMIT),
+});
 
 /** `read_file`: a window of lines with line numbers, paginated like the original (≤ 2,000 lines). */
-export const readFileTool = defineTool<{ file_path: string; offset: number; limit: number }, ReadFileValue>({
+export const readFileTool = defineTool<typeof PARAMETERS, ReadFileValue>({
   name: "read_file",
   description: "Read a text file from the workspace, a window of lines at a time, with line numbers.",
   mutates: false,
-  parameters: {
-    type: "object",
-    properties: {
-      file_path: { type: "string", description: "File to read, relative to the workspace root.", minLength: 1 },
-      offset: { type: "integer", description: "0-based line to start at.", minimum: 0, default: 0 },
-      limit: { type: "integer", description: "Number of lines to return (1-2000).", minimum: 1, maximum: DEFAULT_READ_LIMIT, default: DEFAULT_READ_LIMIT },
-    },
-    required: ["file_path"],
-    additionalProperties: false,
-  },
+  parameters: PARAMETERS,
   async run({ file_path, offset, limit }, fs) {
     const result = await fs.read(file_path, { offset, limit });
     const width = String(Math.max(result.offset + result.limit, 1)).length;

@@ -1,18 +1,19 @@
 import { TOOL_VALUE_TYPES, type RmValue } from "./values.js";
 import { defineTool } from "./run-tool.js";
 import { ok } from "./types.js";
+import { Type } from "typebox";
+import { toolParameters } from "./parameters.js";
+
+const PARAMETERS = toolParameters({
+  path: Type.String({ description: "File or directory to delete, relative to the workspace root.", minLength: 1 }),
+});
 
 /** `rm`: remove a file or a whole directory tree. The path must exist. */
-export const rmTool = defineTool<{ path: string }, RmValue>({
+export const rmTool = defineTool<typeof PARAMETERS, RmValue>({
   name: "rm",
   description: "Delete a file, or a directory with everything in it.",
   mutates: true,
-  parameters: {
-    type: "object",
-    properties: { path: { type: "string", description: "File or directory to delete, relative to the workspace root.", minLength: 1 } },
-    required: ["path"],
-    additionalProperties: false,
-  },
+  parameters: PARAMETERS,
   async run({ path }, fs) {
     const stat = await fs.stat(path);
     let removed = 1;

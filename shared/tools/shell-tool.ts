@@ -8,8 +8,9 @@
  * Output beyond the cap is cut, and the message says so and how much there was.
  */
 import { WinkError } from "../errors.js";
-import { parseParams } from "./run-tool.js";
-import type { ToolContext, ToolDefinition, ToolParametersSchema, ToolResult } from "./types.js";
+import { Type } from "typebox";
+import { exposedParameters, parseParams, toolParameters, type ToolParams } from "./parameters.js";
+import type { ToolContext, ToolDefinition, ToolResult } from "./types.js";
 import { TOOL_VALUE_TYPES } from "./values.js";
 import { joinPath, resolveWorkspacePath } from "../filesystem/paths.js";
 import type { ContainerExecOptions, ContainerExecResult } from "../filesystem/podman/container.js";
@@ -32,12 +33,8 @@ export interface ShellToolOptions {
   readonly maxOutputBytes?: number;
 }
 
-export interface ShellParams {
-  readonly command: string;
-  readonly cwd?: string;
-  readonly stdin?: string;
-  readonly timeout_seconds?: number;
-}
+/** The shell tool's parameters, as its schema (`PARAMETERS`) declares them. */
+export type ShellParams = ToolParams<typeof PARAMETERS>;
 
 export interface ShellValue {
   /** Type id in session data (no WINK type for it: ours). */
@@ -117,17 +114,12 @@ export async function runShellCommand(runner: CommandRunner, params: ShellParams
   return { message, value, success: result.exitCode === 0 && !result.timedOut };
 }
 
-const PARAMETERS: ToolParametersSchema = {
-  type: "object",
-  properties: {
-    command: { type: "string", description: "Shell command line, run with /bin/sh -c inside the container.", minLength: 1 },
-    cwd: { type: "string", description: "Working directory, relative to the workspace (default: the workspace root)." },
-    stdin: { type: "string", description: "Text passed to the command's standard input." },
-    timeout_seconds: { type: "integer", description: "Deadline in seconds; the command is killed when it passes.", minimum: 1, maximum: 600 },
-  },
-  required: ["command"],
-  additionalProperties: false,
-};
+const PARAMETERS = toolParameters({
+  command: Type.String({ description: "Shell command line, run with /bin/sh -c inside the container.", minLength: 1 }),
+  cwd: Type.Optional(Type.String({ description: "Working directory, relative to the workspace (default: the workspace root)." })),
+  stdin: Type.Optional(Type.String({ description: "Text passed to the command's standard input." })),
+  timeout_seconds: Type.Optional(Type.Integer({ description: "Deadline in seconds; the command is killed when it passes.", minimum: 1, maximum: 600 })),
+});
 
 /** The shell tool bound to one container. */
 export function createShellTool(runner: CommandRunner, options: ShellToolOptions = {}): ToolDefinition<ShellValue> {
@@ -135,10 +127,10 @@ export function createShellTool(runner: CommandRunner, options: ShellToolOptions
   return {
     name: options.name ?? "shell_execute",
     description: `Run a short shell command inside the sandbox container (no network; /workspace is the shared workspace). Deadline: ${options.defaultTimeoutSeconds ?? 30} s by default, at most ${maxTimeout} s; output is capped at ${options.maxOutputBytes ?? 32 * 1024} bytes per stream.`,
-    parameters: PARAMETERS,
+    parameters: exposedParameters(PARAMETERS),
     mutates: true,
     async handler(rawParams: unknown, context: ToolContext): Promise<ToolResult<ShellValue>> {
-      const parsed = parseParams<ShellParams>(PARAMETERS, rawParams);
+      const parsed = parseParams(PARAMETERS, rawParams);
       if (!parsed.ok) return { message: `${options.name ?? "shell_execute"}: ${parsed.message}`, value: null, success: false };
       return runShellCommand(runner, parsed.params, options, context.signal);
     },

@@ -43,6 +43,20 @@ describe("tool definitions", () => {
     expect((await readFileTool.handler({ file_path: "README.md", extra: true }, context)).message).toMatch(/Unknown parameter "extra"/);
     expect((await readFileTool.handler({}, context)).message).toMatch(/Missing required parameter "file_path"/);
   });
+
+  it("checks each parameter against its schema with a message naming it, and fills in defaults", async () => {
+    const message = async (tool: ToolDefinition, params: unknown) => (await tool.handler(params, context)).message;
+    expect(await message(readFileTool, { file_path: "README.md", offset: 1.5 })).toBe('read_file: Parameter "offset" must be an integer.');
+    expect(await message(readFileTool, { file_path: "README.md", offset: -1 })).toBe('read_file: Parameter "offset" must be at least 0.');
+    expect(await message(readFileTool, { file_path: "README.md", limit: 2001 })).toBe('read_file: Parameter "limit" must be at most 2000.');
+    expect(await message(readFileTool, { file_path: "" })).toBe('read_file: Parameter "file_path" must not be empty.');
+    expect(await message(writeFileTool, { file_path: "a.txt", content: "x", mode: "replace" })).toBe('write_file: Parameter "mode" must be one of: create, overwrite, append.');
+    expect(await message(editFileTool, { file_path: "README.md", old_string: "Demo", new_string: "x", replace_all: "yes" })).toBe('edit_file: Parameter "replace_all" must be true or false.');
+    // Defaults (and a null taken for "not given"): a whole window from the first line, a new file created.
+    const read = await readFileTool.handler({ file_path: "README.md", offset: null }, context);
+    expect(read.value).toMatchObject({ offset: 0, limit: 1, total_lines: 1 });
+    expect((await writeFileTool.handler({ file_path: "new.txt", content: "x" }, context)).value).toMatchObject({ mode: "create" });
+  });
 });
 
 describe("ls", () => {

@@ -2,9 +2,10 @@
  * What a tool handler is: parameters in, `{message, value, success}` out, never a throw.
  *
  * Handlers work over `context.filesystem` only, so the same tools run on every backend. The
- * JSON schema of each tool is what an LLM tool definition uses, and `parseParams` enforces
- * the same schema at run time (models send malformed arguments).
+ * JSON schema of each tool (a TypeBox schema, `parameters.ts`) is what an LLM tool definition
+ * uses, and `parseParams` enforces the same schema at run time (models send malformed arguments).
  */
+import type { TObject } from "typebox";
 import type { Filesystem } from "../filesystem/protocol.js";
 
 /** The result every tool returns; `message` is what the model reads. */
@@ -22,23 +23,8 @@ export interface ToolContext {
   readonly signal?: AbortSignal;
 }
 
-/** JSON Schema subset used by our tool parameters (object of typed properties). */
-export interface JsonSchemaProperty {
-  readonly type: "string" | "integer" | "boolean";
-  readonly description: string;
-  readonly enum?: readonly string[];
-  readonly minimum?: number;
-  readonly maximum?: number;
-  readonly minLength?: number;
-  readonly default?: string | number | boolean;
-}
-
-export interface ToolParametersSchema {
-  readonly type: "object";
-  readonly properties: Readonly<Record<string, JsonSchemaProperty>>;
-  readonly required: readonly string[];
-  readonly additionalProperties: false;
-}
+/** The JSON schema of a tool's parameters: a TypeBox object schema of exactly its properties (plain JSON; see `parameters.ts`). */
+export type ToolParametersSchema = TObject & { readonly additionalProperties: false };
 
 /** A tool. Its handler takes raw (unvalidated) arguments, as a model sends them. */
 export interface ToolDefinition<V = unknown> {

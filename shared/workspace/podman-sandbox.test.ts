@@ -6,7 +6,7 @@
  */
 import { mkdir, mkdtemp, readdir, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { expectCode } from "../filesystem/conformance/suite.js";
 import { PodmanContainer } from "../filesystem/podman/container.js";
@@ -81,9 +81,10 @@ describe("PodmanSandbox", { timeout: 120_000 }, () => {
         { hostPath: host, include: ["**/*.ts", "*.sh"], exclude: ["node_modules/**"] },
         { hostPath: docs, mountPath: "/workspace/docs" },
       ],
+      allowedHostRoots: [host, docs],
     });
     expect(sandbox.hydration).toMatchObject({ files: 4, bytes: 4 + 4 + 10 + 5 });
-    expect(sandbox.hydration.skipped).toEqual([{ path: "src/passwd.ts", reason: "symbolic link" }]);
+    expect(sandbox.hydration.skipped).toEqual([{ path: "src/passwd.ts", reason: "symbolic link (not followed)" }]);
     expect((await sandbox.filesystem.glob("**")).map((m) => m.path)).toEqual(["docs/guide.md", "run.sh", "src/lib/util.ts", "src/main.ts"]);
     expect(await sh(sandbox, "find /workspace -type f | sort && stat -c %a run.sh")).toBe(
       "/workspace/docs/guide.md\n/workspace/run.sh\n/workspace/src/lib/util.ts\n/workspace/src/main.ts\n755\n",
@@ -94,7 +95,23 @@ describe("PodmanSandbox", { timeout: 120_000 }, () => {
     const host = await tempDir("wink-mount-");
     await writeFile(join(host, "big.bin"), new Uint8Array(4096));
     const overlayRoot = await tempDir("wink-overlays-");
-    await expect(PodmanSandbox.create({ overlayRoot, mounts: [{ hostPath: host, maxBytes: 1000 }] })).rejects.toMatchObject({ code: "EINVAL", message: expect.stringMatching(/budget of 1000 bytes/) });
+    await expect(PodmanSandbox.create({ overlayRoot, mounts: [{ hostPath: host, maxBytes: 1000 }], allowedHostRoots: [host] })).rejects.toMatchObject({
+      code: "EINVAL",
+      message: expect.stringMatching(/exceeds max_bytes \(1000 bytes\)/),
+    });
+    expect(await readdir(overlayRoot)).toEqual([]);
+  });
+
+  it("refuses a hostile mount outside the allowed host roots (as written or through a link) and leaves nothing behind", async () => {
+    const allowed = await tempDir("wink-mount-");
+    const secret = await tempDir("wink-secret-");
+    await writeFile(join(secret, "key"), "secret");
+    await symlink(secret, join(allowed, "escape"));
+    const overlayRoot = await tempDir("wink-overlays-");
+    for (const hostPath of [secret, "../" + basename(secret), "escape"]) {
+      await expect(PodmanSandbox.create({ overlayRoot, mounts: [{ hostPath }], allowedHostRoots: [allowed] })).rejects.toMatchObject({ code: "EACCES", message: expect.stringMatching(/outside allowed host roots/) });
+    }
+    await expect(PodmanSandbox.create({ overlayRoot, mounts: [{ hostPath: allowed }] })).rejects.toMatchObject({ code: "EACCES", data: { reason: "not-allowed" } });
     expect(await readdir(overlayRoot)).toEqual([]);
   });
 

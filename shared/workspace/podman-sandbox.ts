@@ -49,8 +49,10 @@ export interface PodmanSandboxOptions {
   readonly podman?: Podman;
   /** Parent of sandbox directories (default `<tmpdir>/wink-podman-sandboxes-<uid>`, private to this user). */
   readonly overlayRoot?: string;
-  /** Host directories copied into the overlay before the container starts. */
+  /** Host directories or files copied into the overlay before the container starts. */
   readonly mounts?: readonly OverlayMount[];
+  /** Host directories `mounts` may read from (as for a workspace's host mounts); an empty list allows nothing. */
+  readonly allowedHostRoots?: readonly string[];
   /** Container settings (image or rootfs, limits, env…); the workspace mount is the overlay. */
   readonly container?: Omit<PodmanContainerOptions, "workspace" | "workdir" | "podman">;
   /** Start the container in `create()` (default true); otherwise on the first command. */
@@ -160,7 +162,7 @@ export class PodmanSandbox implements CommandRunner {
       await fsp.chmod(overlay, 0o755);
       await fsp.mkdir(state, { mode: 0o700 });
       await fsp.mkdir(storage, { mode: 0o700 });
-      const hydration = await hydrateOverlay(overlay, options.mounts ?? []);
+      const hydration = await hydrateOverlay(overlay, options.mounts ?? [], { allowedHostRoots: options.allowedHostRoots ?? [] });
       const fsOptions = options.filesystem ?? {};
       const durable = fsOptions.durable ?? true;
       const filesystem = new HostFilesystem({

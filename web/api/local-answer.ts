@@ -6,6 +6,8 @@
 import { ERROR_CODES, WinkError } from "../../shared/errors.js";
 import { parsePythonJson } from "../../shared/session/python-json-parse.js";
 import { toStrictJson } from "../../shared/session/strict-json.js";
+import type { ServerErrorCode } from "../../shared/viewer/server-errors.js";
+import { SERVER_ERROR_CODES } from "../../shared/viewer/server-errors.js";
 import { ApiError } from "./api.js";
 
 /** The same value as the HTTP API would deliver it (bigints exact, non-finite floats as markers). */
@@ -18,8 +20,18 @@ export async function answer<R>(work: () => R | Promise<R>): Promise<R> {
   try {
     return asServed<R>(await work());
   } catch (error) {
-    if (error instanceof ApiError) throw error;
-    const status = error instanceof WinkError ? (ERROR_CODES[error.code]?.status ?? 422) : 422;
-    throw new ApiError(status, error instanceof Error ? error.message : String(error), error instanceof WinkError ? error.code : null);
+    throw apiErrorOf(error);
   }
+}
+
+/** Any thrown value as the server would answer it: a library error with its `ERROR_CODES` status and code, anything else 422. */
+export function apiErrorOf(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof WinkError) return new ApiError(ERROR_CODES[error.code]?.status ?? 422, error.message, error.code);
+  return new ApiError(422, error instanceof Error ? error.message : String(error));
+}
+
+/** An error the server raises itself, with its status and code from `SERVER_ERROR_CODES`. */
+export function serverError(code: ServerErrorCode, message: string): ApiError {
+  return new ApiError(SERVER_ERROR_CODES[code].status, message, code);
 }

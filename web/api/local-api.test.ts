@@ -157,8 +157,8 @@ describe("LocalApi answers like the server", () => {
 
   it("reports unknown files, lines and slices as the server does", async () => {
     const pair = pairs[0] ?? (await pairFor(WINK_FIXTURES));
-    await expect(pair.local.meta({ file: "nope.jsonl", line: 1 })).rejects.toMatchObject({ status: 404 });
-    await expect(pair.local.meta({ file: "acc0d4c3-321a-5d97-a3a9-505f3aba4219.jsonl", line: 9 })).rejects.toMatchObject({ status: 404, detail: "Unknown line_number: 9" });
-    await expect(pair.local.slicePage({ file: "acc0d4c3-321a-5d97-a3a9-505f3aba4219.jsonl", line: 1 }, "missing", 0, 1)).rejects.toMatchObject({ status: 404, detail: "Unknown slice type: missing" });
+    await expect(pair.local.meta({ file: "nope.jsonl", line: 1 })).rejects.toMatchObject({ status: 404, code: "WD_ERR_NOT_FOUND" });
+    await expect(pair.local.meta({ file: "acc0d4c3-321a-5d97-a3a9-505f3aba4219.jsonl", line: 9 })).rejects.toMatchObject({ status: 404, code: "WD_ERR_NOT_FOUND", detail: "Unknown line_number: 9" });
+    await expect(pair.local.slicePage({ file: "acc0d4c3-321a-5d97-a3a9-505f3aba4219.jsonl", line: 1 }, "missing", 0, 1)).rejects.toMatchObject({ status: 404, code: "WD_ERR_NOT_FOUND", detail: "Unknown slice type: missing" });
   });
 });

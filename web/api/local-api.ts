@@ -11,12 +11,9 @@ import { FileNotFoundError } from "../../shared/errors.js";
 import { summarizeSnapshot } from "../../shared/session/envelope-scan.js";
 import { parseSessionText } from "../../shared/session/session-text.js";
 import type { SessionLineError, SessionSnapshot } from "../../shared/session/snapshot-line.js";
-import { extractVirtualFiles } from "../../shared/session/workspace-items.js";
 import { MAX_VIEW_BYTES, fileContent } from "../../shared/viewer/file-content.js";
-import type { FileSource } from "../../shared/viewer/file-source.js";
 import type { ArchiveManifestRead } from "../../shared/viewer/filesystem-meta.js";
-import { archiveManifestSummary, filesystemMetaView } from "../../shared/viewer/filesystem-meta.js";
-import { virtualFileSource } from "../../shared/viewer/file-source.js";
+import { archiveManifestSummary } from "../../shared/viewer/filesystem-meta.js";
 import { buildFileTree } from "../../shared/viewer/file-tree.js";
 import { searchSnapshot } from "../../shared/viewer/search.js";
 import { sessionFileView } from "../../shared/viewer/session-list.js";
@@ -34,11 +31,12 @@ import type { IndexedSnapshotLine } from "../../shared/viewer/snapshot-view.js";
 import { slicePage, snapshotMeta } from "../../shared/viewer/snapshot-view.js";
 import { buildTimeline } from "../../shared/viewer/timeline.js";
 import { compareTimes } from "../../shared/viewer/times.js";
-import { archiveCandidates } from "../../shared/viewer/workspace-archives.js";
+import type { ResolvedWorkspace } from "../../shared/viewer/workspace-resolve.js";
+import { bundleWorkspace, resolveWorkspace, workspaceMetaView } from "../../shared/viewer/workspace-resolve.js";
 import type { Api, RunPageQuery, SearchScope, SnapshotRef } from "./api.js";
-import { ApiError } from "./api.js";
+import type { ApiError } from "./api.js";
 import type * as T from "./api.js";
-import { answer } from "./local-answer.js";
+import { answer, apiErrorOf, serverError } from "./local-answer.js";
 import type { LocalArchive } from "./local-archive.js";
 import { openLocalArchive } from "./local-archive.js";
 import { LocalBundleApi, isBundleBytes, openLocalBundle } from "./local-bundles.js";
@@ -61,17 +59,10 @@ interface LocalSessionFile {
   readonly errors: readonly SessionLineError[];
   /** The debug bundle this file is (its session lines above), or null for a session file. */
   readonly bundle: DebugBundle | null;
-  /** Why the file could not be opened at all (a refused bundle), or null. */
-  readonly failure: string | null;
+  /** Why the file could not be opened at all (a refused bundle, answered as the server would), or null. */
+  readonly failure: ApiError | null;
 }
 
-interface Workspace {
-  readonly source: FileSource | null;
-  /** The manifest as `/api/filesystem/meta` shows it, read on demand; null without an archive. */
-  readonly manifest: (() => Promise<ArchiveManifestRead>) | null;
-  readonly archiveName: string | null;
-  readonly error: string | null;
-}
 
 const SESSION_FILE = /\.jsonl?$/i;
 const ARCHIVE_FILE = /\.zip$/i;
@@ -89,7 +80,7 @@ export class LocalApi implements Api {
   readonly #sessions = new Map<string, LocalSessionFile>();
   readonly #archiveBytes = new Map<string, Uint8Array>();
   readonly #archives = new Map<string, Promise<LocalArchive>>();
-  readonly #workspaces = new WeakMap<SessionSnapshot, Promise<Workspace>>();
+  readonly #workspaces = new WeakMap<SessionSnapshot, Promise<ResolvedWorkspace>>();
   /** Debug bundles found among the inputs, opened in the background (`#ready`). */
   readonly #bundleInputs: LocalInput[] = [];
   #ready: Promise<void> = Promise.resolve();
@@ -152,7 +143,7 @@ export class LocalApi implements Api {
       const lines = session.entries.map((entry) => ({ lineNumber: entry.lineNumber, summary: entry }));
       this.#sessions.set(input.path, { ...file, snapshots, lines, errors: session.errors, bundle, failure: null });
     } catch (error) {
-      this.#sessions.set(input.path, { ...file, lineCount: 0, snapshots: [], lines: [], errors: [], bundle: null, failure: error instanceof Error ? error.message : String(error) });
+      this.#sessions.set(input.path, { ...file, lineCount: 0, snapshots: [], lines: [], errors: [], bundle: null, failure: apiErrorOf(error) });
     }
   }
 
@@ -171,15 +162,15 @@ export class LocalApi implements Api {
 
   #file(path: string): LocalSessionFile {
     const file = this.#sessions.get(path);
-    if (file === undefined) throw new ApiError(404, `Unknown session file: ${path}`);
-    if (file.failure !== null) throw new ApiError(422, file.failure);
+    if (file === undefined) throw serverError("WD_ERR_NOT_FOUND", `Unknown session file: ${path}`);
+    if (file.failure !== null) throw file.failure;
     return file;
   }
 
   #snapshot(ref: SnapshotRef): { file: LocalSessionFile; snapshot: SessionSnapshot } {
     const file = this.#file(ref.file);
     const snapshot = file.snapshots.find((candidate) => candidate.lineNumber === ref.line);
-    if (snapshot === undefined) throw new ApiError(404, `Unknown line_number: ${ref.line}`);
+    if (snapshot === undefined) throw serverError("WD_ERR_NOT_FOUND", `Unknown line_number: ${ref.line}`);
     return { file, snapshot };
   }
 
@@ -190,46 +181,34 @@ export class LocalApi implements Api {
     return last === undefined ? null : { file: file.path, line: last.lineNumber };
   }
 
-  #archive(path: string): Promise<LocalArchive> | null {
+  /** The dropped archive at `path`, opened once (it is known to be there). */
+  #archive(path: string): Promise<LocalArchive> {
     const running = this.#archives.get(path);
     if (running !== undefined) return running;
     const bytes = this.#archiveBytes.get(path);
-    if (bytes === undefined) return null;
+    if (bytes === undefined) return Promise.reject(new FileNotFoundError(path));
     const opening = openLocalArchive(basename(path), bytes);
     this.#archives.set(path, opening);
     return opening;
   }
 
-  #workspace(ref: SnapshotRef): Promise<Workspace> {
+  #workspace(ref: SnapshotRef): Promise<ResolvedWorkspace> {
     const { file, snapshot } = this.#snapshot(ref);
     const cached = this.#workspaces.get(snapshot);
     if (cached !== undefined) return cached;
-    const { bundle } = file;
-    if (bundle !== null) {
-      // A bundle's `filesystem/` capture belongs to its last session line (the server does the same).
-      const source = defaultLineOf(file) === ref.line ? bundle.workspace() : null;
-      return Promise.resolve({ source, manifest: source === null ? null : () => bundle.workspaceManifest(), archiveName: source === null ? null : bundle.name, error: null });
-    }
-    const resolving = (async (): Promise<Workspace> => {
-      const { referenced, names } = archiveCandidates(file.name, snapshot);
-      let error: string | null = null;
-      for (const name of names) {
-        const opening = this.#archive(dirname(file.path) + name);
-        if (opening === null) {
-          if (name === referenced) error = `Archive ${name} (named by FilesystemSnapshotRef) was not opened with the session file`;
-          continue;
-        }
-        try {
-          const archive = await opening;
-          const manifest: ArchiveManifestRead = { manifest: archive.manifest === null ? null : archiveManifestSummary(archive.manifest, archive.warnings), error: null };
-          return { source: archive.source, manifest: () => Promise.resolve(manifest), archiveName: name, error: null };
-        } catch (cause) {
-          error = `Archive ${name} cannot be opened: ${cause instanceof Error ? cause.message : String(cause)}`;
-        }
-      }
-      const files = extractVirtualFiles(snapshot);
-      return { source: files === null ? null : virtualFileSource(files), manifest: null, archiveName: null, error: files === null ? error : null };
-    })();
+    const resolving =
+      file.bundle !== null
+        ? // A bundle's `filesystem/` capture belongs to its last session line (the server does the same).
+          Promise.resolve(bundleWorkspace(file.bundle, defaultLineOf(file) === ref.line))
+        : resolveWorkspace(file.name, snapshot, {
+            missing: "was not opened with the session file",
+            status: async (name) => (this.#archiveBytes.has(dirname(file.path) + name) ? "file" : "missing"),
+            open: async (name) => {
+              const archive = await this.#archive(dirname(file.path) + name);
+              const manifest: ArchiveManifestRead = { manifest: archive.manifest === null ? null : archiveManifestSummary(archive.manifest, archive.warnings), error: null };
+              return { source: archive.source, manifest: () => Promise.resolve(manifest) };
+            },
+          });
     this.#workspaces.set(snapshot, resolving);
     return resolving;
   }
@@ -245,7 +224,7 @@ export class LocalApi implements Api {
           sizeBytes: file.size,
           modifiedAt: file.modifiedAt,
           status: file.failure === null ? "ready" : "error",
-          error: file.failure,
+          error: file.failure?.detail ?? null,
           lineCount: file.lineCount,
           lines: file.lines,
           errors: file.errors,
@@ -295,7 +274,7 @@ export class LocalApi implements Api {
         root: this.label,
         indexing: false,
         // A refused bundle is listed with its reason, as the server lists it.
-        runs: await Promise.all(page.map(async (file) => (file.failure === null ? runSummary(await this.#run(file.path)) : placeholderRunSummary({ kind: "bundle", path: file.path, name: file.name }, file.modifiedAt, "error", file.failure)))),
+        runs: await Promise.all(page.map(async (file) => (file.failure === null ? runSummary(await this.#run(file.path)) : placeholderRunSummary({ kind: "bundle", path: file.path, name: file.name }, file.modifiedAt, "error", file.failure.detail)))),
         total: all.length,
         matched,
         offset,
@@ -307,7 +286,7 @@ export class LocalApi implements Api {
   run(file?: string): Promise<T.RunResponse> {
     return this.#answer(() => {
       const chosen = file ?? this.#newestFirst().find((candidate) => candidate.snapshots.length > 0)?.path;
-      if (chosen === undefined) throw new ApiError(404, "No session file of the directory holds a loadable line");
+      if (chosen === undefined) throw serverError("WD_ERR_NOT_FOUND", "No session file of the directory holds a loadable line");
       return this.#run(chosen);
     });
   }
@@ -318,7 +297,7 @@ export class LocalApi implements Api {
       const local = this.#file(file);
       const rootId = session ?? run.root_session_id;
       const root = run.sessions.find((candidate) => candidate.session_id === rootId);
-      if (root === undefined) throw new ApiError(404, `Unknown session_id: ${rootId ?? ""}`);
+      if (root === undefined) throw serverError("WD_ERR_NOT_FOUND", `Unknown session_id: ${rootId ?? ""}`);
       const wanted = new Set([root.session_id]);
       for (const candidate of run.sessions) if (candidate.parent_session_id !== null && wanted.has(candidate.parent_session_id)) wanted.add(candidate.session_id);
       const sessions: RunSearchSession[] = run.sessions
@@ -371,7 +350,7 @@ export class LocalApi implements Api {
     }
     const bundle = files.find((file) => file.bundle !== null);
     if (bundle !== undefined) return { file: bundle.path, line: 0 };
-    throw new ApiError(404, "None of the opened files holds a loadable snapshot line");
+    throw serverError("WD_ERR_NOT_FOUND", "None of the opened files holds a loadable snapshot line");
   }
 
   timeline(ref: SnapshotRef): Promise<T.TimelineResponse> {
@@ -384,15 +363,14 @@ export class LocalApi implements Api {
   slicePage(ref: SnapshotRef, sliceType: string, offset: number, limit: number): Promise<T.SlicePageResponse> {
     return this.#answer(() => {
       const slice = this.#snapshot(ref).snapshot.slices.find((candidate) => candidate.sliceType === sliceType);
-      if (slice === undefined) throw new ApiError(404, `Unknown slice type: ${sliceType}`);
+      if (slice === undefined) throw serverError("WD_ERR_NOT_FOUND", `Unknown slice type: ${sliceType}`);
       return slicePage(slice, { offset, limit });
     });
   }
 
   filesystemMeta(ref: SnapshotRef): Promise<T.FilesystemMetaResponse> {
     return this.#answer(async () => {
-      const { source, manifest, archiveName, error } = await this.#workspace(ref);
-      return filesystemMetaView({ source, archive: archiveName, manifest: source === null ? null : (manifest?.() ?? null), error });
+      return workspaceMetaView(await this.#workspace(ref));
     });
   }
 
@@ -401,19 +379,19 @@ export class LocalApi implements Api {
       const workspace = await this.#workspace(ref);
       const entries = workspace.source === null ? [] : await workspace.source.list();
       const baseRef = base === "none" ? null : base === "previous" ? this.#previous(ref) : base;
-      if (baseRef === null) return { source: workspace.source?.kind ?? null, archive: workspace.archiveName, base: null, root: buildFileTree(entries) };
+      if (baseRef === null) return { source: workspace.source?.kind ?? null, archive: workspace.archive, base: null, root: buildFileTree(entries) };
       const baseWorkspace = await this.#workspace(baseRef);
       const baseEntries = baseWorkspace.source === null ? [] : await baseWorkspace.source.list();
       const diff = diffFileLists({ kind: baseWorkspace.source?.kind ?? null, entries: baseEntries }, { kind: workspace.source?.kind ?? null, entries });
       const deletedSizes = new Map(baseEntries.map((entry) => [entry.path, entry.size]));
-      return { source: workspace.source?.kind ?? null, archive: workspace.archiveName, base: { file: baseRef.file, line_number: baseRef.line }, root: buildFileTree(entries, diff.diff, deletedSizes) };
+      return { source: workspace.source?.kind ?? null, archive: workspace.archive, base: { file: baseRef.file, line_number: baseRef.line }, root: buildFileTree(entries, diff.diff, deletedSizes) };
     });
   }
 
   fileContent(ref: SnapshotRef, path: string, range: { offset?: number; limit?: number } = {}): Promise<T.FileContentResponse> {
     return this.#answer(async () => {
       const workspace = await this.#workspace(ref);
-      if (workspace.source === null) throw new ApiError(404, `No filesystem for line ${ref.line} of ${ref.file}`);
+      if (workspace.source === null) throw serverError("WD_ERR_NOT_FOUND", `No filesystem for line ${ref.line} of ${ref.file}`);
       const bytes = await workspace.source.read(path, MAX_VIEW_BYTES);
       return fileContent(path, bytes, { offset: range.offset ?? 0, limit: range.limit ?? null });
     });
@@ -479,7 +457,7 @@ export class LocalApi implements Api {
   async toolCallDiff(ref: SnapshotRef): Promise<T.ToolCallFileDiffResponse> {
     // Opened files come without the undo store that lies next to a served session file, so
     // timelines here have no `changes` and nothing asks for this.
-    throw new ApiError(404, `No undo store for ${ref.file}: files opened in the page have none`);
+    throw serverError("WD_ERR_NOT_FOUND", `No undo store for ${ref.file}: files opened in the page have none`);
   }
 
   subscribe(): () => void {

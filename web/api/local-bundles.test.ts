@@ -123,9 +123,9 @@ describe("LocalApi opens debug bundles like the server", () => {
     const local = LocalApi.open([{ path: "traversal.zip", bytes }], dir);
     const files = await local.files();
     expect(files.files).toMatchObject([{ path: "traversal.zip", status: "error", error: expect.stringContaining("..") }]);
-    await expect(local.bundles.summary("traversal.zip")).rejects.toMatchObject({ status: 422 });
+    await expect(local.bundles.summary("traversal.zip")).rejects.toMatchObject({ status: 422, code: "E_ARCHIVE_ENTRY" });
     expect((await local.runs()).runs).toMatchObject([{ source: { kind: "bundle", path: "traversal.zip" }, state: "error", problem: expect.stringContaining("..") }]);
-    await expect(local.bundles.summary("other.zip")).rejects.toMatchObject({ status: 404 });
+    await expect(local.bundles.summary("other.zip")).rejects.toMatchObject({ status: 404, code: "WD_ERR_NOT_FOUND" });
   });
 });
 

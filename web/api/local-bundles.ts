@@ -9,9 +9,9 @@ import type { BundleSummaryView } from "../../shared/debug-bundle/index.js";
 import { BUNDLE_MEMBERS, looksLikeDebugBundle } from "../../shared/debug-bundle/layout.js";
 import type { SnapshotMetaView } from "../../shared/viewer/types.js";
 import type * as T from "../../server/schemas/types.js";
-import { ApiError } from "./api.js";
+import type { ApiError } from "./api.js";
 import type { BundleApi, BundleMemberKind, BundleSearchParams, LogsParams, TranscriptParams } from "./bundle-api.js";
-import { answer } from "./local-answer.js";
+import { answer, serverError } from "./local-answer.js";
 import { openLocalArchive } from "./local-archive.js";
 
 /** True when dropped bytes are a debug bundle (its first entry lies under `debug_bundle/`). */
@@ -35,8 +35,8 @@ export interface LocalBundleSource {
   defaultMeta(path: string): SnapshotMetaView | null;
   /** When each file was last modified (ISO-8601), for `list()`. */
   modifiedAt(path: string): string;
-  /** Why a bundle did not open, or null. */
-  failure(path: string): string | null;
+  /** Why a bundle did not open (the error answered for it), or null. */
+  failure(path: string): ApiError | null;
 }
 
 const ms = (iso: string | undefined): number | undefined => (iso === undefined ? undefined : Date.parse(iso));
@@ -58,7 +58,7 @@ export class LocalBundleApi implements BundleApi {
     const bundle = this.files.bundles().get(file);
     if (bundle !== undefined) return bundle;
     const failure = this.files.failure(file);
-    throw failure === null ? new ApiError(404, `Unknown debug bundle: ${file}`) : new ApiError(422, failure);
+    throw failure ?? serverError("WD_ERR_NOT_FOUND", `Unknown debug bundle: ${file}`);
   }
 
   async #summaries(): Promise<BundleSummaryView[]> {
@@ -134,7 +134,7 @@ export class LocalBundleApi implements BundleApi {
   memberFile(file: string, member: string): Promise<T.BundleFileResponse> {
     return answer(async () => {
       const bundle = await this.#bundle(file);
-      if (!bundle.has(member)) throw new ApiError(404, `Artifact not found: ${member}`);
+      if (!bundle.has(member)) throw serverError("WD_ERR_NOT_FOUND", `Artifact not found: ${member}`);
       return bundle.fileView(member);
     });
   }
@@ -147,7 +147,7 @@ export class LocalBundleApi implements BundleApi {
     return answer(async () => {
       const targetBundle = await this.#bundle(target);
       const baseFile = base ?? previousRun(await this.#summaries(), target);
-      if (baseFile === null) throw new ApiError(400, `${target} has no earlier bundle in its request to compare with: give base_file`);
+      if (baseFile === null) throw serverError("WD_ERR_BAD_REQUEST", `${target} has no earlier bundle in its request to compare with: give base_file`);
       return compareBundles(await this.#bundle(baseFile), targetBundle);
     });
   }
@@ -158,7 +158,7 @@ export class LocalBundleApi implements BundleApi {
       let bundles = [...this.files.bundles().values()];
       const within = params.within ?? "all";
       if (within !== "all") {
-        if (params.file === undefined) throw new ApiError(404, "No debug bundle is selected");
+        if (params.file === undefined) throw serverError("WD_ERR_NOT_FOUND", "No debug bundle is selected");
         const selected = await this.#bundle(params.file);
         const members = within === "bundle" ? new Set([selected.path]) : sameRequest(await this.#summaries(), selected.path);
         bundles = bundles.filter((bundle) => members.has(bundle.path));

@@ -56,6 +56,7 @@ import {
 } from "../../errors.js";
 import type { FileSink } from "../driver.js";
 import { displayPath } from "../paths.js";
+import { processAlive } from "../process-alive.js";
 import {
   CREATE_FLAGS,
   type DirHandle,
@@ -170,16 +171,6 @@ function rootInfo(root: string, options: TreeApplyOptions): RootInfo {
 }
 
 const journalPath = (info: RootInfo): string => path.join(info.stateDir, `${info.key}.journal`);
-
-function pidAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return errnoCode(error) === "EPERM";
-  }
-}
 
 /** Keys of applies running in this process (a second concurrent apply on a root is refused). */
 const activeApplies = new Set<string>();
@@ -1169,7 +1160,7 @@ async function recoverWithInfo(info: RootInfo, options: TreeApplyOptions): Promi
   let rolledForward = false;
   const journal = readJournal(info);
   if (journal !== null) {
-    if (activeApplies.has(info.key) || (journal.pid !== process.pid && pidAlive(journal.pid))) throw busyError(info, journal.pid);
+    if (activeApplies.has(info.key) || (journal.pid !== process.pid && processAlive(journal.pid))) throw busyError(info, journal.pid);
     if (journal.rootDev !== info.dev || journal.rootIno !== info.ino) {
       throw new StorageIOError(undefined, `The interrupted tree change recorded in ${journalPath(info)} was for another directory at ${info.real}; move the journal away to continue`, {
         journal: journalPath(info),
@@ -1186,7 +1177,7 @@ async function recoverWithInfo(info: RootInfo, options: TreeApplyOptions): Promi
     if (!Number.isInteger(pid) || pid <= 0) return false;
     // Ours but no longer in use (an apply of this process failed after its commit), or a dead process's.
     if (pid === process.pid) return !name.includes("-probe-") && !liveStagings.has(name) && !activeApplies.has(info.key);
-    return !pidAlive(pid);
+    return !processAlive(pid);
   };
   let names: string[];
   try {
@@ -1212,7 +1203,7 @@ async function recoverWithInfo(info: RootInfo, options: TreeApplyOptions): Promi
   });
   removedStagings += removeDeadProbes(info, names, (probe) => {
     const pid = Number.parseInt(probe.slice(STAGING_PREFIX.length), 10);
-    return Number.isInteger(pid) && pid > 0 && pid !== process.pid && !pidAlive(pid);
+    return Number.isInteger(pid) && pid > 0 && pid !== process.pid && !processAlive(pid);
   });
   return { rolledForward, removedStagings };
 }

@@ -10,6 +10,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
+import { processAlive } from "../process-alive.js";
 import type { Podman } from "./podman-cli.js";
 
 type Resource = { readonly kind: "container"; readonly id: string; readonly podman: Podman } | { readonly kind: "path"; readonly path: string };
@@ -42,12 +43,7 @@ export function ownerAlive(tag: string): boolean {
   const pid = Number(tag.slice(colon + 1));
   if (colon <= 0 || !Number.isInteger(pid) || pid <= 0) return true;
   if (tag.slice(0, colon) !== ownerTag().slice(0, ownerTag().lastIndexOf(":"))) return false; // another boot
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as { code?: unknown }).code === "EPERM";
-  }
+  return processAlive(pid);
 }
 
 function cleanupAllSync(): void {

@@ -57,6 +57,7 @@ export function podmanSandboxTarget(seedInto: (fs: Filesystem, seed: Seed | unde
         if (seedDir !== null) await writeSeedToHost(seedDir, options.seed ?? {});
         const sandbox = await PodmanSandbox.create({
           mounts: seedDir === null ? [] : [{ hostPath: seedDir }],
+          allowedHostRoots: seedDir === null ? [] : [seedDir],
           filesystem: {
             mountPoint: options.mountPoint ?? null,
             durable: false,

@@ -11,6 +11,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
+import { processAlive } from "../../process-alive.js";
 import type { FilesystemSnapshot } from "../../snapshot-contract.js";
 import { FORCED_ATTRIBUTES, GitCommandError, GitProcess, WINK_SUBDIR } from "./git-process.js";
 
@@ -200,30 +201,5 @@ export class GitSnapshotRepo {
     } catch {
       // the directory itself is gone; nothing to tidy
     }
-  }
-}
-
-const PROC_STAT_WORKS = existsSync("/proc/self/stat");
-
-/** The process's state letter from /proc (R, S, Z…), "" when it does not exist, null when /proc cannot tell. */
-function procState(pid: number): string | null {
-  if (!PROC_STAT_WORKS) return null;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    return stat.charAt(stat.lastIndexOf(")") + 2);
-  } catch (error) {
-    return (error as { code?: unknown }).code === "ENOENT" ? "" : null;
-  }
-}
-
-function processAlive(pid: number): boolean {
-  const state = procState(pid);
-  // A killed writer can linger as a zombie until its new parent reaps it; it holds nothing.
-  if (state !== null) return state !== "" && state !== "Z" && state !== "X";
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as { code?: unknown }).code === "EPERM";
   }
 }
