@@ -7,7 +7,7 @@
 import type { ReactNode } from "react";
 import type { BundleCompareResponse } from "../../api/bundle-api.js";
 import { ErrorState, Spinner } from "../../components/feedback.js";
-import { formatDuration } from "../../components/format.js";
+import { formatCount, formatDuration } from "../../components/format.js";
 import { Link } from "../../components/Link.js";
 import { useBundleCompare } from "../../queries/hooks.js";
 import { compareBundlesPatch, runLabel } from "./bundle-links.js";
@@ -19,14 +19,14 @@ type Metric = BundleCompareResponse["metrics"][number];
 
 function value(metric: Metric, side: number | null): string {
   if (side === null) return "—";
-  return metric.metric.endsWith("duration_ms") || metric.metric.endsWith("latency_ms") ? formatDuration(side) : side.toLocaleString("en-US");
+  return metric.metric.endsWith("duration_ms") || metric.metric.endsWith("latency_ms") ? formatDuration(side) : formatCount(side);
 }
 
 function delta(metric: Metric): string {
   if (metric.delta === null || metric.delta === 0) return metric.delta === 0 ? "=" : "";
   const sign = metric.delta > 0 ? "+" : "−";
   const size = Math.abs(metric.delta);
-  return `${sign}${metric.metric.endsWith("_ms") ? formatDuration(size) : size.toLocaleString("en-US")}`;
+  return `${sign}${metric.metric.endsWith("_ms") ? formatDuration(size) : formatCount(size)}`;
 }
 
 function MetricRow({ metric }: { metric: Metric }) {

@@ -10,6 +10,7 @@ import type { ReactNode } from "react";
 import { ErrorState, Spinner } from "../../components/feedback.js";
 import type { FacetFilter } from "../../state/view-state.js";
 import { facetState, withFacet } from "./facet-filters.js";
+import { formatCount } from "../../components/format.js";
 
 const SHOWN = 8;
 
@@ -52,7 +53,7 @@ export function FacetList({ facet, title, values, filters, onChange, display = (
                 <span className="facet-name" title={value.name}>
                   {display(value.name)}
                 </span>
-                <span className="facet-count">{value.count.toLocaleString("en-US")}</span>
+                <span className="facet-count">{formatCount(value.count)}</span>
               </button>
               <button
                 type="button"

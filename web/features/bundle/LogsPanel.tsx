@@ -12,7 +12,7 @@ import { memo, useEffect, useMemo, useRef, useState } from "react";
 import type { LogEntryResponse, LogsParams } from "../../api/bundle-api.js";
 import { useApi } from "../../api/context.js";
 import { EmptyState, ErrorState, Kbd, Spinner } from "../../components/feedback.js";
-import { formatTimestamp, plural } from "../../components/format.js";
+import { formatCount, formatTimestamp, plural } from "../../components/format.js";
 import { Icon } from "../../components/Icon.js";
 import { useLogFacets, useLogs } from "../../queries/hooks.js";
 import { BUNDLE_PAGE_SIZE, logsQuery } from "../../queries/options.js";
@@ -146,7 +146,7 @@ export function LogsPanel({ file, filters, search, entry, time }: LogsPanelProps
           <div className="panel-title-row">
             <h2>Logs</h2>
             <span className="count-chip" data-testid="logs-count">
-              {first.data === undefined ? "…" : filters.length > 0 || params.search !== undefined ? `${total.toLocaleString("en-US")} of ${plural(head.data?.total ?? 0, "record")}` : plural(total, "record")}
+              {first.data === undefined ? "…" : filters.length > 0 || params.search !== undefined ? `${formatCount(total)} of ${plural(head.data?.total ?? 0, "record")}` : plural(total, "record")}
             </span>
             {firstTime !== null ? <span className="muted small mono">from {formatTimestamp(firstTime)}</span> : null}
             {filters.length > 0 ? (

@@ -8,7 +8,7 @@
 import type { ReactNode } from "react";
 import type { BundleMemberKind, BundleSummaryResponse } from "../../api/bundle-api.js";
 import { EmptyState, ErrorState, Spinner } from "../../components/feedback.js";
-import { formatBytes, formatDuration, formatTimestamp, plural } from "../../components/format.js";
+import { formatBytes, formatCount, formatDuration, formatTimestamp, plural } from "../../components/format.js";
 import { Fact } from "../../components/Fact.js";
 import { Icon } from "../../components/Icon.js";
 import { useBundleIntegrity, useBundleMember, useBundleMembers, useBundleRequest, useBundleSummary } from "../../queries/hooks.js";
@@ -88,7 +88,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 const numberOf = (value: unknown): number | null => (typeof value === "number" && Number.isFinite(value) ? value : typeof value === "bigint" ? Number(value) : null);
 const count = (value: unknown): string => {
   const number = numberOf(value);
-  return number === null ? "—" : number.toLocaleString("en-US");
+  return number === null ? "—" : formatCount(number);
 };
 
 export function RequestPanel({ file }: { file: string }) {

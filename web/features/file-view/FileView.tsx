@@ -8,7 +8,7 @@ import type { SnapshotRef } from "../../api/api.js";
 import { useApi } from "../../api/context.js";
 import { copyText } from "../../components/clipboard.js";
 import { EmptyState, ErrorState, Spinner, errorMessage } from "../../components/feedback.js";
-import { formatBytes } from "../../components/format.js";
+import { formatBytes, formatCount } from "../../components/format.js";
 import { Icon } from "../../components/Icon.js";
 import { languageName } from "../../editor/languages.js";
 import { useFileContent } from "../../queries/hooks.js";
@@ -42,7 +42,7 @@ export function FileView({ snapshot, path, line, change, canCompare }: FileViewP
       </div>
       <div className="file-facts muted small">
         {data !== undefined ? formatBytes(data.size_bytes) : null}
-        {data?.type === "text" && data.total_lines !== null ? ` · ${data.total_lines.toLocaleString("en-US")} lines` : null}
+        {data?.type === "text" && data.total_lines !== null ? ` · ${formatCount(data.total_lines)} lines` : null}
         {languageName(path) !== null ? ` · ${languageName(path)}` : null}
         {change !== null ? <span className={`change-badge badge-${change}`}>{change}</span> : null}
       </div>

@@ -8,7 +8,7 @@
 import { Suspense, lazy, useEffect, useRef } from "react";
 import type { RunFailureResponse, RunResponse, RunSessionResponse } from "../../api/api.js";
 import { EmptyState, ErrorState, Kbd, Spinner } from "../../components/feedback.js";
-import { formatDuration, formatTimestamp, plural, shortId } from "../../components/format.js";
+import { formatCount, formatDuration, formatTimestamp, plural, shortId } from "../../components/format.js";
 import { Fact } from "../../components/Fact.js";
 import { Icon } from "../../components/Icon.js";
 import { Link } from "../../components/Link.js";
@@ -51,9 +51,9 @@ function RunBody({ run }: { run: RunResponse }) {
           <Fact label="Duration" value={run.stats.duration_ms === null ? "—" : formatDuration(run.stats.duration_ms)} />
           <Fact label="Sessions" value={String(run.session_count)} />
           <Fact label="Turns" value={String(root?.turns.length ?? 0)} />
-          <Fact label="Tool calls" value={run.stats.tool_calls.toLocaleString("en-US")} />
+          <Fact label="Tool calls" value={formatCount(run.stats.tool_calls)} />
           <Fact label="Failed calls" value={String(run.stats.failed_calls)} danger={run.stats.failed_calls > 0} />
-          <Fact label="Events" value={run.stats.events.toLocaleString("en-US")} />
+          <Fact label="Events" value={formatCount(run.stats.events)} />
         </dl>
         {run.error !== null ? (
           <div className="run-error" role="alert" data-testid="run-error">

@@ -8,7 +8,7 @@
 import { useEffect, useState } from "react";
 import type { RunFilter, RunListResponse, RunSessionResponse, RunSummaryResponse, SnapshotRef } from "../../api/api.js";
 import { EmptyState, ErrorState, Spinner, storeHint } from "../../components/feedback.js";
-import { formatDuration, formatTimestamp, plural, shortId } from "../../components/format.js";
+import { formatCount, formatDuration, formatTimestamp, plural, shortId } from "../../components/format.js";
 import { Icon } from "../../components/Icon.js";
 import { Link } from "../../components/Link.js";
 import { useRun, useRunPages } from "../../queries/hooks.js";
@@ -29,7 +29,7 @@ const NO_FILTER: RunFilter = { q: "", since: "", until: "" };
 
 /** "12 runs", or "3 of 12 runs" while a filter hides some. */
 function countText(first: RunListResponse, filtered: boolean): string {
-  return filtered ? `${first.matched.toLocaleString()} of ${plural(first.total, "run")}` : plural(first.total, "run");
+  return filtered ? `${formatCount(first.matched)} of ${plural(first.total, "run")}` : plural(first.total, "run");
 }
 
 export function RunsPanel({ selected, currentFile }: { selected: SnapshotRef | null; currentFile: string | null }) {
@@ -84,7 +84,7 @@ export function RunsPanel({ selected, currentFile }: { selected: SnapshotRef | n
           {runs.hasNextPage ? (
             <li className="pad">
               <button type="button" className="btn btn-small" onClick={() => void runs.fetchNextPage()} disabled={runs.isFetchingNextPage} data-testid="more-runs">
-                {runs.isFetchingNextPage ? "Loading…" : `Show ${Math.min(left, pages[pages.length - 1]?.runs.length ?? left).toLocaleString()} more (${left.toLocaleString()} left)`}
+                {runs.isFetchingNextPage ? "Loading…" : `Show ${formatCount(Math.min(left, pages[pages.length - 1]?.runs.length ?? left))} more (${formatCount(left)} left)`}
               </button>
             </li>
           ) : null}

@@ -12,7 +12,7 @@ import type { SnapshotMetaResponse, SnapshotRef } from "../../api/api.js";
 import { useApi } from "../../api/context.js";
 import { copyText } from "../../components/clipboard.js";
 import { EmptyState, ErrorState, Kbd, Spinner, errorMessage } from "../../components/feedback.js";
-import { formatTimestamp, plural } from "../../components/format.js";
+import { formatCount, formatTimestamp, plural } from "../../components/format.js";
 import { Icon } from "../../components/Icon.js";
 import { Modal } from "../../components/Modal.js";
 import { SLICE_PAGE_SIZE, slicePageQuery } from "../../queries/options.js";
@@ -170,7 +170,7 @@ function SliceItems({ snapshot, slice, focusItem }: { snapshot: SnapshotRef; sli
     },
   });
 
-  const countLabel = filtering ? (allLoaded ? `${visible.length.toLocaleString("en-US")} of ${plural(total, "item")}` : `loading ${loadedPages}/${pageCount} pages…`) : plural(total, "item");
+  const countLabel = filtering ? (allLoaded ? `${formatCount(visible.length)} of ${plural(total, "item")}` : `loading ${loadedPages}/${pageCount} pages…`) : plural(total, "item");
 
   return (
     <section className="slice-view" aria-label={`Slice ${slice.display_name}`}>

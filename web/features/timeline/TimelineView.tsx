@@ -10,7 +10,7 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { RunSessionResponse, SnapshotRef, TimelineEventResponse, TimelineResponse, ToolCallChangesResponse } from "../../api/api.js";
 import { EmptyState, ErrorState, Kbd, Spinner } from "../../components/feedback.js";
-import { elapsedMs, formatDuration, formatOffset, formatTimestamp, plural, shortId } from "../../components/format.js";
+import { elapsedMs, formatCount, formatDuration, formatOffset, formatTimestamp, plural, shortId } from "../../components/format.js";
 import { Icon } from "../../components/Icon.js";
 import type { IconName } from "../../components/Icon.js";
 import { Link } from "../../components/Link.js";
@@ -161,10 +161,10 @@ function TimelineBody({ snapshot, timeline, session, childSessions, selectedEven
           <span className="stat-label">Turns</span> {timeline.turns.length}
         </span>
         <span className="stat">
-          <span className="stat-label">Events</span> {timeline.events.length.toLocaleString("en-US")}
+          <span className="stat-label">Events</span> {formatCount(timeline.events.length)}
         </span>
         <span className="stat">
-          <span className="stat-label">Tool calls</span> {timeline.tool_calls.total.toLocaleString("en-US")}
+          <span className="stat-label">Tool calls</span> {formatCount(timeline.tool_calls.total)}
           {timeline.tool_calls.failed > 0 ? <span className="status status-fail">{timeline.tool_calls.failed} failed</span> : null}
         </span>
         <span className="stat muted small">

@@ -1,0 +1,16 @@
+import { describe, expect, it } from "vitest";
+import { formatCount, plural } from "./format.js";
+
+describe("formatCount", () => {
+  it("writes counts with en-US grouping, as toLocaleString('en-US') does, integers without ICU", () => {
+    for (const n of [0, 1, 7, 999, 1000, 10_025, 100_000, 1_234_567, 9_007_199_254_740_991, -999, -1000, -45_000, -1_000_000, 12.5, 1234.5678, 2 ** 60]) {
+      expect(formatCount(n)).toBe(n.toLocaleString("en-US"));
+    }
+  });
+
+  it("plural uses it", () => {
+    expect(plural(1, "event")).toBe("1 event");
+    expect(plural(10_025, "event")).toBe("10,025 events");
+    expect(plural(2, "entry", "entries")).toBe("2 entries");
+  });
+});
