@@ -121,7 +121,7 @@ function LineErrors({ file, count }: { file: string; count: number }) {
 function FailuresCard({ run, byId }: { run: RunResponse; byId: ReadonlyMap<string, RunSessionResponse> }) {
   const file = run.source.path;
   return (
-    <section className="card failures-card" aria-labelledby="failures-heading" data-testid="failures">
+    <section className={`card failures-card${run.failures.length === 0 ? " is-clear" : ""}`} aria-labelledby="failures-heading" data-testid="failures">
       <header className="card-header">
         <h3 id="failures-heading">
           {run.failures.length === 0 ? "No failures" : `Failures`} {run.failures.length > 0 ? <span className="status status-fail">{run.failures.length}</span> : null}
