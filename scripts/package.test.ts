@@ -4,7 +4,7 @@
 // first (npm test builds); the registry is reached through npm's cache when it can.
 import { execFile, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -40,8 +40,8 @@ beforeAll(async () => {
 }, 300_000);
 
 /** Runs the installed `npx wink-debug DIR` on a loopback port while `use(url)` runs, then stops it. */
-async function serving(directory: string, use: (url: string) => Promise<void>): Promise<void> {
-  const child = spawn("npx", ["--no-install", "wink-debug", directory, "--port", "0"], { cwd: consumer(), stdio: ["ignore", "pipe", "pipe"], detached: true });
+async function serving(directory: string, use: (url: string) => Promise<void>, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const child = spawn("npx", ["--no-install", "wink-debug", directory, "--port", "0"], { cwd: consumer(), env, stdio: ["ignore", "pipe", "pipe"], detached: true });
   let output = "";
   child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -108,6 +108,23 @@ describe("npm pack", () => {
       const asset = await fetch(new URL(script ?? "/", url));
       expect([asset.status, asset.headers.get("content-type")]).toEqual([200, "text/javascript; charset=utf-8"]);
     });
+  }, 60_000);
+
+  it("answers /api/meta without loading what the server never uses: Node's HTTP/2 (Fastify requires it when it loads)", async () => {
+    const records = path.join(work, "loaded-modules");
+    await run("mkdir", [records]);
+    const probe = path.join(work, "loaded-modules.cjs");
+    // Each node process of `npx wink-debug` (npx's own too) records, as it exits, the built-in modules it loaded.
+    await writeFile(probe, `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(records)} + "/" + process.pid + ".json", JSON.stringify({ argv: process.argv, modules: process.moduleLoadList })));\n`);
+    await serving(path.join(WINK_FIXTURES, "fszip-pr633"), async (url) => expect((await fetch(`${url}api/meta`)).status).toBe(200), { ...process.env, NODE_OPTIONS: `--require ${probe}` });
+    let server: { argv: string[]; modules: string[] } | undefined;
+    for (let waited = 0; server === undefined && waited < 20_000; waited += 100) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const written = await Promise.all((await readdir(records)).map(async (name) => JSON.parse(await readFile(path.join(records, name), "utf8")) as { argv: string[]; modules: string[] }));
+      server = written.find((record) => /wink-debug|cli\.js$/.test(record.argv[1] ?? "") && !/npx/.test(record.argv[1] ?? ""));
+    }
+    expect(server?.modules).toContain("NativeModule http");
+    expect(server?.modules.filter((name) => /^NativeModule (internal\/)?http2/.test(name))).toEqual([]);
   }, 60_000);
 
   it("answers a huge line's /api/raw from its CPU worker thread (a module of its own in the package)", async () => {

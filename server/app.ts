@@ -39,7 +39,7 @@ import { hostCheck, upgradeVerdict } from "./plugins/host-check.js";
 import { jsonBody } from "./plugins/json-body.js";
 import { securityHeaders } from "./plugins/security-headers.js";
 import { spaFallback } from "./plugins/spa-fallback.js";
-import { strictJson } from "./plugins/strict-json.js";
+import { strictJson, strictJsonSerializerFactory } from "./plugins/strict-json.js";
 import { bundleRoutes } from "./routes/debug-bundles.js";
 import { diffRoutes } from "./routes/diffs.js";
 import { eventRoutes } from "./routes/events.js";
@@ -142,14 +142,16 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   }
   const { directory } = state;
 
+  const validators = requestValidatorFactory(options.onRequestSchema);
   const app = Fastify({
     logger: options.logger ?? { level: "error" },
     forceCloseConnections: true,
     return503OnClosing: true,
     bodyLimit: 64 * 1024,
     routerOptions: { maxParamLength: 4096 },
-    // Request validators are generated ahead of time (nothing is compiled at start-up).
-    schemaController: { compilersFactory: { buildValidator: requestValidatorFactory(options.onRequestSchema) } },
+    // Request validators are generated ahead of time (nothing is compiled at start-up), and
+    // answers are written by toStrictJson: neither Ajv nor fast-json-stringify is loaded.
+    schemaController: { compilersFactory: { buildValidator: validators.buildValidator, buildSerializer: strictJsonSerializerFactory } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const events = new EventStream();
@@ -199,6 +201,8 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   });
 
   app.addHook("onReady", async () => {
+    // Only a schema without a generated validator (run from source) loads Ajv.
+    await validators.loaded();
     watcher?.start();
     if (options.indexInBackground !== false) {
       void directory

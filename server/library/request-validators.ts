@@ -9,9 +9,9 @@
  * options, as dist/'s `../schemas/precompiled-validators.js` (made by
  * scripts/generate-validators.ts; a test fails when it no longer matches the schemas). A
  * schema missing from it (every schema, run from source) is compiled by Fastify's default
- * Ajv validator on first use.
+ * Ajv validator on first use. Ajv itself (~280 KB of the bundle, with fast-uri and its JTD
+ * compiler) is loaded only then: the built server never loads it.
  */
-import AjvCompiler from "@fastify/ajv-compiler";
 import type { ValidatorFactory } from "@fastify/ajv-compiler";
 import { PRECOMPILED_VALIDATORS } from "../schemas/precompiled-validators.js";
 
@@ -58,22 +58,45 @@ function lazyAjvValidator(compile: () => (route: RouteSchemaDefinition) => Valid
   return validate;
 }
 
+/** Fastify's `buildValidator` with a promise that settles once a fallback validator can compile. */
+export interface RequestValidatorFactory {
+  readonly buildValidator: ValidatorFactory;
+  /**
+   * Resolves when Fastify's default Ajv compiler, needed by a schema without a generated
+   * validator, has loaded (at once when none was needed). Await it before the first request
+   * (`buildApp` does, in an `onReady` hook).
+   */
+  loaded(): Promise<void>;
+}
+
 /**
  * Fastify's `schemaController.compilersFactory.buildValidator`: generated validators, else
  * Fastify's default one compiled on first use. `onSchema` hears of every request schema.
  */
-export function requestValidatorFactory(onSchema?: (notice: RequestSchemaNotice) => void): ValidatorFactory {
-  // The package's declarations describe the compiled function's signature differently from
-  // what it is called with (a route definition, as Fastify documents): type it as called.
-  const pool = AjvCompiler() as unknown as BuildValidator;
+export function requestValidatorFactory(onSchema?: (notice: RequestSchemaNotice) => void): RequestValidatorFactory {
+  let pool: BuildValidator | null = null;
+  let loading: Promise<void> | null = null;
+  // Loaded on the first schema that needs it: asynchronously (a bundled dynamic import is a
+  // lazy require), so validators compile only after `loaded()`.
+  const load = (): Promise<void> =>
+    (loading ??= import("@fastify/ajv-compiler").then((module) => {
+      // The package's declarations describe the compiled function's signature differently from
+      // what it is called with (a route definition, as Fastify documents): type it as called.
+      pool = module.default() as unknown as BuildValidator;
+    }));
   const factory: BuildValidator = (externalSchemas, options = {}) => {
     let compiler: ((route: RouteSchemaDefinition) => Validate) | null = null;
-    const compile = () => (compiler ??= pool(externalSchemas, options));
+    const compile = () => {
+      if (pool === null) throw new Error("request-validators: a validator was used before Fastify's Ajv compiler loaded (await loaded() first)");
+      return (compiler ??= pool(externalSchemas, options));
+    };
     return (route) => {
       const generated = PRECOMPILED_VALIDATORS.get(schemaKey(route.schema)) as Validate | undefined;
       onSchema?.({ ...route, precompiled: generated !== undefined });
-      return generated ?? lazyAjvValidator(compile, route);
+      if (generated !== undefined) return generated;
+      void load();
+      return lazyAjvValidator(compile, route);
     };
   };
-  return factory as unknown as ValidatorFactory;
+  return { buildValidator: factory as unknown as ValidatorFactory, loaded: () => loading ?? Promise.resolve() };
 }
