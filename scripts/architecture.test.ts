@@ -17,10 +17,8 @@ it("has no import that points up a layer", () => {
   expect(graph.upward).toEqual([]);
 });
 
-it("has no import circle but the one left in shared/remote", () => {
-  // random-access-reader.ts names the Source it reads from, source.ts opens readers: a
-  // reader-side interface would cut it (left while the remote wiring is under way).
-  expect(graph.circles).toEqual([["shared/remote/random-access-reader.ts", "shared/remote/source.ts"]]);
+it("has no import circle", () => {
+  expect(graph.circles).toEqual([]);
 });
 
 it("names every module only tests import *.test-support.ts (the suffix the build leaves out of dist/)", () => {
