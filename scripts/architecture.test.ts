@@ -1,8 +1,11 @@
 // The layers of docs/architecture.md hold: nothing imports from a layer above its own, and
-// no modules import each other round a loop (scripts/architecture.ts draws the graph).
+// no modules import each other round a loop (scripts/architecture.ts draws the graph), and
+// eslint refuses an import up a layer as it is written (the same table, scripts/layers.mjs).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { ESLint } from "eslint";
 import { expect, it } from "vitest";
 import { LAYERS, analyse } from "./architecture.js";
 
@@ -17,10 +20,8 @@ it("has no import that points up a layer", () => {
   expect(graph.upward).toEqual([]);
 });
 
-it("has no import circle but the one left in shared/remote", () => {
-  // random-access-reader.ts names the Source it reads from, source.ts opens readers: a
-  // reader-side interface would cut it (left while the remote wiring is under way).
-  expect(graph.circles).toEqual([["shared/remote/random-access-reader.ts", "shared/remote/source.ts"]]);
+it("has no import circle", () => {
+  expect(graph.circles).toEqual([]);
 });
 
 it("names every module only tests import *.test-support.ts (the suffix the build leaves out of dist/)", () => {
@@ -52,3 +53,22 @@ it("finds an upward import and a circle in a tree that has them", () => {
     rmSync(root, { recursive: true, force: true });
   }
 });
+
+it("fails lint on an import from a layer above, and on a Node built-in in browser-safe code", async () => {
+  const eslint = new ESLint({ cwd: path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..") });
+  const restricted = async (filePath: string, text: string) =>
+    (await eslint.lintText(text, { filePath }))[0]?.messages.filter((message) => message.ruleId === "no-restricted-imports").map((message) => message.message.replace(/^.* by a pattern\. /, "")) ?? [];
+  // core -> backends (protocol.ts is core, memory/ a backend), and server -> web.
+  expect(await restricted("shared/filesystem/protocol.ts", 'export { InMemoryFilesystem } from "./memory/in-memory-filesystem.js";\n')).toEqual([
+    "core may not import from backends, a layer above it (docs/architecture.md)",
+  ]);
+  expect(await restricted("shared/archive/manifest.ts", 'import type { Workspace } from "../workspace/workspace.js";\nexport type W = Workspace;\n')).toEqual([
+    "formats may not import from workspace, a layer above it (docs/architecture.md)",
+  ]);
+  expect(await restricted("server/app.ts", 'import { App } from "../web/app/App.js";\nexport const app = App;\n')).toEqual(["server may not import from web, a layer above it (docs/architecture.md)"]);
+  // Down a layer, or within one, is fine; tests may import anything.
+  expect(await restricted("shared/filesystem/memory/tree.ts", 'import { normalizePath } from "../paths.js";\nexport const n = normalizePath;\n')).toEqual([]);
+  expect(await restricted("shared/filesystem/protocol.test.ts", 'import { InMemoryFilesystem } from "./memory/in-memory-filesystem.js";\nexport const m = InMemoryFilesystem;\n')).toEqual([]);
+  // Browser safety holds beside the layer rule in the same modules.
+  expect(await restricted("shared/viewer/markdown.ts", 'import { readFileSync } from "node:fs";\nexport const r = readFileSync;\n')).toEqual(["browser-safe module: no Node built-ins"]);
+}, 60_000);

@@ -5,31 +5,17 @@
 //
 //   node --import tsx scripts/architecture.ts          the figures
 //   node --import tsx scripts/architecture.ts --json   the same as JSON
-// scripts/architecture.test.ts holds the tree to it: no import up a layer, no circle.
-import { readFileSync, readdirSync } from "node:fs";
+// scripts/architecture.test.ts holds the tree to it: no import up a layer, no circle. The layer
+// table is scripts/layers.mjs, which eslint.config.js also reads (no-restricted-imports).
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { LAYERS, isTest, layerOf, sourceFiles } from "./layers.mjs";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
-/** Layers, bottom first: a module may import from its own layer and those below. */
-export interface Layer {
-  readonly name: string;
-  readonly holds: string;
-  readonly match: (file: string) => boolean;
-}
-
-export const LAYERS: readonly Layer[] = [
-  { name: "core", holds: "protocol, paths, limits, errors, glob, streams, text, the snapshot contract", match: (f: string) => f === "shared/errors.ts" || (/^shared\/filesystem\/[^/]+\.ts$/.test(f) && !["shared/filesystem/driver-filesystem.ts", "shared/filesystem/index.ts"].includes(f)) },
-  { name: "formats", holds: "ZIP archives: reading, writing, the archive policy", match: (f: string) => f.startsWith("shared/archive/") },
-  { name: "backends", holds: "memory, host directory (with its native snapshots), Podman; the driver-backed Filesystem", match: (f: string) => /^shared\/filesystem\/(memory|host|podman)\//.test(f) || f === "shared/filesystem/driver-filesystem.ts" },
-  { name: "snapshots and sources", holds: "archive snapshots of any backend; remote byte sources", match: (f: string) => /^shared\/(snapshots|remote)\//.test(f) },
-  { name: "workspace", holds: "agent tools, undo, workspaces and sandboxes, session files, debug bundles, the viewer model", match: (f: string) => /^shared\/(tools|undo|workspace|session|debug-bundle|viewer)\//.test(f) },
-  { name: "conformance", holds: "the Filesystem conformance suite", match: (f: string) => f.startsWith("shared/filesystem/conformance/") },
-  { name: "library entry", holds: "shared/index.ts, shared/browser.ts, shared/filesystem/index.ts", match: (f: string) => /^shared\/[^/]+\.ts$/.test(f) || f === "shared/filesystem/index.ts" },
-  { name: "server", holds: "Fastify app, routes, CLI", match: (f: string) => f.startsWith("server/") },
-  { name: "web", holds: "React app", match: (f: string) => f.startsWith("web/") },
-];
+export { LAYERS, isTest } from "./layers.mjs";
+export type { Layer } from "./layers.mjs";
 
 /**
  * Modules loaded from outside the graph (package entry points, the build), so tests may be
@@ -41,16 +27,6 @@ export const ENTRY_POINTS: ReadonlySet<string> = new Set([
   "shared/filesystem/conformance/index.ts", // wink-debug/conformance
   "server/schemas/index.ts", // the HTTP contract in one import
 ]);
-
-export const isTest = (file: string): boolean => /\.(test|spec|bench)\.(ts|tsx|mts)$/.test(file) || /test-support|\.data\.ts$|\/fixtures\//.test(file);
-
-function sources(root: string, dir: string): string[] {
-  return readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {
-    const rel = `${dir}/${entry.name}`;
-    if (entry.isDirectory()) return ["node_modules", "__snapshots__"].includes(entry.name) ? [] : sources(root, rel);
-    return /\.(ts|tsx|mts)$/.test(entry.name) && !entry.name.endsWith(".d.ts") ? [rel] : [];
-  });
-}
 
 function resolveImport(from: string, spec: string, known: ReadonlySet<string>): string | null {
   if (!spec.startsWith(".")) return null;
@@ -75,9 +51,8 @@ export interface Architecture {
 
 /** The graph of the tree at `root` (the repository by default). */
 export function analyse(root: string = repoRoot): Architecture {
-  const files = ["shared", "server", "web"].flatMap((dir) => sources(root, dir));
+  const files = ["shared", "server", "web"].flatMap((dir) => sourceFiles(root, dir));
   const known = new Set(files);
-  const layerOf = (file: string): number => LAYERS.findIndex((layer) => layer.match(file));
   const lines: Record<string, { source: number; tests: number }> = {};
   const edges = new Map<string, Set<string>>();
   for (const file of files) {

@@ -1,22 +1,22 @@
 /**
- * The browser-safe part of the public API (every name here is also exported by index.ts):
- * errors, paths and globs, archive entry rules, session file parsing, snapshot diffs and
- * search, debug bundles. Type-checked without Node types (web/tsconfig.json), so a Node
- * import here fails the build.
+ * The browser-safe part of the public API (every name here, type or value, is also exported
+ * by index.ts): errors, paths and globs, archive entry rules, session file parsing, snapshot
+ * diffs and search, debug bundles. Type-checked without Node types (web/tsconfig.json), so a
+ * Node import here fails the build.
  */
 export { ArchiveError, BackendUnavailableError, DirectoryNotEmptyError, ERROR_CODES, FileExistsError, FileNotFoundError, FilesystemError, InvalidArgumentError, IsADirectoryError, NoSpaceError, NotADirectoryError, OperationTimeoutError, PermissionDeniedError, SessionLoadError, SnapshotCreationError, SnapshotError, SnapshotIncompatibleError, SnapshotNotFoundError, SnapshotRestoreError, SourceError, StorageIOError, SymlinkLoopError, WinkError, hasErrorCode } from "./errors.js";
-export type * from "./errors.js";
+export type { ArchiveErrorCode, ErrorCode, ErrorData, SerializedError, SnapshotErrorCode, SourceErrorCode } from "./errors.js";
 export { isWithin, joinPath, normalizePath, validatePath } from "./filesystem/paths.js";
-export type * from "./filesystem/paths.js";
+export type { PathLimits, ResolveOptions } from "./filesystem/paths.js";
 export { GLOB_SYNTAXES, globMatcher } from "./filesystem/glob.js";
-export type * from "./filesystem/glob.js";
+export type { GlobMatcher, GlobSyntax } from "./filesystem/glob.js";
 export { DEFAULT_ARCHIVE_LIMITS, FILES_PREFIX, MANIFEST_NAME, MANIFEST_VERSION, WINK_METADATA_NAME, diffArchives, parseManifest, validateEntryName } from "./archive/browser.js";
-export type * from "./archive/browser.js";
+export type { ArchiveFileList, ArchiveLimits, ArchiveManifest, EntryName, EntryNameLimits, ManifestFileRecord } from "./archive/browser.js";
 export { DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_LINE_BYTES, FILESYSTEM_SNAPSHOT_REF_TYPE, LazyJsonArray, SNAPSHOT_SCHEMA_VERSION, Session, buildSessionTree, dumpsPython, extractVirtualFiles, findFilesystemSnapshotRef, parseJsonLinesText, parsePythonJson, parsePythonJsonLossless, parseSessionText, pythonIsoTimestamp, strictJsonChunks, toStrictJson } from "./session/browser.js";
-export type * from "./session/browser.js";
+export type { DumpsPythonOptions, FilesystemSnapshotRefInfo, JsonArray, JsonLineRecord, JsonLineResult, JsonLinesContents, JsonObject, JsonValue, PythonJsonParseOptions, SessionFileContents, SessionLineError, SessionLineErrorKind, SessionOptions, SessionReadOptions, SessionSlice, SessionSnapshot, SessionTree, SessionTreeInput, SessionTreeNode, SliceHeader, SliceKind, SliceWriteOptions, SnapshotEnvelope, SnapshotLineResult, StrictJsonChunkOptions, StrictJsonOptions, VirtualFile } from "./session/browser.js";
 export { buildTimeline, diffText, diffWorkspaces, searchSnapshot } from "./viewer/index.js";
-export type * from "./viewer/index.js";
+export type { BrowseView, ChangeKind, DiffEngine, DiffStatView, EntryView, ErrorBodyView, FileChangeStatus, FileChangeView, FileContentView, FileDiffView, FileListView, FileSource, FileStatView, FileStream, FileTreeEntryView, FileTreeNodeView, FilesDiffView, FilesystemMetaView, FilesystemSourceKind, HunkView, LineErrorView, RenameDetectionView, RunErrorView, RunFailureView, RunListView, RunPanelView, RunSearchGroupView, RunSearchSkippedFileView, RunSearchView, RunSessionView, RunSnapshotView, RunSourceKind, RunSourceView, RunSpawnView, RunStatsView, RunStoreView, RunSummaryView, RunView, SearchHitView, SearchOptions, SearchSkippedFileView, SearchView, SessionFileView, SessionNodeView, SliceChangeStatus, SliceChangeView, SliceDiffView, SliceItemChangeView, SliceKindView, SlicePageView, SliceSummaryView, SnapshotDiffView, SnapshotFileView, SnapshotMetaView, SnapshotRefView, TextDiffOptions, TextDiffResult, TimelineArgumentView, TimelineChangesView, TimelineErrorSource, TimelineErrorView, TimelineEventKind, TimelineEventView, TimelineInput, TimelineView, ToolCallAfterSource, ToolCallChangeKind, ToolCallChangesView, ToolCallFileDiffView, ToolCallFileView, ToolCallSideView, ToolStatsView, TurnSourceView, TurnView, UndoPathKindView } from "./viewer/index.js";
 export { BUNDLE_MEMBERS, DEFAULT_DEBUG_BUNDLE_LIMITS, DebugBundle, compareBundles, groupBundles, looksLikeDebugBundle, parseBundleManifest, searchBundles } from "./debug-bundle/index.js";
-export type * from "./debug-bundle/index.js";
+export type { BundleCompareView, BundleErrorView, BundleFileView, BundleGroupView, BundleIntegrityView, BundleListItemView, BundleManifest, BundleMemberName, BundleMetaView, BundleRequestView, BundleSearchHitView, BundleSearchOptions, BundleSearchScope, BundleSearchView, BundleSession, BundleSessionEntry, BundleSessionLineView, BundleStatus, BundleSummaryView, DebugBundleLimits, EnvironmentView, FacetCountView, LogEntryView, LogFacetsView, LogPageView, LogQuery, MetricComparisonView, OpenDebugBundleOptions, ParsedBundleManifest, TranscriptEntryView, TranscriptFacetsView, TranscriptPageView, TranscriptQuery } from "./debug-bundle/index.js";
 export { readToolCallChanges } from "./undo/browser.js";
-export type * from "./undo/browser.js";
+export type { BodyLoader, FileChangeKind, FileSide, ReadToolCallChangesOptions, ToolCallChanges, ToolCallChangesResult, ToolCallFileChange, UndoEntry, UndoManifest, UndoPathState, UndoSnapshotKind } from "./undo/browser.js";

@@ -1,14 +1,11 @@
 /**
- * Pieces every route shares: the error body, the snapshot selector and pagination.
+ * Pieces every route shares: the error responses, the snapshot selector. The response
+ * shapes themselves live in the library (`shared/viewer/schemas/`).
  */
 import { Type } from "typebox";
+import { ErrorBody } from "../../shared/viewer/schemas/common.js";
 
-/**
- * Every error: `{"detail": "...", "code": "..."}` with a 4xx status, or a 5xx when a remote
- * store failed (`E_SOURCE_*`: 502, 503, 504); any other 500 is a bug. `code` is the stable
- * code of docs/api.md and docs/errors.md (absent for Fastify's own validation errors).
- */
-export const ErrorBody = Type.Object({ detail: Type.String(), code: Type.Optional(Type.String()) }, { $id: "ErrorBody" });
+export { ErrorBody, SliceKind, SnapshotRef, Tags } from "../../shared/viewer/schemas/common.js";
 
 /** Error responses every route may give. */
 export const errorResponses = { 400: ErrorBody, 403: ErrorBody, 404: ErrorBody, 415: ErrorBody, 422: ErrorBody, 500: ErrorBody } as const;
@@ -24,14 +21,3 @@ export const selectorProperties = {
 };
 
 export const SelectorQuery = Type.Object(selectorProperties, { additionalProperties: false });
-
-export const Tags = Type.Record(Type.String(), Type.String());
-
-export const SliceKind = Type.Union([Type.Literal("state"), Type.Literal("event")]);
-
-export const SnapshotRef = Type.Object({
-  file: Type.String(),
-  line_number: Type.Integer(),
-  session_id: Type.String(),
-  created_at: Type.String(),
-});

@@ -1,40 +1,12 @@
 /**
- * A snapshot's workspace: summary, flat tree (the seed's shape), nested tree with change
- * badges, one file as data, one file as a download.
+ * A snapshot's workspace: the request schemas of its routes (summary, flat tree, nested tree
+ * with change badges, one file as data, one file as a download). The responses' shapes are
+ * the library's (`shared/viewer/schemas/filesystem.ts`).
  */
 import { Type } from "typebox";
 import { selectorProperties } from "./common.js";
 
-export const SourceKind = Type.Union([Type.Literal("archive"), Type.Literal("virtual_filesystem")]);
-export const ChangeKind = Type.Union([Type.Literal("added"), Type.Literal("modified"), Type.Literal("deleted")]);
-
-export const FilesystemMeta = Type.Object({
-  has_archive: Type.Boolean(),
-  source: Type.Union([SourceKind, Type.Null()]),
-  archive: Type.Union([Type.String(), Type.Null()]),
-  manifest: Type.Unknown(),
-  file_count: Type.Integer(),
-  total_bytes: Type.Integer(),
-  error: Type.Union([Type.String(), Type.Null()]),
-});
-
-export const FileTreeEntry = Type.Object({ path: Type.String(), size_bytes: Type.Integer() });
-export const FileTree = Type.Array(FileTreeEntry);
-
-export const FileTreeNode = Type.Cyclic(
-  {
-    FileTreeNode: Type.Object({
-      name: Type.String(),
-      path: Type.String(),
-      type: Type.Union([Type.Literal("file"), Type.Literal("directory")]),
-      size_bytes: Type.Integer(),
-      change: Type.Union([ChangeKind, Type.Null()]),
-      changed_count: Type.Integer(),
-      children: Type.Optional(Type.Array(Type.Ref("FileTreeNode"))),
-    }),
-  },
-  "FileTreeNode",
-);
+export { Browse, ChangeKind, FileContent, FileTree, FileTreeEntry, FileTreeNode, FilesystemMeta, FilesystemSourceKind as SourceKind } from "../../shared/viewer/schemas/filesystem.js";
 
 export const BrowseQuery = Type.Object(
   {
@@ -46,14 +18,6 @@ export const BrowseQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-
-export const Browse = Type.Object({
-  source: Type.Union([SourceKind, Type.Null()]),
-  archive: Type.Union([Type.String(), Type.Null()]),
-  /** The snapshot the badges compare against, or null. */
-  base: Type.Union([Type.Object({ file: Type.String(), line_number: Type.Integer() }), Type.Null()]),
-  root: FileTreeNode,
-});
 
 export const FileQuery = Type.Object(
   {
@@ -71,19 +35,6 @@ export const FileWildcardQuery = Type.Object(
   { ...selectorProperties, offset: Type.Optional(Type.Integer({ minimum: 0 })), limit: Type.Optional(Type.Integer({ minimum: 0 })) },
   { additionalProperties: false },
 );
-
-export const FileContent = Type.Object({
-  path: Type.String(),
-  size_bytes: Type.Integer(),
-  type: Type.Union([Type.Literal("text"), Type.Literal("image"), Type.Literal("binary")]),
-  mime_type: Type.Union([Type.String(), Type.Null()]),
-  content: Type.Union([Type.String(), Type.Null()]),
-  encoding: Type.Union([Type.Literal("utf-8"), Type.Literal("base64"), Type.Null()]),
-  offset: Type.Integer(),
-  limit: Type.Union([Type.Integer(), Type.Null()]),
-  total_lines: Type.Union([Type.Integer(), Type.Null()]),
-  truncated: Type.Boolean(),
-});
 
 export const DownloadQuery = Type.Object(
   { ...selectorProperties, path: Type.String({ minLength: 1, maxLength: 4096 }) },

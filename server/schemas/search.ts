@@ -1,8 +1,11 @@
 /**
- * Search across one snapshot's slices and workspace files.
+ * Search across one snapshot's slices and workspace files: the request schema (the response's
+ * shape is the library's, `shared/viewer/schemas/search.ts`).
  */
 import { Type } from "typebox";
 import { selectorProperties } from "./common.js";
+
+export { SearchHit, SearchResult } from "../../shared/viewer/schemas/search.js";
 
 export const SearchQuery = Type.Object(
   {
@@ -15,31 +18,3 @@ export const SearchQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-
-export const SearchHit = Type.Union([
-  Type.Object({
-    kind: Type.Literal("slice"),
-    slice_type: Type.String(),
-    display_name: Type.String(),
-    item_index: Type.Integer(),
-    json_path: Type.String(),
-    snippet: Type.String(),
-  }),
-  Type.Object({
-    kind: Type.Literal("file"),
-    path: Type.String(),
-    line: Type.Integer(),
-    column: Type.Integer(),
-    snippet: Type.String(),
-  }),
-]);
-
-export const SearchResult = Type.Object({
-  query: Type.String(),
-  hits: Type.Array(SearchHit),
-  truncated: Type.Boolean(),
-  scanned_files: Type.Integer(),
-  scanned_bytes: Type.Integer(),
-  /** Files that could not be read (a corrupt or refused archive entry): skipped, and the search went on. */
-  skipped_files: Type.Array(Type.Object({ path: Type.String(), detail: Type.String() })),
-});

@@ -16,9 +16,8 @@
  */
 import { SourceError } from "../errors.js";
 import type { BlockStore } from "./block-store.js";
-import type { ObjectInfo } from "./driver.js";
+import type { ByteRange, ObjectInfo } from "./driver.js";
 import { RangeCache } from "./range-cache.js";
-import type { Source } from "./source.js";
 
 export interface ReaderOptions {
   /** Cache block size (default 64 KiB). */
@@ -27,6 +26,19 @@ export interface ReaderOptions {
   readonly maxReadAheadBytes?: number;
   /** Larger reads bypass the cache (default 8 MiB). */
   readonly maxCachedReadBytes?: number;
+}
+
+/**
+ * What a reader asks of the source that opened it (`Source` in source.ts): its cache, its
+ * disk cache and its ranged reads. Named here so that the reader does not import the module
+ * that opens readers.
+ */
+export interface ReaderSource {
+  readonly location: string;
+  readonly cache: RangeCache;
+  readonly disk: BlockStore | null;
+  describe(key: string): string;
+  read(key: string, range: ByteRange, options: { readonly etag?: string | null }): Promise<{ readonly bytes: Uint8Array; readonly size: number }>;
 }
 
 const DEFAULT_BLOCK_BYTES = 64 * 1024;
@@ -50,7 +62,7 @@ export class RandomAccessReader {
   private readAheadBlocks = 0;
 
   constructor(
-    private readonly source: Source,
+    private readonly source: ReaderSource,
     info: ObjectInfo,
     options: ReaderOptions,
     /** Bytes already read (the tail `open` fetched), served without a request. */

@@ -13,6 +13,7 @@ import type { EnvelopeScanOptions } from "./envelope-scan.js";
 import { DEFAULT_MAX_LINE_BYTES, lineFromBytes, tooLongLine } from "./line-text.js";
 import type { LineLocation, PhysicalLine, SessionIndexEntry } from "./session-scan.node.js";
 import { SessionIndexBuilder, snapshotFromLineBytes } from "./session-scan.node.js";
+import { LineSplitter } from "./physical-lines.node.js";
 import type { JsonLinesContents, SessionFileContents, SessionReadOptions } from "./session-text.js";
 import { JsonLinesCollector, snapshotsOf } from "./session-text.js";
 import type { SessionLineError, SnapshotLineResult } from "./snapshot-line.js";
@@ -147,11 +148,7 @@ async function* linesOf(handle: FileHandle, path: string, maxLineBytes: number):
   // into a buffer of that size (only its pages are touched), not gathered chunk by chunk and
   // copied once more at its end — fresh memory is what a long line costs most.
   const sizeHint = await fileSize(handle, path);
-  let lineNumber = 1;
-  let lineStart = 0;
-  let parts: Uint8Array[] = [];
-  let lineBytes = 0;
-  let overflow = false;
+  const lines = new LineSplitter(maxLineBytes);
   let position = 0;
   let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
   /** Bytes read already (after a long line) that come before `position`. */
@@ -167,51 +164,31 @@ async function* linesOf(handle: FileHandle, path: string, maxLineBytes: number):
       view = chunk.subarray(0, bytesRead);
       position += bytesRead;
     }
-    let at = 0;
-    while (at < view.length) {
-      const newline = view.indexOf(0x0a, at);
-      const end = newline === -1 ? view.length : newline;
-      if (newline === -1 && lineBytes === 0 && !overflow && end - at <= maxLineBytes) {
-        // A line that starts here and goes on past this chunk.
-        const capacity = Math.min(maxLineBytes + 1, Math.max(sizeHint - lineStart, end - at + CHUNK_BYTES));
-        const long = await readLongLine(handle, path, view.subarray(at, end), position, capacity);
-        position = long.position;
-        if (long.line !== null) {
-          yield { lineNumber, byteOffset: lineStart, byteLength: long.line.length, bytes: long.line };
-          lineNumber++;
-          lineStart += long.line.length + 1;
-          if (long.rest !== null) pending = long.rest;
-        } else if (long.filled.length > maxLineBytes) {
-          overflow = true; // over the cap: the rest of it streams past below
-          lineBytes = long.filled.length;
-        } else {
-          parts = [long.filled]; // the file grew past its size: gather the rest chunk by chunk
-          lineBytes = long.filled.length;
-        }
-        break; // the rest of this view was read into the long line's buffer
+    // The sync generator stepped by hand: `yield*` would wrap it in an async iterator, a
+    // few promises more per line.
+    const split = lines.split(view, true, true);
+    let step = split.next();
+    for (; step.done !== true; step = split.next()) yield step.value;
+    const tail = step.value;
+    if (tail !== -1) {
+      // A line that starts here and goes on past this chunk.
+      const capacity = Math.min(maxLineBytes + 1, Math.max(sizeHint - lines.lineStart, view.length - tail + CHUNK_BYTES));
+      const long = await readLongLine(handle, path, view.subarray(tail), position, capacity);
+      position = long.position;
+      if (long.line !== null) {
+        yield lines.line(long.line);
+        if (long.rest !== null) pending = long.rest;
+      } else {
+        // Over the cap (the rest of it streams past), or the file grew past its size (the
+        // rest is gathered chunk by chunk).
+        lines.begin(long.filled);
       }
-      if (!overflow && lineBytes + (end - at) > maxLineBytes) {
-        overflow = true;
-        parts = []; // drop what was buffered: the line is reported, not kept
-      }
-      if (!overflow && end > at) parts.push(view.subarray(at, end));
-      lineBytes += end - at;
-      if (newline === -1) break;
-      yield { lineNumber, byteOffset: lineStart, byteLength: lineBytes, bytes: overflow ? null : copyParts(parts, lineBytes) };
-      lineNumber++;
-      lineStart += lineBytes + 1;
-      parts = [];
-      lineBytes = 0;
-      overflow = false;
-      at = newline + 1;
     }
     // Yielded lines are copies, so the chunk can be reused unless the unfinished line still
     // points into it. Skipping an over-long line therefore runs in one chunk of memory.
-    if (parts.length > 0 && view.buffer === chunk.buffer) chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+    if (lines.holds(chunk.buffer)) chunk = Buffer.allocUnsafe(CHUNK_BYTES);
   }
-  if (lineBytes > 0) {
-    yield { lineNumber, byteOffset: lineStart, byteLength: lineBytes, bytes: overflow ? null : copyParts(parts, lineBytes) };
-  }
+  for (const line of lines.end()) yield line;
 }
 
 /** Reads at most this much at once into a long line's buffer. */
@@ -255,10 +232,6 @@ async function fileSize(handle: FileHandle, path: string): Promise<number> {
   } catch (error) {
     throw ioError(path, error);
   }
-}
-
-function copyParts(parts: readonly Uint8Array[], length: number): Uint8Array {
-  return Buffer.concat(parts, length);
 }
 
 

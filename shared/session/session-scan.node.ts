@@ -12,20 +12,9 @@ import { DEFAULT_MAX_LINE_BYTES, decodeLineBody, lineBody, lineFromBytes, tooLon
 import type { PythonJsonParseOptions } from "./python-json-parse.js";
 import type { SessionLineError, SnapshotLineResult } from "./snapshot-line.js";
 import { parseSnapshotLine } from "./snapshot-line.js";
+import { LineSplitter, type LineLocation, type PhysicalLine } from "./physical-lines.node.js";
 
-/** Where a line sits in its file. */
-export interface LineLocation {
-  readonly lineNumber: number;
-  /** Offset of the line's first byte (BOM and CR included) in the file. */
-  readonly byteOffset: number;
-  /** Length in bytes without the `\n`. */
-  readonly byteLength: number;
-}
-
-/** One physical line; `bytes` (the caller may keep them) is null when the line was longer than the cap. */
-export interface PhysicalLine extends LineLocation {
-  readonly bytes: Uint8Array | null;
-}
+export type { LineLocation, PhysicalLine } from "./physical-lines.node.js";
 
 /** An indexed snapshot line: where it is and what its envelope says. */
 export interface SessionIndexEntry extends EnvelopeSummary, LineLocation {}
@@ -70,40 +59,15 @@ function tooLongError(line: PhysicalLine, maxLineBytes: number): SessionLineErro
   return text.error;
 }
 
-/**
- * The physical lines of a byte stream, by the session reader's rules: lines end at `\n`,
- * blank lines count, the last line may lack `\n`, a final `\n` starts no new line. A line
- * longer than `maxLineBytes` is yielded with `bytes: null` (its bytes stream past unkept).
- */
+/** The physical lines of a byte stream (see `LineSplitter` for the rules). */
 export async function* linesOfChunks(chunks: AsyncIterable<Uint8Array>, maxLineBytes: number = DEFAULT_MAX_LINE_BYTES): AsyncGenerator<PhysicalLine> {
-  let lineNumber = 1;
-  let lineStart = 0;
-  let parts: Uint8Array[] = [];
-  let lineBytes = 0;
-  let overflow = false;
+  const lines = new LineSplitter(maxLineBytes);
+  // A part that outlives its chunk is copied: a producer may reuse its buffers.
   for await (const chunk of chunks) {
-    let at = 0;
-    while (at < chunk.length) {
-      const newline = chunk.indexOf(0x0a, at);
-      const end = newline === -1 ? chunk.length : newline;
-      if (!overflow && lineBytes + (end - at) > maxLineBytes) {
-        overflow = true;
-        parts = []; // the line is reported, not kept
-      }
-      // A part that outlives this chunk is copied: a producer may reuse its buffers.
-      if (!overflow && end > at) parts.push(newline === -1 ? chunk.slice(at, end) : chunk.subarray(at, end));
-      lineBytes += end - at;
-      if (newline === -1) break;
-      yield { lineNumber, byteOffset: lineStart, byteLength: lineBytes, bytes: overflow ? null : Buffer.concat(parts, lineBytes) };
-      lineNumber++;
-      lineStart += lineBytes + 1;
-      parts = [];
-      lineBytes = 0;
-      overflow = false;
-      at = newline + 1;
-    }
+    const split = lines.split(chunk, false);
+    for (let step = split.next(); step.done !== true; step = split.next()) yield step.value;
   }
-  if (lineBytes > 0) yield { lineNumber, byteOffset: lineStart, byteLength: lineBytes, bytes: overflow ? null : Buffer.concat(parts, lineBytes) };
+  for (const line of lines.end()) yield line;
 }
 
 /** One indexed line's bytes (without its `\n`) parsed as a snapshot; a blank line is an error line. */

@@ -2,37 +2,31 @@
  * The one interface every component reaches the data through (from context, see
  * `context.tsx`): `HttpApi` asks a wink-debug server, `LocalApi` computes the same answers
  * in the browser from dropped files or a bundled run, with the same `shared/viewer`
- * functions the server runs. Response types come from the server's TypeBox schemas.
+ * functions the server runs. Response types are
+ * the library's, derived from the TypeBox schemas the server declares its routes with.
  */
-import type * as T from "../../server/schemas/types.js";
+import type * as V from "../../shared/viewer/types.js";
 import type { RunPageQuery } from "../../shared/viewer/run-page.js";
 import type { BundleApi } from "./bundle-api.js";
 
 export type { RunPageQuery } from "../../shared/viewer/run-page.js";
 
-export type {
-  BrowseResponse,
-  FileContentResponse,
-  FileDiffResponse,
-  FileListResponse,
-  FilesystemMetaResponse,
-  SearchResponse,
-  SliceDiffResponse,
-  SlicePageResponse,
-  SnapshotDiffResponse,
-  SnapshotMetaResponse,
-  TimelineResponse,
-  ToolCallFileDiffResponse,
-  RunListResponse,
-  RunResponse,
-  RunSearchResponse,
-  DiffStatResponse,
-} from "../../server/schemas/types.js";
-type FileListResponse = T.FileListResponse;
-type BrowseResponse = T.BrowseResponse;
-type TimelineResponse = T.TimelineResponse;
-type SearchResponse = T.SearchResponse;
-type FileDiffResponse = T.FileDiffResponse;
+export type BrowseResponse = V.BrowseView;
+export type FileContentResponse = V.FileContentView;
+export type FileDiffResponse = V.FileDiffView;
+export type FileListResponse = V.FileListView;
+export type FilesystemMetaResponse = V.FilesystemMetaView;
+export type SearchResponse = V.SearchView;
+export type SliceDiffResponse = V.SliceDiffView;
+export type SlicePageResponse = V.SlicePageView;
+export type SnapshotDiffResponse = V.SnapshotDiffView;
+export type SnapshotMetaResponse = V.SnapshotMetaView;
+export type TimelineResponse = V.TimelineView;
+export type ToolCallFileDiffResponse = V.ToolCallFileDiffView;
+export type RunListResponse = V.RunListView;
+export type RunResponse = V.RunView;
+export type RunSearchResponse = V.RunSearchView;
+export type DiffStatResponse = V.DiffStatView;
 export type SessionFileResponse = FileListResponse["files"][number];
 export type SessionNodeResponse = SessionFileResponse["sessions"][number];
 export type TimelineEventResponse = TimelineResponse["events"][number];
@@ -41,13 +35,13 @@ export type SearchHitResponse = SearchResponse["hits"][number];
 export type HunkResponse = FileDiffResponse["hunks"][number];
 export type ToolCallChangesResponse = NonNullable<TimelineResponse["changes"]>["tool_calls"][number];
 export type ToolCallFileResponse = ToolCallChangesResponse["files"][number];
-export type RunSummaryResponse = T.RunListResponse["runs"][number];
-export type RunSessionResponse = T.RunResponse["sessions"][number];
-export type RunFailureResponse = T.RunResponse["failures"][number];
+export type RunSummaryResponse = V.RunListView["runs"][number];
+export type RunSessionResponse = V.RunView["sessions"][number];
+export type RunFailureResponse = V.RunView["failures"][number];
 export type RunSnapshotResponse = RunSessionResponse["snapshots"][number];
 export type TurnResponse = RunSessionResponse["turns"][number];
-export type FileChangeResponse = T.SnapshotDiffResponse["files"]["changes"][number];
-export type RunSearchGroupResponse = T.RunSearchResponse["groups"][number];
+export type FileChangeResponse = V.SnapshotDiffView["files"]["changes"][number];
+export type RunSearchGroupResponse = V.RunSearchView["groups"][number];
 
 /** One snapshot: a line of a session file. */
 export interface SnapshotRef {
@@ -81,30 +75,30 @@ export interface Api {
   readonly label: string;
   files(): Promise<FileListResponse>;
   /** The runs (session files; later also bundles), newest first, with their outcome: a page of those the filter keeps (default: every run). */
-  runs(query?: RunPageQuery): Promise<T.RunListResponse>;
+  runs(query?: RunPageQuery): Promise<V.RunListView>;
   /** One run in full; without `file`, the newest run that loads (where the app lands). */
-  run(file?: string): Promise<T.RunResponse>;
+  run(file?: string): Promise<V.RunView>;
   /** Search across every snapshot of `session` (default: the run's root) and its children. */
-  runSearch(file: string, session: string | null, query: string, regex: boolean, limit: number): Promise<T.RunSearchResponse>;
+  runSearch(file: string, session: string | null, query: string, regex: boolean, limit: number): Promise<V.RunSearchView>;
   /** A snapshot's metadata; without `ref`, the server's current snapshot (where the app starts). */
-  meta(ref?: SnapshotRef): Promise<T.SnapshotMetaResponse>;
+  meta(ref?: SnapshotRef): Promise<V.SnapshotMetaView>;
   timeline(ref: SnapshotRef): Promise<TimelineResponse>;
-  slicePage(ref: SnapshotRef, sliceType: string, offset: number, limit: number): Promise<T.SlicePageResponse>;
-  filesystemMeta(ref: SnapshotRef): Promise<T.FilesystemMetaResponse>;
+  slicePage(ref: SnapshotRef, sliceType: string, offset: number, limit: number): Promise<V.SlicePageView>;
+  filesystemMeta(ref: SnapshotRef): Promise<V.FilesystemMetaView>;
   /** The workspace tree with change badges against `base` (`previous`: the session's previous line). */
   browse(ref: SnapshotRef, base: SnapshotRef | "previous" | "none"): Promise<BrowseResponse>;
-  fileContent(ref: SnapshotRef, path: string, range?: { offset?: number; limit?: number }): Promise<T.FileContentResponse>;
+  fileContent(ref: SnapshotRef, path: string, range?: { offset?: number; limit?: number }): Promise<V.FileContentView>;
   /** Saves one workspace file through the browser's download (never opened as a page). */
   download(ref: SnapshotRef, path: string): Promise<void>;
-  diff(base: SnapshotRef, target: SnapshotRef): Promise<T.SnapshotDiffResponse>;
+  diff(base: SnapshotRef, target: SnapshotRef): Promise<V.SnapshotDiffView>;
   /** Lines added and removed per changed file (renames and copies against their source). */
-  diffStat(base: SnapshotRef, target: SnapshotRef): Promise<T.DiffStatResponse>;
+  diffStat(base: SnapshotRef, target: SnapshotRef): Promise<V.DiffStatView>;
   /** One file's diff; `basePath` names the file in the base when it was renamed or copied. */
   fileDiff(base: SnapshotRef, target: SnapshotRef, path: string, basePath?: string | null): Promise<FileDiffResponse>;
-  sliceDiff(base: SnapshotRef, target: SnapshotRef, sliceType: string): Promise<T.SliceDiffResponse>;
+  sliceDiff(base: SnapshotRef, target: SnapshotRef, sliceType: string): Promise<V.SliceDiffView>;
   search(ref: SnapshotRef, query: string, scope: SearchScope, limit: number): Promise<SearchResponse>;
   /** One file a tool call changed, pre-image against post-state (only where the timeline has `changes`). */
-  toolCallDiff(ref: SnapshotRef, callId: string, path: string): Promise<T.ToolCallFileDiffResponse>;
+  toolCallDiff(ref: SnapshotRef, callId: string, path: string): Promise<V.ToolCallFileDiffView>;
   /** Calls `onChange` when the data changes (live reload); returns the unsubscribe function. */
   subscribe(onChange: (notice: ChangeNotice | null) => void): () => void;
   /** WINK debug bundles (logs, transcript, error, environment, compare, search); each is also a session file above. */

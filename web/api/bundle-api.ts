@@ -7,26 +7,24 @@
  * on it unchanged.
  */
 import type { LogQuery, TranscriptQuery } from "../../shared/debug-bundle/index.js";
-import type * as T from "../../server/schemas/types.js";
+import type * as B from "../../shared/debug-bundle/types.js";
 
-export type {
-  BundleCompareResponse,
-  BundleFileResponse,
-  BundleGroupsResponse,
-  BundleIntegrityResponse,
-  BundleListResponse,
-  BundleMetaResponse,
-  BundleRequestResponse,
-  BundleSearchResponse,
-  BundleSummaryResponse,
-  EnvironmentResponse,
-  LogEntryResponse,
-  LogFacetsResponse,
-  LogPageResponse,
-  TranscriptEntryResponse,
-  TranscriptFacetsResponse,
-  TranscriptPageResponse,
-} from "../../server/schemas/types.js";
+export type BundleCompareResponse = B.BundleCompareView;
+export type BundleFileResponse = B.BundleFileView;
+export type BundleGroupsResponse = B.BundleGroupView[];
+export type BundleIntegrityResponse = B.BundleIntegrityView;
+export type BundleListResponse = B.BundleListItemView[];
+export type BundleMetaResponse = B.BundleMetaView;
+export type BundleRequestResponse = B.BundleRequestView;
+export type BundleSearchResponse = B.BundleSearchView;
+export type BundleSummaryResponse = B.BundleSummaryView;
+export type EnvironmentResponse = B.EnvironmentView;
+export type LogEntryResponse = B.LogEntryView;
+export type LogFacetsResponse = B.LogFacetsView;
+export type LogPageResponse = B.LogPageView;
+export type TranscriptEntryResponse = B.TranscriptEntryView;
+export type TranscriptFacetsResponse = B.TranscriptFacetsView;
+export type TranscriptPageResponse = B.TranscriptPageView;
 
 /** Filters of a logs page: WINK's, plus a time window and a time to jump to (ISO-8601). Omitted `limit`: every matching record. */
 export type LogsParams = LogQuery;
@@ -51,28 +49,28 @@ export interface BundleSearchParams {
 
 export interface BundleApi {
   /** Every bundle, newest first (WINK's `/api/bundles`). */
-  list(): Promise<T.BundleListResponse>;
+  list(): Promise<B.BundleListItemView[]>;
   /** Bundles grouped by request (retries, iterations), each with its summary. */
-  groups(): Promise<T.BundleGroupsResponse>;
+  groups(): Promise<B.BundleGroupView[]>;
   /** The run at a glance: status, error with traceback, ids, attempt/iteration, metrics, integrity. */
-  summary(file: string): Promise<T.BundleSummaryResponse>;
+  summary(file: string): Promise<B.BundleSummaryView>;
   /** WINK's bundle meta with the default session line's fields. */
-  meta(file: string): Promise<T.BundleMetaResponse>;
-  logs(file: string, params?: LogsParams): Promise<T.LogPageResponse>;
-  logFacets(file: string): Promise<T.LogFacetsResponse>;
-  transcript(file: string, params?: TranscriptParams): Promise<T.TranscriptPageResponse>;
-  transcriptFacets(file: string): Promise<T.TranscriptFacetsResponse>;
-  environment(file: string): Promise<T.EnvironmentResponse>;
-  request(file: string): Promise<T.BundleRequestResponse>;
+  meta(file: string): Promise<B.BundleMetaView>;
+  logs(file: string, params?: LogsParams): Promise<B.LogPageView>;
+  logFacets(file: string): Promise<B.LogFacetsView>;
+  transcript(file: string, params?: TranscriptParams): Promise<B.TranscriptPageView>;
+  transcriptFacets(file: string): Promise<B.TranscriptFacetsView>;
+  environment(file: string): Promise<B.EnvironmentView>;
+  request(file: string): Promise<B.BundleRequestView>;
   /** A JSON member as written, or null when the bundle has none. */
   member(file: string, kind: BundleMemberKind): Promise<unknown>;
   /** Every member's path (relative to `debug_bundle/`). */
   members(file: string): Promise<string[]>;
   /** One member by what it holds (WINK's `/api/files/{path}`). */
-  memberFile(file: string, member: string): Promise<T.BundleFileResponse>;
+  memberFile(file: string, member: string): Promise<B.BundleFileView>;
   /** Reads every member with a checksum and says which match. */
-  integrity(file: string): Promise<T.BundleIntegrityResponse>;
+  integrity(file: string): Promise<B.BundleIntegrityView>;
   /** Two bundles side by side; without `base`, the previous run of `target`'s request. */
-  compare(target: string, base?: string): Promise<T.BundleCompareResponse>;
-  search(query: string, params?: BundleSearchParams): Promise<T.BundleSearchResponse>;
+  compare(target: string, base?: string): Promise<B.BundleCompareView>;
+  search(query: string, params?: BundleSearchParams): Promise<B.BundleSearchView>;
 }

@@ -3,7 +3,7 @@
  * "WINK debug bundles"). Agent data (log context, members, search snippets) is read with
  * the lossless parser, so integers beyond 2^53 stay exact.
  */
-import type * as T from "../../server/schemas/types.js";
+import type * as B from "../../shared/debug-bundle/types.js";
 import { ApiError } from "./api.js";
 import type { BundleApi, BundleMemberKind, BundleSearchParams, LogsParams, TranscriptParams } from "./bundle-api.js";
 
@@ -25,23 +25,23 @@ const MEMBER_ROUTES: Readonly<Record<BundleMemberKind, string>> = {
 export class HttpBundleApi implements BundleApi {
   constructor(private readonly get: Get) {}
 
-  list(): Promise<T.BundleListResponse> {
+  list(): Promise<B.BundleListItemView[]> {
     return this.get("/api/bundles");
   }
 
-  groups(): Promise<T.BundleGroupsResponse> {
+  groups(): Promise<B.BundleGroupView[]> {
     return this.get("/api/bundles/groups", {}, true);
   }
 
-  summary(file: string): Promise<T.BundleSummaryResponse> {
+  summary(file: string): Promise<B.BundleSummaryView> {
     return this.get("/api/bundle", { file }, true);
   }
 
-  meta(file: string): Promise<T.BundleMetaResponse> {
+  meta(file: string): Promise<B.BundleMetaView> {
     return this.get("/api/meta", { file });
   }
 
-  logs(file: string, params: LogsParams = {}): Promise<T.LogPageResponse> {
+  logs(file: string, params: LogsParams = {}): Promise<B.LogPageView> {
     return this.get(
       "/api/logs",
       {
@@ -64,11 +64,11 @@ export class HttpBundleApi implements BundleApi {
     );
   }
 
-  logFacets(file: string): Promise<T.LogFacetsResponse> {
+  logFacets(file: string): Promise<B.LogFacetsView> {
     return this.get("/api/logs/facets", { file });
   }
 
-  transcript(file: string, params: TranscriptParams = {}): Promise<T.TranscriptPageResponse> {
+  transcript(file: string, params: TranscriptParams = {}): Promise<B.TranscriptPageView> {
     return this.get(
       "/api/transcript",
       {
@@ -86,15 +86,15 @@ export class HttpBundleApi implements BundleApi {
     );
   }
 
-  transcriptFacets(file: string): Promise<T.TranscriptFacetsResponse> {
+  transcriptFacets(file: string): Promise<B.TranscriptFacetsView> {
     return this.get("/api/transcript/facets", { file });
   }
 
-  environment(file: string): Promise<T.EnvironmentResponse> {
+  environment(file: string): Promise<B.EnvironmentView> {
     return this.get("/api/environment", { file }, true);
   }
 
-  request(file: string): Promise<T.BundleRequestResponse> {
+  request(file: string): Promise<B.BundleRequestView> {
     return this.get("/api/bundle/request", { file }, true);
   }
 
@@ -112,19 +112,19 @@ export class HttpBundleApi implements BundleApi {
     return this.get("/api/bundle/files", { file });
   }
 
-  memberFile(file: string, member: string): Promise<T.BundleFileResponse> {
+  memberFile(file: string, member: string): Promise<B.BundleFileView> {
     return this.get(`/api/files/${member.split("/").map(encodeURIComponent).join("/")}`, { file }, true);
   }
 
-  integrity(file: string): Promise<T.BundleIntegrityResponse> {
+  integrity(file: string): Promise<B.BundleIntegrityView> {
     return this.get("/api/bundle/integrity", { file });
   }
 
-  compare(target: string, base?: string): Promise<T.BundleCompareResponse> {
+  compare(target: string, base?: string): Promise<B.BundleCompareView> {
     return this.get("/api/bundles/compare", { target_file: target, base_file: base }, true);
   }
 
-  search(query: string, params: BundleSearchParams = {}): Promise<T.BundleSearchResponse> {
+  search(query: string, params: BundleSearchParams = {}): Promise<B.BundleSearchView> {
     return this.get("/api/bundles/search", { q: query, file: params.file, in: params.within, scope: joined(params.scopes), limit: params.limit, regex: params.regex === true ? "1" : undefined });
   }
 }

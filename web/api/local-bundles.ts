@@ -8,7 +8,7 @@ import { DebugBundle, bundleMetaView, compareBundles, groupBundles, previousRun,
 import type { BundleSummaryView } from "../../shared/debug-bundle/index.js";
 import { BUNDLE_MEMBERS, looksLikeDebugBundle } from "../../shared/debug-bundle/layout.js";
 import type { SnapshotMetaView } from "../../shared/viewer/types.js";
-import type * as T from "../../server/schemas/types.js";
+import type * as B from "../../shared/debug-bundle/types.js";
 import type { ApiError } from "./api.js";
 import type { BundleApi, BundleMemberKind, BundleSearchParams, LogsParams, TranscriptParams } from "./bundle-api.js";
 import { answer, serverError } from "./local-answer.js";
@@ -66,7 +66,7 @@ export class LocalBundleApi implements BundleApi {
     return Promise.all([...this.files.bundles().values()].map((bundle) => bundle.summary()));
   }
 
-  list(): Promise<T.BundleListResponse> {
+  list(): Promise<B.BundleListItemView[]> {
     return answer(async () => {
       await this.files.ready();
       const paths = [...this.files.bundles().keys()];
@@ -75,44 +75,44 @@ export class LocalBundleApi implements BundleApi {
     });
   }
 
-  groups(): Promise<T.BundleGroupsResponse> {
+  groups(): Promise<B.BundleGroupView[]> {
     return answer(async () => groupBundles(await this.#summaries()));
   }
 
-  summary(file: string): Promise<T.BundleSummaryResponse> {
+  summary(file: string): Promise<B.BundleSummaryView> {
     return answer(async () => (await this.#bundle(file)).summary());
   }
 
-  meta(file: string): Promise<T.BundleMetaResponse> {
+  meta(file: string): Promise<B.BundleMetaView> {
     return answer(async () => bundleMetaView(await this.#bundle(file), file, this.files.defaultMeta(file)));
   }
 
-  logs(file: string, params: LogsParams = {}): Promise<T.LogPageResponse> {
+  logs(file: string, params: LogsParams = {}): Promise<B.LogPageView> {
     return answer(async () => {
       const logs = await (await this.#bundle(file)).logs();
       return logs === null ? { entries: [], total: 0, offset: params.offset ?? 0, limit: params.limit ?? null } : logs.page(params);
     });
   }
 
-  logFacets(file: string): Promise<T.LogFacetsResponse> {
+  logFacets(file: string): Promise<B.LogFacetsView> {
     return answer(async () => (await (await this.#bundle(file)).logs())?.facets() ?? { loggers: [], events: [], levels: [] });
   }
 
-  transcript(file: string, params: TranscriptParams = {}): Promise<T.TranscriptPageResponse> {
+  transcript(file: string, params: TranscriptParams = {}): Promise<B.TranscriptPageView> {
     return answer(async () =>
       (await (await this.#bundle(file)).transcript()).page(params),
     );
   }
 
-  transcriptFacets(file: string): Promise<T.TranscriptFacetsResponse> {
+  transcriptFacets(file: string): Promise<B.TranscriptFacetsView> {
     return answer(async () => (await (await this.#bundle(file)).transcript()).facets());
   }
 
-  environment(file: string): Promise<T.EnvironmentResponse> {
+  environment(file: string): Promise<B.EnvironmentView> {
     return answer(async () => (await this.#bundle(file)).environment());
   }
 
-  request(file: string): Promise<T.BundleRequestResponse> {
+  request(file: string): Promise<B.BundleRequestView> {
     return answer(async () => {
       const bundle = await this.#bundle(file);
       const [input, output] = await Promise.all([bundle.json(BUNDLE_MEMBERS.requestInput), bundle.json(BUNDLE_MEMBERS.requestOutput)]);
@@ -131,7 +131,7 @@ export class LocalBundleApi implements BundleApi {
     return answer(async () => (await this.#bundle(file)).members());
   }
 
-  memberFile(file: string, member: string): Promise<T.BundleFileResponse> {
+  memberFile(file: string, member: string): Promise<B.BundleFileView> {
     return answer(async () => {
       const bundle = await this.#bundle(file);
       if (!bundle.has(member)) throw serverError("WD_ERR_NOT_FOUND", `Artifact not found: ${member}`);
@@ -139,11 +139,11 @@ export class LocalBundleApi implements BundleApi {
     });
   }
 
-  integrity(file: string): Promise<T.BundleIntegrityResponse> {
+  integrity(file: string): Promise<B.BundleIntegrityView> {
     return answer(async () => (await this.#bundle(file)).verifyIntegrity());
   }
 
-  compare(target: string, base?: string): Promise<T.BundleCompareResponse> {
+  compare(target: string, base?: string): Promise<B.BundleCompareView> {
     return answer(async () => {
       const targetBundle = await this.#bundle(target);
       const baseFile = base ?? previousRun(await this.#summaries(), target);
@@ -152,7 +152,7 @@ export class LocalBundleApi implements BundleApi {
     });
   }
 
-  search(query: string, params: BundleSearchParams = {}): Promise<T.BundleSearchResponse> {
+  search(query: string, params: BundleSearchParams = {}): Promise<B.BundleSearchView> {
     return answer(async () => {
       await this.files.ready();
       let bundles = [...this.files.bundles().values()];
