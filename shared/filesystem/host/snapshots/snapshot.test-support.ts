@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 
 import { supportsReflink } from "./detect-strategy.js";
+import type { IndexedScan } from "./workspace-scan.js";
 
 /** Temp directories made by a test file; `removeAll` in afterEach/afterAll. */
 export class TempDirs {
@@ -171,3 +172,39 @@ export function isDir(dir: string): boolean {
   return existsSync(dir) && statSync(dir).isDirectory();
 }
 
+/** A scan as plain sorted data (walk order differs between the two walks). */
+export function comparableScan(scan: IndexedScan): unknown {
+  const byPath = <T>(entries: Iterable<[string, T]>): [string, T][] => [...entries].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return {
+    untrusted: byPath(scan.untrusted),
+    missing: [...scan.missing].sort(),
+    leafCount: scan.leafCount,
+    totalBytes: scan.totalBytes,
+    oddPerms: byPath(scan.oddPerms),
+    dirs: byPath(scan.dirs),
+    others: [...scan.others].sort(),
+    dirsWithLeaves: [...scan.dirsWithLeaves].sort(),
+  };
+}
+
+/** Every kind of entry a walk meets, with names that are not UTF-8 and the applier's staging. */
+export function hostileTree(root: string): void {
+  writeTree(root, {
+    "a.txt": "a",
+    "tool.sh": { content: "#!/bin/sh\n", mode: 0o755 },
+    "secret.txt": { content: "s", mode: 0o600 },
+    "deep/er/still/x.bin": new Uint8Array([0, 1, 2]),
+    "deep/er/y.txt": "y",
+    "empty/": { dir: true },
+    "locked/": { dir: true, mode: 0o700 },
+    "links/to-dir": { symlink: "../deep" },
+    "links/dangling": { symlink: "nowhere" },
+    "name with spaces\nand a newline.txt": "n",
+    ".wink-apply-123-abc/staged.txt": "not workspace content",
+  });
+  for (let i = 0; i < 40; i++) writeTree(root, { [`many/d${i % 4}/f${i}.txt`]: `file ${i}` });
+  const latin1 = Buffer.concat([Buffer.from(root), Buffer.from("/caf\xe9-"), Buffer.from([0xff, 0xfe]), Buffer.from(".txt")]);
+  writeFileSync(latin1, "not UTF-8");
+  mkdirSync(Buffer.concat([Buffer.from(`${root}/dir-`), Buffer.from([0xff])]));
+  execFileSync("mkfifo", [path.join(root, "pipe")]);
+}
