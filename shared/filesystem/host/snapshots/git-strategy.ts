@@ -41,7 +41,7 @@ import { loadWorkspaceIndex, saveWorkspaceIndex, type IndexEntry, type Workspace
 import { releaseGitSnapshots } from "./release.js";
 import { assertOutsideWorkspace } from "./storage-dir.js";
 import { FindWalk } from "./find-walk.js";
-import { PARALLEL_SCAN_MIN_ENTRIES, scanPoolStarting, scanWorkspaceFast, walkedElsewhere } from "./scan-pool.js";
+import { PARALLEL_SCAN_MIN_ENTRIES, scanPoolReady, scanWorkspaceFast, walkedElsewhere } from "./scan-pool.js";
 import { ScanError, type IndexedScan } from "./workspace-scan.js";
 
 /** Run `git gc --auto` after this many snapshots (packs the loose objects small snapshots leave). */
@@ -140,10 +140,11 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
    * The first walk of a big workspace in this process (no scan threads yet) is done by
    * `find` (find-walk.ts), started at once: it then runs on the other core while the index
    * loads and `cat-file` starts, and this thread never builds a `Stats` per file. Later
-   * walks use the scan threads that the first one starts when its operation is over.
+   * walks use the scan threads that the first one starts when its operation is over, once
+   * they are up (a restore right after the first would otherwise wait for their start).
    */
   private startWalkAhead(gitDir: string): FindWalk | null {
-    if (scanPoolStarting()) return null;
+    if (scanPoolReady()) return null;
     const leaves = this.indexLoaded
       ? (this.index?.entries.size ?? 0)
       : (statSync(GitSnapshotRepo.indexFileOf(gitDir), { throwIfNoEntry: false })?.size ?? 0) / INDEX_BYTES_PER_LEAF;

@@ -319,9 +319,9 @@ export function walkedElsewhere(scan: IndexedScan, options: FastScanOptions = {}
   return scan;
 }
 
-/** True once the pool has been started (its threads may still be starting). */
-export function scanPoolStarting(): boolean {
-  return pool !== null;
+/** True when the pool's threads are up and can take a walk at once. */
+export function scanPoolReady(): boolean {
+  return pool?.ready ?? false;
 }
 
 /** Starts the pool a walk with `startPoolLater` asked for (no-op otherwise). */
