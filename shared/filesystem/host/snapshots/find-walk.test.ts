@@ -3,14 +3,14 @@
  * numbers, same trust decisions against an index), and answers null — so the caller walks
  * in JavaScript — whenever `find` fails or is not GNU find.
  */
-import { mkdirSync, rmSync, symlinkSync, utimesSync } from "node:fs";
+import { mkdirSync, symlinkSync, utimesSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 
 import { toBytePath } from "./byte-paths.js";
 import { FindWalk } from "./find-walk.js";
-import { comparableScan, hostileTree, TempDirs, writeTree } from "./snapshot.test-support.js";
-import { scanAgainstIndex, scanWorkspace, type LeafStat } from "./workspace-scan.js";
+import { comparableScan, indexThenChange, hostileTree, TempDirs, writeTree } from "./snapshot.test-support.js";
+import { scanAgainstIndex } from "./workspace-scan.js";
 
 const temps = new TempDirs();
 afterEach(() => temps.removeAll());
@@ -37,14 +37,7 @@ describe("find walk", () => {
     expect(plain.others).toEqual(["pipe"]);
     expect([...plain.untrusted.keys()].some((p) => p.includes("\xff\xfe"))).toBe(true);
 
-    const entries = new Map<string, LeafStat & { oid: string }>();
-    for (const [p, stat] of scanWorkspace(rootBytes, options).leaves) entries.set(p, { ...stat, oid: "0".repeat(40) });
-    writeTree(root, { "a.txt": "changed", "new.txt": "new", "many/d1/f5.txt": "changed too" });
-    rmSync(path.join(root, "deep/er/y.txt"));
-    rmSync(path.join(root, "many/d2"), { recursive: true });
-    const old = (Date.now() - 60_000) / 1000;
-    utimesSync(path.join(root, "tool.sh"), old, old);
-    const baseline = { scanStartedAtMs: Date.now() + 60_000, entries };
+    const baseline = indexThenChange(root, options);
     const sequential = scanAgainstIndex(rootBytes, baseline, options);
     const viaFind = await findWalk(rootBytes, baseline);
     expect(comparableScan(viaFind as NonNullable<typeof viaFind>)).toEqual(comparableScan(sequential));

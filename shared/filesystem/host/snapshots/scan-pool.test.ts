@@ -3,7 +3,7 @@
  * the same way, never keeps a process alive, and carries git restores above its threshold.
  */
 import { spawnSync } from "node:child_process";
-import { rmSync, utimesSync } from "node:fs";
+import { rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -11,7 +11,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { toBytePath } from "./byte-paths.js";
 import { HostSnapshots } from "./host-snapshots.js";
 import { closeScanPool, PARALLEL_SCAN_MIN_ENTRIES, scanInParallel, scanPoolStarted, scanWorkspaceFast } from "./scan-pool.js";
-import { comparableScan, fingerprint, hostileTree, TempDirs, writeTree } from "./snapshot.test-support.js";
+import { comparableScan, indexThenChange, fingerprint, hostileTree, TempDirs, writeTree } from "./snapshot.test-support.js";
 import { scanAgainstIndex, ScanError, scanWorkspace, type LeafStat } from "./workspace-scan.js";
 
 const temps = new TempDirs();
@@ -30,14 +30,7 @@ describe("scan pool", () => {
     expect(plain.others).toEqual(["pipe"]);
 
     // An index from a while ago: untouched leaves are trusted, the rest set aside or missing.
-    const entries = new Map<string, LeafStat & { oid: string }>();
-    for (const [p, stat] of scanWorkspace(rootBytes, options).leaves) entries.set(p, { ...stat, oid: "0".repeat(40) });
-    writeTree(root, { "a.txt": "changed", "new.txt": "new", "many/d1/f5.txt": "changed too" });
-    rmSync(path.join(root, "deep/er/y.txt"));
-    rmSync(path.join(root, "many/d2"), { recursive: true });
-    const old = (Date.now() - 60_000) / 1000;
-    utimesSync(path.join(root, "tool.sh"), old, old);
-    const baseline = { scanStartedAtMs: Date.now() + 60_000, entries };
+    const baseline = indexThenChange(root, options);
     const sequential = scanAgainstIndex(rootBytes, baseline, options);
     const parallel = await scanInParallel(rootBytes, baseline, options);
     expect(comparableScan(parallel)).toEqual(comparableScan(sequential));

@@ -4,12 +4,13 @@
 import { Buffer } from "node:buffer";
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync, chmodSync, symlinkSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync, chmodSync, symlinkSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
 import { supportsReflink } from "./detect-strategy.js";
-import type { IndexedScan } from "./workspace-scan.js";
+import { scanWorkspace, type IndexedScan, type LeafStat, type ScanBaseline, type ScanOptions } from "./workspace-scan.js";
+import { toBytePath } from "./byte-paths.js";
 
 /** Temp directories made by a test file; `removeAll` in afterEach/afterAll. */
 export class TempDirs {
@@ -207,4 +208,19 @@ export function hostileTree(root: string): void {
   writeFileSync(latin1, "not UTF-8");
   mkdirSync(Buffer.concat([Buffer.from(`${root}/dir-`), Buffer.from([0xff])]));
   execFileSync("mkfifo", [path.join(root, "pipe")]);
+}
+
+/**
+ * An index of a `hostileTree` as it is now (trusted: long before its scan), then changes
+ * since: two edits, a new file, a deleted file and directory, an mtime set back.
+ */
+export function indexThenChange(root: string, options: ScanOptions): ScanBaseline {
+  const entries = new Map<string, LeafStat & { oid: string }>();
+  for (const [p, stat] of scanWorkspace(toBytePath(root), options).leaves) entries.set(p, { ...stat, oid: "0".repeat(40) });
+  writeTree(root, { "a.txt": "changed", "new.txt": "new", "many/d1/f5.txt": "changed too" });
+  rmSync(path.join(root, "deep/er/y.txt"));
+  rmSync(path.join(root, "many/d2"), { recursive: true });
+  const old = (Date.now() - 60_000) / 1000;
+  utimesSync(path.join(root, "tool.sh"), old, old);
+  return { scanStartedAtMs: Date.now() + 60_000, entries };
 }
