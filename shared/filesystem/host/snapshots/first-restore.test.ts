@@ -6,13 +6,14 @@
  * check, a loaded workspace index) helps it.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import type { FilesystemSnapshot } from "../../snapshot-contract.js";
 import { compileForChild } from "./child-compiler.test-support.js";
 import { HostSnapshots } from "./host-snapshots.js";
+import { PARALLEL_SCAN_MIN_ENTRIES } from "./scan-pool.js";
 import { fingerprint, sleep, TempDirs, writeTree } from "./snapshot.test-support.js";
 
 const temps = new TempDirs();
@@ -51,12 +52,12 @@ function restoreInChild(env: Record<string, string>, pathVariable: string): Prom
 }
 
 /** A workspace with two snapshots, changed again after the second (what a rollback meets). */
-async function rollbackCase(): Promise<{ root: string; state: string; gitDir: string; first: FilesystemSnapshot; firstPrint: string[] }> {
+async function rollbackCase(fileCount = 60): Promise<{ root: string; state: string; gitDir: string; first: FilesystemSnapshot; firstPrint: string[] }> {
   const root = temps.make("ws-");
   const state = temps.make("state-");
   const snapshots = new HostSnapshots(root, { strategy: "git", gitDir: path.join(temps.make("git-parent-"), "git"), treeApply: { stateDir: state, durable: false } });
   const files: Record<string, string> = {};
-  for (let i = 0; i < 60; i++) files[`d${i % 6}/f${i}.txt`] = `file ${i}\n`;
+  for (let i = 0; i < fileCount; i++) files[`d${i % 6}/f${i}.txt`] = `file ${i}\n`;
   writeTree(root, files);
   await sleep(150); // older than the racy margin: the index vouches for the files
   const first = await snapshots.snapshot();
@@ -83,6 +84,28 @@ describe("git restore as the first operation of a process", () => {
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatch(/ cat-file --batch$/);
   }, 60_000);
+
+  it("walks a big workspace with one `find` started ahead, and restores exactly also when find cannot be used", async () => {
+    const { root, state, gitDir, first, firstPrint } = await rollbackCase(PARALLEL_SCAN_MIN_ENTRIES);
+    const shims = temps.make("find-shim-");
+    const log = path.join(shims, "find.log");
+    const realFind = execFileSync("sh", ["-c", "command -v find"]).toString().trim();
+    writeFileSync(path.join(shims, "find"), `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec '${realFind}' "$@"\n`);
+    chmodSync(path.join(shims, "find"), 0o755);
+    const env = { WINK_ROOT: root, WINK_STATE: state, WINK_GITDIR: gitDir, WINK_RECORD: JSON.stringify(first) };
+    expect(await restoreInChild(env, `${shims}:${process.env.PATH ?? ""}`)).toBeNull();
+    expect(fingerprint(root)).toEqual(firstPrint);
+    const calls = readFileSync(log, "utf8").trim().split("\n");
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toContain(`-H ${root} -mindepth 1 -printf`);
+
+    // BusyBox's find has no -printf: the walk falls back to JavaScript, the result is the same.
+    writeTree(root, { "d3/f3.txt": "edited again\n", "d4/extra.txt": "extra\n" });
+    const busybox = temps.make("busybox-find-");
+    symlinkSync("/bin/busybox", path.join(busybox, "find"));
+    expect(await restoreInChild(env, `${busybox}:${process.env.PATH ?? ""}`)).toBeNull();
+    expect(fingerprint(root)).toEqual(firstPrint);
+  }, 120_000);
 
   it("still says that git is missing when it is, and leaves the workspace as it was", async () => {
     const { root, state, gitDir, first } = await rollbackCase();

@@ -40,18 +40,14 @@ import type { HostSnapshotStrategy, OperationStats, ReleaseOptions, SnapshotDraf
 import { loadWorkspaceIndex, saveWorkspaceIndex, type IndexEntry, type WorkspaceIndex } from "./workspace-index.js";
 import { releaseGitSnapshots } from "./release.js";
 import { assertOutsideWorkspace } from "./storage-dir.js";
-import { PARALLEL_SCAN_MIN_ENTRIES, scanWorkspaceFast, startScanPool } from "./scan-pool.js";
+import { FindWalk } from "./find-walk.js";
+import { PARALLEL_SCAN_MIN_ENTRIES, scanPoolReady, scanWorkspaceFast, walkedElsewhere } from "./scan-pool.js";
 import { ScanError, type IndexedScan } from "./workspace-scan.js";
 
 /** Run `git gc --auto` after this many snapshots (packs the loose objects small snapshots leave). */
 const COMPACT_EVERY = 50;
-/**
- * An index file this big (~80+ bytes a leaf) lists enough leaves for a first walk to be
- * worth starting the scan threads for, ahead of it: 20,000. Below that, starting two
- * threads costs about what walking on this thread does (measured on 5,000 files: ~400 ms
- * more CPU for the whole process with the threads started ahead, on a loaded 2-core VM).
- */
-const BIG_INDEX_FILE_BYTES = 10 * PARALLEL_SCAN_MIN_ENTRIES * 80;
+/** Bytes of the index file per leaf, at least (~80 with a short path). */
+const INDEX_BYTES_PER_LEAF = 80;
 /** Retention releases whose objects are collected together (see `release`). */
 const RELEASES_PER_COLLECTION = 10;
 
@@ -130,9 +126,29 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
     }
   }
 
-  /** Walk the workspace, setting aside the leaves `index` cannot vouch for. */
-  private scan(index: WorkspaceIndex | null): Promise<IndexedScan> {
-    return scanWorkspaceFast(this.rootBytes, index, { excludeTopLevelPrefix: STAGING_PREFIX, startPoolLater: true });
+  /**
+   * Walk the workspace, setting aside the leaves `index` cannot vouch for: with the
+   * `find` walk started `ahead` when it succeeds, else here or on the scan threads.
+   */
+  private async scan(index: WorkspaceIndex | null, ahead: FindWalk | null = null): Promise<IndexedScan> {
+    const options = { excludeTopLevelPrefix: STAGING_PREFIX, startPoolLater: true };
+    const found = ahead === null ? null : await ahead.collect(index);
+    return found !== null ? walkedElsewhere(found, options) : scanWorkspaceFast(this.rootBytes, index, options);
+  }
+
+  /**
+   * The first walk of a big workspace in this process (no scan threads yet) is done by
+   * `find` (find-walk.ts), started at once: it then runs on the other core while the index
+   * loads and `cat-file` starts, and this thread never builds a `Stats` per file. Later
+   * walks use the scan threads that the first one starts when its operation is over, once
+   * they are up (a restore right after the first would otherwise wait for their start).
+   */
+  private startWalkAhead(gitDir: string): FindWalk | null {
+    if (scanPoolReady()) return null;
+    const leaves = this.indexLoaded
+      ? (this.index?.entries.size ?? 0)
+      : (statSync(GitSnapshotRepo.indexFileOf(gitDir), { throwIfNoEntry: false })?.size ?? 0) / INDEX_BYTES_PER_LEAF;
+    return leaves >= PARALLEL_SCAN_MIN_ENTRIES ? FindWalk.start(this.rootBytes, { excludeTopLevelPrefix: STAGING_PREFIX }) : null;
   }
 
   async capture(draft: SnapshotDraft): Promise<FilesystemSnapshot> {
@@ -224,15 +240,14 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
     if (!isCommitId(snapshot.commitRef)) throw fail(`${JSON.stringify(snapshot.commitRef)} is not a git commit id`);
     const gitDir = snapshot.gitDir ?? this.gitDirPath;
     if (gitDir === null || !existsDir(gitDir)) throw fail(`the git directory ${gitDir ?? "(none)"} does not exist`);
-    // First restore in this process: a big workspace's walk will want the worker threads,
-    // so they start now, while git is checked and its processes start.
-    if (!this.indexLoaded && (statSync(GitSnapshotRepo.indexFileOf(gitDir), { throwIfNoEntry: false })?.size ?? 0) >= BIG_INDEX_FILE_BYTES) startScanPool();
+    const walk = this.startWalkAhead(gitDir);
     let repo: GitSnapshotRepo;
     try {
       // git is checked only when the restore fails (a first restore in a process would
       // otherwise wait for `git --version`, then for cat-file).
       repo = await this.repoFor(snapshot, false);
     } catch (error) {
+      walk?.cancel();
       if (error instanceof SnapshotIncompatibleError) throw error;
       throw fail((await gitMissingReason()) ?? message(error), error);
     }
@@ -245,7 +260,7 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
         if (found === "released") throw fail(`the snapshot was released (no ${SNAPSHOT_REF_PREFIX}${snapshot.snapshotId} pointing at ${snapshot.commitRef} in ${repo.gitDir})`);
         return found;
       });
-      const { commit: found, index, base, changes, scan, read } = await this.compareWorkspace(repo, objects, snapshot.commitRef, target);
+      const { commit: found, index, base, changes, scan, read } = await this.compareWorkspace(repo, objects, snapshot.commitRef, target, walk);
       const plan = planGitRestore({ scan, index, read, changes, baseMeta: base?.meta ?? null, targetMeta: found.meta });
       await applyRestorePlan(this.context.root, plan, (staging) => stageBlobs(objects, staging, plan.puts, plan.targets), this.context.treeApply);
       this.lastStats = { operation: "restore", leaves: scan.leafCount, read: read.changed.size, changed: planSize(plan) };
@@ -261,6 +276,7 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
       const reason = error instanceof Error && error.name === "MissingObjectError" ? `the snapshot is corrupt (${message(error)})` : message(error);
       throw fail((await gitMissingReason()) ?? reason, error);
     } finally {
+      walk?.cancel();
       await objects.close().catch(() => objects.destroy());
     }
   }
@@ -269,10 +285,10 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
    * The workspace against a commit (`pending`, already requested from `objects`): the walk
    * against the index, the files the index cannot vouch for, and the tree changes from the
    * commit the index mirrors to this one. Both commits are requested before the walk, so
-   * the cat-file process starts and answers while the walk runs. Without a usable index
-   * everything is compared.
+   * the cat-file process starts and answers while the walk runs (and `walk`, when started
+   * ahead, runs while the index loads). Without a usable index everything is compared.
    */
-  private async compareWorkspace(repo: GitSnapshotRepo, objects: GitObjectReader, commitRef: string, pending: Promise<SnapshotCommit>): Promise<WorkspaceComparison> {
+  private async compareWorkspace(repo: GitSnapshotRepo, objects: GitObjectReader, commitRef: string, pending: Promise<SnapshotCommit>, walk: FindWalk | null): Promise<WorkspaceComparison> {
     pending.catch(() => undefined); // awaited below; not unhandled while the walk runs
     // An index not checked yet is checked here, through the cat-file process already running,
     // rather than by a `git rev-parse` of its own before the walk (a process start saved on
@@ -281,7 +297,7 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
     let index = repo !== this.repo ? null : unchecked ? loadWorkspaceIndex(repo.indexFile, this.context.root) : this.index;
     const mirrored = index !== null && index.ref !== commitRef ? readCommit(objects, index.ref) : null;
     mirrored?.catch(() => undefined);
-    let scan = await this.scan(index);
+    let scan = await this.scan(index, walk);
     const commit = await pending;
     const base = index === null ? null : index.ref === commit.commit ? commit : await (mirrored ?? readCommit(objects, index.ref));
     if (index !== null && base === null) {
@@ -309,6 +325,7 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
       throw fail(message(error));
     }
     const objects = new GitObjectReader(repo.git);
+    let walk: FindWalk | null = null;
     try {
       const from = await readCommit(objects, base.commitRef);
       if (from === null) throw fail(`commit ${base.commitRef} is not in ${repo.gitDir}`);
@@ -327,13 +344,15 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
         return finishDiff(added, modified, deleted, targetCount - added.length - modified.length);
       }
       // Against the workspace: both sides as changes from the commit the index mirrors.
-      const { index, base: mirrored, changes, scan, read } = await this.compareWorkspace(repo, objects, from.commit, Promise.resolve(from));
+      walk = this.startWalkAhead(repo.gitDir);
+      const { index, base: mirrored, changes, scan, read } = await this.compareWorkspace(repo, objects, from.commit, Promise.resolve(from), walk);
       const result = diffSnapshotWithWorkspace({ scan, index, read, changes, baseMeta: mirrored?.meta ?? null, targetMeta: from.meta });
       return finishDiff(result.added, result.modified, result.deleted, result.unchangedCount);
     } catch (error) {
       if (error instanceof WinkError) throw error;
       throw new SnapshotError(`Cannot diff snapshot ${base.snapshotId}: ${message(error)}`, { snapshotId: base.snapshotId }, { cause: error });
     } finally {
+      walk?.cancel();
       await objects.close().catch(() => objects.destroy());
     }
   }

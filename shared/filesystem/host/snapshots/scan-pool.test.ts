@@ -2,9 +2,8 @@
  * The walk on worker threads gives exactly what the walk on the main thread gives, fails
  * the same way, never keeps a process alive, and carries git restores above its threshold.
  */
-import { Buffer } from "node:buffer";
-import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -12,49 +11,12 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { toBytePath } from "./byte-paths.js";
 import { HostSnapshots } from "./host-snapshots.js";
 import { closeScanPool, PARALLEL_SCAN_MIN_ENTRIES, scanInParallel, scanPoolStarted, scanWorkspaceFast } from "./scan-pool.js";
-import { fingerprint, TempDirs, writeTree } from "./snapshot.test-support.js";
-import { scanAgainstIndex, ScanError, scanWorkspace, type IndexedScan, type LeafStat } from "./workspace-scan.js";
+import { comparableScan, indexThenChange, fingerprint, hostileTree, TempDirs, writeTree } from "./snapshot.test-support.js";
+import { scanAgainstIndex, ScanError, scanWorkspace, type LeafStat } from "./workspace-scan.js";
 
 const temps = new TempDirs();
 afterEach(() => temps.removeAll());
 afterAll(() => closeScanPool());
-
-/** A scan as plain sorted data (walk order differs between the two walks). */
-function comparable(scan: IndexedScan): unknown {
-  const byPath = <T>(entries: Iterable<[string, T]>): [string, T][] => [...entries].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  return {
-    untrusted: byPath(scan.untrusted),
-    missing: [...scan.missing].sort(),
-    leafCount: scan.leafCount,
-    totalBytes: scan.totalBytes,
-    oddPerms: byPath(scan.oddPerms),
-    dirs: byPath(scan.dirs),
-    others: [...scan.others].sort(),
-    dirsWithLeaves: [...scan.dirsWithLeaves].sort(),
-  };
-}
-
-/** Every kind of entry a walk meets, with names that are not UTF-8 and the applier's staging. */
-function hostileTree(root: string): void {
-  writeTree(root, {
-    "a.txt": "a",
-    "tool.sh": { content: "#!/bin/sh\n", mode: 0o755 },
-    "secret.txt": { content: "s", mode: 0o600 },
-    "deep/er/still/x.bin": new Uint8Array([0, 1, 2]),
-    "deep/er/y.txt": "y",
-    "empty/": { dir: true },
-    "locked/": { dir: true, mode: 0o700 },
-    "links/to-dir": { symlink: "../deep" },
-    "links/dangling": { symlink: "nowhere" },
-    "name with spaces\nand a newline.txt": "n",
-    ".wink-apply-123-abc/staged.txt": "not workspace content",
-  });
-  for (let i = 0; i < 40; i++) writeTree(root, { [`many/d${i % 4}/f${i}.txt`]: `file ${i}` });
-  const latin1 = Buffer.concat([Buffer.from(root), Buffer.from("/caf\xe9-"), Buffer.from([0xff, 0xfe]), Buffer.from(".txt")]);
-  writeFileSync(latin1, "not UTF-8");
-  mkdirSync(Buffer.concat([Buffer.from(`${root}/dir-`), Buffer.from([0xff])]));
-  execFileSync("mkfifo", [path.join(root, "pipe")]);
-}
 
 describe("scan pool", () => {
   it("walks exactly like the main thread, with and without an index", async () => {
@@ -63,22 +25,15 @@ describe("scan pool", () => {
     const rootBytes = toBytePath(root);
     const options = { excludeTopLevelPrefix: ".wink-apply-" };
     const plain = scanAgainstIndex(rootBytes, null, options);
-    expect(comparable(await scanInParallel(rootBytes, null, options))).toEqual(comparable(plain));
+    expect(comparableScan(await scanInParallel(rootBytes, null, options))).toEqual(comparableScan(plain));
     expect(plain.leafCount).toBeGreaterThan(45);
     expect(plain.others).toEqual(["pipe"]);
 
     // An index from a while ago: untouched leaves are trusted, the rest set aside or missing.
-    const entries = new Map<string, LeafStat & { oid: string }>();
-    for (const [p, stat] of scanWorkspace(rootBytes, options).leaves) entries.set(p, { ...stat, oid: "0".repeat(40) });
-    writeTree(root, { "a.txt": "changed", "new.txt": "new", "many/d1/f5.txt": "changed too" });
-    rmSync(path.join(root, "deep/er/y.txt"));
-    rmSync(path.join(root, "many/d2"), { recursive: true });
-    const old = (Date.now() - 60_000) / 1000;
-    utimesSync(path.join(root, "tool.sh"), old, old);
-    const baseline = { scanStartedAtMs: Date.now() + 60_000, entries };
+    const baseline = indexThenChange(root, options);
     const sequential = scanAgainstIndex(rootBytes, baseline, options);
     const parallel = await scanInParallel(rootBytes, baseline, options);
-    expect(comparable(parallel)).toEqual(comparable(sequential));
+    expect(comparableScan(parallel)).toEqual(comparableScan(sequential));
     expect(sequential.missing.sort()).toEqual(["deep/er/y.txt", ...Array.from({ length: 10 }, (_, k) => `many/d2/f${2 + 4 * k}.txt`)].sort());
     expect(sequential.untrusted.has("new.txt")).toBe(true);
     expect(sequential.untrusted.has("a.txt")).toBe(true);
@@ -96,7 +51,7 @@ describe("scan pool", () => {
     const racy = { scanStartedAtMs: Date.now() - 10_000, entries };
     for (const baseline of [settled, racy]) {
       const parallel = await scanInParallel(rootBytes, baseline);
-      expect(comparable(parallel)).toEqual(comparable(scanAgainstIndex(rootBytes, baseline)));
+      expect(comparableScan(parallel)).toEqual(comparableScan(scanAgainstIndex(rootBytes, baseline)));
     }
     expect((await scanInParallel(rootBytes, settled)).untrusted.size).toBe(0);
     expect((await scanInParallel(rootBytes, racy)).untrusted.size).toBe(30);
@@ -212,7 +167,7 @@ describe("scan pool", () => {
       expect(await snapshots.diff(first)).toMatchObject({ added: ["d7/new.txt"], modified: ["d3/f3.txt"], deleted: ["d9/f9.txt"] });
       // The fast path agrees with the main-thread walk on the restored tree.
       const rootBytes = toBytePath(root);
-      expect(comparable(await scanWorkspaceFast(rootBytes, null))).toEqual(comparable(scanAgainstIndex(rootBytes, null)));
+      expect(comparableScan(await scanWorkspaceFast(rootBytes, null))).toEqual(comparableScan(scanAgainstIndex(rootBytes, null)));
     } finally {
       temps.track(snapshots.gitDir);
       await snapshots.cleanup();

@@ -304,12 +304,24 @@ export async function scanWorkspaceFast(rootBytes: string, baseline: ScanBaselin
       // The pool broke (a worker died): this walk, and the next ones, run here.
     }
   }
-  const scan = scanAgainstIndex(rootBytes, baseline, options);
+  return walkedElsewhere(scanAgainstIndex(rootBytes, baseline, options), options);
+}
+
+/**
+ * Notes a walk done without the pool (on this thread, or by `find`): a big one starts the
+ * pool for the next walks, now or, with `startPoolLater`, when the operation is over.
+ */
+export function walkedElsewhere(scan: IndexedScan, options: FastScanOptions = {}): IndexedScan {
   if (scan.leafCount >= PARALLEL_SCAN_MIN_ENTRIES) {
     if (options.startPoolLater === true) poolWanted = true;
     else sharedPool();
   }
   return scan;
+}
+
+/** True when the pool's threads are up and can take a walk at once. */
+export function scanPoolReady(): boolean {
+  return pool?.ready ?? false;
 }
 
 /** Starts the pool a walk with `startPoolLater` asked for (no-op otherwise). */

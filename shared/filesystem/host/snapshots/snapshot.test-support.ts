@@ -4,11 +4,13 @@
 import { Buffer } from "node:buffer";
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync, chmodSync, symlinkSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync, chmodSync, symlinkSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
 import { supportsReflink } from "./detect-strategy.js";
+import { scanWorkspace, type IndexedScan, type LeafStat, type ScanBaseline, type ScanOptions } from "./workspace-scan.js";
+import { toBytePath } from "./byte-paths.js";
 
 /** Temp directories made by a test file; `removeAll` in afterEach/afterAll. */
 export class TempDirs {
@@ -171,3 +173,54 @@ export function isDir(dir: string): boolean {
   return existsSync(dir) && statSync(dir).isDirectory();
 }
 
+/** A scan as plain sorted data (walk order differs between the two walks). */
+export function comparableScan(scan: IndexedScan): unknown {
+  const byPath = <T>(entries: Iterable<[string, T]>): [string, T][] => [...entries].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return {
+    untrusted: byPath(scan.untrusted),
+    missing: [...scan.missing].sort(),
+    leafCount: scan.leafCount,
+    totalBytes: scan.totalBytes,
+    oddPerms: byPath(scan.oddPerms),
+    dirs: byPath(scan.dirs),
+    others: [...scan.others].sort(),
+    dirsWithLeaves: [...scan.dirsWithLeaves].sort(),
+  };
+}
+
+/** Every kind of entry a walk meets, with names that are not UTF-8 and the applier's staging. */
+export function hostileTree(root: string): void {
+  writeTree(root, {
+    "a.txt": "a",
+    "tool.sh": { content: "#!/bin/sh\n", mode: 0o755 },
+    "secret.txt": { content: "s", mode: 0o600 },
+    "deep/er/still/x.bin": new Uint8Array([0, 1, 2]),
+    "deep/er/y.txt": "y",
+    "empty/": { dir: true },
+    "locked/": { dir: true, mode: 0o700 },
+    "links/to-dir": { symlink: "../deep" },
+    "links/dangling": { symlink: "nowhere" },
+    "name with spaces\nand a newline.txt": "n",
+    ".wink-apply-123-abc/staged.txt": "not workspace content",
+  });
+  for (let i = 0; i < 40; i++) writeTree(root, { [`many/d${i % 4}/f${i}.txt`]: `file ${i}` });
+  const latin1 = Buffer.concat([Buffer.from(root), Buffer.from("/caf\xe9-"), Buffer.from([0xff, 0xfe]), Buffer.from(".txt")]);
+  writeFileSync(latin1, "not UTF-8");
+  mkdirSync(Buffer.concat([Buffer.from(`${root}/dir-`), Buffer.from([0xff])]));
+  execFileSync("mkfifo", [path.join(root, "pipe")]);
+}
+
+/**
+ * An index of a `hostileTree` as it is now (trusted: long before its scan), then changes
+ * since: two edits, a new file, a deleted file and directory, an mtime set back.
+ */
+export function indexThenChange(root: string, options: ScanOptions): ScanBaseline {
+  const entries = new Map<string, LeafStat & { oid: string }>();
+  for (const [p, stat] of scanWorkspace(toBytePath(root), options).leaves) entries.set(p, { ...stat, oid: "0".repeat(40) });
+  writeTree(root, { "a.txt": "changed", "new.txt": "new", "many/d1/f5.txt": "changed too" });
+  rmSync(path.join(root, "deep/er/y.txt"));
+  rmSync(path.join(root, "many/d2"), { recursive: true });
+  const old = (Date.now() - 60_000) / 1000;
+  utimesSync(path.join(root, "tool.sh"), old, old);
+  return { scanStartedAtMs: Date.now() + 60_000, entries };
+}

@@ -110,7 +110,7 @@ export function scanWorkspace(rootBytes: string, options: ScanOptions = {}): Wor
  */
 export class ScanCollector {
   /** Wall-clock time before the first stat. */
-  readonly startedAtMs = Date.now();
+  readonly startedAtMs: number;
   private readonly entries: ReadonlyMap<string, LeafStat> | undefined;
   /** An entry recorded this late may have changed again within its timestamp tick. */
   private readonly racyFrom: number;
@@ -124,7 +124,9 @@ export class ScanCollector {
   private readonly others: string[] = [];
   private readonly dirsWithLeaves = new Set<string>();
 
-  constructor(baseline: ScanBaseline | null) {
+  /** `startedAtMs`: when the stats began, if before now (a walk started ahead of its baseline). */
+  constructor(baseline: ScanBaseline | null, startedAtMs = Date.now()) {
+    this.startedAtMs = startedAtMs;
     this.entries = baseline?.entries;
     this.racyFrom = (baseline?.scanStartedAtMs ?? 0) - RACY_MARGIN_MS;
   }
