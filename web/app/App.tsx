@@ -15,7 +15,6 @@ import { RunOverview } from "../features/run/RunOverview.js";
 import { RunsPanel } from "../features/runs/RunsPanel.js";
 import { failurePatch, showsFailure } from "../features/runs/run-links.js";
 import { flattenSnapshots, stepSnapshot } from "../features/sessions/snapshot-list.js";
-import { SlicesView } from "../features/slices/SlicesView.js";
 import { SnapshotCard } from "../features/snapshot/SnapshotCard.js";
 import { browseQuery, diffQuery, slicePageQuery, timelineQuery } from "../queries/options.js";
 import { useFiles, useMeta, useNewestRun, useRun } from "../queries/hooks.js";
@@ -32,14 +31,17 @@ import { SidebarResizer } from "./SidebarResizer.js";
 import { whenIdle } from "./when-idle.js";
 import { useAfterFirstPaint } from "./after-first-paint.js";
 
-// Views other than the default (slices) and the overlays are separate chunks, fetched when
-// first shown or, after start-up, while the browser is idle (see useIdlePreload).
+// Views other than the landing one (the run overview) and the overlays are separate chunks,
+// fetched when first shown or, after start-up, while the browser is idle (see useIdlePreload):
+// the first chunk holds only what the landing page draws.
+const loadSlices = () => import("../features/slices/SlicesView.js");
 const loadTimeline = () => import("../features/timeline/TimelineView.js");
 const loadFiles = () => import("../features/file-tree/FilesView.js");
 const loadCompare = () => import("../features/diff/CompareView.js");
 const loadSearch = () => import("../features/search/SearchView.js");
 const loadHelp = () => import("../features/help/HelpOverlay.js");
 const loadBundlePanels = () => import("../features/bundle/BundlePanelView.js");
+const SlicesView = lazy(() => loadSlices().then((module) => ({ default: module.SlicesView })));
 const TimelineView = lazy(() => loadTimeline().then((module) => ({ default: module.TimelineView })));
 const FilesView = lazy(() => loadFiles().then((module) => ({ default: module.FilesView })));
 const CompareView = lazy(() => loadCompare().then((module) => ({ default: module.CompareView })));
@@ -48,7 +50,7 @@ const HelpOverlay = lazy(() => loadHelp().then((module) => ({ default: module.He
 const BundlePanelView = lazy(() => loadBundlePanels().then((module) => ({ default: module.BundlePanelView })));
 
 // The view a deep link opens starts loading with the app, not after the first render.
-const VIEW_LOADERS: Partial<Record<ViewState["view"], () => Promise<unknown>>> = { timeline: loadTimeline, files: loadFiles, compare: loadCompare, search: loadSearch, panel: loadBundlePanels };
+const VIEW_LOADERS: Partial<Record<ViewState["view"], () => Promise<unknown>>> = { slices: loadSlices, timeline: loadTimeline, files: loadFiles, compare: loadCompare, search: loadSearch, panel: loadBundlePanels };
 void VIEW_LOADERS[readViewState().view]?.();
 
 /** Starts the selected view's main request at once (in parallel with its chunk). */
@@ -70,7 +72,7 @@ function useIdlePreload(firstViewShown: boolean): void {
   useEffect(() => {
     if (!firstViewShown) return;
     return whenIdle(() => {
-      for (const load of [loadTimeline, loadFiles, loadCompare, loadSearch, loadHelp, loadBundlePanels]) void load();
+      for (const load of [loadSlices, loadTimeline, loadFiles, loadCompare, loadSearch, loadHelp, loadBundlePanels]) void load();
     }, 4000);
   }, [firstViewShown]);
 }
