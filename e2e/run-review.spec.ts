@@ -42,6 +42,9 @@ test("the landing page shows every failure with its path and turn; one click ope
     await expect(row).toContainText(failure.message);
   }
   await guarded.shot("run-overview");
+  // The newest run was asked for once, by the page's preload (the app's fetch was answered from it).
+  const runRequests = await page.evaluate(() => performance.getEntriesByType("resource").filter((entry) => new URL(entry.name).pathname === "/api/run").map((entry) => (entry as { initiatorType?: string }).initiatorType));
+  expect(runRequests).toEqual(["link"]);
 
   // One action: the failing call in its timeline, its arguments and error beside it.
   await rows.nth(1).getByTestId("failure-link").click();

@@ -76,13 +76,32 @@ function wantsPage(request: FastifyRequest): boolean {
   return (request.headers.accept ?? "").includes("text/html");
 }
 
+/**
+ * The request the app makes first where it lands without a link (the newest run), as a
+ * preload: the browser starts it while the app's script is still loading, and the app's own
+ * `fetch` is answered from it. Same origin, so the CSP's `connect-src 'self'` covers it.
+ */
+export const LANDING_PRELOAD = '<link rel="preload" href="/api/run" as="fetch" crossorigin="anonymous">';
+
+function withLandingPreload(html: string): string {
+  return html.includes("</head>") ? html.replace("</head>", `  ${LANDING_PRELOAD}\n  </head>`) : html;
+}
+
+/** A page URL that names no run (no `file` in the query): the app opens the newest run. */
+function landsOnNewestRun(request: FastifyRequest): boolean {
+  const query = request.url.indexOf("?");
+  return query === -1 || !new URLSearchParams(request.url.slice(query + 1)).has("file");
+}
+
 const plugin: FastifyPluginAsync<SpaOptions> = async (app, options) => {
   const indexPath = path.join(options.webDir, "index.html");
   const built = existsSync(indexPath);
   let indexHtml: string | null = null;
-  const sendIndex = async (reply: FastifyReply): Promise<FastifyReply> => {
+  let landingHtml: string | null = null;
+  const sendIndex = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     indexHtml ??= built ? await readFile(indexPath, "utf8") : PLACEHOLDER_PAGE;
-    return reply.code(200).header("cache-control", "no-cache").type("text/html; charset=utf-8").send(indexHtml);
+    landingHtml ??= built ? withLandingPreload(indexHtml) : indexHtml;
+    return reply.code(200).header("cache-control", "no-cache").type("text/html; charset=utf-8").send(landsOnNewestRun(request) ? landingHtml : indexHtml);
   };
 
   if (built) {
@@ -115,11 +134,11 @@ const plugin: FastifyPluginAsync<SpaOptions> = async (app, options) => {
     }
   });
 
-  app.get("/", async (_request, reply) => sendIndex(reply));
-  app.get("/index.html", async (_request, reply) => sendIndex(reply));
+  app.get("/", async (request, reply) => sendIndex(request, reply));
+  app.get("/index.html", async (request, reply) => sendIndex(request, reply));
 
   app.setNotFoundHandler(async (request, reply) => {
-    if (wantsPage(request)) return sendIndex(reply);
+    if (wantsPage(request)) return sendIndex(request, reply);
     const pathname = (request.url.split("?")[0] ?? "").slice(0, 300);
     return reply.code(404).type("application/json; charset=utf-8").send(JSON.stringify({ detail: `Not found: ${request.method} ${pathname}` }));
   });

@@ -15,7 +15,6 @@ import { RunOverview } from "../features/run/RunOverview.js";
 import { RunsPanel } from "../features/runs/RunsPanel.js";
 import { failurePatch, showsFailure } from "../features/runs/run-links.js";
 import { flattenSnapshots, stepSnapshot } from "../features/sessions/snapshot-list.js";
-import { SlicesView } from "../features/slices/SlicesView.js";
 import { SnapshotCard } from "../features/snapshot/SnapshotCard.js";
 import { browseQuery, diffQuery, slicePageQuery, timelineQuery } from "../queries/options.js";
 import { useFiles, useMeta, useNewestRun, useRun } from "../queries/hooks.js";
@@ -30,15 +29,19 @@ import type { ViewState } from "../state/view-state.js";
 import { Header } from "./Header.js";
 import { SidebarResizer } from "./SidebarResizer.js";
 import { whenIdle } from "./when-idle.js";
+import { useAfterFirstPaint } from "./after-first-paint.js";
 
-// Views other than the default (slices) and the overlays are separate chunks, fetched when
-// first shown or, after start-up, while the browser is idle (see useIdlePreload).
+// Views other than the landing one (the run overview) and the overlays are separate chunks,
+// fetched when first shown or, after start-up, while the browser is idle (see useIdlePreload):
+// the first chunk holds only what the landing page draws.
+const loadSlices = () => import("../features/slices/SlicesView.js");
 const loadTimeline = () => import("../features/timeline/TimelineView.js");
 const loadFiles = () => import("../features/file-tree/FilesView.js");
 const loadCompare = () => import("../features/diff/CompareView.js");
 const loadSearch = () => import("../features/search/SearchView.js");
 const loadHelp = () => import("../features/help/HelpOverlay.js");
 const loadBundlePanels = () => import("../features/bundle/BundlePanelView.js");
+const SlicesView = lazy(() => loadSlices().then((module) => ({ default: module.SlicesView })));
 const TimelineView = lazy(() => loadTimeline().then((module) => ({ default: module.TimelineView })));
 const FilesView = lazy(() => loadFiles().then((module) => ({ default: module.FilesView })));
 const CompareView = lazy(() => loadCompare().then((module) => ({ default: module.CompareView })));
@@ -47,7 +50,7 @@ const HelpOverlay = lazy(() => loadHelp().then((module) => ({ default: module.He
 const BundlePanelView = lazy(() => loadBundlePanels().then((module) => ({ default: module.BundlePanelView })));
 
 // The view a deep link opens starts loading with the app, not after the first render.
-const VIEW_LOADERS: Partial<Record<ViewState["view"], () => Promise<unknown>>> = { timeline: loadTimeline, files: loadFiles, compare: loadCompare, search: loadSearch, panel: loadBundlePanels };
+const VIEW_LOADERS: Partial<Record<ViewState["view"], () => Promise<unknown>>> = { slices: loadSlices, timeline: loadTimeline, files: loadFiles, compare: loadCompare, search: loadSearch, panel: loadBundlePanels };
 void VIEW_LOADERS[readViewState().view]?.();
 
 /** Starts the selected view's main request at once (in parallel with its chunk). */
@@ -69,7 +72,7 @@ function useIdlePreload(firstViewShown: boolean): void {
   useEffect(() => {
     if (!firstViewShown) return;
     return whenIdle(() => {
-      for (const load of [loadTimeline, loadFiles, loadCompare, loadSearch, loadHelp, loadBundlePanels]) void load();
+      for (const load of [loadSlices, loadTimeline, loadFiles, loadCompare, loadSearch, loadHelp, loadBundlePanels]) void load();
     }, 4000);
   }, [firstViewShown]);
 }
@@ -86,16 +89,22 @@ export function App({ source }: { source: SourceSwitch }) {
   const state = useViewState();
   const preferences = usePreferences();
   const openOverlay = overlay.use();
-  const selected = useSnapshotRef(selectedRef(state));
+  const linked = selectedRef(state);
+  const newest = useNewestRun(linked === null && state.file === undefined);
+  const run = useRun(state.file ?? (linked === null ? (newest.data?.source.path ?? null) : null));
+  // Until the URL names a snapshot, the newest run's (or the named run's) latest state is shown
+  // at once; the URL follows (useSelectionBootstrap).
+  const landing = linked === null ? landingRef(state.file === undefined ? newest.data : run.data) : null;
+  const selected = useSnapshotRef(linked ?? landing);
+  const painted = useAfterFirstPaint(selected !== null);
   const files = useFiles();
   const entries = useMemo(() => flattenSnapshots(files.data), [files.data]);
-  const meta = useMeta(selected);
-  const run = useRun(state.file ?? null);
+  const meta = useMeta(painted || state.view !== "run" ? selected : null);
   useShortcutListener();
   useLiveReload();
-  useSelectionBootstrap(state, selected, run.data);
+  useSelectionBootstrap(linked === null ? landing : null);
   usePrefetchFirstPages(selected, meta.data);
-  useIdlePreload(selected !== null);
+  useIdlePreload(painted);
   usePrefetchView(state, selected);
 
   const reload = useCallback(() => {
@@ -161,7 +170,7 @@ export function App({ source }: { source: SourceSwitch }) {
     },
   });
 
-  const commands = usePaletteCommands(selected, entries, reload, stepSlice, source, run.data?.panels ?? []);
+  const commands = usePaletteCommands(selected, meta.data, entries, reload, stepSlice, source, run.data?.panels ?? []);
 
   return (
     <div className={`app${preferences.sidebarCollapsed ? " sidebar-collapsed" : ""}`}>
@@ -171,7 +180,7 @@ export function App({ source }: { source: SourceSwitch }) {
       <Header source={source} onReload={reload} />
       <div className="app-body">
         <aside className="sidebar" aria-label="Runs and sessions" hidden={preferences.sidebarCollapsed} style={{ width: preferences.sidebarWidth }}>
-          <RunsPanel selected={selected} currentFile={state.file ?? run.data?.source.path ?? null} />
+          {painted ? <RunsPanel selected={selected} currentFile={state.file ?? run.data?.source.path ?? null} /> : null}
         </aside>
         {preferences.sidebarCollapsed ? null : <SidebarResizer />}
         <main className="main" id="main" tabIndex={-1}>
@@ -254,22 +263,22 @@ function usePrefetchFirstPages(selected: SnapshotRef | null, meta: ReturnType<ty
   }, [api, client, selected, meta]);
 }
 
+/** The snapshot a run opens at: its root session's latest line (the line that holds the whole history). */
+function landingRef(run: RunResponse | undefined): SnapshotRef | null {
+  const root = run?.sessions[0];
+  return run === undefined || root === undefined ? null : { file: run.source.path, line: root.latest_line };
+}
+
 /**
- * Without a snapshot in the URL, open the newest run at its root session's latest line (the
- * line that holds the whole history); with a run but no line, that run's root latest line.
+ * Without a snapshot in the URL, the app shows the newest run (or, with a run but no line,
+ * that run) at its landing snapshot; this writes that snapshot into the URL.
  */
-function useSelectionBootstrap(state: ViewState, selected: SnapshotRef | null, run: RunResponse | undefined) {
-  const client = useQueryClient();
-  const newest = useNewestRun(selected === null && state.file === undefined);
+function useSelectionBootstrap(landing: SnapshotRef | null) {
+  const file = landing?.file;
+  const line = landing?.line;
   useEffect(() => {
-    if (selected !== null) return;
-    const target = state.file === undefined ? newest.data : run;
-    const root = target?.sessions[0];
-    if (target === undefined || root === undefined) return;
-    // The newest run is that file's run: the views that ask for it by name need not fetch it again.
-    if (state.file === undefined && client.getQueryData(keys.run(target.source.path)) === undefined) client.setQueryData(keys.run(target.source.path), target);
-    navigate({ file: target.source.path, line: root.latest_line }, { replace: true });
-  }, [selected, state.file, newest.data, run, client]);
+    if (file !== undefined && line !== undefined) navigate({ file, line }, { replace: true });
+  }, [file, line]);
 }
 
 /** Keys of the run's panels: the first three, then "the next one". */
@@ -293,9 +302,8 @@ function pressInSlices(key: string): void {
   setTimeout(() => dispatchKey(new KeyboardEvent("keydown", { key, bubbles: true, cancelable: true })), 50);
 }
 
-function usePaletteCommands(selected: SnapshotRef | null, entries: ReturnType<typeof flattenSnapshots>, reload: () => void, stepSlice: (delta: number) => void, source: SourceSwitch, panels: readonly { id: string; title: string }[]): Command[] {
+function usePaletteCommands(selected: SnapshotRef | null, meta: ReturnType<typeof useMeta>["data"], entries: ReturnType<typeof flattenSnapshots>, reload: () => void, stepSlice: (delta: number) => void, source: SourceSwitch, panels: readonly { id: string; title: string }[]): Command[] {
   const api = useApi();
-  const meta = useMeta(selected);
   const paletteOpen = overlay.use() === "palette";
   const tree = useQuery({ ...browseQuery(api, selected ?? { file: "", line: 1 }, "none"), enabled: paletteOpen && selected !== null }).data;
   const picker = useRef<HTMLInputElement | null>(null);
@@ -327,7 +335,7 @@ function usePaletteCommands(selected: SnapshotRef | null, entries: ReturnType<ty
       },
       ...VIEWS.map((view, index): Command => ({ id: `view-${view}`, group: "Views", title: `Go to ${VIEW_LABELS[view]}`, shortcut: String(index + 1), run: () => navigate(viewPatch(view)) })),
       ...panels.map((panel, index): Command => ({ id: `panel-${panel.id}`, group: "Views", title: `Go to ${panel.title}`, subtitle: "this run's panel", ...(index < 3 ? { shortcut: PANEL_KEYS[index] } : {}), run: () => navigate(panelPatch(panel.id)) })),
-      ...(meta.data?.slices ?? []).map((slice): Command => ({ id: `slice-${slice.slice_type}`, group: "Slices", title: slice.display_name, subtitle: `${slice.item_display_name} · ${slice.count} items`, run: () => navigate({ view: "slices", slice: slice.slice_type, item: undefined }) })),
+      ...(meta?.slices ?? []).map((slice): Command => ({ id: `slice-${slice.slice_type}`, group: "Slices", title: slice.display_name, subtitle: `${slice.item_display_name} · ${slice.count} items`, run: () => navigate({ view: "slices", slice: slice.slice_type, item: undefined }) })),
       ...entries.map((entry): Command => ({ id: `session-${entry.file}:${entry.line}`, group: "Sessions", title: entry.sessionId, subtitle: `${entry.fileName} · line ${entry.line} · ${entry.createdAt}`, run: () => navigate(selectSnapshotPatch(entry)) })),
     ];
     if (tree !== undefined) {
@@ -341,5 +349,5 @@ function usePaletteCommands(selected: SnapshotRef | null, entries: ReturnType<ty
     }
     if (source.backToServer !== null) commands.push({ id: "back", group: "Actions", title: "Back to the Server's Snapshots", run: source.backToServer });
     return commands;
-  }, [reload, stepSlice, meta.data, entries, tree, source, openLocal, panels]);
+  }, [reload, stepSlice, meta, entries, tree, source, openLocal, panels]);
 }

@@ -10,7 +10,8 @@ import { ApiError } from "../api/api.js";
 import { ApiProvider } from "../api/context.js";
 import { App } from "./App.js";
 import type { SourceSwitch } from "./source-switch.js";
-import { navigate } from "../state/url-store.js";
+import { newestRunQuery } from "../queries/options.js";
+import { navigate, readViewState } from "../state/url-store.js";
 
 function newClient(): QueryClient {
   return new QueryClient({
@@ -27,8 +28,18 @@ function newClient(): QueryClient {
 }
 
 
+/**
+ * The first client. Where the app lands without a link it asks for the newest run now, while
+ * the first render is under way, not after it (the server preloads that answer for the page).
+ */
+function firstClient(api: Api): QueryClient {
+  const client = newClient();
+  if (readViewState().file === undefined) void client.prefetchQuery(newestRunQuery(api, client));
+  return client;
+}
+
 export function Root({ initialApi }: { initialApi: Api }) {
-  const [active, setActive] = useState<{ api: Api; client: QueryClient; id: number }>(() => ({ api: initialApi, client: newClient(), id: 0 }));
+  const [active, setActive] = useState<{ api: Api; client: QueryClient; id: number }>(() => ({ api: initialApi, client: firstClient(initialApi), id: 0 }));
   const [server] = useState(() => (initialApi.kind === "http" ? active : null));
 
   const openLocal = useCallback((api: Api) => {

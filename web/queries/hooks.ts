@@ -1,5 +1,5 @@
 /** One hook per resource; `null` arguments disable the query (nothing selected yet). */
-import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
+import { useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { RunFilter, SearchScope, SnapshotRef } from "../api/api.js";
 import type { BundleMemberKind, BundleSearchParams, LogsParams, TranscriptParams } from "../api/bundle-api.js";
 import { useApi } from "../api/context.js";
@@ -25,7 +25,7 @@ export function useRun(file: string | null) {
 }
 
 export function useNewestRun(enabled: boolean) {
-  return useQuery({ ...q.newestRunQuery(useApi()), enabled });
+  return useQuery({ ...q.newestRunQuery(useApi(), useQueryClient()), enabled });
 }
 
 export function useRunSearch(file: string | null, session: string | null, query: string, regex: boolean) {

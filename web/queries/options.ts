@@ -3,6 +3,7 @@
  * hooks, prefetches and invalidations agree (see `api/keys.ts`).
  */
 import { infiniteQueryOptions, queryOptions, skipToken } from "@tanstack/react-query";
+import type { QueryClient } from "@tanstack/react-query";
 import type { Api, RunFilter, SearchScope, SnapshotRef } from "../api/api.js";
 import type { BundleMemberKind, BundleSearchParams, LogsParams, TranscriptParams } from "../api/bundle-api.js";
 import { keys } from "../api/keys.js";
@@ -30,7 +31,17 @@ export const runPagesQuery = (api: Api, filter: RunFilter) =>
 export const runQuery = (api: Api, file: string | null) => queryOptions({ queryKey: keys.run(file ?? ""), queryFn: file === null ? skipToken : () => api.run(file) });
 
 /** The newest run (where the app lands without a link). */
-export const newestRunQuery = (api: Api) => queryOptions({ queryKey: keys.newestRun(), queryFn: () => api.run(), staleTime: Infinity });
+export const newestRunQuery = (api: Api, client: QueryClient) =>
+  queryOptions({
+    queryKey: keys.newestRun(),
+    queryFn: async () => {
+      const run = await api.run();
+      // It is that file's run too: the views that ask for it by name need not fetch it again.
+      client.setQueryData(keys.run(run.source.path), run);
+      return run;
+    },
+    staleTime: Infinity,
+  });
 
 export const runSearchQuery = (api: Api, file: string | null, session: string | null, query: string, regex: boolean, limit = 500) =>
   queryOptions({
