@@ -195,8 +195,8 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
 
   // WebSocket upgrades never reach Fastify's hooks: answer them here, with the same checks.
   app.server.on("upgrade", (request: IncomingMessage, socket: Duplex) => {
-    const { status, detail } = upgradeVerdict(request.headers, options.bindHost === undefined ? {} : { bindHost: options.bindHost });
-    const body = JSON.stringify({ detail });
+    const { status, detail, code } = upgradeVerdict(request.headers, options.bindHost === undefined ? {} : { bindHost: options.bindHost });
+    const body = JSON.stringify({ detail, code });
     socket.end(`HTTP/1.1 ${status} ${status === 403 ? "Forbidden" : status === 400 ? "Bad Request" : "Not Found"}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
   });
 

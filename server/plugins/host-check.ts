@@ -76,14 +76,14 @@ const plugin: FastifyPluginAsync<HostCheckOptions> = async (app, options) => {
 export const hostCheck = fp(plugin, { name: "wink-host-check", fastify: "5.x" });
 
 /** The same verdict for raw `upgrade` requests (which never reach Fastify's hooks). */
-export function upgradeVerdict(headers: Record<string, string | string[] | undefined>, options: HostCheckOptions = {}): { status: number; detail: string } {
+export function upgradeVerdict(headers: Record<string, string | string[] | undefined>, options: HostCheckOptions = {}): { status: number; detail: string; code: string } {
   const bind = options.bindHost?.toLowerCase();
   const extra = new Set<string>(bind !== undefined && !WILDCARDS.has(bind) ? [bind] : []);
   try {
     checkRequest({ headers } as unknown as FastifyRequest, extra);
   } catch (error) {
-    if (error instanceof ServerError) return { status: error.statusCode, detail: error.message };
+    if (error instanceof ServerError) return { status: error.statusCode, detail: error.message, code: error.code };
     throw error;
   }
-  return { status: 404, detail: "This server has no WebSocket endpoint (live reload uses GET /api/events)" };
+  return { status: 404, detail: "This server has no WebSocket endpoint (live reload uses GET /api/events)", code: "WD_ERR_NOT_FOUND" };
 }

@@ -113,7 +113,7 @@ const plugin: FastifyPluginAsync<SpaOptions> = async (app, options) => {
       const cacheControl = relative.startsWith("assets/") ? IMMUTABLE : "no-cache";
       app.get(`/${relative}`, async (_request, reply) => {
         const bytes = await readFile(file).catch(() => null);
-        if (bytes === null) return reply.code(404).type("application/json; charset=utf-8").send(JSON.stringify({ detail: `Not found: /${relative}` }));
+        if (bytes === null) return reply.code(404).type("application/json; charset=utf-8").send(JSON.stringify({ detail: `Not found: /${relative}`, code: "WD_ERR_NOT_FOUND" }));
         return reply.header("cache-control", cacheControl).type(type).send(bytes);
       });
     }
@@ -130,7 +130,7 @@ const plugin: FastifyPluginAsync<SpaOptions> = async (app, options) => {
       decoded = "..";
     }
     if (decoded.split(/[\\/]/).some((segment) => segment === ".." || segment === ".") || decoded.includes("\0")) {
-      return reply.code(404).type("application/json; charset=utf-8").send(JSON.stringify({ detail: `Not found: ${pathname.slice(0, 300)}` }));
+      return reply.code(404).type("application/json; charset=utf-8").send(JSON.stringify({ detail: `Not found: ${pathname.slice(0, 300)}`, code: "WD_ERR_NOT_FOUND" }));
     }
   });
 
@@ -140,7 +140,7 @@ const plugin: FastifyPluginAsync<SpaOptions> = async (app, options) => {
   app.setNotFoundHandler(async (request, reply) => {
     if (wantsPage(request)) return sendIndex(request, reply);
     const pathname = (request.url.split("?")[0] ?? "").slice(0, 300);
-    return reply.code(404).type("application/json; charset=utf-8").send(JSON.stringify({ detail: `Not found: ${request.method} ${pathname}` }));
+    return reply.code(404).type("application/json; charset=utf-8").send(JSON.stringify({ detail: `Not found: ${request.method} ${pathname}`, code: "WD_ERR_NOT_FOUND" }));
   });
 };
 

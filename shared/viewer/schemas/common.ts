@@ -8,9 +8,9 @@ import { Type } from "typebox";
 /**
  * Every error: `{"detail": "...", "code": "..."}` with a 4xx status, or a 5xx when a remote
  * store failed (`E_SOURCE_*`: 502, 503, 504); any other 500 is a bug. `code` is the stable
- * code of docs/api.md and docs/errors.md (absent for Fastify's own validation errors).
+ * code of docs/api.md and docs/errors.md, on every error (Fastify's own get their status's row).
  */
-export const ErrorBody = Type.Object({ detail: Type.String(), code: Type.Optional(Type.String()) }, { $id: "ErrorBody" });
+export const ErrorBody = Type.Object({ detail: Type.String(), code: Type.String() }, { $id: "ErrorBody" });
 
 export const Tags = Type.Record(Type.String(), Type.String());
 
