@@ -26,7 +26,7 @@ import type { ObjectInfo, RandomAccessReader, Source } from "../../shared/remote
 import type { LineLocation, SessionFileIndex } from "../../shared/session/index.js";
 import { SessionIndexBuilder, linesOfChunks } from "../../shared/session/session-scan.node.js";
 import type { ArchiveStatus, FoundFile, ListOptions, ServedFiles } from "./served-files.js";
-import { MAX_DEPTH, SKIPPED_DIRECTORIES, kindOf } from "./served-files.js";
+import { MAX_DEPTH, SKIPPED_DIRECTORIES, inUndoStore, kindOf } from "./served-files.js";
 
 const ARCHIVE = /\.fs\.zip$/i;
 /** The first read of an archive: its end record and, for up to ~1,000 files, its whole central directory. */
@@ -119,7 +119,7 @@ export class RemoteFiles implements ServedFiles {
       pages++;
       objects += page.objects.length;
       for (const info of page.objects) {
-        if (!reachable(info.key, options.recursive)) continue;
+        if (!reachable(info.key, options.recursive) || inUndoStore(info.key)) continue;
         const name = path.posix.basename(info.key);
         if (ARCHIVE.test(name)) {
           archives.set(info.key, info);

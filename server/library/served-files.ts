@@ -12,6 +12,8 @@ import type { OpenedRegularFile } from "../../shared/filesystem/open-regular.nod
 import { openRegularFile } from "../../shared/filesystem/open-regular.node.js";
 import type { LineLocation, SessionFileIndex } from "../../shared/session/index.js";
 import { readLineBytes, scanSessionFile } from "../../shared/session/index.js";
+import { UNDO_SNAPSHOTS_DIR } from "../../shared/undo/manifest.js";
+import { UNDO_STATE_DIR_NAME } from "../../shared/undo/store-files.node.js";
 import { isBundleCandidate, sniffDebugBundle } from "./debug-bundles.js";
 
 /** One session file or bundle candidate found by listing. */
@@ -74,6 +76,19 @@ export const SESSION_FILE = /\.jsonl?$/i;
 export const MAX_DEPTH = 32;
 /** Directories never descended into (beside those whose name starts with "."). */
 export const SKIPPED_DIRECTORIES = new Set(["node_modules", ".git"]);
+
+/**
+ * True for a path in (or naming) an undo store's snapshot tree, `…/undo/snapshots/…`: its
+ * `manifest.json` files are undo manifests, not sessions, so a recursive listing skips them
+ * (the undo stores are read beside their session, see undo-stores.ts).
+ */
+export function inUndoStore(relative: string): boolean {
+  const parts = relative.split("/");
+  for (let i = 0; i + 1 < parts.length; i++) {
+    if (parts[i] === UNDO_STATE_DIR_NAME && parts[i + 1] === UNDO_SNAPSHOTS_DIR) return true;
+  }
+  return false;
+}
 
 /** What kind of served file `name` names, or null. */
 export function kindOf(name: string, bundles: boolean): FoundFile["kind"] | null {
@@ -142,7 +157,7 @@ export class LocalFiles implements ServedFiles {
       const childAbsolute = path.join(absolute, entry.name);
       const childRelative = relative === "" ? entry.name : `${relative}/${entry.name}`;
       if (entry.isDirectory()) {
-        if (options.recursive && depth < MAX_DEPTH && !entry.name.startsWith(".") && !SKIPPED_DIRECTORIES.has(entry.name)) {
+        if (options.recursive && depth < MAX_DEPTH && !entry.name.startsWith(".") && !SKIPPED_DIRECTORIES.has(entry.name) && !inUndoStore(childRelative)) {
           await this.#walk(childAbsolute, childRelative, depth + 1, found, options);
         }
         continue;

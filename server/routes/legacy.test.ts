@@ -346,6 +346,19 @@ describe("directories and big lines", () => {
     expect((await post(deep, "/api/switch", { path: "runs" })).json().path).toBe("runs/a/nested.jsonl");
   });
 
+  it("does not list an undo store's manifests as sessions when recursive", async () => {
+    const dir = await tempDir();
+    await writeSession(dir, "top.jsonl", [snapshotLine({ sessionId: "top" })]);
+    const snapshot = path.join(dir, "undo", "snapshots", "top", "call-1");
+    await mkdir(snapshot, { recursive: true });
+    await writeFile(path.join(snapshot, "manifest.json"), JSON.stringify({ format: "wink-undo", version: 1 }));
+    // A session file elsewhere under a folder called "undo" is still listed.
+    await mkdir(path.join(dir, "undo", "runs"), { recursive: true });
+    await writeSession(path.join(dir, "undo", "runs"), "kept.jsonl", [snapshotLine({ sessionId: "kept" })]);
+    const deep = await testApp({ path: dir, recursive: true });
+    expect((await get(deep, "/api/snapshots")).json().map((file: { path: string }) => file.path).sort()).toEqual(["top.jsonl", "undo/runs/kept.jsonl"]);
+  });
+
   it("answers for a 17 MB line, paginating its slice", async () => {
     const dir = await tempDir();
     const big = "x".repeat(17 * 1024 * 1024);
