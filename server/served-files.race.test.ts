@@ -164,8 +164,15 @@ describe("a served directory that changes under the server (issue 14, findings 1
     const raw = await (await fetch(`${url}api/raw?file=race.jsonl`)).text();
     expect(raw).toContain("inside-content");
     expect(((await (await fetch(`${url}api/meta?file=race.jsonl`)).json()) as { session_id: string }).session_id).toBe("inside");
-    const file = (await (await fetch(`${url}api/filesystem/file?file=race.jsonl&path=secret.txt`)).json()) as { content: string };
-    expect(file.content).toBe("inside-content\n");
+    // A resolved workspace is reused for up to a second (WORKSPACE_TTL_MS in viewer-state.ts):
+    // one resolved while the archive was a symlink (refused, so no secret.txt) may still answer
+    // right after the last swap (seen once in CI at load); it must give way within seconds.
+    let file: { content?: string } = {};
+    for (let attempt = 0; attempt < 20 && file.content !== "inside-content\n"; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 250));
+      file = (await (await fetch(`${url}api/filesystem/file?file=race.jsonl&path=secret.txt`)).json()) as { content?: string };
+    }
+    expect(file.content, JSON.stringify(file).slice(0, 300)).toBe("inside-content\n");
   }, 180_000);
 
   it("FIFO swaps: no request hangs, other files load, new files are indexed, and SIGTERM stops the server", async () => {
