@@ -38,6 +38,7 @@ import { applyRestorePlan, planSize } from "./restore-plan.js";
 import { readUntrustedLeaves, type ReadLeaves } from "./workspace-delta.js";
 import type { HostSnapshotStrategy, OperationStats, ReleaseOptions, SnapshotDraft, StrategyContext } from "./strategy.js";
 import { loadWorkspaceIndex, saveWorkspaceIndex, type IndexEntry, type WorkspaceIndex } from "./workspace-index.js";
+import { readIndexHead } from "./workspace-index-binary.js";
 import { releaseGitSnapshots } from "./release.js";
 import { assertOutsideWorkspace } from "./storage-dir.js";
 import { FindWalk } from "./find-walk.js";
@@ -46,8 +47,6 @@ import { ScanError, type IndexedScan } from "./workspace-scan.js";
 
 /** Run `git gc --auto` after this many snapshots (packs the loose objects small snapshots leave). */
 const COMPACT_EVERY = 50;
-/** Bytes of the index file per leaf, at least (~80 with a short path). */
-const INDEX_BYTES_PER_LEAF = 80;
 /** Retention releases whose objects are collected together (see `release`). */
 const RELEASES_PER_COLLECTION = 10;
 
@@ -120,7 +119,7 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
     this.index = index;
     this.indexLoaded = true;
     try {
-      saveWorkspaceIndex(repo.indexFile, this.context.root, index);
+      saveWorkspaceIndex(repo.indexFile, this.context.root, index, "binary");
     } catch {
       // The index only saves work; without it the next process re-reads the files.
     }
@@ -139,16 +138,21 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
   /**
    * The first walk of a big workspace in this process (no scan threads yet) is done by
    * `find` (find-walk.ts), started at once: it then runs on the other core while the index
-   * loads and `cat-file` starts, and this thread never builds a `Stats` per file. Later
-   * walks use the scan threads that the first one starts when its operation is over, once
-   * they are up (a restore right after the first would otherwise wait for their start).
+   * loads and `cat-file` starts, and this thread never builds a `Stats` per file. `find` is
+   * told the scan time of the index (read from the file's first bytes when it is not loaded
+   * yet), so it prints only what that index cannot vouch for. Later walks use the scan
+   * threads that the first one starts when its operation is over, once they are up (a
+   * restore right after the first would otherwise wait for their start).
    */
   private startWalkAhead(gitDir: string): FindWalk | null {
     if (scanPoolReady()) return null;
-    const leaves = this.indexLoaded
-      ? (this.index?.entries.size ?? 0)
-      : (statSync(GitSnapshotRepo.indexFileOf(gitDir), { throwIfNoEntry: false })?.size ?? 0) / INDEX_BYTES_PER_LEAF;
-    return leaves >= PARALLEL_SCAN_MIN_ENTRIES ? FindWalk.start(this.rootBytes, { excludeTopLevelPrefix: STAGING_PREFIX }) : null;
+    const head = this.indexLoaded
+      ? this.index === null
+        ? null
+        : { count: this.index.entries.size, scanStartedAtMs: this.index.scanStartedAtMs }
+      : readIndexHead(GitSnapshotRepo.indexFileOf(gitDir));
+    if (head === null || head.count < PARALLEL_SCAN_MIN_ENTRIES) return null;
+    return FindWalk.start(this.rootBytes, { excludeTopLevelPrefix: STAGING_PREFIX, unchangedSince: head.scanStartedAtMs });
   }
 
   async capture(draft: SnapshotDraft): Promise<FilesystemSnapshot> {
