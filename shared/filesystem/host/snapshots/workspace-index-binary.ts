@@ -25,6 +25,8 @@ const VERSION = 2;
 const FIXED_HEAD = 24;
 const DIGEST = 20;
 const SYMLINK_BIT = 0x8000;
+/** The columns are read as typed arrays, in the platform's byte order: little-endian only (elsewhere: a full re-read). */
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /** True when `data` starts like a binary index (any version). */
 export function isBinaryIndex(data: Buffer): boolean {
@@ -91,7 +93,7 @@ export function encodeWorkspaceIndex(rootPath: string, index: WorkspaceIndex): B
  * (truncated, corrupted, another version or another root).
  */
 export function decodeWorkspaceIndex(data: Buffer, rootPath: string): WorkspaceIndex | null {
-  if (data.length < FIXED_HEAD + DIGEST || !isBinaryIndex(data) || data.readUInt32LE(4) !== VERSION) return null;
+  if (!LITTLE_ENDIAN || data.length < FIXED_HEAD + DIGEST || !isBinaryIndex(data) || data.readUInt32LE(4) !== VERSION) return null;
   const headerLength = data.readUInt32LE(8);
   const count = data.readUInt32LE(12);
   const columns = align8(FIXED_HEAD + headerLength);
@@ -118,22 +120,27 @@ export function decodeWorkspaceIndex(data: Buffer, rootPath: string): WorkspaceI
   const pathBytes = count === 0 ? 0 : (endsOf[count - 1] as number);
   const textEnd = data.length - DIGEST;
   if (text + pathBytes > textEnd || (count > 0 && text + pathBytes + (endsOf[2 * count - 1] as number) !== textEnd)) return null;
+  // Two strings for all paths and all ids, sliced per entry: one decoding call each rather
+  // than two per entry (a first restore runs this loop once, on cold code).
+  const allPaths = bytes.toString("latin1", text, text + pathBytes);
+  const allOids = bytes.toString("latin1", text + pathBytes, textEnd);
+  const bits = new Uint16Array(bytes.buffer, bytes.byteOffset + perms, count);
   const entries = new Map<string, IndexEntry>();
-  let pathStart = text;
-  let oidStart = text + pathBytes;
+  let pathStart = 0;
+  let oidStart = 0;
   for (let i = 0; i < count; i++) {
-    const pathEnd = text + (endsOf[i] as number);
-    const oidEnd = text + pathBytes + (endsOf[count + i] as number);
-    if (pathEnd < pathStart || oidEnd < oidStart || oidEnd > textEnd) return null;
-    const bits = bytes.readUInt16LE(perms + i * 2);
-    entries.set(bytes.toString("latin1", pathStart, pathEnd), {
-      kind: (bits & SYMLINK_BIT) !== 0 ? "symlink" : "file",
-      perm: bits & 0o7777,
+    const pathEnd = endsOf[i] as number;
+    const oidEnd = endsOf[count + i] as number;
+    if (pathEnd < pathStart || oidEnd < oidStart) return null;
+    const mode = bits[i] as number;
+    entries.set(allPaths.slice(pathStart, pathEnd), {
+      kind: (mode & SYMLINK_BIT) !== 0 ? "symlink" : "file",
+      perm: mode & 0o7777,
       size: stats[i] as number,
       mtimeMs: stats[count + i] as number,
       ctimeMs: stats[2 * count + i] as number,
       ino: stats[3 * count + i] as number,
-      oid: bytes.toString("latin1", oidStart, oidEnd),
+      oid: allOids.slice(oidStart, oidEnd),
     });
     pathStart = pathEnd;
     oidStart = oidEnd;
