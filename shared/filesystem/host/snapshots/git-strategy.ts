@@ -299,23 +299,27 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
     // the first restore or diff of a process).
     const unchecked = repo === this.repo && !this.indexLoaded;
     let index = repo !== this.repo ? null : unchecked ? loadWorkspaceIndex(repo.indexFile, this.context.root) : this.index;
-    const mirrored = index !== null && index.ref !== commitRef ? readCommit(objects, index.ref) : null;
-    mirrored?.catch(() => undefined);
+    const loaded = index;
+    const mirrored = loaded === null ? Promise.resolve(null) : loaded.ref === commitRef ? pending : readCommit(objects, loaded.ref);
+    // The tree changes need the two commits only: read while the walk runs.
+    const changesAhead = Promise.all([pending, mirrored]).then(([commit, base]) => (loaded !== null && base === null ? null : treeChanges(objects, commit.tree, base?.tree ?? null)));
+    changesAhead.catch(() => undefined);
     let scan = await this.scan(index, walk);
     const commit = await pending;
-    const base = index === null ? null : index.ref === commit.commit ? commit : await (mirrored ?? readCommit(objects, index.ref));
-    if (index !== null && base === null) {
+    const base = await mirrored;
+    let changes = await changesAhead;
+    if (index !== null && (base === null || changes === null)) {
       // The index mirrors a commit this repository lacks: compare everything.
       index = null;
       scan = await this.scan(null);
+      changes = await treeChanges(objects, commit.tree, null);
     }
     if (unchecked) {
       this.index = index;
       this.indexLoaded = true;
     }
-    const changes = await treeChanges(objects, commit.tree, base?.tree ?? null);
     const read = await readUntrustedLeaves(scan, new LeafReader(this.rootBytes));
-    return { commit, index, base, changes, scan, read };
+    return { commit, index, base: index === null ? null : base, changes: changes as TreeChanges, scan, read };
   }
 
   async diff(base: FilesystemSnapshot, target: FilesystemSnapshot | null): Promise<FilesystemDiff> {
