@@ -3,12 +3,13 @@
  * numbers, same trust decisions against an index), and answers null — so the caller walks
  * in JavaScript — whenever `find` fails or is not GNU find.
  */
+import { spawn } from "node:child_process";
 import { chmodSync, mkdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 
 import { toBytePath } from "./byte-paths.js";
-import { FindWalk } from "./find-walk.js";
+import { FindWalk, type ShellSpawner } from "./find-walk.js";
 import { comparableScan, indexThenChange, hostileTree, sleep, TempDirs, writeTree } from "./snapshot.test-support.js";
 import { scanAgainstIndex, scanWorkspace, type LeafStat, type ScanBaseline } from "./workspace-scan.js";
 
@@ -94,6 +95,38 @@ describe("find walk", () => {
     expect(await (FindWalk.start(toBytePath(root), { ...options, unchangedSince: baseline.scanStartedAtMs }) as FindWalk).collect(other)).toBeNull();
     expect(await (FindWalk.start(toBytePath(root), { ...options, unchangedSince: baseline.scanStartedAtMs }) as FindWalk).collect(null)).toBeNull();
     expect((await (FindWalk.start(toBytePath(root), { ...options, unchangedSince: baseline.scanStartedAtMs }) as FindWalk).collect(baseline))?.untrusted.has("a.txt")).toBe(true);
+  });
+
+  it("runs beside another process started with it (one process start), which does not hold find's output open", async () => {
+    const root = temps.make("find-walk-beside-");
+    hostileTree(root);
+    await sleep(150);
+    const rootBytes = toBytePath(root);
+    const indexed = scanWorkspace(rootBytes, options);
+    const baseline: ScanBaseline = { scanStartedAtMs: indexed.startedAtMs, entries: new Map<string, LeafStat>(indexed.leaves) };
+    writeTree(root, { "many/d1/f5.txt": "changed", "new.txt": "new" });
+    // `cat` stands for git: it runs until its stdin ends, long after find is done.
+    const spawner: ShellSpawner = (prelude, env) => spawn("/bin/sh", ["-c", prelude, "sh", "cat"], { env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe", "pipe"] });
+    const { child, walk } = FindWalk.besideGit(rootBytes, { ...options, unchangedSince: baseline.scanStartedAtMs }, spawner, () => {
+      throw new Error("find is usable here");
+    });
+    expect(walk).not.toBeNull();
+    const viaFind = await (walk as FindWalk).collect(baseline);
+    expect(child.exitCode).toBeNull(); // the walk ended while the other process still runs
+    expect(comparableScan(viaFind as NonNullable<typeof viaFind>)).toEqual(comparableScan(scanAgainstIndex(rootBytes, baseline, options)));
+    expect([...(viaFind?.untrusted.keys() ?? [])].sort()).toEqual(["many/d1/f5.txt", "new.txt"]);
+    const echoed = new Promise<string>((resolve) => child.stdout?.once("data", (chunk: Buffer) => resolve(chunk.toString())));
+    child.stdin?.end("still there\n");
+    expect(await echoed).toBe("still there\n");
+
+    // find failing (the root is gone): null, and the other process is started all the same.
+    const gone = path.join(temps.make("find-walk-beside-gone-"), "missing");
+    const failed = FindWalk.besideGit(toBytePath(gone), { ...options, unchangedSince: baseline.scanStartedAtMs }, spawner, () => {
+      throw new Error("find is usable here");
+    });
+    expect(await failed.walk?.collect(baseline)).toBeNull();
+    failed.child.stdin?.end();
+    expect(await new Promise((resolve) => failed.child.on("close", resolve))).toBe(0);
   });
 
   it("dates the walk from its start, before `find` ran", async () => {

@@ -28,7 +28,7 @@
  * here, their names compared with the index. For 5,000 unchanged files `find` then prints
  * some 60 records instead of 5,000, and this thread parses those, not a record per file.
  */
-import { spawn, type ChildProcessByStdio } from "node:child_process";
+import { spawn, type ChildProcess, type ChildProcessByStdio } from "node:child_process";
 import { lstatSync, readdirSync, statSync } from "node:fs";
 import type { Readable } from "node:stream";
 
@@ -64,45 +64,86 @@ interface Filtered {
   readonly changedDirs: Set<string>;
 }
 
+/** find's arguments after the root: the filter (when told a bound), then the output format. */
+function findArgs(bound: number | null): string[] {
+  const filter = bound === null ? [] : ["(", "(", "-type", "f", "-o", "-type", "l", ")", "!", "-newerct", timeArgument(bound), ")", "-o"];
+  return ["-mindepth", "1", ...filter, "-printf", FORMAT];
+}
+
+/** A time in whole ms as GNU find reads it (`@seconds.fraction`). */
+function timeArgument(ms: number): string {
+  return `@${Math.floor(ms / 1000)}.${String(ms % 1000).padStart(3, "0")}`;
+}
+
+/**
+ * The shell text that runs `find` beside a git process started with the same process
+ * start (see `FindWalk.besideGit`): find writes to fd 3 and, after it, `#<exit code>\0`;
+ * then the shell becomes git ("$@"), without fd 3. The root and the bound come through the
+ * environment, never through the script text.
+ */
+const BESIDE_GIT_PRELUDE =
+  '(find -H "$WINK_FIND_ROOT" -mindepth 1 \\( \\( -type f -o -type l \\) ! -newerct "$WINK_FIND_NEWER" \\) -o -printf "$WINK_FIND_FORMAT" >&3 2>/dev/null 3>&-; printf \'#%d\\0\' "$?" >&3) & exec "$@" 3>&-';
+
+/** A process start for a git process with a shell prelude (GitProcess.spawnAfterShell). */
+export type ShellSpawner = (prelude: string, env: Record<string, string>) => ChildProcess;
+
 export class FindWalk {
-  private readonly child: ChildProcessByStdio<null, Readable, Readable>;
   private readonly startedAtMs: number;
   private readonly options: ScanOptions;
   private readonly rootBytes: string;
   /** The ctime bound `find` filtered with; null: every entry printed. */
   private readonly bound: number | null;
   private readonly chunks: Buffer[] = [];
-  private readonly done: Promise<boolean>;
-  private stderr = "";
+  private done: Promise<boolean> = Promise.resolve(false);
+  private stop: () => void = () => undefined;
+  /** find's output ends with `#<exit code>\0` (run by a shell beside git). */
+  private readonly trailer: boolean;
 
-  private constructor(root: string, rootBytes: string, options: FindWalkOptions) {
+  private constructor(rootBytes: string, options: FindWalkOptions, trailer: boolean) {
     this.options = options;
     this.rootBytes = rootBytes;
+    this.trailer = trailer;
     this.bound = options.unchangedSince === undefined ? null : ctimeBound(options.unchangedSince);
     // Before the first stat: a file modified from here on is racy for the index this walk makes.
     this.startedAtMs = Date.now();
-    const filter =
-      this.bound === null ? [] : ["(", "(", "-type", "f", "-o", "-type", "l", ")", "!", "-newerct", `@${Math.floor(this.bound / 1000)}.${String(this.bound % 1000).padStart(3, "0")}`, ")", "-o"];
-    this.child = spawn("find", ["-H", root, "-mindepth", "1", ...filter, "-printf", FORMAT], {
+  }
+
+  private spawnFind(root: string): void {
+    const child: ChildProcessByStdio<null, Readable, Readable> = spawn("find", ["-H", root, ...findArgs(this.bound)], {
       stdio: ["ignore", "pipe", "pipe"],
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LC_ALL: "C" },
       windowsHide: true,
     });
-    this.child.stdout.on("data", (chunk: Buffer) => this.chunks.push(chunk));
-    this.child.stderr.on("data", (chunk: Buffer) => {
-      if (this.stderr.length < 4096) this.stderr += chunk.toString("utf8");
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => this.chunks.push(chunk));
+    child.stderr.on("data", (chunk: Buffer) => {
+      if (stderr.length < 4096) stderr += chunk.toString("utf8");
     });
     this.done = new Promise((resolve) => {
-      this.child.on("error", () => {
+      child.on("error", () => {
         unusable = true;
         resolve(false);
       });
-      this.child.on("close", (code) => {
+      child.on("close", (code) => {
         // No output at all and a failure: not a find we can use (BusyBox, BSD: no -printf).
-        if (code !== 0 && this.chunks.length === 0 && /printf|unknown|unrecognized|invalid/i.test(this.stderr)) unusable = true;
+        if (code !== 0 && this.chunks.length === 0 && /printf|unknown|unrecognized|invalid/i.test(stderr)) unusable = true;
         resolve(code === 0);
       });
     });
+    this.stop = () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    };
+  }
+
+  /** The root as a process argument; null when it cannot be one (not valid UTF-8). */
+  private static rootArgument(rootBytes: string): string | null {
+    const root = isAsciiBytePath(rootBytes) ? rootBytes : toDisplayPath(rootBytes);
+    return isAsciiBytePath(rootBytes) || Buffer.from(root, "utf8").toString("latin1") === rootBytes ? root : null;
+  }
+
+  private static usable(options: FindWalkOptions): boolean {
+    if (unusable || process.platform === "win32") return false;
+    return options.unchangedSince === undefined || options.unchangedSince - RACY_MARGIN_MS > 0;
   }
 
   /**
@@ -110,16 +151,41 @@ export class FindWalk {
    * root that is not valid UTF-8, which a process argument cannot carry exactly).
    */
   static start(rootBytes: string, options: FindWalkOptions = {}): FindWalk | null {
-    if (unusable || process.platform === "win32") return null;
-    if (options.unchangedSince !== undefined && !(options.unchangedSince - RACY_MARGIN_MS > 0)) return null;
-    const root = isAsciiBytePath(rootBytes) ? rootBytes : toDisplayPath(rootBytes);
-    if (!isAsciiBytePath(rootBytes) && Buffer.from(root, "utf8").toString("latin1") !== rootBytes) return null;
+    const root = FindWalk.usable(options) ? FindWalk.rootArgument(rootBytes) : null;
+    if (root === null) return null;
+    const walk = new FindWalk(rootBytes, options, false);
     try {
-      return new FindWalk(root, rootBytes, options);
+      walk.spawnFind(root);
     } catch {
       unusable = true;
       return null;
     }
+    return walk;
+  }
+
+  /**
+   * Starts a git process with `spawner` and, in the same process start, `find` told
+   * `options.unchangedSince`: a shell runs find in the background, its output on fd 3, then
+   * becomes git. A process start costs this thread 10–20 ms (a fork of a big process), the
+   * first restore of a process needs both, and this saves one. The walk is null (and git is
+   * started alone) when find cannot be used.
+   */
+  static besideGit(rootBytes: string, options: FindWalkOptions & { readonly unchangedSince: number }, spawner: ShellSpawner, alone: () => ChildProcess): { child: ChildProcess; walk: FindWalk | null } {
+    const root = FindWalk.usable(options) ? FindWalk.rootArgument(rootBytes) : null;
+    if (root === null) return { child: alone(), walk: null };
+    const walk = new FindWalk(rootBytes, options, true);
+    const child = spawner(BESIDE_GIT_PRELUDE, { WINK_FIND_ROOT: root, WINK_FIND_NEWER: timeArgument(walk.bound as number), WINK_FIND_FORMAT: FORMAT });
+    const output = child.stdio[3] as Readable | null | undefined;
+    if (output === null || output === undefined) return { child, walk: null };
+    output.on("data", (chunk: Buffer) => walk.chunks.push(chunk));
+    walk.done = new Promise((resolve) => {
+      output.on("error", () => resolve(false));
+      // The end of find's output (the exit code is in the trailer); the pipe closes later, with git.
+      output.on("end", () => resolve(true));
+      output.on("close", () => resolve(true));
+    });
+    walk.stop = () => output.destroy();
+    return { child, walk };
   }
 
   /**
@@ -129,8 +195,13 @@ export class FindWalk {
   async collect(baseline: ScanBaseline | null): Promise<IndexedScan | null> {
     if (!(await this.done)) return null;
     if (this.bound !== null && (baseline === null || ctimeBound(baseline.scanStartedAtMs) !== this.bound)) return null;
-    const text = Buffer.concat(this.chunks).toString("latin1");
+    let text = Buffer.concat(this.chunks).toString("latin1");
     this.chunks.length = 0;
+    if (this.trailer) {
+      const hash = text.lastIndexOf("#");
+      if (hash < 0 || (hash > 0 && text[hash - 1] !== "\0") || text.slice(hash) !== "#0\0") return null;
+      text = text.slice(0, hash);
+    }
     const collector = new ScanCollector(baseline, this.startedAtMs);
     const excludePrefix = this.options.excludeTopLevelPrefix;
     const filtered: Filtered | null = this.bound === null ? null : { bound: this.bound, printed: new Set(), dirs: new Set(), changedDirs: new Set() };
@@ -141,7 +212,7 @@ export class FindWalk {
 
   /** Stop `find` if it still runs (the operation ended without its result). */
   cancel(): void {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGKILL");
+    this.stop();
   }
 }
 

@@ -144,15 +144,32 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
    * threads that the first one starts when its operation is over, once they are up (a
    * restore right after the first would otherwise wait for their start).
    */
-  private startWalkAhead(gitDir: string): FindWalk | null {
+  private walkAheadSince(gitDir: string): number | null {
     if (scanPoolReady()) return null;
     const head = this.indexLoaded
       ? this.index === null
         ? null
         : { count: this.index.entries.size, scanStartedAtMs: this.index.scanStartedAtMs }
       : readIndexHead(GitSnapshotRepo.indexFileOf(gitDir));
-    if (head === null || head.count < PARALLEL_SCAN_MIN_ENTRIES) return null;
-    return FindWalk.start(this.rootBytes, { excludeTopLevelPrefix: STAGING_PREFIX, unchangedSince: head.scanStartedAtMs });
+    return head === null || head.count < PARALLEL_SCAN_MIN_ENTRIES ? null : head.scanStartedAtMs;
+  }
+
+  private startWalkAhead(gitDir: string): FindWalk | null {
+    const since = this.walkAheadSince(gitDir);
+    return since === null ? null : FindWalk.start(this.rootBytes, { excludeTopLevelPrefix: STAGING_PREFIX, unchangedSince: since });
+  }
+
+  /** The object reader of `repo`, and the walk ahead (when wanted) started with it: one process start for both. */
+  private startReaderAndWalk(repo: GitSnapshotRepo): { objects: GitObjectReader; walk: FindWalk | null } {
+    const since = this.walkAheadSince(repo.gitDir);
+    if (since === null) return { objects: new GitObjectReader(repo.git), walk: null };
+    const { child, walk } = FindWalk.besideGit(
+      this.rootBytes,
+      { excludeTopLevelPrefix: STAGING_PREFIX, unchangedSince: since },
+      (prelude, env) => repo.git.spawnAfterShell(prelude, env, GitObjectReader.ARGS),
+      () => repo.git.spawn(GitObjectReader.ARGS),
+    );
+    return { objects: new GitObjectReader(repo.git, child), walk };
   }
 
   async capture(draft: SnapshotDraft): Promise<FilesystemSnapshot> {
@@ -244,19 +261,17 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
     if (!isCommitId(snapshot.commitRef)) throw fail(`${JSON.stringify(snapshot.commitRef)} is not a git commit id`);
     const gitDir = snapshot.gitDir ?? this.gitDirPath;
     if (gitDir === null || !existsDir(gitDir)) throw fail(`the git directory ${gitDir ?? "(none)"} does not exist`);
-    const walk = this.startWalkAhead(gitDir);
     let repo: GitSnapshotRepo;
     try {
       // git is checked only when the restore fails (a first restore in a process would
       // otherwise wait for `git --version`, then for cat-file).
       repo = await this.repoFor(snapshot, false);
     } catch (error) {
-      walk?.cancel();
       if (error instanceof SnapshotIncompatibleError) throw error;
       throw fail((await gitMissingReason()) ?? message(error), error);
     }
     const ours = repo === this.repo;
-    const objects = new GitObjectReader(repo.git);
+    const { objects, walk } = this.startReaderAndWalk(repo);
     try {
       const target = readSnapshotCommit(objects, snapshot.snapshotId, snapshot.commitRef).then((found) => {
         if (found === "missing") throw fail(`commit ${snapshot.commitRef} is not in ${repo.gitDir}`);
