@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 
 import { toBytePath } from "./byte-paths.js";
-import { FindWalk, type ShellSpawner } from "./find-walk.js";
+import { ctimesBoundIndex, FindWalk, type ShellSpawner } from "./find-walk.js";
 import { comparableScan, indexThenChange, hostileTree, sleep, TempDirs, writeTree } from "./snapshot.test-support.js";
 import { scanAgainstIndex, scanWorkspace, type LeafStat, type ScanBaseline } from "./workspace-scan.js";
 
@@ -127,6 +127,12 @@ describe("find walk", () => {
     expect(await failed.walk?.collect(baseline)).toBeNull();
     failed.child.stdin?.end();
     expect(await new Promise((resolve) => failed.child.on("close", resolve))).toBe(0);
+  });
+
+  it("bounds an index by ctimes on local filesystems only", () => {
+    expect(ctimesBoundIndex(toBytePath(temps.make("find-walk-fs-")))).toBe(true); // ext4 or tmpfs here
+    expect(ctimesBoundIndex("/proc")).toBe(false);
+    expect(ctimesBoundIndex(path.join(temps.make("find-walk-fs-gone-"), "missing"))).toBe(false);
   });
 
   it("dates the walk from its start, before `find` ran", async () => {

@@ -27,9 +27,10 @@
  * removed sets its directory's ctime too: the directories with a later ctime are listed
  * here, their names compared with the index. For 5,000 unchanged files `find` then prints
  * some 60 records instead of 5,000, and this thread parses those, not a record per file.
+ * Only on local filesystems (`ctimesBoundIndex`): elsewhere a server's clock dates ctimes.
  */
 import { spawn, type ChildProcess, type ChildProcessByStdio } from "node:child_process";
-import { lstatSync, readdirSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, statfsSync, statSync } from "node:fs";
 import type { Readable } from "node:stream";
 
 import { isAsciiBytePath, joinBytePath, parentBytePath, toDisplayPath, toFsPath } from "./byte-paths.js";
@@ -47,6 +48,23 @@ export interface FindWalkOptions extends ScanOptions {
    * files and symlinks that index vouches for by their ctime (see the module comment).
    */
   readonly unchangedSince?: number;
+}
+
+/**
+ * Local filesystems (ext2–4, XFS, Btrfs, tmpfs, overlayfs, ZFS, F2FS), whose ctimes come from
+ * this machine's clock. On a network or FUSE filesystem a server's lagging clock could date
+ * a change before the index's scan; there `find` is not told the bound (every entry is
+ * compared, as without it).
+ */
+const LOCAL_FILESYSTEMS = new Set([0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x794c7630, 0x2fc12fc1, 0xf2f52010]);
+
+/** True when the ctimes of the filesystem holding `rootBytes` can bound an index (see LOCAL_FILESYSTEMS). */
+export function ctimesBoundIndex(rootBytes: string): boolean {
+  try {
+    return LOCAL_FILESYSTEMS.has(statfsSync(toFsPath(rootBytes)).type);
+  } catch {
+    return false;
+  }
 }
 
 /** The ctime bound (whole ms) at or below which a leaf of an index scanned at `scanStartedAtMs` is unchanged. */

@@ -41,7 +41,7 @@ import { loadWorkspaceIndex, saveWorkspaceIndex, type IndexEntry, type Workspace
 import { readIndexHead } from "./workspace-index-binary.js";
 import { releaseGitSnapshots } from "./release.js";
 import { assertOutsideWorkspace } from "./storage-dir.js";
-import { FindWalk } from "./find-walk.js";
+import { ctimesBoundIndex, FindWalk } from "./find-walk.js";
 import { PARALLEL_SCAN_MIN_ENTRIES, scanPoolReady, scanWorkspaceFast, walkedElsewhere } from "./scan-pool.js";
 import { ScanError, type IndexedScan } from "./workspace-scan.js";
 
@@ -144,28 +144,33 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
    * threads that the first one starts when its operation is over, once they are up (a
    * restore right after the first would otherwise wait for their start).
    */
-  private walkAheadSince(gitDir: string): number | null {
+  /**
+   * The scan time of the index a walk ahead will be compared with (undefined: compare
+   * every entry, see find-walk.ts); null when no walk ahead is wanted.
+   */
+  private walkAheadSince(gitDir: string): { since: number | undefined } | null {
     if (scanPoolReady()) return null;
     const head = this.indexLoaded
       ? this.index === null
         ? null
         : { count: this.index.entries.size, scanStartedAtMs: this.index.scanStartedAtMs }
       : readIndexHead(GitSnapshotRepo.indexFileOf(gitDir));
-    return head === null || head.count < PARALLEL_SCAN_MIN_ENTRIES ? null : head.scanStartedAtMs;
+    if (head === null || head.count < PARALLEL_SCAN_MIN_ENTRIES) return null;
+    return { since: ctimesBoundIndex(this.rootBytes) ? head.scanStartedAtMs : undefined };
   }
 
-  private startWalkAhead(gitDir: string): FindWalk | null {
-    const since = this.walkAheadSince(gitDir);
-    return since === null ? null : FindWalk.start(this.rootBytes, { excludeTopLevelPrefix: STAGING_PREFIX, unchangedSince: since });
+  private startWalkAhead(gitDir: string, ahead = this.walkAheadSince(gitDir)): FindWalk | null {
+    return ahead === null ? null : FindWalk.start(this.rootBytes, { excludeTopLevelPrefix: STAGING_PREFIX, ...(ahead.since === undefined ? {} : { unchangedSince: ahead.since }) });
   }
 
   /** The object reader of `repo`, and the walk ahead (when wanted) started with it: one process start for both. */
   private startReaderAndWalk(repo: GitSnapshotRepo): { objects: GitObjectReader; walk: FindWalk | null } {
-    const since = this.walkAheadSince(repo.gitDir);
-    if (since === null) return { objects: new GitObjectReader(repo.git), walk: null };
+    const ahead = this.walkAheadSince(repo.gitDir);
+    if (ahead === null) return { objects: new GitObjectReader(repo.git), walk: null };
+    if (ahead.since === undefined) return { walk: this.startWalkAhead(repo.gitDir, ahead), objects: new GitObjectReader(repo.git) };
     const { child, walk } = FindWalk.besideGit(
       this.rootBytes,
-      { excludeTopLevelPrefix: STAGING_PREFIX, unchangedSince: since },
+      { excludeTopLevelPrefix: STAGING_PREFIX, unchangedSince: ahead.since },
       (prelude, env) => repo.git.spawnAfterShell(prelude, env, GitObjectReader.ARGS),
       () => repo.git.spawn(GitObjectReader.ARGS),
     );
