@@ -3,14 +3,15 @@
  * numbers, same trust decisions against an index), and answers null — so the caller walks
  * in JavaScript — whenever `find` fails or is not GNU find.
  */
-import { mkdirSync, symlinkSync, utimesSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { chmodSync, mkdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 
 import { toBytePath } from "./byte-paths.js";
-import { FindWalk } from "./find-walk.js";
-import { comparableScan, indexThenChange, hostileTree, TempDirs, writeTree } from "./snapshot.test-support.js";
-import { scanAgainstIndex } from "./workspace-scan.js";
+import { ctimesBoundIndex, FindWalk, type ShellSpawner } from "./find-walk.js";
+import { comparableScan, indexThenChange, hostileTree, sleep, TempDirs, writeTree } from "./snapshot.test-support.js";
+import { scanAgainstIndex, scanWorkspace, type LeafStat, type ScanBaseline } from "./workspace-scan.js";
 
 const temps = new TempDirs();
 afterEach(() => temps.removeAll());
@@ -45,6 +46,93 @@ describe("find walk", () => {
     expect(viaFind?.untrusted.has("tool.sh")).toBe(true);
     expect(viaFind?.untrusted.has("secret.txt")).toBe(false);
     expect(viaFind?.missing).toContain("deep/er/y.txt");
+  });
+
+  it("told the index's scan time, prints only what the index cannot vouch for, and completes to the same walk", async () => {
+    const root = temps.make("find-walk-since-");
+    hostileTree(root);
+    // In a directory whose names do not change: an mtime in the future (the index cannot
+    // vouch for that file however old its ctime), and a file edited invisibly but for its ctime.
+    writeTree(root, { "quiet/future.txt": "f", "quiet/same-size.txt": "a", "quiet/kept.txt": "k" });
+    const future = Date.now() / 1000 + 3600;
+    utimesSync(path.join(root, "quiet/future.txt"), future, future);
+    await sleep(150); // older than the racy margin
+    const rootBytes = toBytePath(root);
+    const indexed = scanWorkspace(rootBytes, options);
+    const entries = new Map<string, LeafStat>(indexed.leaves);
+    const baseline: ScanBaseline = { scanStartedAtMs: indexed.startedAtMs, entries };
+
+    // Every kind of change, several of them invisible to the directory they are in.
+    const aTime = statSync(path.join(root, "quiet/same-size.txt")).mtime;
+    writeFileSync(path.join(root, "quiet/same-size.txt"), "b"); // same size, mtime set back: only its ctime tells
+    utimesSync(path.join(root, "quiet/same-size.txt"), aTime, aTime);
+    writeTree(root, { "many/d1/f5.txt": "changed", "many/d0/new.txt": "new", "fresh/sub/x.txt": "x" });
+    chmodSync(path.join(root, "tool.sh"), 0o700);
+    rmSync(path.join(root, "deep/er/y.txt"));
+    rmSync(path.join(root, "many/d2"), { recursive: true });
+    rmSync(path.join(root, "many/d3/f3.txt"));
+    writeTree(root, { "many/d3/f3.txt/inner.txt": "a file became a directory" });
+    rmSync(path.join(root, "links/dangling"));
+    symlinkSync("elsewhere", path.join(root, "links/dangling"));
+
+    const walk = FindWalk.start(rootBytes, { ...options, unchangedSince: baseline.scanStartedAtMs });
+    expect(walk).not.toBeNull();
+    const viaFind = await (walk as FindWalk).collect(baseline);
+    expect(viaFind).not.toBeNull();
+    const sequential = scanAgainstIndex(rootBytes, baseline, options);
+    expect(comparableScan(viaFind as NonNullable<typeof viaFind>)).toEqual(comparableScan(sequential));
+    const untrusted = [...(viaFind?.untrusted.keys() ?? [])].sort();
+    expect(untrusted).toEqual(["fresh/sub/x.txt", "links/dangling", "many/d0/new.txt", "many/d1/f5.txt", "many/d3/f3.txt/inner.txt", "quiet/future.txt", "quiet/same-size.txt", "tool.sh"]);
+    expect([...(viaFind?.missing ?? [])].sort()).toEqual(["deep/er/y.txt", "many/d2/f10.txt", "many/d2/f14.txt", "many/d2/f18.txt", "many/d2/f2.txt", "many/d2/f22.txt", "many/d2/f26.txt", "many/d2/f30.txt", "many/d2/f34.txt", "many/d2/f38.txt", "many/d2/f6.txt", "many/d3/f3.txt"]);
+    expect(viaFind?.leafCount).toBe(sequential.leafCount);
+  });
+
+  it("told an index's scan time, answers null for another index or none (the caller walks in JS)", async () => {
+    const root = temps.make("find-walk-other-");
+    writeTree(root, { "a.txt": "a" });
+    const baseline: ScanBaseline = { scanStartedAtMs: Date.now() - 10_000, entries: new Map() };
+    const other: ScanBaseline = { scanStartedAtMs: baseline.scanStartedAtMs - 5_000, entries: new Map() };
+    expect(await (FindWalk.start(toBytePath(root), { ...options, unchangedSince: baseline.scanStartedAtMs }) as FindWalk).collect(other)).toBeNull();
+    expect(await (FindWalk.start(toBytePath(root), { ...options, unchangedSince: baseline.scanStartedAtMs }) as FindWalk).collect(null)).toBeNull();
+    expect((await (FindWalk.start(toBytePath(root), { ...options, unchangedSince: baseline.scanStartedAtMs }) as FindWalk).collect(baseline))?.untrusted.has("a.txt")).toBe(true);
+  });
+
+  it("runs beside another process started with it (one process start), which does not hold find's output open", async () => {
+    const root = temps.make("find-walk-beside-");
+    hostileTree(root);
+    await sleep(150);
+    const rootBytes = toBytePath(root);
+    const indexed = scanWorkspace(rootBytes, options);
+    const baseline: ScanBaseline = { scanStartedAtMs: indexed.startedAtMs, entries: new Map<string, LeafStat>(indexed.leaves) };
+    writeTree(root, { "many/d1/f5.txt": "changed", "new.txt": "new" });
+    // `cat` stands for git: it runs until its stdin ends, long after find is done.
+    const spawner: ShellSpawner = (prelude, env) => spawn("/bin/sh", ["-c", prelude, "sh", "cat"], { env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe", "pipe"] });
+    const { child, walk } = FindWalk.besideGit(rootBytes, { ...options, unchangedSince: baseline.scanStartedAtMs }, spawner, () => {
+      throw new Error("find is usable here");
+    });
+    expect(walk).not.toBeNull();
+    const viaFind = await (walk as FindWalk).collect(baseline);
+    expect(child.exitCode).toBeNull(); // the walk ended while the other process still runs
+    expect(comparableScan(viaFind as NonNullable<typeof viaFind>)).toEqual(comparableScan(scanAgainstIndex(rootBytes, baseline, options)));
+    expect([...(viaFind?.untrusted.keys() ?? [])].sort()).toEqual(["many/d1/f5.txt", "new.txt"]);
+    const echoed = new Promise<string>((resolve) => child.stdout?.once("data", (chunk: Buffer) => resolve(chunk.toString())));
+    child.stdin?.end("still there\n");
+    expect(await echoed).toBe("still there\n");
+
+    // find failing (the root is gone): null, and the other process is started all the same.
+    const gone = path.join(temps.make("find-walk-beside-gone-"), "missing");
+    const failed = FindWalk.besideGit(toBytePath(gone), { ...options, unchangedSince: baseline.scanStartedAtMs }, spawner, () => {
+      throw new Error("find is usable here");
+    });
+    expect(await failed.walk?.collect(baseline)).toBeNull();
+    failed.child.stdin?.end();
+    expect(await new Promise((resolve) => failed.child.on("close", resolve))).toBe(0);
+  });
+
+  it("bounds an index by ctimes on local filesystems only", () => {
+    expect(ctimesBoundIndex(toBytePath(temps.make("find-walk-fs-")))).toBe(true); // ext4 or tmpfs here
+    expect(ctimesBoundIndex("/proc")).toBe(false);
+    expect(ctimesBoundIndex(path.join(temps.make("find-walk-fs-gone-"), "missing"))).toBe(false);
   });
 
   it("dates the walk from its start, before `find` ran", async () => {

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import type { FilesystemSnapshot } from "../../snapshot-contract.js";
 import { compileForChild } from "./child-compiler.test-support.js";
+import { GitSnapshotRepo } from "./git-repo.js";
 import { HostSnapshots } from "./host-snapshots.js";
 import { PARALLEL_SCAN_MIN_ENTRIES } from "./scan-pool.js";
 import { fingerprint, sleep, TempDirs, writeTree } from "./snapshot.test-support.js";
@@ -97,7 +98,20 @@ describe("git restore as the first operation of a process", () => {
     expect(fingerprint(root)).toEqual(firstPrint);
     const calls = readFileSync(log, "utf8").trim().split("\n");
     expect(calls).toHaveLength(1);
-    expect(calls[0]).toContain(`-H ${root} -mindepth 1 -printf`);
+    // Told the index's scan time, find prints only what the index cannot vouch for by itself.
+    expect(calls[0]).toContain(`-H ${root} -mindepth 1 ( ( -type f -o -type l ) ! -newerct @`);
+    expect(calls[0]).toContain(") -o -printf");
+
+    // An index file whose head reads but whose body is damaged: find is started for it, the
+    // load fails, the walk falls back to JavaScript against no index, and the result is the same.
+    const indexFile = GitSnapshotRepo.indexFileOf(gitDir);
+    const intact = readFileSync(indexFile);
+    writeFileSync(indexFile, intact.subarray(0, intact.length - 100));
+    writeTree(root, { "d3/f3.txt": "edited once more\n", "d5/extra.txt": "extra\n" });
+    expect(await restoreInChild(env, `${shims}:${process.env.PATH ?? ""}`)).toBeNull();
+    expect(fingerprint(root)).toEqual(firstPrint);
+    expect(readFileSync(log, "utf8").trim().split("\n")).toHaveLength(2);
+    writeFileSync(indexFile, intact);
 
     // BusyBox's find has no -printf: the walk falls back to JavaScript, the result is the same.
     writeTree(root, { "d3/f3.txt": "edited again\n", "d4/extra.txt": "extra\n" });

@@ -5,7 +5,7 @@
  * this one process instead of a git invocation each.
  */
 import { Buffer } from "node:buffer";
-import type { ChildProcessWithoutNullStreams } from "node:child_process";
+import type { ChildProcess, ChildProcessWithoutNullStreams } from "node:child_process";
 
 import { GitCommandError, type GitProcess } from "./git-process.js";
 
@@ -59,14 +59,17 @@ interface Pending {
 }
 
 export class GitObjectReader {
+  /** The git arguments of the process. */
+  static readonly ARGS: readonly string[] = ["cat-file", "--batch"];
   private readonly child: ChildProcessWithoutNullStreams;
   private readonly queue: Pending[] = [];
   private stderr = "";
   private failure: Error | null = null;
   private readonly done: Promise<void>;
 
-  constructor(git: GitProcess) {
-    this.child = git.spawn(["cat-file", "--batch"]);
+  /** `child`: a `cat-file --batch` already started (with piped stdin, stdout and stderr); default: started here. */
+  constructor(git: GitProcess, child?: ChildProcess) {
+    this.child = (child ?? git.spawn(GitObjectReader.ARGS)) as ChildProcessWithoutNullStreams;
     this.child.stderr.on("data", (chunk: Buffer) => {
       if (this.stderr.length < 16 * 1024) this.stderr += chunk.toString("utf8");
     });

@@ -9,7 +9,7 @@
  * config says. Arguments are passed as an argv array (`execFile`/`spawn`, never a shell)
  * and every path that reaches git goes after `--` or through stdin.
  */
-import { execFile, spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { execFile, spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 
@@ -163,6 +163,16 @@ export class GitProcess {
   /** Start a long-running git process (fast-import, cat-file --batch) with piped stdio. */
   spawn(args: readonly string[]): ChildProcessWithoutNullStreams {
     return spawn(this.binary, [...this.baseArgs(), ...args], { ...this.spawnOptions(), stdio: ["pipe", "pipe", "pipe"], windowsHide: true });
+  }
+
+  /**
+   * `spawn`, started by `/bin/sh` running `prelude` first (with `env` added to git's and a
+   * fourth pipe, fd 3), which then runs `exec "$@"`: git with its arguments, never part of
+   * the script text. One process start for git and a helper (see FindWalk.besideGit).
+   */
+  spawnAfterShell(prelude: string, env: Record<string, string>, args: readonly string[]): ChildProcess {
+    const options = this.spawnOptions();
+    return spawn("/bin/sh", ["-c", prelude, "sh", this.binary, ...this.baseArgs(), ...args], { ...options, env: { ...options.env, ...env }, stdio: ["pipe", "pipe", "pipe", "pipe"], windowsHide: true });
   }
 }
 

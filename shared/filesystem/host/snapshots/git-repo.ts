@@ -80,11 +80,16 @@ export class GitSnapshotRepo {
     this.indexFile = GitSnapshotRepo.indexFileOf(gitDir);
   }
 
-  /** Create the bare repository if `gitDir` is missing or empty; adopt it if it already is one. */
-  /** Where the workspace index (stat cache) of the repository at `gitDir` is kept. */
+  /**
+   * Where the workspace index (stat cache) of the repository at `gitDir` is kept, in binary
+   * form (workspace-index-binary.ts). An `index.json` left by an older version is not read:
+   * the first snapshot or restore re-reads the workspace once and writes this file.
+   */
   static indexFileOf(gitDir: string): string {
-    return path.join(gitDir, "wink", "index.json");
+    return path.join(gitDir, "wink", "index.bin");
   }
+
+  /** Create the bare repository if `gitDir` is missing or empty; adopt it if it already is one. */
 
   async ensure(): Promise<void> {
     const exists = existsSync(this.gitDir);

@@ -38,16 +38,15 @@ import { applyRestorePlan, planSize } from "./restore-plan.js";
 import { readUntrustedLeaves, type ReadLeaves } from "./workspace-delta.js";
 import type { HostSnapshotStrategy, OperationStats, ReleaseOptions, SnapshotDraft, StrategyContext } from "./strategy.js";
 import { loadWorkspaceIndex, saveWorkspaceIndex, type IndexEntry, type WorkspaceIndex } from "./workspace-index.js";
+import { readIndexHead } from "./workspace-index-binary.js";
 import { releaseGitSnapshots } from "./release.js";
 import { assertOutsideWorkspace } from "./storage-dir.js";
-import { FindWalk } from "./find-walk.js";
+import { ctimesBoundIndex, FindWalk } from "./find-walk.js";
 import { PARALLEL_SCAN_MIN_ENTRIES, scanPoolReady, scanWorkspaceFast, walkedElsewhere } from "./scan-pool.js";
 import { ScanError, type IndexedScan } from "./workspace-scan.js";
 
 /** Run `git gc --auto` after this many snapshots (packs the loose objects small snapshots leave). */
 const COMPACT_EVERY = 50;
-/** Bytes of the index file per leaf, at least (~80 with a short path). */
-const INDEX_BYTES_PER_LEAF = 80;
 /** Retention releases whose objects are collected together (see `release`). */
 const RELEASES_PER_COLLECTION = 10;
 
@@ -120,7 +119,7 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
     this.index = index;
     this.indexLoaded = true;
     try {
-      saveWorkspaceIndex(repo.indexFile, this.context.root, index);
+      saveWorkspaceIndex(repo.indexFile, this.context.root, index, "binary");
     } catch {
       // The index only saves work; without it the next process re-reads the files.
     }
@@ -139,16 +138,43 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
   /**
    * The first walk of a big workspace in this process (no scan threads yet) is done by
    * `find` (find-walk.ts), started at once: it then runs on the other core while the index
-   * loads and `cat-file` starts, and this thread never builds a `Stats` per file. Later
-   * walks use the scan threads that the first one starts when its operation is over, once
-   * they are up (a restore right after the first would otherwise wait for their start).
+   * loads and `cat-file` starts, and this thread never builds a `Stats` per file. `find` is
+   * told the scan time of the index (read from the file's first bytes when it is not loaded
+   * yet), so it prints only what that index cannot vouch for. Later walks use the scan
+   * threads that the first one starts when its operation is over, once they are up (a
+   * restore right after the first would otherwise wait for their start).
    */
-  private startWalkAhead(gitDir: string): FindWalk | null {
+  /**
+   * The scan time of the index a walk ahead will be compared with (undefined: compare
+   * every entry, see find-walk.ts); null when no walk ahead is wanted.
+   */
+  private walkAheadSince(gitDir: string): { since: number | undefined } | null {
     if (scanPoolReady()) return null;
-    const leaves = this.indexLoaded
-      ? (this.index?.entries.size ?? 0)
-      : (statSync(GitSnapshotRepo.indexFileOf(gitDir), { throwIfNoEntry: false })?.size ?? 0) / INDEX_BYTES_PER_LEAF;
-    return leaves >= PARALLEL_SCAN_MIN_ENTRIES ? FindWalk.start(this.rootBytes, { excludeTopLevelPrefix: STAGING_PREFIX }) : null;
+    const head = this.indexLoaded
+      ? this.index === null
+        ? null
+        : { count: this.index.entries.size, scanStartedAtMs: this.index.scanStartedAtMs }
+      : readIndexHead(GitSnapshotRepo.indexFileOf(gitDir));
+    if (head === null || head.count < PARALLEL_SCAN_MIN_ENTRIES) return null;
+    return { since: ctimesBoundIndex(this.rootBytes) ? head.scanStartedAtMs : undefined };
+  }
+
+  private startWalkAhead(gitDir: string, ahead = this.walkAheadSince(gitDir)): FindWalk | null {
+    return ahead === null ? null : FindWalk.start(this.rootBytes, { excludeTopLevelPrefix: STAGING_PREFIX, ...(ahead.since === undefined ? {} : { unchangedSince: ahead.since }) });
+  }
+
+  /** The object reader of `repo`, and the walk ahead (when wanted) started with it: one process start for both. */
+  private startReaderAndWalk(repo: GitSnapshotRepo): { objects: GitObjectReader; walk: FindWalk | null } {
+    const ahead = this.walkAheadSince(repo.gitDir);
+    if (ahead === null) return { objects: new GitObjectReader(repo.git), walk: null };
+    if (ahead.since === undefined) return { walk: this.startWalkAhead(repo.gitDir, ahead), objects: new GitObjectReader(repo.git) };
+    const { child, walk } = FindWalk.besideGit(
+      this.rootBytes,
+      { excludeTopLevelPrefix: STAGING_PREFIX, unchangedSince: ahead.since },
+      (prelude, env) => repo.git.spawnAfterShell(prelude, env, GitObjectReader.ARGS),
+      () => repo.git.spawn(GitObjectReader.ARGS),
+    );
+    return { objects: new GitObjectReader(repo.git, child), walk };
   }
 
   async capture(draft: SnapshotDraft): Promise<FilesystemSnapshot> {
@@ -240,19 +266,17 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
     if (!isCommitId(snapshot.commitRef)) throw fail(`${JSON.stringify(snapshot.commitRef)} is not a git commit id`);
     const gitDir = snapshot.gitDir ?? this.gitDirPath;
     if (gitDir === null || !existsDir(gitDir)) throw fail(`the git directory ${gitDir ?? "(none)"} does not exist`);
-    const walk = this.startWalkAhead(gitDir);
     let repo: GitSnapshotRepo;
     try {
       // git is checked only when the restore fails (a first restore in a process would
       // otherwise wait for `git --version`, then for cat-file).
       repo = await this.repoFor(snapshot, false);
     } catch (error) {
-      walk?.cancel();
       if (error instanceof SnapshotIncompatibleError) throw error;
       throw fail((await gitMissingReason()) ?? message(error), error);
     }
     const ours = repo === this.repo;
-    const objects = new GitObjectReader(repo.git);
+    const { objects, walk } = this.startReaderAndWalk(repo);
     try {
       const target = readSnapshotCommit(objects, snapshot.snapshotId, snapshot.commitRef).then((found) => {
         if (found === "missing") throw fail(`commit ${snapshot.commitRef} is not in ${repo.gitDir}`);
@@ -295,23 +319,27 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
     // the first restore or diff of a process).
     const unchecked = repo === this.repo && !this.indexLoaded;
     let index = repo !== this.repo ? null : unchecked ? loadWorkspaceIndex(repo.indexFile, this.context.root) : this.index;
-    const mirrored = index !== null && index.ref !== commitRef ? readCommit(objects, index.ref) : null;
-    mirrored?.catch(() => undefined);
+    const loaded = index;
+    const mirrored = loaded === null ? Promise.resolve(null) : loaded.ref === commitRef ? pending : readCommit(objects, loaded.ref);
+    // The tree changes need the two commits only: read while the walk runs.
+    const changesAhead = Promise.all([pending, mirrored]).then(([commit, base]) => (loaded !== null && base === null ? null : treeChanges(objects, commit.tree, base?.tree ?? null)));
+    changesAhead.catch(() => undefined);
     let scan = await this.scan(index, walk);
     const commit = await pending;
-    const base = index === null ? null : index.ref === commit.commit ? commit : await (mirrored ?? readCommit(objects, index.ref));
-    if (index !== null && base === null) {
+    const base = await mirrored;
+    let changes = await changesAhead;
+    if (index !== null && (base === null || changes === null)) {
       // The index mirrors a commit this repository lacks: compare everything.
       index = null;
       scan = await this.scan(null);
+      changes = await treeChanges(objects, commit.tree, null);
     }
     if (unchecked) {
       this.index = index;
       this.indexLoaded = true;
     }
-    const changes = await treeChanges(objects, commit.tree, base?.tree ?? null);
     const read = await readUntrustedLeaves(scan, new LeafReader(this.rootBytes));
-    return { commit, index, base, changes, scan, read };
+    return { commit, index, base: index === null ? null : base, changes: changes as TreeChanges, scan, read };
   }
 
   async diff(base: FilesystemSnapshot, target: FilesystemSnapshot | null): Promise<FilesystemDiff> {

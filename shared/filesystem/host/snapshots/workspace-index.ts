@@ -5,13 +5,15 @@
  * too close to the scan that recorded it ("racy", as git calls it) — is not read again,
  * which keeps incremental snapshots and restores O(changes) in I/O.
  *
- * Persisted as JSON next to the snapshot storage, replaced atomically; a missing or
- * unreadable index only costs a full re-read.
+ * Persisted next to the snapshot storage, replaced atomically, as JSON or (the git
+ * strategy, whose first restore in a process waits for the load) in the binary form of
+ * workspace-index-binary.ts; a missing or unreadable index only costs a full re-read.
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
+import { decodeWorkspaceIndex, encodeWorkspaceIndex, isBinaryIndex } from "./workspace-index-binary.js";
 import { RACY_MARGIN_MS, sameStat, type LeafKind, type LeafStat } from "./workspace-scan.js";
 
 export { RACY_MARGIN_MS };
@@ -40,11 +42,13 @@ export function isTrustworthy(entry: IndexEntry, current: LeafStat, scanStartedA
 
 type PackedEntry = [string, 0 | 1, number, number, number, number, number, string];
 
-/** Read an index file; null when missing, unreadable, for another root or another format. */
+/** Read an index file (either form); null when missing, unreadable, for another root or another format. */
 export function loadWorkspaceIndex(file: string, rootPath: string): WorkspaceIndex | null {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(file, "utf8"));
+    const data = readFileSync(file);
+    if (isBinaryIndex(data)) return decodeWorkspaceIndex(data, rootPath);
+    parsed = JSON.parse(data.toString("utf8"));
   } catch {
     return null;
   }
@@ -72,7 +76,6 @@ export function loadWorkspaceIndex(file: string, rootPath: string): WorkspaceInd
   return { ref: data.ref, scanStartedAtMs: data.scanStartedAtMs, entries, ...(treeDirs === undefined ? {} : { treeDirs }) };
 }
 
-/** Write an index file atomically (temp file + rename in the same directory). */
 /** Serialised form of each entry object; entries are immutable and reused across indexes, so most saves only join strings. */
 const packedCache = new WeakMap<IndexEntry, { path: string; text: string }>();
 
@@ -81,7 +84,21 @@ function packEntry(path: string, e: IndexEntry): string {
   return JSON.stringify(packed);
 }
 
-export function saveWorkspaceIndex(file: string, rootPath: string, index: WorkspaceIndex): void {
+/** Write an index file atomically (temp file + rename in the same directory), as JSON or binary. */
+export function saveWorkspaceIndex(file: string, rootPath: string, index: WorkspaceIndex, format: "json" | "binary" = "json"): void {
+  const body = format === "binary" ? encodeWorkspaceIndex(rootPath, index) : jsonIndex(rootPath, index);
+  mkdirSync(path.dirname(file), { recursive: true });
+  const temp = `${file}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
+  try {
+    writeFileSync(temp, body);
+    renameSync(temp, file);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+}
+
+function jsonIndex(rootPath: string, index: WorkspaceIndex): string {
   const parts: string[] = [];
   for (const [p, e] of index.entries) {
     let cached = packedCache.get(e);
@@ -93,15 +110,6 @@ export function saveWorkspaceIndex(file: string, rootPath: string, index: Worksp
     parts.push(cached.text);
   }
   const head = JSON.stringify({ version: FORMAT_VERSION, root: rootPath, ref: index.ref, scanStartedAtMs: index.scanStartedAtMs, treeDirs: index.treeDirs === undefined ? null : [...index.treeDirs] });
-  const body = `${head.slice(0, -1)},"entries":[${parts.join(",")}]}`;
-  mkdirSync(path.dirname(file), { recursive: true });
-  const temp = `${file}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
-  try {
-    writeFileSync(temp, body);
-    renameSync(temp, file);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
-  }
+  return `${head.slice(0, -1)},"entries":[${parts.join(",")}]}`;
 }
 

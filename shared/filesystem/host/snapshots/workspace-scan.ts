@@ -157,6 +157,23 @@ export class ScanCollector {
     this.untrusted.set(rel, { kind, perm, size, mtimeMs, ctimeMs, ino });
   }
 
+  /**
+   * A leaf of the baseline known to be unchanged since it was recorded (find-walk.ts): met
+   * as `entry` records it, without comparing, the racy rule still applied.
+   */
+  unchangedLeaf(rel: string, entry: LeafStat): void {
+    this.leafCount += 1;
+    this.totalBytes += entry.size;
+    const perm = entry.perm;
+    if (entry.kind === "file" && perm !== 0o644 && perm !== 0o755) this.oddPerms.push([rel, perm]);
+    if (entry.mtimeMs < this.racyFrom && entry.ctimeMs < this.racyFrom) {
+      this.trusted.push(rel);
+      return;
+    }
+    this.knownUntrusted += 1;
+    this.untrusted.set(rel, { kind: entry.kind, perm, size: entry.size, mtimeMs: entry.mtimeMs, ctimeMs: entry.ctimeMs, ino: entry.ino });
+  }
+
   directory(rel: string, mode: number): void {
     this.dirs.set(rel, mode & 0o7777);
   }
