@@ -6,36 +6,28 @@
  * bodies and strict JSON serialisation apply to every route, then the API routes, then the
  * web app with its history fallback.
  */
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import path from "node:path";
-import type { Duplex } from "node:stream";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify from "fastify";
 import type { FastifyInstance } from "fastify";
-import type { DebugBundleLimits } from "../shared/debug-bundle/index.js";
-import { SessionLoadError, WinkError } from "../shared/errors.js";
 import { CpuPool } from "./cpu-pool.js";
-import { ArchiveCache } from "./library/archive-cache.js";
-import type { ArchiveCacheOptions } from "./library/archive-cache.js";
+import { refuseUpgrades } from "./http/request-origin.js";
 import { ComputedResponses } from "./library/computed-responses.js";
-import { DebugBundles } from "./library/debug-bundles.js";
 import { DirectoryWatcher } from "./library/directory-watcher.js";
 import type { ChangeNotice } from "./library/directory-watcher.js";
 import { EventStream } from "./library/event-stream.js";
-import type { RemoteTargetOptions } from "./library/open-target.js";
-import { openTarget } from "./library/open-target.js";
 import { RemoteFiles } from "./library/remote-files.js";
 import { RemotePoller } from "./library/remote-poller.js";
-import type { ListingProgress } from "./library/served-files.js";
 import { requestValidatorFactory } from "./library/request-validators.js";
 import type { RequestSchemaNotice } from "./library/request-validators.js";
-import { SnapshotDirectory } from "./library/snapshot-directory.js";
+import { openServedState } from "./library/served-state.js";
+import type { ServedState, ServedStateOptions } from "./library/served-state.js";
 import { UndoStores } from "./library/undo-stores.js";
-import { MemoryBudget } from "./library/weighted-cache.js";
-import { ViewerState } from "./library/viewer-state.js";
+import type { ViewerState } from "./library/viewer-state.js";
 import { packageRoot } from "./package-root.js";
 import { errorHandler } from "./plugins/error-handler.js";
-import { hostCheck, upgradeVerdict } from "./plugins/host-check.js";
+import { hostCheck } from "./plugins/host-check.js";
 import { jsonBody } from "./plugins/json-body.js";
 import { securityHeaders } from "./plugins/security-headers.js";
 import { spaFallback } from "./plugins/spa-fallback.js";
@@ -51,7 +43,7 @@ import { runRoutes } from "./routes/runs.js";
 import { toolCallRoutes } from "./routes/tool-calls.js";
 import type { HeavyWork } from "./routes/request-helpers.js";
 
-export interface AppOptions {
+export interface AppOptions extends ServedStateOptions {
   /**
    * A directory of session files and debug bundles, or one such file (its directory is then
    * served); or a remote store: `s3://bucket/prefix`, `http(s)://host/folder/`, or the URL of
@@ -59,20 +51,10 @@ export interface AppOptions {
    */
   path: string;
   /**
-   * How to reach a remote store (S3 endpoint, region, profile, path style; HTTP headers; time
-   * budget, retries) and where to keep what is read from it between processes (`cacheDir`,
-   * `cacheBytes`: the CLI's `--cache-dir`, `--cache-size`; none: nothing is written).
-   */
-  remote?: RemoteTargetOptions;
-  /**
    * Seconds between two polls of a remote store's listing for live reload (none: no live
    * reload of a remote store). For a local folder: poll at this interval instead of watching.
    */
   pollSeconds?: number;
-  /** Told after each page of the first listing (a remote store lists in pages). */
-  onListing?: (progress: ListingProgress) => void;
-  /** Include session files in subdirectories. */
-  recursive?: boolean;
   /** The address the server will listen on (allowed as a Host header when not loopback). */
   bindHost?: string;
   /** Built web app (default `<package>/dist/web`). */
@@ -85,23 +67,24 @@ export interface AppOptions {
   onIndexProgress?: (done: number, total: number, file: string) => void;
   /** Pino logger settings (default: errors only). */
   logger?: boolean | { level: string };
-  archiveCache?: Omit<ArchiveCacheOptions, "memory" | "root">;
-  /** Caps on the debug-bundle members parsed into memory (defaults: `DEFAULT_DEBUG_BUNDLE_LIMITS`). */
-  bundleLimits?: Partial<DebugBundleLimits>;
-  /**
-   * Bytes the server may keep in its caches, all together: parsed session lines, archive
-   * indexes, file contents and rendered file answers (default {@link DEFAULT_MEMORY_BYTES};
-   * the CLI's `--memory`). What a request builds while it runs is not cached and not counted.
-   */
-  memoryBytes?: number;
   /** Wall-clock budget of one `/api/diff/stat` answer (default 4 s): on a busy machine it counts fewer pairs and says truncated. */
   diffStatTimeoutMs?: number;
+  /** What to serve, opened already (`openServedState`): then `path` and the other target options are not read again. */
+  served?: ServedState;
+  /**
+   * A server that listens already (the CLI's first stage answered requests on it): the app
+   * serves on it instead of creating one (never call `listen`), and returns its request
+   * handler as `handler` for the caller to attach once the app is ready.
+   */
+  server?: Server;
   /** Hears of each route's request schema as routes are registered (the validator generator and its test use it). */
   onRequestSchema?: (notice: RequestSchemaNotice) => void;
 }
 
-/** The default cache budget: a 25 MB session line parsed (counted 1.5×) and room for archives and files beside it. */
-export const DEFAULT_MEMORY_BYTES = 96 * 1024 * 1024;
+export { DEFAULT_MEMORY_BYTES } from "./library/served-state.js";
+
+/** Fastify's handler of one request, for a server given in `AppOptions.server`. */
+export type RequestHandler = (request: IncomingMessage, response: ServerResponse) => void;
 
 export interface WinkApp {
   readonly app: FastifyInstance;
@@ -110,40 +93,33 @@ export interface WinkApp {
   readonly watcher: DirectoryWatcher | RemotePoller | null;
   /** The worker thread and the answers it computed (big diffs, huge raw lines). */
   readonly heavy: HeavyWork;
+  /** Fastify's request handler when `AppOptions.server` was given (attach it after `app.ready()`), else null. */
+  readonly handler: RequestHandler | null;
 }
 
 /**
  * Opens the directory (listing only: nothing is parsed but the first line's envelope of the
- * file to show first) and builds the app. Throws `SessionLoadError` when the path does not
- * exist or holds no session file that loads.
+ * file to show first), unless `served` was opened already, and builds the app. Throws
+ * `SessionLoadError` when the path does not exist or holds no session file that loads.
  */
 export async function buildApp(options: AppOptions): Promise<WinkApp> {
-  const memory = new MemoryBudget(options.memoryBytes ?? DEFAULT_MEMORY_BYTES);
-  const target = await openTarget(options.path, memory, options.remote);
-  const { files } = target;
-  // A remote store's archives and bundles are opened by range (end record, directory, then members).
-  const archives = new ArchiveCache({ ...options.archiveCache, memory, ...(files instanceof RemoteFiles ? { openRemote: (id, limits) => files.openArchive(id, limits) } : { root: files.root }) });
-  const bundles = new DebugBundles(archives, { memory, ...(options.bundleLimits === undefined ? {} : { limits: options.bundleLimits }) });
-  let state: ViewerState;
-  try {
-    const directory = await SnapshotDirectory.open(files, { recursive: options.recursive ?? false, bundles, memory, ...(options.onListing === undefined ? {} : { onListing: options.onListing }) });
-    state = new ViewerState(directory, archives, target.displayRoot, bundles);
-    if (target.preferred !== null) {
-      if (directory.get(target.preferred) === undefined) throw new SessionLoadError(`Not a session file (.jsonl or .json) or a WINK debug bundle (.zip): ${target.shown}`, { path: target.shown });
-      await state.initialize(target.preferred);
-    } else {
-      await state.initialize();
-    }
-  } catch (error) {
-    await archives.close();
-    await files.close();
-    // A store's failure keeps its code (E_SOURCE_*): the CLI and tests tell them apart.
-    throw error instanceof WinkError ? error : new SessionLoadError(error instanceof Error ? error.message : String(error), { path: target.shown }, { cause: error });
-  }
+  const served = options.served ?? (await openServedState(options));
+  const { memory, files, archives, state } = served;
   const { directory } = state;
 
   const validators = requestValidatorFactory(options.onRequestSchema);
+  const given = options.server;
+  let handler: RequestHandler | null = null;
   const app = Fastify({
+    // A server that already listens (the CLI's first stage): Fastify gets it, and its request handler is handed back.
+    ...(given === undefined
+      ? {}
+      : {
+          serverFactory: (fastifyHandler: RequestHandler) => {
+            handler = fastifyHandler;
+            return given;
+          },
+        }),
     logger: options.logger ?? { level: "error" },
     forceCloseConnections: true,
     return503OnClosing: true,
@@ -193,12 +169,8 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   await app.register(eventRoutes, { state, events });
   await app.register(spaFallback, { webDir: options.webDir ?? path.join(packageRoot(), "dist", "web") });
 
-  // WebSocket upgrades never reach Fastify's hooks: answer them here, with the same checks.
-  app.server.on("upgrade", (request: IncomingMessage, socket: Duplex) => {
-    const { status, detail, code } = upgradeVerdict(request.headers, options.bindHost === undefined ? {} : { bindHost: options.bindHost });
-    const body = JSON.stringify({ detail, code });
-    socket.end(`HTTP/1.1 ${status} ${status === 403 ? "Forbidden" : status === 400 ? "Bad Request" : "Not Found"}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
-  });
+  // WebSocket upgrades never reach Fastify's hooks: answered with the same checks (a given server answers them already).
+  if (given === undefined) app.server.on("upgrade", refuseUpgrades(options.bindHost));
 
   app.addHook("onReady", async () => {
     // Only a schema without a generated validator (run from source) loads Ajv.
@@ -214,10 +186,15 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
     events.close();
     watcher?.close();
     directory.close();
+    // Fastify closes only a server it listened on; a given one is closed here, as Fastify would (forceCloseConnections).
+    if (given !== undefined) {
+      given.closeAllConnections();
+      await new Promise<void>((resolve) => given.close(() => resolve()));
+    }
   });
   app.addHook("onClose", async () => {
     await Promise.all([archives.close(), heavy.pool.close(), files.close()]);
   });
 
-  return { app, state, events, watcher, heavy };
+  return { app, state, events, watcher, heavy, handler };
 }

@@ -81,7 +81,10 @@ rmSync(`${worker}.map`, { force: true });
 renameSync(launcher, compiled);
 // The launcher keeps its source map comment (launcher.js.map); cli.js.map described the bundled module.
 rmSync(`${compiled}.map`, { force: true });
-// Module set-up runs in `--version` too, so the cache holds what every start compiles.
+// Module set-up runs in `--version` too, so the cache holds what every start compiles before
+// its first answer. Fastify and the routes (loaded by `import("./app.js")` after the first
+// stage answered, server/first-stage.ts) stay in lazy module initialisers of this one bundle:
+// they are compiled when they load, after that answer.
 const made = spawnSync(process.execPath, [compiled, "--version"], { env: { ...process.env, WINK_DEBUG_WRITE_CODE_CACHE: cache }, stdio: ["ignore", "ignore", "inherit"] });
 if (made.status !== 0 || !existsSync(cache)) {
   console.error("build-cli: could not write the code cache (the CLI still works without it)");

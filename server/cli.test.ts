@@ -41,6 +41,49 @@ describe("wink-debug CLI", () => {
     expect(cli.output()).toContain("shutting down");
   });
 
+  it("answers requests sent the moment the URL appears, before and after the full app takes over", async () => {
+    const cli = startCli([path.join(FIXTURES, "fszip-pr633"), "--port", "0"]);
+    const url = await waitForUrl(cli.output);
+    // At once: the first stage answers /api/meta; the others wait for Fastify and get its answers.
+    const [meta, snapshots, page, select] = await Promise.all([
+      fetch(`${url}api/meta`),
+      fetch(`${url}api/snapshots`),
+      fetch(url, { headers: { accept: "text/html" } }),
+      fetch(`${url}api/select`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ line_number: 1 }) }),
+    ]);
+    expect(meta.status).toBe(200);
+    const first = await meta.text();
+    expect((JSON.parse(first) as { session_id: string }).session_id).toBe("0f5f356f-9bfe-4e60-8222-b6a717dc8521");
+    expect(meta.headers.get("content-security-policy")).toContain("default-src 'self'");
+    expect(((await snapshots.json()) as { path: string }[]).map((file) => file.path)).toEqual(["0f5f356f-9bfe-4e60-8222-b6a717dc8521.jsonl"]);
+    expect((await page.text()).toLowerCase()).toContain("<!doctype html>");
+    expect(select.status).toBe(200);
+    await select.text();
+    // Fastify's answer to the same question, byte for byte.
+    expect(await (await fetch(`${url}api/meta`)).text()).toBe(first);
+    cli.child.kill("SIGTERM");
+    expect(await cli.exit).toBe(0);
+  });
+
+  it("exits cleanly on SIGTERM while the full app is still loading, closing the requests that waited for it", async () => {
+    const cli = startCli([path.join(FIXTURES, "fszip-pr633"), "--port", "0"]);
+    const url = await waitForUrl(cli.output);
+    const meta = await fetch(`${url}api/meta`);
+    expect(meta.status).toBe(200);
+    await meta.text();
+    // Waits for the full app (which takes seconds to load from source), then the signal.
+    const waiting = fetch(`${url}api/snapshots`).then(
+      (response) => response.status,
+      () => "closed",
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    cli.child.kill("SIGTERM");
+    expect(await cli.exit).toBe(0);
+    expect(cli.output()).toContain("SIGTERM received, shutting down");
+    expect(cli.errors()).toBe("");
+    expect(await waiting).toBe("closed");
+  });
+
   it("serves the bundled example when given no directory", async () => {
     const cli = startCli(["--port", "0"]);
     const url = await waitForUrl(cli.output);

@@ -20,13 +20,17 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { SourceError } from "../shared/errors.js";
 import { DEFAULT_DISK_CACHE_BYTES, isRemoteTarget, redactUrl } from "../shared/remote/index.js";
-import { DEFAULT_MEMORY_BYTES, buildApp } from "./app.js";
+import { createFirstStage } from "./first-stage.js";
 import type { RemoteTargetOptions } from "./library/open-target.js";
+import { DEFAULT_MEMORY_BYTES, closeServedState, openServedState } from "./library/served-state.js";
 import { packageRoot, packageVersion } from "./package-root.js";
 
 const MIB = 1024 * 1024;
 /** The least `--memory` accepted: below it a 25 MB session line could never stay parsed. */
 const MIN_MEMORY_MIB = 16;
+
+/** How long the first stage waits for a first request before it loads the full app anyway. */
+const FULL_APP_DELAY_MS = 100;
 
 /** Longest and shortest `--poll` interval, in seconds. */
 const MAX_POLL_SECONDS = 86_400;
@@ -274,49 +278,52 @@ async function main(): Promise<void> {
   // The AWS SDK warns that its 2027 releases will need Node 22: nothing a viewer's user can act on.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
   if (remote) process.stderr.write(`Listing ${shownTarget(options.target)}…\n`);
-  let built;
+  let served;
   try {
-    built = await buildApp({
+    served = await openServedState({
       path: options.target,
       recursive: options.recursive,
       memoryBytes: options.memoryBytes,
-      bindHost: options.host,
       remote: options.remote,
-      ...(options.pollSeconds === undefined ? {} : { pollSeconds: options.pollSeconds }),
       onListing: (progress) => {
         if (remote && interactive && (progress.pages > 1 || progress.done)) process.stderr.write(`\rListing: ${progress.objects} objects in ${progress.pages} page${progress.pages === 1 ? "" : "s"}${progress.done ? "\n" : ""}`);
-      },
-      onIndexProgress: (done, total) => {
-        if (interactive && total > 1) process.stderr.write(`\rIndexing session files: ${done}/${total}${done === total ? "\n" : ""}`);
       },
     });
   } catch (error) {
     const { code, message } = openFailure(error);
     fail(code, message);
   }
-  const { app, state } = built;
+  const { state } = served;
 
   let port = options.port;
   if (port !== 0 && !(await portIsFree(options.host, port))) {
     if (options.portGiven) {
-      await app.close();
+      await closeServedState(served);
       fail(3, `port ${port} on ${options.host} is already in use (choose another with --port, or --port 0 for any free port)`);
     }
     const original = port;
     for (port = original + 1; port < original + 50 && !(await portIsFree(options.host, port)); port++);
     if (port >= original + 50) {
-      await app.close();
+      await closeServedState(served);
       fail(3, `ports ${original}–${original + 49} on ${options.host} are all in use (choose one with --port)`);
     }
     process.stdout.write(`Port ${original} is in use; using ${port} instead.\n`);
   }
+  // The first stage listens and answers the first /api/meta while Fastify and the routes load (server/first-stage.ts).
+  const stage = createFirstStage(state, { bindHost: options.host });
   try {
-    await app.listen({ host: options.host, port });
+    await new Promise<void>((resolve, reject) => {
+      stage.server.once("error", reject);
+      stage.server.listen({ host: options.host, port }, () => {
+        stage.server.removeListener("error", reject);
+        resolve();
+      });
+    });
   } catch (error) {
-    await app.close().catch(() => undefined);
+    await closeServedState(served).catch(() => undefined);
     fail(3, `cannot listen on ${options.host}:${port}: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const address = app.server.address();
+  const address = stage.server.address();
   const actualPort = typeof address === "object" && address !== null ? address.port : port;
   const url = urlOf(options.host, actualPort);
   const files = state.directory.files();
@@ -334,6 +341,11 @@ async function main(): Promise<void> {
   }
   if (options.open) openBrowser(url);
 
+  // Before the hand-over a signal closes the first stage and what it opened; after it, the app (which owns both then).
+  let close = async (): Promise<void> => {
+    await stage.close();
+    await closeServedState(served);
+  };
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) {
@@ -342,13 +354,35 @@ async function main(): Promise<void> {
     }
     stopping = true;
     process.stdout.write(`\nwink-debug: ${signal} received, shutting down\n`);
-    app.close().then(
+    close().then(
       () => process.exit(0),
       (error: unknown) => fail(1, `shutdown failed: ${error instanceof Error ? error.message : String(error)}`),
     );
   };
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
+
+  // The full app: Fastify and every route, built on what the first stage opened and served.
+  // Loading it keeps the event loop busy for a while (~0.2 s of CPU): not before the first
+  // request has its answer or waits for the app, or a moment without any.
+  await Promise.race([stage.wanted, new Promise((resolve) => setTimeout(resolve, FULL_APP_DELAY_MS))]);
+  if (stopping) return;
+  const { buildApp } = await import("./app.js");
+  const { app, handler } = await buildApp({
+    path: options.target,
+    served,
+    server: stage.server,
+    bindHost: options.host,
+    ...(options.pollSeconds === undefined ? {} : { pollSeconds: options.pollSeconds }),
+    onIndexProgress: (done, total) => {
+      if (interactive && total > 1) process.stderr.write(`\rIndexing session files: ${done}/${total}${done === total ? "\n" : ""}`);
+    },
+  });
+  if (stopping) return;
+  await app.ready();
+  if (stopping || handler === null) return;
+  stage.handOver(handler);
+  close = () => app.close();
 }
 
 main().catch((error: unknown) => fail(1, `unexpected failure: ${error instanceof Error ? error.message : String(error)}`));

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { FileNotFoundError, SessionLoadError } from "../shared/errors.js";
 import { SERVER_ERROR_CODES, ServerError } from "./errors.js";
 import { packageRoot } from "./package-root.js";
-import { describeError } from "./plugins/error-handler.js";
+import { describeError } from "./errors.js";
 import { FIXTURES, cleanUp, get, testApp } from "./server.test-support.js";
 
 afterEach(cleanUp);

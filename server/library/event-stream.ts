@@ -5,7 +5,7 @@
  */
 import type { ServerResponse } from "node:http";
 import { toStrictJson } from "../../shared/session/index.js";
-import { SECURITY_HEADERS } from "../plugins/security-headers.js";
+import { SECURITY_HEADERS } from "../http/response-headers.js";
 
 const HEARTBEAT_MS = 15_000;
 

@@ -15,7 +15,7 @@ import { WeightedCache } from "../library/weighted-cache.js";
 import { notFound } from "../errors.js";
 import type { Selection, ViewerState } from "../library/viewer-state.js";
 import { filesystemMeta } from "../library/workspace-source.js";
-import { DATA_CSP } from "../plugins/security-headers.js";
+import { DATA_CSP } from "../http/response-headers.js";
 import { errorResponses } from "../schemas/common.js";
 import { Browse, BrowseQuery, DownloadQuery, FileContent, FileQuery, FileTree, FileWildcardParams, FileWildcardQuery, FilesystemMeta } from "../schemas/filesystem.js";
 import { previousLineOf } from "./diffs.js";

@@ -7,12 +7,10 @@
  * WINK's bundle meta merged with the snapshot meta of the bundle's session line.
  */
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { bundleMetaView } from "../../shared/debug-bundle/index.js";
-import type { BundleMetaView } from "../../shared/debug-bundle/index.js";
-import { lazySlicePage, snapshotEntries, snapshotMeta, slicePage, slicePageLength } from "../../shared/viewer/index.js";
-import type { SnapshotMetaView } from "../../shared/viewer/index.js";
+import { lazySlicePage, snapshotEntries, slicePage, slicePageLength } from "../../shared/viewer/index.js";
 import { badRequest, notFound } from "../errors.js";
-import type { Selection, SnapshotSelector, ViewerState } from "../library/viewer-state.js";
+import { metaFor } from "../library/snapshot-meta.js";
+import type { Selection, ViewerState } from "../library/viewer-state.js";
 import { indexedLine } from "../library/viewer-state.js";
 import { errorResponses } from "../schemas/common.js";
 import { Meta } from "../schemas/bundles.js";
@@ -27,17 +25,6 @@ export interface LegacyRoutesOptions {
   heavy: HeavyWork;
   /** Told when the current snapshot changes (for live-reload listeners); line 0: a bundle without a session. */
   onSelect?: (current: { file: string; line: number }) => void;
-}
-
-const metaOf = (selection: Selection) => snapshotMeta(selection.record.path, indexedLine(selection.entry));
-
-/** `/api/meta` of a file: the snapshot meta, or for a debug bundle the bundle meta with it. */
-async function metaFor(state: ViewerState, selector: SnapshotSelector, selection: Selection | null = null): Promise<SnapshotMetaView | BundleMetaView> {
-  if (!state.isBundle(selector.file)) return metaOf(selection ?? (await state.resolve(selector)));
-  const { record, bundle } = await state.bundle(selector);
-  const index = await state.directory.ensureIndexed(record);
-  const line = index.entries.length === 0 ? null : (selection ?? (await state.resolve({ ...selector, file: record.path })));
-  return bundleMetaView(bundle, record.path, line === null ? null : metaOf(line));
 }
 
 /** An optional body field that must be a string when present. */

@@ -75,6 +75,28 @@ describe("readSessionFile", () => {
     });
   });
 
+  it("indexes a file of many long lines (which share one buffer while scanned) as reading it whole does", async () => {
+    const path = join(dir, "many-long.jsonl");
+    // Longer, shorter, short, in between, longest, short again: each long line's bytes are read over the previous one's.
+    const pads = [4_000_000, 1_500_000, 10, 2_500_000, 5_000_000, 1_200_000];
+    const lines = pads.map((length, index) => snapshotLine(`line-${index}`, { slices: [{ slice_type: "t:Note", item_type: "t:Note", items: [{ text: String.fromCharCode(97 + index).repeat(length) }] }] }));
+    await writeFile(path, `${lines.join("\n")}\n`);
+    const index = await scanSessionFile(path);
+    const whole = await readSessionFile(path);
+    expect(index.errors).toEqual([]);
+    expect(index.entries.map((entry) => entry.sessionId)).toEqual(pads.map((_, i) => `line-${i}`));
+    expect(index.entries.map((entry) => entry.sessionId)).toEqual(whole.snapshots.map((snapshot) => snapshot.sessionId));
+    expect(index.entries.map((entry) => entry.slices[0]?.count)).toEqual(pads.map(() => 1));
+    let offset = 0;
+    for (const [i, entry] of index.entries.entries()) {
+      expect(entry.byteOffset).toBe(offset);
+      expect(entry.byteLength).toBe(Buffer.byteLength(lines[i] as string));
+      offset += entry.byteLength + 1;
+      const read = await readSnapshotAt(path, entry);
+      expect(read.ok && read.snapshot.sessionId).toBe(`line-${i}`);
+    }
+  });
+
   it("reads a long line whole when the file grows while it is read", async () => {
     const path = join(dir, "growing.jsonl");
     const head = Buffer.alloc(1536 * 1024, "h");

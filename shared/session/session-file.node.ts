@@ -91,7 +91,8 @@ export async function scanSessionFile(path: string, options: SessionScanOptions 
   const { handle, stats } = await openSessionFile(path, options.openFile);
   try {
     const builder = new SessionIndexBuilder(options);
-    for await (const line of linesOf(handle, path, options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES)) builder.add(line);
+    // The builder keeps nothing of a line's bytes (only its summary), so long lines may share one buffer.
+    for await (const line of linesOf(handle, path, options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, true)) builder.add(line);
     const { lineCount, entries, errors } = builder;
     return { path, sizeBytes: stats.size, mtimeMs: stats.mtimeMs, dev: stats.dev, ino: stats.ino, lineCount, entries, errors };
   } finally {
@@ -143,7 +144,13 @@ function staleLine(location: LineLocation): SnapshotLineResult {
   return { ok: false, error: { lineNumber: location.lineNumber, kind: "stale", reason: "The file changed since it was indexed; scan it again" } };
 }
 
-async function* linesOf(handle: FileHandle, path: string, maxLineBytes: number): AsyncGenerator<PhysicalLine> {
+/**
+ * `reuseLongLines`: a long line's buffer is used again for the next long line that fits in
+ * it, so a yielded line's bytes are only valid until the consumer asks for the next one
+ * (for a consumer that keeps nothing of them: fresh memory is what long lines cost most, and
+ * a file of several long lines then touches the pages of its longest one only).
+ */
+async function* linesOf(handle: FileHandle, path: string, maxLineBytes: number, reuseLongLines = false): AsyncGenerator<PhysicalLine> {
   // The file's size says how long a line can be: one that runs past a chunk is read straight
   // into a buffer of that size (only its pages are touched), not gathered chunk by chunk and
   // copied once more at its end — fresh memory is what a long line costs most.
@@ -153,6 +160,8 @@ async function* linesOf(handle: FileHandle, path: string, maxLineBytes: number):
   let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
   /** Bytes read already (after a long line) that come before `position`. */
   let pending: Buffer | null = null;
+  /** The last long line's buffer, when `reuseLongLines`. */
+  let spare: Buffer | null = null;
   for (;;) {
     let view: Buffer;
     if (pending !== null) {
@@ -173,8 +182,11 @@ async function* linesOf(handle: FileHandle, path: string, maxLineBytes: number):
     if (tail !== -1) {
       // A line that starts here and goes on past this chunk.
       const capacity = Math.min(maxLineBytes + 1, Math.max(sizeHint - lines.lineStart, view.length - tail + CHUNK_BYTES));
-      const long = await readLongLine(handle, path, view.subarray(tail), position, capacity);
+      const reusable = spare !== null && spare.length >= capacity && !lines.holds(spare.buffer) ? spare : null;
+      const long = await readLongLine(handle, path, view.subarray(tail), position, capacity, reusable);
       position = long.position;
+      // A line over the cap stays held by the splitter: its buffer is not reused.
+      spare = reuseLongLines && long.line !== null ? long.buffer : null;
       if (long.line !== null) {
         yield lines.line(long.line);
         if (long.rest !== null) pending = long.rest;
@@ -203,27 +215,33 @@ interface LongLine {
   readonly filled: Buffer;
   /** File offset after what was read. */
   readonly position: number;
+  /** The buffer all of the above are views of. */
+  readonly buffer: Buffer;
 }
 
-/** Reads a line that begins with `head` and continues at `position`, into one buffer of `capacity` bytes. */
-async function readLongLine(handle: FileHandle, path: string, head: Uint8Array, position: number, capacity: number): Promise<LongLine> {
-  const buffer = Buffer.allocUnsafe(capacity);
+/**
+ * Reads a line that begins with `head` and continues at `position`, into one buffer of
+ * `capacity` bytes (`spare`, when given: at least that long; `head` may lie in it — `set`
+ * copies overlapping bytes as if through a copy).
+ */
+async function readLongLine(handle: FileHandle, path: string, head: Uint8Array, position: number, capacity: number, spare: Buffer | null = null): Promise<LongLine> {
+  const buffer = spare ?? Buffer.allocUnsafe(capacity);
   buffer.set(head);
   let filled = head.length;
   let at = position;
   while (filled < capacity) {
     const { bytesRead } = await readFully(handle, path, buffer.subarray(filled, Math.min(capacity, filled + LONG_READ_BYTES)), at);
-    if (bytesRead === 0) return { line: buffer.subarray(0, filled), rest: null, filled: buffer.subarray(0, filled), position: at };
+    if (bytesRead === 0) return { line: buffer.subarray(0, filled), rest: null, filled: buffer.subarray(0, filled), position: at, buffer };
     const newline = buffer.subarray(filled, filled + bytesRead).indexOf(0x0a);
     at += bytesRead;
     if (newline !== -1) {
       const end = filled + newline;
       const rest = end + 1 < filled + bytesRead ? buffer.subarray(end + 1, filled + bytesRead) : null;
-      return { line: buffer.subarray(0, end), rest, filled: buffer.subarray(0, filled + bytesRead), position: at };
+      return { line: buffer.subarray(0, end), rest, filled: buffer.subarray(0, filled + bytesRead), position: at, buffer };
     }
     filled += bytesRead;
   }
-  return { line: null, rest: null, filled: buffer.subarray(0, filled), position: at };
+  return { line: null, rest: null, filled: buffer.subarray(0, filled), position: at, buffer };
 }
 
 async function fileSize(handle: FileHandle, path: string): Promise<number> {

@@ -1,0 +1,116 @@
+/**
+ * The CLI's first stage: a `node:http` server that listens and answers the first
+ * `GET /api/meta` (the current snapshot, what the viewer asks first) while Fastify and the
+ * routes load, with the bytes the full app would send: the same host/origin checks
+ * (`http/request-origin.ts`), security headers (`http/response-headers.ts`), meta
+ * (`library/snapshot-meta.ts`), strict JSON and error bodies. Every other request waits,
+ * unread, until `handOver` gives the server to Fastify (`buildApp({ server })`), which then
+ * answers the waiting requests in their order and everything after.
+ */
+import http from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { toStrictJson } from "../shared/session/index.js";
+import { describeError, errorJson } from "./errors.js";
+import { boundHostNames, refuseUpgrades, requestRefusal } from "./http/request-origin.js";
+import { addSecurityHeaders } from "./http/response-headers.js";
+import { metaFor } from "./library/snapshot-meta.js";
+import type { ViewerState } from "./library/viewer-state.js";
+
+type Handler = (request: IncomingMessage, response: ServerResponse) => void;
+
+/** The server settings Fastify gives a server it creates (its defaults: keep-alive 72 s, no request or connection timeout). */
+const FASTIFY_KEEP_ALIVE_MS = 72_000;
+
+/** The content type Fastify's reply gives strict JSON (and the error handler its bodies). */
+const JSON_TYPE = "application/json; charset=utf-8";
+
+export interface FirstStage {
+  readonly server: Server;
+  /** Requests answered by the first stage so far. */
+  readonly answered: number;
+  /** Resolves once a request was answered or is waiting: the full app is wanted now. */
+  readonly wanted: Promise<void>;
+  /** Gives every later request, and those waiting, to `handler` (Fastify's, once the app is ready). */
+  handOver(handler: Handler): void;
+  /** Closes the server and its connections (a signal before the hand-over). */
+  close(): Promise<void>;
+}
+
+/** Headers in the order Fastify's reply writes them: the type, the security headers, the length. */
+function send(request: IncomingMessage, response: ServerResponse, status: number, body: string): void {
+  const headers: Record<string, string> = { "content-type": JSON_TYPE };
+  addSecurityHeaders(request.url ?? "", { hasHeader: (name) => name in headers, header: (name, value) => (headers[name] = value) });
+  headers["content-length"] = String(Buffer.byteLength(body));
+  response.writeHead(status, headers);
+  response.end(body);
+}
+
+/**
+ * A server for `state` that answers `GET /api/meta` (no query) itself and holds every other
+ * request for the full app. `bindHost`: the address it will listen on (allowed as a Host).
+ */
+export function createFirstStage(state: ViewerState, options: { bindHost?: string } = {}): FirstStage {
+  const extra = boundHostNames(options.bindHost);
+  const waiting: [IncomingMessage, ServerResponse][] = [];
+  let handler: Handler | null = null;
+  let answered = 0;
+  let wantedNow = (): void => undefined;
+  const wanted = new Promise<void>((resolve) => (wantedNow = resolve));
+  // A request that changes the current snapshot (POST /api/select…) waits for the full app:
+  // a later /api/meta waits behind it, so answers keep the order the requests came in.
+  let changeWaiting = false;
+
+  const hold = (request: IncomingMessage, response: ServerResponse): void => {
+    if (handler !== null) handler(request, response);
+    else waiting.push([request, response]);
+    wantedNow();
+  };
+
+  const onRequest = (request: IncomingMessage, response: ServerResponse): void => {
+    if (request.method !== "GET" || request.url !== "/api/meta" || changeWaiting) {
+      if (request.method !== "GET" && request.method !== "HEAD") changeWaiting = true;
+      hold(request, response);
+      return;
+    }
+    const refusal = requestRefusal(request.headers, extra);
+    if (refusal !== null) {
+      answered += 1;
+      send(request, response, refusal.statusCode, errorJson(describeError(refusal)));
+      wantedNow();
+      return;
+    }
+    metaFor(state, {}).then(
+      (meta) => {
+        answered += 1;
+        send(request, response, 200, toStrictJson(meta));
+        wantedNow();
+      },
+      // Whatever failed is the full app's to answer (and log): it resolves the meta again.
+      () => hold(request, response),
+    );
+  };
+
+  const server = http.createServer(onRequest);
+  server.keepAliveTimeout = FASTIFY_KEEP_ALIVE_MS;
+  server.requestTimeout = 0;
+  server.setTimeout(0);
+  server.on("upgrade", refuseUpgrades(options.bindHost));
+
+  return {
+    server,
+    wanted,
+    get answered() {
+      return answered;
+    },
+    handOver(fastifyHandler) {
+      server.removeListener("request", onRequest);
+      server.on("request", fastifyHandler);
+      handler = fastifyHandler;
+      for (const [request, response] of waiting.splice(0)) fastifyHandler(request, response);
+    },
+    close() {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
