@@ -32,4 +32,6 @@ if (existsSync("web/index.html")) {
   run("npx", ["vite", "build", "--logLevel", "warn"]);
   // One-chunk build that `wink-debug bundle` inlines into a self-contained HTML file.
   run("npx", ["vite", "build", "--mode", "standalone", "--logLevel", "warn"]);
+  // The landing page's server renderer (web/entry-server.tsx), which the server loads from dist/web-ssr.
+  run("npx", ["vite", "build", "--ssr", "entry-server.tsx", "--logLevel", "warn"]);
 }
