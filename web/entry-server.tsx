@@ -10,8 +10,13 @@ import type { RunResponse } from "./api/api.js";
 import { HttpApi } from "./api/http-api.js";
 import { Root } from "./app/Root.js";
 
-/** `<div id="root">`'s inner HTML for the landing page of `run` (the newest run). */
-export function renderLanding(run: RunResponse): string {
+/**
+ * `<div id="root">`'s inner HTML for the landing page of `run` (the newest run); null for a
+ * debug bundle's run, whose overview waits for a lazy chunk the server would leave as a
+ * fallback for the browser to redo (the server then sends the page unrendered).
+ */
+export function renderLanding(run: RunResponse): string | null {
+  if (run.source.kind === "bundle") return null;
   // Nothing is fetched while rendering on the server: the api only answers `kind` and `label`.
   return renderToString(<Root initialApi={new HttpApi()} landingRun={run} />);
 }

@@ -16,7 +16,8 @@ export const LANDING_RUN_ID = "wink-landing-run";
 
 /** What web/entry-server.tsx exports. */
 interface LandingRendererModule {
-  renderLanding(run: unknown): string;
+  /** null: this run is not rendered on the server. */
+  renderLanding(run: unknown): string | null;
 }
 
 /**
@@ -64,7 +65,7 @@ export class LandingRenderer {
     }
   }
 
-  /** The landing page's markup for the run answer `runJson` (`/api/run`'s body); null when there is no renderer. Throws what rendering throws. */
+  /** The landing page's markup for the run answer `runJson` (`/api/run`'s body); null when there is no renderer or it renders no such run. Throws what rendering throws. */
   async render(runJson: string): Promise<string | null> {
     const renderer = await this.module();
     return renderer === null ? null : renderer.renderLanding(JSON.parse(runJson));
