@@ -77,7 +77,15 @@ async function reportedPaint(browser: Browser, url: string, elementCount: number
     new PerformanceObserver((list) => { for (const entry of list.getEntries()) if (entry.name === "first-contentful-paint") store.fcp = entry.startTime; }).observe({ type: "paint", buffered: true });
   })()`);
   await page.goto(url, { waitUntil: "load" });
-  await page.waitForFunction(`window.__paints.fcp !== null && window.__paints.elements.length >= ${elementCount}`, undefined, { timeout: 30_000 });
+  // A function, not a string: a string predicate is compiled in the page, which the app's CSP refuses.
+  await page.waitForFunction(
+    (count: number) => {
+      const paints = (globalThis as unknown as { __paints: { fcp: number | null; elements: number[] } }).__paints;
+      return paints.fcp !== null && paints.elements.length >= count;
+    },
+    elementCount,
+    { timeout: 30_000 },
+  );
   const paints = (await page.evaluate("window.__paints")) as { elements: number[]; fcp: number };
   await page.context().close();
   return { elements: paints.elements.length === 0 ? null : Math.max(...paints.elements), fcp: paints.fcp };
