@@ -7,8 +7,24 @@ import react from "@vitejs/plugin-react";
 // `vite build --mode standalone` builds the same app as one script and one stylesheet with
 // no lazy chunks (dist/web-standalone), which `wink-debug bundle` inlines into a single
 // HTML file that opens from file:// (where separate chunks cannot be fetched).
-export default defineConfig(({ mode }) => {
+//
+// `vite build --ssr entry-server.tsx` builds the landing page's server renderer
+// (web/entry-server.tsx) into dist/web-ssr: CommonJS with React and every other dependency
+// inside (the published package does not depend on React), which the server requires at run
+// time (server/plugins/server-render.ts; the CLI runs as a script, where import() is not
+// available). The views the landing page does not draw stay in chunks that are never loaded.
+export default defineConfig(({ mode, isSsrBuild }) => {
   const standalone = mode === "standalone";
+  if (isSsrBuild === true) {
+    return {
+      root: "web",
+      plugins: [react()],
+      // React's production build: the server's environment does not say NODE_ENV=production.
+      define: { "process.env.NODE_ENV": JSON.stringify("production") },
+      ssr: { noExternal: true },
+      build: { outDir: "../dist/web-ssr", emptyOutDir: true, sourcemap: false, minify: true, rollupOptions: { output: { format: "cjs", entryFileNames: "entry-server.cjs", chunkFileNames: "assets/[name]-[hash].cjs" } } },
+    };
+  }
   return {
     root: "web",
     // Absolute asset URLs: deep links are query strings on `/`, but the server also answers

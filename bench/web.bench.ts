@@ -51,7 +51,7 @@ async function newPage(browser: Browser): Promise<Page> {
   return page;
 }
 
-/** ms from navigation start until `selector` is visible. */
+/** ms from navigation start until `selector` is visible, as Playwright sees it (then `performance.now()` in the page: late while the page's main thread is busy). */
 async function paint(browser: Browser, url: string, selector: string): Promise<number> {
   const page = await newPage(browser);
   await page.goto(url, { waitUntil: "commit" });
@@ -59,6 +59,36 @@ async function paint(browser: Browser, url: string, selector: string): Promise<n
   const ms = await page.evaluate(() => performance.now());
   await page.context().close();
   return ms;
+}
+
+/**
+ * When the page was really painted, as the browser reports it: `elements` the latest paint
+ * (Element Timing renderTime) of the elements carrying `elementtiming` (the landing page's
+ * failure messages; null when none reported), `fcp` the first contentful paint. Unlike
+ * `paint`, this is not delayed while the main thread is busy compiling or running script
+ * after the paint.
+ */
+async function reportedPaint(browser: Browser, url: string, elementCount: number): Promise<{ elements: number | null; fcp: number }> {
+  const page = await newPage(browser);
+  // In-page code as a string: this file is type-checked with Node's types, not the DOM's.
+  await page.addInitScript(`(() => {
+    const store = (window.__paints = { elements: [], fcp: null });
+    new PerformanceObserver((list) => { for (const entry of list.getEntries()) store.elements.push(entry.renderTime || entry.loadTime); }).observe({ type: "element", buffered: true });
+    new PerformanceObserver((list) => { for (const entry of list.getEntries()) if (entry.name === "first-contentful-paint") store.fcp = entry.startTime; }).observe({ type: "paint", buffered: true });
+  })()`);
+  await page.goto(url, { waitUntil: "load" });
+  // A function, not a string: a string predicate is compiled in the page, which the app's CSP refuses.
+  await page.waitForFunction(
+    (count: number) => {
+      const paints = (globalThis as unknown as { __paints: { fcp: number | null; elements: number[] } }).__paints;
+      return paints.fcp !== null && paints.elements.length >= count;
+    },
+    elementCount,
+    { timeout: 30_000 },
+  );
+  const paints = (await page.evaluate("window.__paints")) as { elements: number[]; fcp: number };
+  await page.context().close();
+  return { elements: paints.elements.length === 0 ? null : Math.max(...paints.elements), fcp: paints.fcp };
 }
 
 /** ms for the page to fetch and parse `apiPath` (the peer). */
@@ -126,11 +156,19 @@ async function runViews(browser: Browser, work: string, servers: RunningServer[]
   for (let i = 0; i < RUNS; i++) peer.push(await fetchParse(browser, failed.origin, `/api/run?file=${failedFile}`));
   const baseline: number[] = [];
   for (let i = 0; i < RUNS; i++) baseline.push(await paint(browser, `${failed.origin}/api/meta`, "body"));
+  const reported: { elements: number | null; fcp: number }[] = [];
+  for (let i = 0; i < RUNS; i++) reported.push(await reportedPaint(browser, failed.url, 2));
+  const reportedBaseline: number[] = [];
+  for (let i = 0; i < RUNS; i++) reportedBaseline.push((await reportedPaint(browser, `${failed.origin}/api/meta`, 0)).fcp);
   const landing = median(values);
+  const landingPainted = median(reported.map((entry) => entry.elements ?? Number.NaN));
   console.log(`\nrun views, median of ${RUNS} runs (load average ${os.loadavg().map((value) => value.toFixed(1)).join(" ")})\n`);
   console.log("| what | time | peer (ratio) | target | |\n|---|---|---|---|---|");
   console.log(`| baseline: new tab loads a 1 KB page from the same server | ${fmt(median(baseline))} | — | — | |`);
-  console.log(`| first useful paint: landing page of the failed run (1,051 events; both failures on screen) | ${fmt(landing)} | ${fmt(median(peer))} (${(landing / median(peer)).toFixed(1)}×) | < 1000 ms | ${landing < 1000 ? "ok" : "OVER"} |`);
+  console.log(`| first useful paint: landing page of the failed run (1,051 events; both failures on screen), as painted (Element Timing on both failure messages) | ${fmt(landingPainted)} | ${fmt(median(peer))} (${(landingPainted / median(peer)).toFixed(1)}×) | < 1000 ms | ${landingPainted < 1000 ? "ok" : "OVER"} |`);
+  console.log(`| — its first contentful paint | ${fmt(median(reported.map((entry) => entry.fcp)))} | — | — | |`);
+  console.log(`| — old method: the second row visible to Playwright, then performance.now() in the page (waits for a free main thread) | ${fmt(landing)} | — | — | |`);
+  console.log(`| baseline, as painted: first contentful paint of the 1 KB page | ${fmt(median(reportedBaseline))} | — | — | |`);
 
   const page = await newPage(browser);
   const run = JSON.parse(await (await fetch(`${long.origin}/api/run?file=${longFile}`)).text()) as { sessions: { latest_line: number; stats: { events: number } }[] };

@@ -4,8 +4,8 @@
 import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, readdirSync, rmSync } from "node:fs";
 
-function run(command, args) {
-  const result = spawnSync(command, args, { stdio: "inherit" });
+function run(command, args, env = process.env) {
+  const result = spawnSync(command, args, { stdio: "inherit", env });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
 
@@ -32,4 +32,8 @@ if (existsSync("web/index.html")) {
   run("npx", ["vite", "build", "--logLevel", "warn"]);
   // One-chunk build that `wink-debug bundle` inlines into a self-contained HTML file.
   run("npx", ["vite", "build", "--mode", "standalone", "--logLevel", "warn"]);
+  // The landing page's server renderer (web/entry-server.tsx), which the server loads from dist/web-ssr.
+  // NODE_ENV=production whatever called the build (`npm pack` from a test runs it under
+  // NODE_ENV=test): the renderer's JSX must be compiled for the production React it bundles.
+  run("npx", ["vite", "build", "--ssr", "entry-server.tsx", "--logLevel", "warn"], { ...process.env, NODE_ENV: "production" });
 }

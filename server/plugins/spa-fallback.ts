@@ -15,10 +15,17 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
+import { LandingRenderer, withRenderedLanding } from "./server-render.js";
 
 export interface SpaOptions {
   /** Directory of the built web app (`dist/web`); may not exist. */
   webDir: string;
+  /**
+   * The built landing-page renderer (server-render.ts); by default `entry-server.cjs` in
+   * `web-ssr` beside `webDir`. `null`, or a path with no file: the landing page is not
+   * rendered on the server.
+   */
+  ssrModule?: string | null;
 }
 
 const IMMUTABLE = "public, max-age=31536000, immutable";
@@ -87,6 +94,11 @@ function withLandingPreload(html: string): string {
   return html.includes("</head>") ? html.replace("</head>", `  ${LANDING_PRELOAD}\n  </head>`) : html;
 }
 
+/** The one URL rendered on the server: `/` with no query (the app's state is all default there). */
+function isBareLanding(request: FastifyRequest): boolean {
+  return request.url === "/" || request.url === "/?";
+}
+
 /** A page URL that names no run (no `file` in the query): the app opens the newest run. */
 function landsOnNewestRun(request: FastifyRequest): boolean {
   const query = request.url.indexOf("?");
@@ -98,11 +110,38 @@ const plugin: FastifyPluginAsync<SpaOptions> = async (app, options) => {
   const built = existsSync(indexPath);
   let indexHtml: string | null = null;
   let landingHtml: string | null = null;
+  const renderer = new LandingRenderer(built ? (options.ssrModule === undefined ? path.join(options.webDir, "..", "web-ssr", "entry-server.cjs") : options.ssrModule) : null);
   const sendIndex = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     indexHtml ??= built ? await readFile(indexPath, "utf8") : PLACEHOLDER_PAGE;
     landingHtml ??= built ? withLandingPreload(indexHtml) : indexHtml;
-    return reply.code(200).header("cache-control", "no-cache").type("text/html; charset=utf-8").send(landsOnNewestRun(request) ? landingHtml : indexHtml);
+    const rendered = built && isBareLanding(request) ? await renderedLanding(request, indexHtml) : null;
+    return reply
+      .code(200)
+      .header("cache-control", "no-cache")
+      .type("text/html; charset=utf-8")
+      .send(rendered ?? (landsOnNewestRun(request) ? landingHtml : indexHtml));
   };
+  /** The landing page with the newest run drawn in it (the same answer `/api/run` gives this request); null to send the page as before. */
+  const renderedLanding = async (request: FastifyRequest, page: string): Promise<string | null> => {
+    try {
+      if ((await renderer.module()) === null) return null;
+      const run = await app.inject({ method: "GET", url: "/api/run", headers: { host: request.headers.host ?? "127.0.0.1", accept: "application/json" } });
+      if (run.statusCode !== 200) return null;
+      const markup = await renderer.render(run.body);
+      return markup === null ? null : withRenderedLanding(page, markup, run.body);
+    } catch (error) {
+      request.log.warn({ err: error }, "the landing page could not be rendered on the server; sent without it");
+      return null;
+    }
+  };
+  // The renderer loads after the server's first answer (not during start-up), so the first
+  // landing page need not wait for it.
+  let warmed = false;
+  app.addHook("onResponse", async () => {
+    if (warmed) return;
+    warmed = true;
+    setImmediate(() => renderer.warm());
+  });
 
   if (built) {
     for (const relative of builtFiles(options.webDir)) {

@@ -5,9 +5,10 @@
  */
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { useCallback, useMemo, useState } from "react";
-import type { Api } from "../api/api.js";
+import type { Api, RunResponse } from "../api/api.js";
 import { ApiError } from "../api/api.js";
 import { ApiProvider } from "../api/context.js";
+import { keys } from "../api/keys.js";
 import { App } from "./App.js";
 import type { SourceSwitch } from "./source-switch.js";
 import { newestRunQuery } from "../queries/options.js";
@@ -30,16 +31,23 @@ function newClient(): QueryClient {
 
 /**
  * The first client. Where the app lands without a link it asks for the newest run now, while
- * the first render is under way, not after it (the server preloads that answer for the page).
+ * the first render is under way, not after it (the server preloads that answer for the page),
+ * unless the page came with that answer (`landingRun`: the server rendered the landing page
+ * from it, and the first render must draw the same).
  */
-function firstClient(api: Api): QueryClient {
+function firstClient(api: Api, landingRun: RunResponse | undefined): QueryClient {
   const client = newClient();
-  if (readViewState().file === undefined) void client.prefetchQuery(newestRunQuery(api, client));
+  if (landingRun !== undefined) {
+    client.setQueryData(keys.newestRun(), landingRun);
+    client.setQueryData(keys.run(landingRun.source.path), landingRun);
+  } else if (readViewState().file === undefined) {
+    void client.prefetchQuery(newestRunQuery(api, client));
+  }
   return client;
 }
 
-export function Root({ initialApi }: { initialApi: Api }) {
-  const [active, setActive] = useState<{ api: Api; client: QueryClient; id: number }>(() => ({ api: initialApi, client: firstClient(initialApi), id: 0 }));
+export function Root({ initialApi, landingRun }: { initialApi: Api; landingRun?: RunResponse }) {
+  const [active, setActive] = useState<{ api: Api; client: QueryClient; id: number }>(() => ({ api: initialApi, client: firstClient(initialApi, landingRun), id: 0 }));
   const [server] = useState(() => (initialApi.kind === "http" ? active : null));
 
   const openLocal = useCallback((api: Api) => {

@@ -46,6 +46,20 @@ function storage(): Storage | null {
   }
 }
 
+/**
+ * What the server renders with (it has no localStorage): the hydrating render uses these too,
+ * so its markup matches the server's, then React renders again with the stored ones.
+ */
+const SERVER_PREFERENCES: Preferences = {
+  theme: "light",
+  sidebarCollapsed: false,
+  diffLayout: "split",
+  expandDepth: 2,
+  sidebarWidth: SIDEBAR_WIDTH.default,
+  changeListWidth: CHANGE_LIST_WIDTH.default,
+  detailWidth: DETAIL_WIDTH.default,
+};
+
 function initial(): Preferences {
   const store = storage();
   const theme = store?.getItem(KEYS.theme);
@@ -94,6 +108,6 @@ export function usePreferences(): Preferences {
       return () => listeners.delete(listener);
     },
     getPreferences,
-    getPreferences,
+    () => SERVER_PREFERENCES,
   );
 }

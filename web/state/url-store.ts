@@ -11,6 +11,8 @@ const CHANGE_EVENT = "wink:navigate";
 const stateInHash = () => typeof location !== "undefined" && location.protocol === "file:";
 
 function currentParams(): string {
+  // Rendered on the server (web/entry-server.tsx): only the landing URL, `/` with no query.
+  if (typeof location === "undefined") return "";
   if (stateInHash()) return location.hash.replace(/^#/, "");
   return location.search.replace(/^\?/, "");
 }
@@ -43,7 +45,8 @@ function subscribe(listener: () => void): () => void {
 export function urlOf(state: ViewState): string {
   const text = serializeViewState(state).toString();
   if (stateInHash()) return `${location.pathname}${location.search}#${text}`;
-  return `${location.pathname}${text === "" ? "" : `?${text}`}`;
+  const pathname = typeof location === "undefined" ? "/" : location.pathname;
+  return `${pathname}${text === "" ? "" : `?${text}`}`;
 }
 
 /** Applies `patch` to the current state and writes the URL (a new history entry unless `replace`). */
