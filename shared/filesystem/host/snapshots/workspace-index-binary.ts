@@ -18,7 +18,7 @@ import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import { closeSync, openSync, readSync } from "node:fs";
 
-import type { IndexEntry, WorkspaceIndex } from "./workspace-index.js";
+import type { IndexEntry, WorkspaceIndex } from "./workspace-index-types.js";
 
 const MAGIC = "WKIX";
 const VERSION = 2;

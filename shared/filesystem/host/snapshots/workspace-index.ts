@@ -14,23 +14,11 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node
 import path from "node:path";
 
 import { decodeWorkspaceIndex, encodeWorkspaceIndex, isBinaryIndex } from "./workspace-index-binary.js";
+import type { IndexEntry, WorkspaceIndex } from "./workspace-index-types.js";
 import { RACY_MARGIN_MS, sameStat, type LeafKind, type LeafStat } from "./workspace-scan.js";
 
 export { RACY_MARGIN_MS };
-
-export interface IndexEntry extends LeafStat {
-  /** Content id (git blob id, or content hash for directory strategies). */
-  readonly oid: string;
-}
-
-export interface WorkspaceIndex {
-  /** What the entries mirror: a commit id, a snapshot directory name… */
-  readonly ref: string;
-  readonly scanStartedAtMs: number;
-  readonly entries: Map<string, IndexEntry>;
-  /** git: the directories that are trees of `ref` (those with leaves below). */
-  readonly treeDirs?: ReadonlySet<string>;
-}
+export type { IndexEntry, WorkspaceIndex } from "./workspace-index-types.js";
 
 const FORMAT_VERSION = 1;
 
