@@ -61,6 +61,8 @@ export interface AppOptions extends ServedStateOptions {
   webDir?: string;
   /** The built landing-page renderer (plugins/server-render.ts); default: `web-ssr/entry-server.cjs` beside `webDir`, `null` for none. */
   ssrModule?: string | null;
+  /** Render the landing page once when the app is ready, before anyone asks (plugins/spa-fallback.ts; the CLI does). */
+  prerenderLanding?: boolean;
   /** Watch the directory for changes (default true); `"poll"` polls (tests). */
   watch?: boolean | "poll";
   /** Index every file in the background after start-up (default true). */
@@ -169,7 +171,7 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
     onIndexed: () => events.send("indexed", { files: directory.files().length }),
   });
   await app.register(eventRoutes, { state, events });
-  await app.register(spaFallback, { webDir: options.webDir ?? path.join(packageRoot(), "dist", "web"), ...(options.ssrModule === undefined ? {} : { ssrModule: options.ssrModule }) });
+  await app.register(spaFallback, { webDir: options.webDir ?? path.join(packageRoot(), "dist", "web"), ...(options.ssrModule === undefined ? {} : { ssrModule: options.ssrModule }), prerenderLanding: options.prerenderLanding === true });
 
   // WebSocket upgrades never reach Fastify's hooks: answered with the same checks (a given server answers them already).
   if (given === undefined) app.server.on("upgrade", refuseUpgrades(options.bindHost));

@@ -373,6 +373,7 @@ async function main(): Promise<void> {
     served,
     server: stage.server,
     bindHost: options.host,
+    prerenderLanding: true,
     ...(options.pollSeconds === undefined ? {} : { pollSeconds: options.pollSeconds }),
     onIndexProgress: (done, total) => {
       if (interactive && total > 1) process.stderr.write(`\rIndexing session files: ${done}/${total}${done === total ? "\n" : ""}`);

@@ -3,7 +3,6 @@
  * served by `LocalApi`; otherwise the app talks to the wink-debug server that served it.
  */
 import { createRoot, hydrateRoot } from "react-dom/client";
-import "./styles/app.css";
 import type { Api, RunResponse } from "./api/api.js";
 import { HttpApi } from "./api/http-api.js";
 import { Root } from "./app/Root.js";

@@ -83,6 +83,25 @@ describe("the landing page rendered on the server", () => {
     expect(inlineRun(page.body)).toBeNull();
   });
 
+  it("renders the page once when the app is ready (the CLI), and again only when the run changed", async () => {
+    const dir = await tempDir();
+    const failure = (message: string) => ({ event_id: message, created_at: "2026-11-22T01:00:01+00:00", call_id: message, name: "read_file", params: { file_path: "a.py" }, result: { success: false, message } });
+    const file = await writeSession(dir, "run.jsonl", [snapshotLine({ sessionId: "s", slices: [{ type: TOOL_INVOKED, items: [failure("first failure")] }] })]);
+    const prerendered = await testApp({ path: dir, webDir: await webDir(), ssrModule: BUILT_RENDERER, prerenderLanding: true, watch: "poll" });
+    const onDemand = await testApp({ path: dir, webDir: await webDir(), ssrModule: BUILT_RENDERER });
+    await prerendered.app.ready();
+    const first = await get(prerendered, "/", { accept: "text/html" });
+    expect(first.body).toContain("first failure");
+    // The same page a server rendering on demand sends.
+    expect(first.body).toBe((await get(onDemand, "/", { accept: "text/html" })).body);
+    expect((await get(prerendered, "/", { accept: "text/html" })).body).toBe(first.body);
+    // The run changed: the page follows it, never an older page.
+    await writeFile(file, `${snapshotLine({ sessionId: "s", slices: [{ type: TOOL_INVOKED, items: [failure("first failure"), failure("second failure")] }] })}\n`);
+    await expect.poll(async () => (await get(prerendered, "/", { accept: "text/html" })).body, { timeout: 10_000 }).toContain("second failure");
+    const changed = await get(prerendered, "/", { accept: "text/html" });
+    expect(inlineRun(changed.body)).toEqual(JSON.parse((await get(prerendered, "/api/run")).body));
+  });
+
   it("escapes what could end a script element or a line in JSON text, which still parses to the same value", () => {
     const text = JSON.stringify({ message: HOSTILE });
     const safe = jsonForScript(text);

@@ -26,6 +26,12 @@ export interface SpaOptions {
    * rendered on the server.
    */
   ssrModule?: string | null;
+  /**
+   * Render the landing page once as soon as the app is ready (the CLI: the browser it opens
+   * asks for `/` a moment later), so the first page need not wait for the renderer to load
+   * nor the newest run to be read. Default false (an app built for a test renders on demand).
+   */
+  prerenderLanding?: boolean;
 }
 
 const IMMUTABLE = "public, max-age=31536000, immutable";
@@ -121,21 +127,43 @@ const plugin: FastifyPluginAsync<SpaOptions> = async (app, options) => {
       .type("text/html; charset=utf-8")
       .send(rendered ?? (landsOnNewestRun(request) ? landingHtml : indexHtml));
   };
-  /** The landing page with the newest run drawn in it (the same answer `/api/run` gives this request); null to send the page as before. */
+  /** The last page rendered and the run answer it was rendered from: the same answer gets the same page, unrendered. */
+  let lastRendered: { run: string; html: string } | null = null;
+  /** The landing page with the newest run drawn in it (the same answer `/api/run` gives a request with `host`); null to send the page as before. */
+  const renderLanding = async (host: string, page: string): Promise<string | null> => {
+    if ((await renderer.module()) === null) return null;
+    const run = await app.inject({ method: "GET", url: "/api/run", headers: { host, accept: "application/json" } });
+    if (run.statusCode !== 200) return null;
+    if (lastRendered?.run === run.body) return lastRendered.html;
+    const markup = await renderer.render(run.body);
+    const html = markup === null ? null : withRenderedLanding(page, markup, run.body);
+    if (html !== null) lastRendered = { run: run.body, html };
+    return html;
+  };
+  /** The start-up render (`prerenderLanding`) while it runs: a request arriving meanwhile waits for it rather than doing the same work beside it. */
+  let prerendering: Promise<unknown> | null = null;
   const renderedLanding = async (request: FastifyRequest, page: string): Promise<string | null> => {
     try {
-      if ((await renderer.module()) === null) return null;
-      const run = await app.inject({ method: "GET", url: "/api/run", headers: { host: request.headers.host ?? "127.0.0.1", accept: "application/json" } });
-      if (run.statusCode !== 200) return null;
-      const markup = await renderer.render(run.body);
-      return markup === null ? null : withRenderedLanding(page, markup, run.body);
+      if (prerendering !== null) await prerendering;
+      return await renderLanding(request.headers.host ?? "127.0.0.1", page);
     } catch (error) {
       request.log.warn({ err: error }, "the landing page could not be rendered on the server; sent without it");
       return null;
     }
   };
-  // The renderer loads after the server's first answer (not during start-up), so the first
-  // landing page need not wait for it.
+  if (built && options.prerenderLanding === true) {
+    // After `ready` (not in it): the server answers meanwhile; a failure here only means the first page renders on demand.
+    app.addHook("onReady", async () => {
+      setImmediate(() => {
+        prerendering = readFile(indexPath, "utf8")
+          .then((html) => renderLanding("127.0.0.1", (indexHtml ??= html)))
+          .catch(() => null)
+          .finally(() => (prerendering = null));
+      });
+    });
+  }
+  // Otherwise the renderer loads after the server's first answer (not during start-up), so
+  // the first landing page need not wait for it.
   let warmed = false;
   app.addHook("onResponse", async () => {
     if (warmed) return;

@@ -3,8 +3,10 @@
  * keys match the original viewer's (`wink-theme`, `wink-sidebar-collapsed`).
  */
 import { useSyncExternalStore } from "react";
+import { setThemeAttribute, startingTheme, storage, THEME_KEY } from "./theme.js";
+import type { Theme } from "./theme.js";
 
-export type Theme = "light" | "dark";
+export type { Theme } from "./theme.js";
 
 export interface Preferences {
   theme: Theme;
@@ -24,7 +26,7 @@ export const CHANGE_LIST_WIDTH = { min: 200, max: 640, default: 300 } as const;
 export const DETAIL_WIDTH = { min: 280, max: 900, default: 440 } as const;
 
 const KEYS = {
-  theme: "wink-theme",
+  theme: THEME_KEY,
   sidebarCollapsed: "wink-sidebar-collapsed",
   diffLayout: "wink-diff-layout",
   expandDepth: "wink-expand-depth",
@@ -36,14 +38,6 @@ const KEYS = {
 function width_(store: Storage | null, key: string, range: { min: number; max: number; default: number }): number {
   const value = Number(store?.getItem(key));
   return Number.isFinite(value) && value >= range.min && value <= range.max ? value : range.default;
-}
-
-function storage(): Storage | null {
-  try {
-    return typeof localStorage === "undefined" ? null : localStorage;
-  } catch {
-    return null; // blocked storage (some file:// setups): preferences last for the page
-  }
 }
 
 /**
@@ -62,12 +56,10 @@ const SERVER_PREFERENCES: Preferences = {
 
 function initial(): Preferences {
   const store = storage();
-  const theme = store?.getItem(KEYS.theme);
-  const prefersDark = typeof matchMedia === "function" && matchMedia("(prefers-color-scheme: dark)").matches;
   const depth = Number(store?.getItem(KEYS.expandDepth));
   const width = Number(store?.getItem(KEYS.sidebarWidth));
   return {
-    theme: theme === "dark" || theme === "light" ? theme : prefersDark ? "dark" : "light",
+    theme: startingTheme(store),
     sidebarCollapsed: store?.getItem(KEYS.sidebarCollapsed) === "true",
     diffLayout: store?.getItem(KEYS.diffLayout) === "unified" ? "unified" : "split",
     expandDepth: Number.isInteger(depth) && depth >= 1 && depth <= 10 ? depth : 2,
@@ -98,7 +90,7 @@ export function setPreference<K extends keyof Preferences>(key: K, value: Prefer
 
 /** Sets `data-theme` on `<html>` (the stylesheet's switch). */
 export function applyTheme(theme: Theme = getPreferences().theme): void {
-  document.documentElement.dataset.theme = theme;
+  setThemeAttribute(theme);
 }
 
 export function usePreferences(): Preferences {
