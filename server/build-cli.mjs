@@ -8,10 +8,11 @@
 // CPU worker the server starts on big diffs and huge lines is bundled the same way, as ESM.
 // Called by scripts/build.mjs after tsc.
 import { spawnSync } from "node:child_process";
-import { existsSync, renameSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { BUNDLE_WRAPPER } from "../dist/server/code-cache.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const server = path.join(root, "dist", "server");
@@ -59,8 +60,17 @@ await build({
   // `import("@aws-sdk/client-s3")` becomes a lazy require().
   supported: { "dynamic-import": false },
   define: { "import.meta.url": "__winkImportMetaUrl" },
-  banner: { js: "const __winkImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  // Written already wrapped as the loader runs it (server/code-cache.ts): the loader then
+  // compiles the text it read, not a second copy of 1.4 MB with the wrapper around it.
+  banner: { js: `${BUNDLE_WRAPPER}const __winkImportMetaUrl = require('node:url').pathToFileURL(__filename).href;` },
+  footer: { js: "\n})" },
 });
+// ASCII only, so that the loader reads it as one-byte text: a single other character (esbuild
+// escapes them in strings, not in regular expressions) makes V8 keep the whole bundle in
+// two bytes a character, 2.8 MB of fresh memory at every start instead of 1.4 MB.
+const text = readFileSync(bundle, "utf8");
+const ascii = text.replace(/[^\0-\x7f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+if (ascii !== text) writeFileSync(bundle, ascii);
 // The CPU worker (server/cpu-pool.ts starts dist/server/cpu-worker.js beside the bundle): one
 // self-contained ES module too, since the package ships no other module of dist/server.
 const worker = path.join(server, "cpu-worker.js");
