@@ -6,6 +6,7 @@ import { readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
+import { BUNDLE_WRAPPER } from "./code-cache.js";
 import { cleanUp, tempDir } from "./server.test-support.js";
 
 afterEach(cleanUp);
@@ -75,5 +76,23 @@ describe("runWithCodeCache", () => {
     );
     expect(failure?.stderr).toContain(`${path.join(dir, "bundle.cjs")}:6`);
     expect(failure?.stderr).toContain("thrown on line 6");
+  });
+
+  it("runs a bundle that carries the wrapper itself (as the build writes the CLI's), ASCII or not, with the file's line numbers", async () => {
+    const dir = await tempDir();
+    const cache = path.join(dir, "bundle.cache");
+    // Line 2 opens the wrapper; the body's lines keep their numbers (the throw is on line 7).
+    const wrapped = (body: string) => `#!/usr/bin/env node\n${BUNDLE_WRAPPER}const marker = ${JSON.stringify(body)};\n${BUNDLE.split("\n").slice(1).join("\n").replace("total: work(10)", "total: work(10), marker")}\n})`;
+    for (const marker of ["ascii", "caf\u00e9 \u2026"]) {
+      await writeFile(path.join(dir, "bundle.cjs"), wrapped(marker));
+      const first = await run(dir, ["a"], cache);
+      expect(first.printed).toMatchObject({ args: ["a"], filename: path.join(dir, "bundle.cjs"), self: true, total: 45, marker });
+      expect((await run(dir, ["b"])).result.cacheAccepted).toBe(true);
+      const failure = await run(dir, ["--throw"]).then(
+        () => null,
+        (error: unknown) => error as { stderr: string },
+      );
+      expect(failure?.stderr).toContain(`${path.join(dir, "bundle.cjs")}:7`);
+    }
   });
 });

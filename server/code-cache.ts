@@ -5,6 +5,7 @@
  * the cache was made instead. V8 checks that a cache matches its version, flags and the
  * source, and compiles normally when it does not (another Node version, a changed bundle).
  */
+import { isAscii } from "node:buffer";
 import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -29,14 +30,30 @@ function readIfPresent(file: string): Buffer | undefined {
 }
 
 /**
+ * The text Node's CommonJS loader puts around a module, which a bundle may carry itself
+ * (the CLI's does: `server/build-cli.mjs`). No newline after it, so that line numbers in
+ * stack traces stay those of the file.
+ */
+export const BUNDLE_WRAPPER = "(function (exports, require, module, __filename, __dirname) {";
+
+/** The bundle's text as the script to compile: as read when it carries the wrapper (after an optional `#!` line), else wrapped. */
+function wrappedSource(bytes: Buffer): string {
+  // ASCII read as Latin-1 is the same text, made straight into a one-byte string (UTF-8
+  // decoding is slower, and any other character makes the whole string two bytes a character).
+  const text = bytes.toString(isAscii(bytes) ? "latin1" : "utf8");
+  const start = text.startsWith("#!") ? text.indexOf("\n") + 1 : 0;
+  if (text.startsWith(BUNDLE_WRAPPER, start)) return text;
+  return `${BUNDLE_WRAPPER}${text.replace(/^#!.*/, "")}\n})`;
+}
+
+/**
  * Loads `bundlePath` as the main CommonJS module would be (its own `require`, `module`,
  * `__filename`, `__dirname`) with the code cache at `cachePath` when there is a usable one.
  */
 export function runWithCodeCache(bundlePath: string, cachePath: string, options: CodeCacheOptions = {}): CodeCacheRun {
-  const source = readFileSync(bundlePath, "utf8").replace(/^#!.*/, "");
+  const source = wrappedSource(readFileSync(bundlePath));
   const cachedData = readIfPresent(cachePath);
-  // The same wrapper as Node's CommonJS loader; no newline before the source, so line numbers in stack traces stay right.
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+  const script = new vm.Script(source, {
     filename: bundlePath,
     ...(cachedData === undefined ? {} : { cachedData }),
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,

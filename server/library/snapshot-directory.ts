@@ -178,7 +178,10 @@ export class SnapshotDirectory {
     if (running !== undefined) return running;
     const task = this.#scan(record)
       .then((index) => {
-        if (index.sizeBytes >= COLLECT_AFTER_BYTES) collectGarbageSoon();
+        // A remote object's long lines are gathered whole while it is indexed; a local file's
+        // are scanned through one reused window and leave nothing big behind (a full
+        // collection here cost a cold start ~20 ms before its first answer).
+        if (this.store.remote && index.sizeBytes >= COLLECT_AFTER_BYTES) collectGarbageSoon();
         if (this.#files.get(record.path) === record) {
           record.index = index;
           record.error = null;

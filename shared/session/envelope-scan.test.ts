@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { scanEnvelope, summarizeSnapshot } from "./envelope-scan.js";
+import type { EnvelopeWindow } from "./envelope-scan.js";
+import { scanEnvelope, scanEnvelopeWindow, summarizeSnapshot } from "./envelope-scan.js";
 import { dumpsPython } from "./python-json-dumps.js";
 import { parseSnapshotLine } from "./snapshot-line.js";
 import { winkFixture } from "../../fixtures/paths.js";
@@ -36,6 +37,50 @@ const snapshotArb = fc.record(
   },
   { requiredKeys: ["version", "created_at", "tags"] },
 );
+
+/** `body` seen `step` more bytes at a time; the bytes before `keepFrom` leave the view for good. */
+function steppedWindow(body: Uint8Array, step: number): EnvelopeWindow {
+  let start = 0;
+  let end = Math.min(step, body.length);
+  const window = {
+    bytes: body.slice(0, end),
+    advance(keepFrom: number): boolean {
+      if (end >= body.length) return false;
+      start += keepFrom;
+      end = Math.min(end + step, body.length);
+      window.bytes = body.slice(start, end);
+      return true;
+    },
+  };
+  return window;
+}
+
+describe("scanEnvelopeWindow", () => {
+  it("summarises real WINK lines through windows of any size as the whole-line scan does", () => {
+    for (const path of ["acc0d4c3-321a-5d97-a3a9-505f3aba4219.jsonl", "fszip-pr633/0f5f356f-9bfe-4e60-8222-b6a717dc8521.jsonl"]) {
+      const lines = readFileSync(winkFixture(path), "utf8").trimEnd().split("\n");
+      lines.forEach((line, index) => {
+        const body = encoder.encode(line);
+        const whole = scanEnvelope(body, index + 1);
+        for (const step of [1, 2, 3, 5, 64, 1000]) expect(scanEnvelopeWindow(steppedWindow(body, step))).toEqual(whole.ok ? whole.summary : null);
+      });
+    }
+  });
+
+  it("agrees with the whole-line scan on random and corrupted lines, escapes and multi-byte characters cut anywhere", () => {
+    fc.assert(
+      fc.property(snapshotArb, fc.nat(), fc.constantFrom("", "}", "{", "[", '"', ",", "\\", "\\\\\"", "é€😀", "x"), fc.integer({ min: 1, max: 9 }), (snapshot, at, insert, step) => {
+        const text = dumpsPython(snapshot, { sortKeys: true });
+        const position = at % (text.length + 1);
+        for (const line of [text, text.slice(0, position) + insert + text.slice(position)]) {
+          const body = encoder.encode(line);
+          expect(scanEnvelopeWindow(steppedWindow(body, step))).toEqual(scanEnvelopeWindow(steppedWindow(body, body.length)));
+        }
+      }),
+      { numRuns: 400 },
+    );
+  });
+});
 
 describe("scanEnvelope", () => {
   it("summarises real WINK lines exactly as a full parse does", () => {

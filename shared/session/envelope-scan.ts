@@ -41,19 +41,44 @@ export interface EnvelopeScanOptions {
  */
 export function scanEnvelope(body: Uint8Array, lineNumber: number, options: EnvelopeScanOptions = {}): EnvelopeScanResult {
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_JSON_DEPTH;
-  const fields = new EnvelopeScanner(body, maxDepth).tryScan();
-  if (fields !== null) {
-    const envelope = validateEnvelope((key) => fields.header.get(key));
-    const slices = fields.slices === undefined ? [] : summarizeScannedSlices(fields.slices);
-    if (envelope.ok && slices !== null) {
-      const validationErrors = [...envelope.value.validationErrors, ...duplicateSliceErrors(slices)];
-      return { ok: true, summary: { ...envelope.value, validationErrors, slices } };
-    }
-  }
+  const summary = summaryOf(new EnvelopeScanner(body, maxDepth).tryScan());
+  if (summary !== null) return { ok: true, summary };
   const decoded = decodeLineBody(body, lineNumber);
   if (decoded.kind === "error") return { ok: false, error: decoded.error };
   const parsed = parseSnapshotLine(decoded.kind === "text" ? decoded.text : "", lineNumber, { maxDepth });
   return parsed.ok ? { ok: true, summary: summarizeSnapshot(parsed.snapshot) } : parsed;
+}
+
+/**
+ * A line too long to hold whole, seen through a window that moves along it (a reused
+ * buffer, read as the scan goes: `session-file.node.ts`).
+ */
+export interface EnvelopeWindow {
+  /** The bytes in view: a part of the line body. */
+  readonly bytes: Uint8Array;
+  /**
+   * Moves the view on: the bytes before `keepFrom` leave it, the line's next ones are added
+   * after the rest. False (view unchanged) when the line has no more.
+   */
+  advance(keepFrom: number): boolean;
+}
+
+/**
+ * {@link scanEnvelope} of a line seen through `window`: the same summary when the scan
+ * succeeds, null when the line needs the full parser (the caller then reads it whole; what
+ * the line's bytes are worth, UTF-8 included, is the caller's to check).
+ */
+export function scanEnvelopeWindow(window: EnvelopeWindow, options: EnvelopeScanOptions = {}): EnvelopeSummary | null {
+  return summaryOf(new EnvelopeScanner(window, options.maxDepth ?? DEFAULT_MAX_JSON_DEPTH).tryScan());
+}
+
+function summaryOf(fields: ScannedFields | null): EnvelopeSummary | null {
+  if (fields === null) return null;
+  const envelope = validateEnvelope((key) => fields.header.get(key));
+  const slices = fields.slices === undefined ? [] : summarizeScannedSlices(fields.slices);
+  if (!envelope.ok || slices === null) return null;
+  const validationErrors = [...envelope.value.validationErrors, ...duplicateSliceErrors(slices)];
+  return { ...envelope.value, validationErrors, slices };
 }
 
 /** The summary of a fully parsed snapshot (same shape as {@link scanEnvelope} gives). */
@@ -106,13 +131,30 @@ class NeedsFullParse {}
 const HEADER_KEYS = new Set(["version", "created_at", "parent_id", "children_ids", "tags"]);
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
+/** The scanner's view of a whole line body: it has nothing more to show. */
+const WHOLE = { advance: () => false };
+
 class EnvelopeScanner {
+  private bytes: Uint8Array;
   private pos = 0;
+  /** Where the key or small value being read starts (the window keeps it in view), or -1. */
+  private mark = -1;
+  /** Backslashes just before the view's start (they may escape a quote at its start). */
+  private carriedBackslashes = 0;
+  private readonly window: Pick<EnvelopeWindow, "advance">;
 
   constructor(
-    private readonly bytes: Uint8Array,
+    source: Uint8Array | EnvelopeWindow,
     private readonly maxDepth: number,
-  ) {}
+  ) {
+    if (source instanceof Uint8Array) {
+      this.bytes = source;
+      this.window = WHOLE;
+    } else {
+      this.bytes = source.bytes;
+      this.window = source;
+    }
+  }
 
   tryScan(): ScannedFields | null {
     try {
@@ -121,6 +163,29 @@ class EnvelopeScanner {
       if (error instanceof NeedsFullParse) return null;
       throw error;
     }
+  }
+
+  /** Brings the line's next bytes into view (`pos` is at the view's end); false at the line's end. */
+  private more(): boolean {
+    const window = this.window;
+    if (window === WHOLE) return false;
+    const bytes = this.bytes;
+    const keepFrom = this.mark === -1 ? this.pos : this.mark;
+    let run = 0;
+    while (run < keepFrom && bytes[keepFrom - 1 - run] === 0x5c) run++;
+    if (!window.advance(keepFrom)) return false;
+    // Backslashes that leave the view are counted, for a quote they may still escape.
+    if (keepFrom > 0) this.carriedBackslashes = run === keepFrom ? run + this.carriedBackslashes : run;
+    this.bytes = (window as EnvelopeWindow).bytes;
+    this.pos -= keepFrom;
+    if (this.mark !== -1) this.mark -= keepFrom;
+    return true;
+  }
+
+  /** The byte at `pos`, brought into view; undefined at the line's end. */
+  private peek(): number | undefined {
+    const c = this.bytes[this.pos];
+    return c !== undefined || !this.more() ? c : this.bytes[this.pos];
   }
 
   private scanTop(): ScannedFields {
@@ -133,7 +198,7 @@ class EnvelopeScanner {
       else this.skipValue(1);
     });
     this.skipWhitespace();
-    if (this.pos !== this.bytes.length) throw new NeedsFullParse();
+    if (this.peek() !== undefined) throw new NeedsFullParse();
     return { header, slices };
   }
 
@@ -160,7 +225,7 @@ class EnvelopeScanner {
     let count = 0;
     let firstIsEvent = false;
     this.forEachElement(4, () => {
-      if (this.bytes[this.pos] !== 0x7b) throw new NeedsFullParse();
+      if (this.peek() !== 0x7b) throw new NeedsFullParse();
       if (count === 0) {
         const keys = new Set<string>();
         this.forEachMember(5, (key) => {
@@ -178,22 +243,22 @@ class EnvelopeScanner {
 
   /** Walks `{ "key": value, … }`; `visit` must consume the value. */
   private forEachMember(depth: number, visit: (key: string) => void): void {
-    if (depth > this.maxDepth || this.bytes[this.pos] !== 0x7b) throw new NeedsFullParse();
+    if (depth > this.maxDepth || this.peek() !== 0x7b) throw new NeedsFullParse();
     this.pos++;
     this.skipWhitespace();
-    if (this.bytes[this.pos] === 0x7d) {
+    if (this.peek() === 0x7d) {
       this.pos++;
       return;
     }
     for (;;) {
       const key = this.readKey();
       this.skipWhitespace();
-      if (this.bytes[this.pos] !== 0x3a) throw new NeedsFullParse();
+      if (this.peek() !== 0x3a) throw new NeedsFullParse();
       this.pos++;
       this.skipWhitespace();
       visit(key);
       this.skipWhitespace();
-      const c = this.bytes[this.pos];
+      const c = this.peek();
       this.pos++;
       if (c === 0x7d) return;
       if (c !== 0x2c) throw new NeedsFullParse();
@@ -203,17 +268,17 @@ class EnvelopeScanner {
 
   /** Walks `[ value, … ]`; `visit` must consume each element. */
   private forEachElement(depth: number, visit: () => void): void {
-    if (depth > this.maxDepth || this.bytes[this.pos] !== 0x5b) throw new NeedsFullParse();
+    if (depth > this.maxDepth || this.peek() !== 0x5b) throw new NeedsFullParse();
     this.pos++;
     this.skipWhitespace();
-    if (this.bytes[this.pos] === 0x5d) {
+    if (this.peek() === 0x5d) {
       this.pos++;
       return;
     }
     for (;;) {
       visit();
       this.skipWhitespace();
-      const c = this.bytes[this.pos];
+      const c = this.peek();
       this.pos++;
       if (c === 0x5d) return;
       if (c !== 0x2c) throw new NeedsFullParse();
@@ -222,9 +287,11 @@ class EnvelopeScanner {
   }
 
   private readKey(): string {
-    if (this.bytes[this.pos] !== 0x22) throw new NeedsFullParse();
-    const start = this.pos;
+    if (this.peek() !== 0x22) throw new NeedsFullParse();
+    this.mark = this.pos;
     this.skipString();
+    const start = this.mark;
+    this.mark = -1;
     const raw = this.bytes.subarray(start + 1, this.pos - 1);
     // Most keys are plain ASCII; one with escapes goes through the JSON parser.
     return raw.includes(0x5c) ? this.parseRange(start, this.pos) as string : this.decode(raw);
@@ -232,8 +299,10 @@ class EnvelopeScanner {
 
   /** Parses a (small) value in full: envelope fields and type ids. */
   private readSmallValue(depth: number): JsonValue {
-    const start = this.pos;
+    this.mark = this.pos;
     this.skipValue(depth);
+    const start = this.mark;
+    this.mark = -1;
     return this.parseRange(start, this.pos);
   }
 
@@ -258,24 +327,38 @@ class EnvelopeScanner {
    * holds it. Brackets are matched by count only (the full parse checks their kinds).
    */
   private skipValue(depth: number): void {
-    const { bytes } = this;
-    const first = bytes[this.pos];
+    const first = this.peek();
     if (first === 0x22) {
       this.skipString();
       return;
     }
     if (first !== 0x7b && first !== 0x5b) {
-      const start = this.pos;
-      while (this.pos < bytes.length && isScalarByte(bytes[this.pos] ?? 0)) this.pos++;
-      if (this.pos === start) throw new NeedsFullParse();
+      let skipped = 0;
+      for (;;) {
+        const { bytes } = this;
+        let pos = this.pos;
+        while (pos < bytes.length && isScalarByte(bytes[pos] ?? 0)) pos++;
+        skipped += pos - this.pos;
+        this.pos = pos;
+        if (pos < bytes.length || !this.more()) break;
+      }
+      if (skipped === 0) throw new NeedsFullParse();
       return;
     }
     let open = 0;
+    let { bytes } = this;
+    let pos = this.pos;
     do {
-      const c = bytes[this.pos];
-      if (c === undefined) throw new NeedsFullParse();
+      if (pos >= bytes.length) {
+        this.pos = pos;
+        if (!this.more()) throw new NeedsFullParse();
+        ({ bytes, pos } = this);
+      }
+      const c = bytes[pos];
       if (c === 0x22) {
+        this.pos = pos;
         this.skipString();
+        ({ bytes, pos } = this);
         continue;
       }
       if (c === 0x7b || c === 0x5b) {
@@ -283,31 +366,48 @@ class EnvelopeScanner {
       } else if (c === 0x7d || c === 0x5d) {
         open--;
       }
-      this.pos++;
+      pos++;
     } while (open > 0);
+    this.pos = pos;
   }
 
   private skipString(): void {
+    let from = this.pos + 1;
+    for (;;) {
+      const { bytes } = this;
+      let end = bytes.indexOf(0x22, from);
+      while (end !== -1 && this.isEscaped(end)) end = bytes.indexOf(0x22, end + 1);
+      if (end !== -1) {
+        this.pos = end + 1;
+        return;
+      }
+      this.pos = bytes.length;
+      if (!this.more()) throw new NeedsFullParse();
+      from = this.pos;
+    }
+  }
+
+  private isEscaped(quoteIndex: number): boolean {
     const { bytes } = this;
-    let end = bytes.indexOf(0x22, this.pos + 1);
-    while (end !== -1 && isEscaped(bytes, end)) end = bytes.indexOf(0x22, end + 1);
-    if (end === -1) throw new NeedsFullParse();
-    this.pos = end + 1;
+    let backslashes = 0;
+    let j = quoteIndex - 1;
+    for (; j >= 0 && bytes[j] === 0x5c; j--) backslashes++;
+    if (j < 0) backslashes += this.carriedBackslashes;
+    return backslashes % 2 === 1;
   }
 
   private skipWhitespace(): void {
-    const { bytes } = this;
-    let c = bytes[this.pos];
-    while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = bytes[++this.pos];
+    for (;;) {
+      const { bytes } = this;
+      let pos = this.pos;
+      let c = bytes[pos];
+      while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = bytes[++pos];
+      this.pos = pos;
+      if (c !== undefined || !this.more()) return;
+    }
   }
 }
 
 function isScalarByte(c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x2d || c === 0x2b || c === 0x2e;
-}
-
-function isEscaped(bytes: Uint8Array, quoteIndex: number): boolean {
-  let backslashes = 0;
-  for (let j = quoteIndex - 1; j >= 0 && bytes[j] === 0x5c; j--) backslashes++;
-  return backslashes % 2 === 1;
 }

@@ -33,6 +33,11 @@ export class LineSplitter {
     return this.#lineBytes === 0 && !this.#overflow;
   }
 
+  /** Number of the line being read. */
+  get lineNumber(): number {
+    return this.#lineNumber;
+  }
+
   /** Offset in the file of the line being read. */
   get lineStart(): number {
     return this.#lineStart;
@@ -69,6 +74,14 @@ export class LineSplitter {
     this.#lineNumber++;
     this.#lineStart += bytes.length + 1;
     return line;
+  }
+
+  /** A whole line the caller went past without keeping its bytes: where it was. */
+  skip(byteLength: number): LineLocation {
+    const location = { lineNumber: this.#lineNumber, byteOffset: this.#lineStart, byteLength };
+    this.#lineNumber++;
+    this.#lineStart += byteLength + 1;
+    return location;
   }
 
   /** The start of a line read by the caller, to be continued by `split` (over the cap: counted, not kept). */

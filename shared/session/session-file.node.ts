@@ -9,11 +9,13 @@
 import type { FileHandle } from "node:fs/promises";
 import { SessionLoadError, WinkError } from "../errors.js";
 import { openNamedFile, type OpenedRegularFile } from "../filesystem/open-regular.node.js";
-import type { EnvelopeScanOptions } from "./envelope-scan.js";
+import type { EnvelopeScanOptions, EnvelopeSummary } from "./envelope-scan.js";
+import { scanEnvelopeWindow } from "./envelope-scan.js";
 import { DEFAULT_MAX_LINE_BYTES, lineFromBytes, tooLongLine } from "./line-text.js";
 import type { LineLocation, PhysicalLine, SessionIndexEntry } from "./session-scan.node.js";
 import { SessionIndexBuilder, snapshotFromLineBytes } from "./session-scan.node.js";
 import { LineSplitter } from "./physical-lines.node.js";
+import { LongLineWindow } from "./long-line-window.node.js";
 import type { JsonLinesContents, SessionFileContents, SessionReadOptions } from "./session-text.js";
 import { JsonLinesCollector, snapshotsOf } from "./session-text.js";
 import type { SessionLineError, SnapshotLineResult } from "./snapshot-line.js";
@@ -47,7 +49,20 @@ export interface SessionOpenOptions {
   openFile?: SessionFileOpener;
 }
 
-export type SessionScanOptions = SessionReadOptions & EnvelopeScanOptions & SessionOpenOptions;
+export type SessionScanOptions = SessionReadOptions &
+  EnvelopeScanOptions &
+  SessionOpenOptions & {
+    /**
+     * Bytes read at once (default 1 MiB): the size of the read chunk and of the window a
+     * longer line is scanned through. Small ones make every line a long line (tests).
+     */
+    chunkBytes?: number;
+  };
+
+/** A long line summarised where it lies in the file (`long-line-window.node.ts`), its bytes never held whole. */
+interface SummarisedLine extends LineLocation {
+  readonly summary: EnvelopeSummary;
+}
 
 /**
  * Streams the physical lines of a file (1-based numbers; the last line may lack `\n`).
@@ -56,7 +71,7 @@ export type SessionScanOptions = SessionReadOptions & EnvelopeScanOptions & Sess
 export async function* readPhysicalLines(path: string, options: { maxLineBytes?: number } & SessionOpenOptions = {}): AsyncGenerator<PhysicalLine> {
   const { handle } = await openSessionFile(path, options.openFile);
   try {
-    yield* linesOf(handle, path, options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
+    for await (const line of linesOf(handle, path, options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES)) if ("bytes" in line) yield line;
   } finally {
     await handle.close();
   }
@@ -91,8 +106,13 @@ export async function scanSessionFile(path: string, options: SessionScanOptions 
   const { handle, stats } = await openSessionFile(path, options.openFile);
   try {
     const builder = new SessionIndexBuilder(options);
-    // The builder keeps nothing of a line's bytes (only its summary), so long lines may share one buffer.
-    for await (const line of linesOf(handle, path, options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, true)) builder.add(line);
+    // The builder keeps nothing of a line's bytes (only its summary): long lines are scanned
+    // where they lie, or (when that cannot tell) share one buffer.
+    const scan = options.maxDepth === undefined ? {} : { maxDepth: options.maxDepth };
+    for await (const line of linesOf(handle, path, options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, scan, options.chunkBytes)) {
+      if ("bytes" in line) builder.add(line);
+      else builder.addSummary(line, line.summary);
+    }
     const { lineCount, entries, errors } = builder;
     return { path, sizeBytes: stats.size, mtimeMs: stats.mtimeMs, dev: stats.dev, ino: stats.ino, lineCount, entries, errors };
   } finally {
@@ -145,23 +165,26 @@ function staleLine(location: LineLocation): SnapshotLineResult {
 }
 
 /**
- * `reuseLongLines`: a long line's buffer is used again for the next long line that fits in
- * it, so a yielded line's bytes are only valid until the consumer asks for the next one
- * (for a consumer that keeps nothing of them: fresh memory is what long lines cost most, and
- * a file of several long lines then touches the pages of its longest one only).
+ * `scanLongLines` (for a consumer that keeps nothing of a line's bytes): a line longer than
+ * a chunk is summarised where it lies, through one reused window (`LongLineWindow`), and
+ * yielded as its summary; when that cannot tell, it is read whole into a buffer that is used
+ * again for the next long line that fits in it (a yielded line's bytes are then only valid
+ * until the consumer asks for the next one). Fresh memory is what long lines cost most.
  */
-async function* linesOf(handle: FileHandle, path: string, maxLineBytes: number, reuseLongLines = false): AsyncGenerator<PhysicalLine> {
+async function* linesOf(handle: FileHandle, path: string, maxLineBytes: number, scanLongLines?: EnvelopeScanOptions, chunkBytes = CHUNK_BYTES): AsyncGenerator<PhysicalLine | SummarisedLine> {
   // The file's size says how long a line can be: one that runs past a chunk is read straight
   // into a buffer of that size (only its pages are touched), not gathered chunk by chunk and
   // copied once more at its end — fresh memory is what a long line costs most.
   const sizeHint = await fileSize(handle, path);
   const lines = new LineSplitter(maxLineBytes);
   let position = 0;
-  let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  let chunk = Buffer.allocUnsafe(chunkBytes);
   /** Bytes read already (after a long line) that come before `position`. */
   let pending: Buffer | null = null;
-  /** The last long line's buffer, when `reuseLongLines`. */
+  /** The last long line's buffer, when `scanLongLines`. */
   let spare: Buffer | null = null;
+  /** The window long lines are scanned through, when `scanLongLines`. */
+  let window: Buffer | null = null;
   for (;;) {
     let view: Buffer;
     if (pending !== null) {
@@ -179,14 +202,30 @@ async function* linesOf(handle: FileHandle, path: string, maxLineBytes: number, 
     let step = split.next();
     for (; step.done !== true; step = split.next()) yield step.value;
     const tail = step.value;
-    if (tail !== -1) {
+    const head = tail === -1 ? null : view.subarray(tail);
+    if (head !== null && scanLongLines !== undefined) {
+      window ??= Buffer.allocUnsafe(chunkBytes);
+      if (window.length < head.length) window = Buffer.allocUnsafe(head.length);
+      const scanned: LongLineWindow = new LongLineWindow({ fd: handle.fd, buffer: window, head, position, sizeHint, lineNumber: lines.lineNumber, maxLineBytes });
+      const summary = scanned.failed ? null : scanEnvelopeWindow(scanned, scanLongLines);
+      window = scanned.buffer;
+      if (summary !== null && scanned.usable) {
+        yield { ...lines.skip(scanned.lineBytes), summary };
+        position = scanned.position;
+        // What was read past the line's end comes next; the window is the next long line's.
+        const rest = scanned.rest;
+        if (rest !== null) pending = rest.length <= chunk.length ? chunk.subarray(0, rest.copy(chunk)) : Buffer.from(rest);
+        continue;
+      }
+    }
+    if (head !== null) {
       // A line that starts here and goes on past this chunk.
-      const capacity = Math.min(maxLineBytes + 1, Math.max(sizeHint - lines.lineStart, view.length - tail + CHUNK_BYTES));
+      const capacity = Math.min(maxLineBytes + 1, Math.max(sizeHint - lines.lineStart, view.length - tail + chunkBytes));
       const reusable = spare !== null && spare.length >= capacity && !lines.holds(spare.buffer) ? spare : null;
-      const long = await readLongLine(handle, path, view.subarray(tail), position, capacity, reusable);
+      const long = await readLongLine(handle, path, head, position, capacity, reusable);
       position = long.position;
       // A line over the cap stays held by the splitter: its buffer is not reused.
-      spare = reuseLongLines && long.line !== null ? long.buffer : null;
+      spare = scanLongLines !== undefined && long.line !== null ? long.buffer : null;
       if (long.line !== null) {
         yield lines.line(long.line);
         if (long.rest !== null) pending = long.rest;
@@ -198,7 +237,7 @@ async function* linesOf(handle: FileHandle, path: string, maxLineBytes: number, 
     }
     // Yielded lines are copies, so the chunk can be reused unless the unfinished line still
     // points into it. Skipping an over-long line therefore runs in one chunk of memory.
-    if (lines.holds(chunk.buffer)) chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+    if (lines.holds(chunk.buffer)) chunk = Buffer.allocUnsafe(chunkBytes);
   }
   for (const line of lines.end()) yield line;
 }

@@ -47,9 +47,14 @@ export class SessionIndexBuilder {
       return;
     }
     const scanned = scanEnvelope(body, line.lineNumber, this.#options);
-    const location = { lineNumber: line.lineNumber, byteOffset: line.byteOffset, byteLength: line.byteLength };
-    if (scanned.ok) this.entries.push({ ...scanned.summary, ...location });
+    if (scanned.ok) this.addSummary(line, scanned.summary);
     else this.errors.push(scanned.error);
+  }
+
+  /** A line summarised where it lies (`scanEnvelopeWindow`), its bytes never held whole. */
+  addSummary(line: LineLocation, summary: EnvelopeSummary): void {
+    this.lineCount = line.lineNumber;
+    this.entries.push({ ...summary, lineNumber: line.lineNumber, byteOffset: line.byteOffset, byteLength: line.byteLength });
   }
 }
 
