@@ -17,7 +17,7 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 
-import { ScanCollector, ScanError, scanAgainstIndex, type IndexedScan, type LeafKind, type ScanBaseline, type ScanOptions } from "./workspace-scan.js";
+import { baselineSize, ScanCollector, ScanError, scanAgainstIndex, type IndexedScan, type LeafKind, type ScanBaseline, type ScanOptions } from "./workspace-scan.js";
 
 /** Below this many entries a walk stays on this thread (hand-offs would cost more than they save). */
 export const PARALLEL_SCAN_MIN_ENTRIES = 2_000;
@@ -310,7 +310,7 @@ function startWantedNow(): ScanPool | null {
  * `startPoolLater`, leaves that to {@link scheduleWantedScanPool}).
  */
 export async function scanWorkspaceFast(rootBytes: string, baseline: ScanBaseline | null, options: FastScanOptions = {}): Promise<IndexedScan> {
-  const big = (baseline?.entries.size ?? 0) >= PARALLEL_SCAN_MIN_ENTRIES;
+  const big = baselineSize(baseline) >= PARALLEL_SCAN_MIN_ENTRIES;
   // A pool wanted by the previous operation and not started yet (the process was not idle
   // since) starts for this walk, as it would have as that operation ended.
   if (big && pool === null && poolWanted) startWantedNow();
@@ -382,10 +382,10 @@ export function scanInParallel(rootBytes: string, baseline: ScanBaseline | null,
 
 /**
  * Resolves once the pool's threads are up: true, or false when there is no pool or it broke.
- * A pool wanted and scheduled to start (scheduleWantedScanPool) starts now.
+ * A pool scheduled to start (scheduleWantedScanPool: its operation is over) starts now.
  */
 export async function scanPoolStarted(): Promise<boolean> {
-  const current = startWantedNow();
+  const current = scheduledStart !== null ? startWantedNow() : pool;
   if (current === null) return false;
   return current.untilReady().then(
     () => true,
@@ -393,7 +393,9 @@ export async function scanPoolStarted(): Promise<boolean> {
   );
 }
 
-/** Stop the pool's threads (tests; a process exits without it). */
+/** Stop the pool's threads, and any start scheduled (tests; a process exits without it). */
 export async function closeScanPool(): Promise<void> {
+  postponeWantedScanPool();
+  poolWanted = false;
   await pool?.close();
 }
