@@ -11,21 +11,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { toBytePath } from "./byte-paths.js";
 import { ctimesBoundIndex, FindWalk, type ShellSpawner } from "./find-walk.js";
 import { comparableScan, indexThenChange, hostileTree, sleep, TempDirs, writeTree } from "./snapshot.test-support.js";
-import { decodeWorkspaceIndex, encodeWorkspaceIndex } from "./workspace-index-binary.js";
 import { scanAgainstIndex, scanWorkspace, type LeafStat, type ScanBaseline } from "./workspace-scan.js";
 
 const temps = new TempDirs();
 afterEach(() => temps.removeAll());
 
 const options = { excludeTopLevelPrefix: ".wink-apply-" };
-
-/** `baseline` as a binary index loads it: read as rows (workspace-index-rows.ts), no map. */
-function asRows(baseline: ScanBaseline): ScanBaseline {
-  const entries = new Map([...baseline.entries].map(([p, stat]) => [p, { ...stat, oid: "0".repeat(40) }]));
-  const loaded = decodeWorkspaceIndex(encodeWorkspaceIndex("/root", { ref: "r".repeat(40), scanStartedAtMs: baseline.scanStartedAtMs, entries }), "/root");
-  expect(loaded?.rows?.size).toBe(entries.size);
-  return loaded as ScanBaseline;
-}
 
 async function findWalk(rootBytes: string, baseline: Parameters<FindWalk["collect"]>[0]): Promise<ReturnType<typeof scanAgainstIndex> | null> {
   const walk = FindWalk.start(rootBytes, options);
@@ -55,11 +46,6 @@ describe("find walk", () => {
     expect(viaFind?.untrusted.has("tool.sh")).toBe(true);
     expect(viaFind?.untrusted.has("secret.txt")).toBe(false);
     expect(viaFind?.missing).toContain("deep/er/y.txt");
-    // Against the same index read as rows: the same walk, by either walker.
-    const rows = asRows(baseline);
-    expect(comparableScan(scanAgainstIndex(rootBytes, rows, options))).toEqual(comparableScan(sequential));
-    expect(comparableScan((await findWalk(rootBytes, asRows(baseline))) as NonNullable<typeof viaFind>)).toEqual(comparableScan(sequential));
-    expect(rows.rows?.size).toBe(baseline.entries.size); // nothing made its map
   });
 
   it("told the index's scan time, prints only what the index cannot vouch for, and completes to the same walk", async () => {
@@ -99,15 +85,6 @@ describe("find walk", () => {
     expect(untrusted).toEqual(["fresh/sub/x.txt", "links/dangling", "many/d0/new.txt", "many/d1/f5.txt", "many/d3/f3.txt/inner.txt", "quiet/future.txt", "quiet/same-size.txt", "tool.sh"]);
     expect([...(viaFind?.missing ?? [])].sort()).toEqual(["deep/er/y.txt", "many/d2/f10.txt", "many/d2/f14.txt", "many/d2/f18.txt", "many/d2/f2.txt", "many/d2/f22.txt", "many/d2/f26.txt", "many/d2/f30.txt", "many/d2/f34.txt", "many/d2/f38.txt", "many/d2/f6.txt", "many/d3/f3.txt"]);
     expect(viaFind?.leafCount).toBe(sequential.leafCount);
-
-    // The index read as rows (as a first restore loads it): the same walk, the same trust.
-    const rows = asRows(baseline);
-    const rowsWalk = FindWalk.start(rootBytes, { ...options, unchangedSince: baseline.scanStartedAtMs });
-    const viaRows = await (rowsWalk as FindWalk).collect(rows);
-    expect(viaRows).not.toBeNull();
-    expect(comparableScan(viaRows as NonNullable<typeof viaRows>)).toEqual(comparableScan(sequential));
-    expect(comparableScan(scanAgainstIndex(rootBytes, rows, options))).toEqual(comparableScan(sequential));
-    expect(rows.rows).toBeDefined();
   });
 
   it("told an index's scan time, answers null for another index or none (the caller walks in JS)", async () => {

@@ -34,7 +34,7 @@ import { lstatSync, readdirSync, statfsSync, statSync } from "node:fs";
 import type { Readable } from "node:stream";
 
 import { isAsciiBytePath, joinBytePath, parentBytePath, toDisplayPath, toFsPath } from "./byte-paths.js";
-import { RACY_MARGIN_MS, ScanCollector, type BaselineRows, type IndexedScan, type ScanBaseline, type ScanOptions } from "./workspace-scan.js";
+import { RACY_MARGIN_MS, ScanCollector, type IndexedScan, type ScanBaseline, type ScanOptions } from "./workspace-scan.js";
 
 /** One record per entry: type, permission bits (octal), size, mtime and ctime (seconds.fraction), inode, path below the root. */
 const FORMAT = "%y %m %s %T@ %C@ %i %P\\0";
@@ -333,14 +333,8 @@ function completeFromIndex(rootBytes: string, collector: ScanCollector, baseline
       }
     }
     // The stat of a leaf left out is the one its entry records (the collector still applies
-    // the racy rule to it).
-    const rows = baseline.rows;
-    if (rows !== undefined) {
-      completeFromRows(collector, rows, filtered);
-      return true;
-    }
-    // `forEach`, not `for…of` with destructuring: one pass per index entry on cold code,
-    // where the iterator protocol costs more than the work.
+    // the racy rule to it). `forEach`, not `for…of` with destructuring: one pass per index
+    // entry on cold code, where the iterator protocol costs more than the work.
     let lastDir: string | null = null;
     baseline.entries.forEach((entry, rel) => {
       if (printed.has(rel)) return;
@@ -357,30 +351,4 @@ function completeFromIndex(rootBytes: string, collector: ScanCollector, baseline
     return false; // a directory that vanished or cannot be read: the walk in JS reports it
   }
   return true;
-}
-
-/**
- * The last step of `completeFromIndex` for an index read as rows: the same rule, by row,
- * with no string or object per leaf (a directory's name is one string for its rows).
- */
-function completeFromRows(collector: ScanCollector, rows: BaselineRows, filtered: Filtered): void {
-  const { printed, dirs, changedDirs } = filtered;
-  const met = new Uint8Array(rows.rowCount);
-  for (const rel of printed) {
-    const row = rows.rowOf(rel);
-    if (row >= 0) met[row] = 1;
-  }
-  let lastDir: string | null = null;
-  let unchanged = false;
-  for (let row = 0; row < rows.rowCount; row++) {
-    if (met[row] === 1 || !rows.live(row)) continue;
-    const dir = rows.dirOf(row);
-    if (dir !== lastDir) {
-      lastDir = dir;
-      // A directory gone: its entries are missing. A changed one: listed above.
-      unchanged = (dir === "" || dirs.has(dir)) && !changedDirs.has(dir);
-      if (unchanged) collector.holdsLeaves(dir);
-    }
-    if (unchanged) collector.unchangedRow(row);
-  }
 }

@@ -10,8 +10,6 @@ import { targetLeaf, type TreeChanges } from "./git-target.js";
 import { statOrNever, type RestorePlan, type TargetLeaf } from "./restore-plan.js";
 import type { ReadLeaves } from "./workspace-delta.js";
 import type { IndexEntry, WorkspaceIndex } from "./workspace-index.js";
-import type { IndexEntryRows } from "./workspace-index-types.js";
-import { RowsWorkspaceIndex } from "./workspace-index-rows.js";
 import type { IndexedScan } from "./workspace-scan.js";
 
 export interface GitRestoreInput {
@@ -44,13 +42,6 @@ function baseTreeDirs(index: WorkspaceIndex | null): Set<string> {
   return dirs;
 }
 
-/** The index's entry at `path`: from its rows while it has them (no map made for a few lookups). */
-function indexEntry(index: WorkspaceIndex | null, path: string): IndexEntry | undefined {
-  if (index === null) return undefined;
-  const rows = index.rows;
-  return rows !== undefined ? rows.get(path) : index.entries.get(path);
-}
-
 interface LeafViews {
   /** The snapshot's leaf at `path` (null: none). */
   readonly targetAt: (path: string) => TargetLeaf | null;
@@ -71,13 +62,13 @@ function leafViews(input: GitRestoreInput): LeafViews {
       const leaf = changes.leaves.get(path) ?? null;
       return leaf === null ? null : targetLeaf(leaf, targetPerms.get(path));
     }
-    const entry = indexEntry(index, path);
+    const entry = index?.entries.get(path);
     return entry === undefined ? null : { kind: entry.kind, oid: entry.oid, perm: targetPerms.get(path) ?? defaultPerm(gitModeOf(entry.kind, entry.perm)) };
   };
   // Every untrusted leaf was read (or vanished); every other leaf of the index is as it records.
   const currentAt = (path: string): IndexEntry | null => {
     if (vanished.has(path) || missing.has(path)) return null;
-    return read.changed.get(path) ?? (scan.untrusted.has(path) ? null : (indexEntry(index, path) ?? null));
+    return read.changed.get(path) ?? (scan.untrusted.has(path) ? null : (index?.entries.get(path) ?? null));
   };
 
   const candidates = new Set<string>([...read.changed.keys(), ...read.vanished, ...scan.missing, ...changes.leaves.keys()]);
@@ -158,27 +149,18 @@ export function planGitRestore(input: GitRestoreInput): GitRestorePlan {
     chmods,
     targets,
     nextIndex(rootBytes, ref, scanStartedAtMs) {
-      // An index read as rows is updated as rows (the next restore of the process reads
-      // them too); otherwise its map is.
-      const rows = index?.rows;
-      const entries = rows !== undefined ? null : index === null ? new Map<string, IndexEntry>() : index.entries;
-      const record = (path: string, entry: IndexEntry | null): void => {
-        if (entries === null) (rows as IndexEntryRows).update(path, entry);
-        else if (entry === null) entries.delete(path);
-        else entries.set(path, entry);
-      };
+      const entries = index === null ? new Map<string, IndexEntry>() : index.entries;
       const touched = new Set([...puts, ...chmods.map(([path]) => path)]);
       for (const path of candidates) {
         const target = targetAt(path);
         if (target === null) {
-          record(path, null);
+          entries.delete(path);
           continue;
         }
         const current = currentAt(path);
-        if (touched.has(path) || current === null) record(path, { ...statOrNever(rootBytes, path, target.kind), oid: target.oid });
-        else record(path, current);
+        if (touched.has(path) || current === null) entries.set(path, { ...statOrNever(rootBytes, path, target.kind), oid: target.oid });
+        else entries.set(path, current);
       }
-      if (entries === null) return new RowsWorkspaceIndex(ref, scanStartedAtMs, rows as IndexEntryRows, treeDirs);
       return { ref, scanStartedAtMs, entries, treeDirs };
     },
   };

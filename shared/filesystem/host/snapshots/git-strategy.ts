@@ -43,7 +43,7 @@ import { releaseGitSnapshots } from "./release.js";
 import { assertOutsideWorkspace } from "./storage-dir.js";
 import { ctimesBoundIndex, FindWalk } from "./find-walk.js";
 import { PARALLEL_SCAN_MIN_ENTRIES, scanPoolReady, scanWorkspaceFast, walkedElsewhere } from "./scan-pool.js";
-import { baselineSize, ScanError, type IndexedScan } from "./workspace-scan.js";
+import { ScanError, type IndexedScan } from "./workspace-scan.js";
 
 /** Run `git gc --auto` after this many snapshots (packs the loose objects small snapshots leave). */
 const COMPACT_EVERY = 50;
@@ -153,7 +153,7 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
     const head = this.indexLoaded
       ? this.index === null
         ? null
-        : { count: baselineSize(this.index), scanStartedAtMs: this.index.scanStartedAtMs }
+        : { count: this.index.entries.size, scanStartedAtMs: this.index.scanStartedAtMs }
       : readIndexHead(GitSnapshotRepo.indexFileOf(gitDir));
     if (head === null || head.count < PARALLEL_SCAN_MIN_ENTRIES) return null;
     return { since: ctimesBoundIndex(this.rootBytes) ? head.scanStartedAtMs : undefined };

@@ -17,7 +17,7 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 
-import { baselineSize, ScanCollector, ScanError, scanAgainstIndex, type IndexedScan, type LeafKind, type ScanBaseline, type ScanOptions } from "./workspace-scan.js";
+import { ScanCollector, ScanError, scanAgainstIndex, type IndexedScan, type LeafKind, type ScanBaseline, type ScanOptions } from "./workspace-scan.js";
 
 /** Below this many entries a walk stays on this thread (hand-offs would cost more than they save). */
 export const PARALLEL_SCAN_MIN_ENTRIES = 2_000;
@@ -310,7 +310,7 @@ function startWantedNow(): ScanPool | null {
  * `startPoolLater`, leaves that to {@link scheduleWantedScanPool}).
  */
 export async function scanWorkspaceFast(rootBytes: string, baseline: ScanBaseline | null, options: FastScanOptions = {}): Promise<IndexedScan> {
-  const big = baselineSize(baseline) >= PARALLEL_SCAN_MIN_ENTRIES;
+  const big = (baseline?.entries.size ?? 0) >= PARALLEL_SCAN_MIN_ENTRIES;
   // A pool wanted by the previous operation and not started yet (the process was not idle
   // since) starts for this walk, as it would have as that operation ended.
   if (big && pool === null && poolWanted) startWantedNow();

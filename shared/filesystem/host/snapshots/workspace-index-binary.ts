@@ -3,8 +3,8 @@
  * process loads it before anything else can be compared, and the JSON form cost most of
  * that (5,000 leaves: reading and decoding 600 KB of UTF-8, JSON.parse building 5,000
  * arrays, then the map: ~50 ms of CPU on cold code). Here the stat fields are columns of
- * doubles read as typed arrays, and paths and ids stay latin1 bytes in the same buffer,
- * read as rows (workspace-index-rows.ts): no object or string per entry until asked for.
+ * doubles read as typed arrays, paths and ids are latin1 bytes sliced out of the same
+ * buffer, and the only per-entry work is the map entry itself.
  *
  * Layout (little-endian): "WKIX", u32 version, u32 header length, u32 entry count, f64
  * scanStartedAtMs (the head `readIndexHead` reads without the rest), the header (UTF-8
@@ -18,13 +18,13 @@ import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import { closeSync, openSync, readSync } from "node:fs";
 
-import type { WorkspaceIndex } from "./workspace-index-types.js";
-import { IndexRows, RowsWorkspaceIndex, SYMLINK_BIT } from "./workspace-index-rows.js";
+import type { IndexEntry, WorkspaceIndex } from "./workspace-index-types.js";
 
 const MAGIC = "WKIX";
 const VERSION = 2;
 const FIXED_HEAD = 24;
 const DIGEST = 20;
+const SYMLINK_BIT = 0x8000;
 /** The columns are read as typed arrays, in the platform's byte order: little-endian only (elsewhere: a full re-read). */
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
@@ -115,15 +115,38 @@ export function decodeWorkspaceIndex(data: Buffer, rootPath: string): WorkspaceI
     bytes = Buffer.allocUnsafeSlow(data.length);
     data.copy(bytes);
   }
+  const stats = new Float64Array(bytes.buffer, bytes.byteOffset + columns, count * 4);
   const endsOf = new Uint32Array(bytes.buffer, bytes.byteOffset + ends, count * 2);
   const pathBytes = count === 0 ? 0 : (endsOf[count - 1] as number);
   const textEnd = data.length - DIGEST;
   if (text + pathBytes > textEnd || (count > 0 && text + pathBytes + (endsOf[2 * count - 1] as number) !== textEnd)) return null;
-  // The leaves stay in the buffer, read as rows (see workspace-index-rows.ts); null when a
-  // path is there twice or the ends are out of order: not an index we wrote.
-  const rows = IndexRows.read({ bytes, count, stats: columns, ends, perms, text });
-  if (rows === null) return null;
-  return new RowsWorkspaceIndex(header.ref, header.scanStartedAtMs as number, rows, treeDirs);
+  // Two strings for all paths and all ids, sliced per entry: one decoding call each rather
+  // than two per entry (a first restore runs this loop once, on cold code).
+  const allPaths = bytes.toString("latin1", text, text + pathBytes);
+  const allOids = bytes.toString("latin1", text + pathBytes, textEnd);
+  const bits = new Uint16Array(bytes.buffer, bytes.byteOffset + perms, count);
+  const entries = new Map<string, IndexEntry>();
+  let pathStart = 0;
+  let oidStart = 0;
+  for (let i = 0; i < count; i++) {
+    const pathEnd = endsOf[i] as number;
+    const oidEnd = endsOf[count + i] as number;
+    if (pathEnd < pathStart || oidEnd < oidStart) return null;
+    const mode = bits[i] as number;
+    entries.set(allPaths.slice(pathStart, pathEnd), {
+      kind: (mode & SYMLINK_BIT) !== 0 ? "symlink" : "file",
+      perm: mode & 0o7777,
+      size: stats[i] as number,
+      mtimeMs: stats[count + i] as number,
+      ctimeMs: stats[2 * count + i] as number,
+      ino: stats[3 * count + i] as number,
+      oid: allOids.slice(oidStart, oidEnd),
+    });
+    pathStart = pathEnd;
+    oidStart = oidEnd;
+  }
+  if (entries.size !== count) return null; // a path twice: not an index we wrote
+  return { ref: header.ref, scanStartedAtMs: header.scanStartedAtMs as number, entries, ...(treeDirs === undefined ? {} : { treeDirs }) };
 }
 
 /**

@@ -66,47 +66,10 @@ export interface ScanOptions {
  */
 export const RACY_MARGIN_MS = 100;
 
-/**
- * A baseline's leaves as numbered rows (a binary workspace index read as its columns, see
- * workspace-index-rows.ts): looked up by path and read field by field, without an object
- * per leaf. Rows are numbered [0, rowCount); a row whose leaf was removed or replaced
- * since is not `live`.
- */
-export interface BaselineRows {
-  /** Leaves recorded (live rows). */
-  readonly size: number;
-  readonly rowCount: number;
-  live(row: number): boolean;
-  /** The live row recording `path`; -1 when none does. */
-  rowOf(path: string): number;
-  pathOf(row: number): string;
-  /** The row's directory (parent path); rows of one directory usually share the string. */
-  dirOf(row: number): string;
-  statOf(row: number): LeafStat;
-  isFile(row: number): boolean;
-  permOf(row: number): number;
-  sizeOf(row: number): number;
-  /** The later of the row's mtime and ctime (the racy rule's input). */
-  newestTimeOf(row: number): number;
-  /** True when the row records exactly these stat fields. */
-  matches(row: number, kind: LeafKind, perm: number, size: number, mtimeMs: number, ctimeMs: number, ino: number): boolean;
-}
-
-/**
- * The part of a workspace index a scan compares with (see workspace-index.ts). With `rows`
- * the scan reads those and leaves `entries` alone (a binary index makes its map only when
- * something asks for it).
- */
+/** The part of a workspace index a scan compares with (see workspace-index.ts). */
 export interface ScanBaseline {
   readonly scanStartedAtMs: number;
   readonly entries: ReadonlyMap<string, LeafStat>;
-  readonly rows?: BaselineRows | undefined;
-}
-
-/** How many leaves `baseline` records (without making the map of a binary index). */
-export function baselineSize(baseline: ScanBaseline | null): number {
-  if (baseline === null) return 0;
-  return baseline.rows?.size ?? baseline.entries.size;
 }
 
 /** A directory could not be read; the scan cannot be complete. */
@@ -149,14 +112,10 @@ export class ScanCollector {
   /** Wall-clock time before the first stat. */
   readonly startedAtMs: number;
   private readonly entries: ReadonlyMap<string, LeafStat> | undefined;
-  private readonly rows: BaselineRows | undefined;
   /** An entry recorded this late may have changed again within its timestamp tick. */
   private readonly racyFrom: number;
   private readonly untrusted = new Map<string, LeafStat>();
   private readonly trusted: string[] = [];
-  /** With `rows`: the rows met and trusted (the `trusted` of a map baseline), and how many. */
-  private readonly trustedRows: Uint8Array | null;
-  private trustedRowCount = 0;
   private knownUntrusted = 0;
   private leafCount = 0;
   private totalBytes = 0;
@@ -168,9 +127,7 @@ export class ScanCollector {
   /** `startedAtMs`: when the stats began, if before now (a walk started ahead of its baseline). */
   constructor(baseline: ScanBaseline | null, startedAtMs = Date.now()) {
     this.startedAtMs = startedAtMs;
-    this.rows = baseline?.rows ?? undefined;
-    this.entries = this.rows === undefined ? baseline?.entries : undefined;
-    this.trustedRows = this.rows === undefined ? null : new Uint8Array(this.rows.rowCount);
+    this.entries = baseline?.entries;
     this.racyFrom = (baseline?.scanStartedAtMs ?? 0) - RACY_MARGIN_MS;
   }
 
@@ -180,19 +137,6 @@ export class ScanCollector {
     this.totalBytes += size;
     const perm = mode & 0o7777;
     if (kind === "file" && perm !== 0o644 && perm !== 0o755) this.oddPerms.push([rel, perm]);
-    const rows = this.rows;
-    if (rows !== undefined) {
-      const row = rows.rowOf(rel);
-      if (row >= 0) {
-        if (rows.matches(row, kind, perm, size, mtimeMs, ctimeMs, ino) && rows.newestTimeOf(row) < this.racyFrom) {
-          this.trustRow(row);
-          return;
-        }
-        this.knownUntrusted += 1;
-      }
-      this.untrusted.set(rel, { kind, perm, size, mtimeMs, ctimeMs, ino });
-      return;
-    }
     const entry = this.entries?.get(rel);
     if (entry !== undefined) {
       if (
@@ -230,28 +174,6 @@ export class ScanCollector {
     this.untrusted.set(rel, { kind: entry.kind, perm, size: entry.size, mtimeMs: entry.mtimeMs, ctimeMs: entry.ctimeMs, ino: entry.ino });
   }
 
-  /** `unchangedLeaf` for row `row` of the baseline's rows: no path string or object unless it is odd or racy. */
-  unchangedRow(row: number): void {
-    const rows = this.rows as BaselineRows;
-    this.leafCount += 1;
-    this.totalBytes += rows.sizeOf(row);
-    const perm = rows.permOf(row);
-    if (perm !== 0o644 && perm !== 0o755 && rows.isFile(row)) this.oddPerms.push([rows.pathOf(row), perm]);
-    if (rows.newestTimeOf(row) < this.racyFrom) {
-      this.trustRow(row);
-      return;
-    }
-    this.knownUntrusted += 1;
-    this.untrusted.set(rows.pathOf(row), rows.statOf(row));
-  }
-
-  private trustRow(row: number): void {
-    const trusted = this.trustedRows as Uint8Array;
-    if (trusted[row] === 1) return; // met twice: counted once, as a map baseline's `missing` does
-    trusted[row] = 1;
-    this.trustedRowCount += 1;
-  }
-
   directory(rel: string, mode: number): void {
     this.dirs.set(rel, mode & 0o7777);
   }
@@ -280,18 +202,6 @@ export class ScanCollector {
 
   /** Index entries the walk did not meet; free when every entry was met (the usual case). */
   private missing(): string[] {
-    const rows = this.rows;
-    if (rows !== undefined) {
-      if (this.trustedRowCount + this.knownUntrusted === rows.size) return [];
-      const trusted = this.trustedRows as Uint8Array;
-      const gone: string[] = [];
-      for (let row = 0; row < rows.rowCount; row++) {
-        if (trusted[row] === 1 || !rows.live(row)) continue;
-        const path = rows.pathOf(row);
-        if (!this.untrusted.has(path)) gone.push(path);
-      }
-      return gone;
-    }
     const entries = this.entries;
     if (entries === undefined || this.trusted.length + this.knownUntrusted === entries.size) return [];
     const met = new Set(this.trusted);
