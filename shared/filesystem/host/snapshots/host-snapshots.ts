@@ -27,7 +27,7 @@ import { ArchiveSnapshotStrategy } from "./archive-strategy.js";
 import { detectHostSnapshotStrategy } from "./detect-strategy.js";
 import { DirectorySnapshotStrategy } from "./directory-strategy.js";
 import { GitSnapshotStrategy } from "./git-strategy.js";
-import { startWantedScanPool } from "./scan-pool.js";
+import { postponeWantedScanPool, scheduleWantedScanPool } from "./scan-pool.js";
 import type { HostSnapshotStrategy, HostSnapshotStrategyName, OperationStats, ReleaseOptions, StrategyContext } from "./strategy.js";
 
 export interface HostSnapshotOptions {
@@ -124,8 +124,13 @@ export class HostSnapshots {
 
   private serial<T>(task: () => Promise<T>): Promise<T> {
     // A big workspace walked on this thread wants the scan threads for the next operations:
-    // they start once this one is over (see scan-pool.ts), before the caller hears of it.
-    const run = this.queue.then(task, task).finally(startWantedScanPool);
+    // they start once this one is over and the caller has heard of it (see scan-pool.ts),
+    // not in the middle of the next operation.
+    const start = (): Promise<T> => {
+      postponeWantedScanPool();
+      return task();
+    };
+    const run = this.queue.then(start, start).finally(scheduleWantedScanPool);
     this.queue = run.catch(() => undefined);
     return run;
   }

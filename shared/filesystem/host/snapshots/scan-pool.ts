@@ -10,8 +10,9 @@
  * Same rules: symlinks are never followed (lstat only), names are raw bytes.
  *
  * The pool is shared by the process, started the first time a walk finds a big workspace
- * (threads take ~25 ms to start; snapshot operations start it when they are over, see
- * `startPoolLater`), and unreferenced while idle so it never keeps a process alive. Should a worker fail, the pool is dropped and walks run on this thread again.
+ * (threads take ~25 ms to start; snapshot operations start it once they are over and the
+ * process is idle, see `startPoolLater`), and unreferenced while idle so it never keeps a
+ * process alive. Should a worker fail, the pool is dropped and walks run on this thread again.
  */
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
@@ -275,28 +276,48 @@ function sharedPool(): ScanPool {
 export interface FastScanOptions extends ScanOptions {
   /**
    * A big workspace walked on this thread only marks the pool as wanted, and
-   * {@link startWantedScanPool} starts it once the caller's operation is over. The threads'
-   * start-up (a few MB of fresh memory each, which a VM pays per page) then no longer
-   * competes with the rest of that operation: a first restore in a process is not slowed by
-   * threads started for the restores after it.
+   * {@link scheduleWantedScanPool} starts it once the caller's operation is over. The
+   * threads' start-up (a few MB of fresh memory each, which a VM pays per page, and 5–40 ms
+   * of this thread constructing them) then no longer competes with the rest of that
+   * operation: a first restore in a process is not slowed by threads started for the
+   * restores after it.
    */
   readonly startPoolLater?: boolean;
 }
 
 /** A big walk ran on this thread and left the pool's start to its caller. */
 let poolWanted = false;
+/** The turn of the event loop that will start the wanted pool (see scheduleWantedScanPool). */
+let scheduledStart: NodeJS.Immediate | null = null;
+
+/** The wanted pool, started now (null when none is wanted or threads cannot start). */
+function startWantedNow(): ScanPool | null {
+  if (scheduledStart !== null) clearImmediate(scheduledStart);
+  scheduledStart = null;
+  if (!poolWanted) return pool;
+  poolWanted = false;
+  try {
+    return sharedPool();
+  } catch {
+    return null; // no threads: walks stay on this thread, as they would without a pool
+  }
+}
 
 /**
  * Walk `rootBytes` against `baseline` (see `scanAgainstIndex`), on the worker pool when the
  * baseline says the workspace is big and the pool is up; otherwise on this thread, which
  * then starts the pool for next time if the workspace turned out big (or, with
- * `startPoolLater`, leaves that to {@link startWantedScanPool}).
+ * `startPoolLater`, leaves that to {@link scheduleWantedScanPool}).
  */
 export async function scanWorkspaceFast(rootBytes: string, baseline: ScanBaseline | null, options: FastScanOptions = {}): Promise<IndexedScan> {
+  const big = (baseline?.entries.size ?? 0) >= PARALLEL_SCAN_MIN_ENTRIES;
+  // A pool wanted by the previous operation and not started yet (the process was not idle
+  // since) starts for this walk, as it would have as that operation ended.
+  if (big && pool === null && poolWanted) startWantedNow();
   // A pool started ahead of this walk (see startScanPool) is worth its last milliseconds of
   // start-up. Its threads are referenced while the walk waits for them: a process with
   // nothing else to do (a pool started as the previous operation ended) must not exit then.
-  if (pool !== null && (baseline?.entries.size ?? 0) >= PARALLEL_SCAN_MIN_ENTRIES) {
+  if (pool !== null && big) {
     try {
       return await pool.scan(rootBytes, baseline, options);
     } catch (error) {
@@ -324,15 +345,25 @@ export function scanPoolReady(): boolean {
   return pool?.ready ?? false;
 }
 
-/** Starts the pool a walk with `startPoolLater` asked for (no-op otherwise). */
-export function startWantedScanPool(): void {
-  if (!poolWanted) return;
-  poolWanted = false;
-  try {
-    sharedPool();
-  } catch {
-    // No threads: walks stay on this thread, as they would without a pool.
-  }
+/**
+ * Starts the pool a walk with `startPoolLater` asked for (no-op otherwise) in a later turn
+ * of the event loop, once the caller has heard that its operation is over: constructing the
+ * threads blocks this thread for 5–40 ms, which the operation that asked for them no longer
+ * waits for. Unreferenced: a process that exits after the operation never starts them. An
+ * operation starting before that turn postpones the start to its own end
+ * ({@link postponeWantedScanPool}), and a walk that needs the threads starts them at once.
+ */
+export function scheduleWantedScanPool(): void {
+  if (!poolWanted || scheduledStart !== null) return;
+  scheduledStart = setImmediate(startWantedNow);
+  scheduledStart.unref();
+}
+
+/** An operation starts: the pool a previous one wanted starts when this one is over, not in its middle. */
+export function postponeWantedScanPool(): void {
+  if (scheduledStart === null) return;
+  clearImmediate(scheduledStart);
+  scheduledStart = null;
 }
 
 /**
@@ -349,9 +380,12 @@ export function scanInParallel(rootBytes: string, baseline: ScanBaseline | null,
   return sharedPool().scan(rootBytes, baseline, options);
 }
 
-/** Resolves once the pool's threads are up: true, or false when there is no pool or it broke. */
+/**
+ * Resolves once the pool's threads are up: true, or false when there is no pool or it broke.
+ * A pool scheduled to start (scheduleWantedScanPool: its operation is over) starts now.
+ */
 export async function scanPoolStarted(): Promise<boolean> {
-  const current = pool;
+  const current = scheduledStart !== null ? startWantedNow() : pool;
   if (current === null) return false;
   return current.untilReady().then(
     () => true,
@@ -359,7 +393,9 @@ export async function scanPoolStarted(): Promise<boolean> {
   );
 }
 
-/** Stop the pool's threads (tests; a process exits without it). */
+/** Stop the pool's threads, and any start scheduled (tests; a process exits without it). */
 export async function closeScanPool(): Promise<void> {
+  postponeWantedScanPool();
+  poolWanted = false;
   await pool?.close();
 }
