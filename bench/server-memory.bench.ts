@@ -16,7 +16,7 @@ import path from "node:path";
 import { WORK, archivePath, directoryBytes, ensureArchive, ensureBigSession, sessionLine } from "./server-fixtures.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
-const CLI = path.join(ROOT, "dist", "server", "cli.js");
+const CLI = path.join(ROOT, "dist", "server", "cli.cjs");
 const ARCHIVES = 9;
 /** How many of the session files are 25 MB (env BIG_SESSIONS; default 4, the harsh case). */
 const BIG_SESSIONS = Number(process.env.BIG_SESSIONS ?? 4);
@@ -34,7 +34,7 @@ async function getJson(url: string): Promise<unknown> {
 }
 
 async function main(): Promise<void> {
-  if (!existsSync(CLI)) throw new Error("dist/server/cli.js is missing: run npm run build first");
+  if (!existsSync(CLI)) throw new Error("dist/server/cli.cjs is missing: run npm run build first");
   const dir = path.join(WORK, `one-gigabyte-${BIG_SESSIONS}-big`);
   await mkdir(dir, { recursive: true });
   console.log("preparing the 1 GB directory in bench/.work/server/one-gigabyte (first run only)…");

@@ -23,7 +23,7 @@ import autocannonUntyped from "autocannon";
 import { WORK, archivePath, ensureArchive, fileText, median, sessionLine } from "./server-fixtures.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
-const CLI = path.join(ROOT, "dist", "server", "cli.js");
+const CLI = path.join(ROOT, "dist", "server", "cli.cjs");
 const FILES = 10_000;
 
 interface AutocannonResult {
@@ -86,7 +86,7 @@ function line(result: AutocannonResult & { cpuPerRequestUs: number }): string {
 }
 
 async function main(): Promise<void> {
-  if (!existsSync(CLI)) throw new Error("dist/server/cli.js is missing: run npm run build first");
+  if (!existsSync(CLI)) throw new Error("dist/server/cli.cjs is missing: run npm run build first");
   const dir = path.join(WORK, "tree");
   const archive = await ensureArchive(path.join(dir, "run.fs.zip"), FILES, 10_000);
   if (!existsSync(path.join(dir, "run.jsonl"))) await writeFile(path.join(dir, "run.jsonl"), `${sessionLine("run", [])}\n`);

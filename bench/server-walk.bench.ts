@@ -27,8 +27,8 @@ import { ensureSessionCorpus } from "./session-corpus.js";
 import { WORK, directoryBytes, median } from "./server-fixtures.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
-/** The CLI measured (`WINK_CLI=path/to/dist/server/cli.js` measures another build, e.g. an older commit's). */
-const CLI = process.env.WINK_CLI ?? path.join(ROOT, "dist", "server", "cli.js");
+/** The CLI measured (`WINK_CLI=path/to/dist/server/cli.cjs` measures another build, e.g. an older commit's). */
+const CLI = process.env.WINK_CLI ?? path.join(ROOT, "dist", "server", "cli.cjs");
 const PEER = path.join(import.meta.dirname, "walk-peer-server.mjs");
 const BARE = "const s=require('node:http').createServer((q,r)=>r.end('{}'));s.listen(0,'127.0.0.1',()=>console.log('http://127.0.0.1:'+s.address().port+'/'))";
 const WALKS = Number(process.env.WALKS ?? 3);
@@ -162,7 +162,7 @@ const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MiB`
 const ms = (value: number): string => `${value.toFixed(0)} ms`;
 
 async function main(): Promise<void> {
-  if (!existsSync(CLI)) throw new Error("dist/server/cli.js is missing: run npm run build first");
+  if (!existsSync(CLI)) throw new Error("dist/server/cli.cjs is missing: run npm run build first");
   const dir = path.join(WORK, "walk-corpus");
   console.log("preparing the corpus in bench/.work/server/walk-corpus (first run only)…");
   await ensureSessionCorpus(dir);

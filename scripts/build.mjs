@@ -2,7 +2,7 @@
 // `npm install` (prepare) and `npm run build`: compile shared/ and server/ to dist/, make the
 // CLI executable, and build the web app into dist/web.
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 
 function run(command, args, env = process.env) {
   const result = spawnSync(command, args, { stdio: "inherit", env });
@@ -27,7 +27,6 @@ if (testOnly.length > 0) {
 if (existsSync("dist/server/schemas/precompiled-validators.js")) run("node", ["--import", "tsx", "scripts/generate-validators.ts", "dist/server/schemas/precompiled-validators.js"]);
 // One bundled file for the CLI: it starts in ~0.1 s of CPU instead of ~0.4 s (server/build-cli.mjs).
 if (existsSync("dist/server/cli.js")) run("node", ["server/build-cli.mjs"]);
-if (existsSync("dist/server/cli.js")) chmodSync("dist/server/cli.js", 0o755);
 if (existsSync("web/index.html")) {
   run("npx", ["vite", "build", "--logLevel", "warn"]);
   // One-chunk build that `wink-debug bundle` inlines into a self-contained HTML file.

@@ -69,7 +69,7 @@ afterAll(async () => {
 
 describe("npm pack", () => {
   it("ships runtime files only: no source maps, no test-only modules, nothing that imports typescript", async () => {
-    expect(files).toContain("dist/server/cli.js");
+    expect(files).toContain("dist/server/cli.cjs");
     expect(files).toContain("dist/shared/index.js");
     expect(files).toContain("dist/shared/index.d.ts");
     expect(files).toContain("dist/web/index.html");

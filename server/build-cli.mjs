@@ -3,13 +3,15 @@
 // CommonJS file, dist/server/cli.bundle.cjs, and writes its V8 code cache. Loading ~1,500
 // small modules cost ~0.4 s of CPU at every start; one bundled file ~0.1 s, and with the
 // code cache the compile part of that (~50 ms) goes too: that is what keeps `npx wink-debug`
-// under 300 ms to its first answer. dist/server/cli.js becomes the small launcher
-// (server/launcher.ts) that runs the bundle through the cache (server/code-cache.ts). The
+// under 300 ms to its first answer. The command (package.json's bin) is dist/server/cli.cjs,
+// the small launcher (server/launcher.ts with server/code-cache.ts) that runs the bundle
+// through the cache, itself CommonJS: an ES module entry point starts Node's ESM loader,
+// ~10 ms of every start that a CommonJS one does not pay. The
 // CPU worker the server starts on big diffs and huge lines is bundled the same way, as ESM.
 // Called by scripts/build.mjs after tsc.
 import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -19,6 +21,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const server = path.join(root, "dist", "server");
 const compiled = path.join(server, "cli.js");
 const launcher = path.join(server, "launcher.js");
+const command = path.join(server, "cli.cjs");
 const bundle = path.join(server, "cli.bundle.cjs");
 const cache = path.join(server, "cli.bundle.cache");
 if (!existsSync(compiled) || !existsSync(launcher)) {
@@ -105,14 +108,22 @@ await build({
   banner: { js: "import { createRequire as __winkCreateRequire } from 'node:module'; const require = __winkCreateRequire(import.meta.url);" },
 });
 rmSync(`${worker}.map`, { force: true });
-renameSync(launcher, compiled);
-// The launcher keeps its source map comment (launcher.js.map); cli.js.map described the bundled module.
-rmSync(`${compiled}.map`, { force: true });
-// Module set-up runs in `--version` too, so the cache holds what every start compiles before
-// its first answer. Fastify and the routes (loaded by `import("./app.js")` after the first
-// stage answered, server/first-stage.ts) stay in lazy module initialisers of this one bundle:
-// they are compiled when they load, after that answer.
-const made = spawnSync(process.execPath, [compiled, "--version"], { env: { ...process.env, WINK_DEBUG_WRITE_CODE_CACHE: cache }, stdio: ["ignore", "ignore", "inherit"] });
+await build({
+  entryPoints: [launcher],
+  outfile: command,
+  bundle: true,
+  platform: "node",
+  format: "cjs",
+  target: "node20",
+  logLevel: "warning",
+  legalComments: "none",
+  define: { "import.meta.url": "__winkImportMetaUrl" },
+  banner: { js: "const __winkImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+});
+chmodSync(command, 0o755);
+// tsc's modules of the command, now in the bundle and the launcher: nothing runs them, the package ships neither.
+for (const file of [compiled, `${compiled}.map`, launcher, `${launcher}.map`]) rmSync(file, { force: true });
+const made = spawnSync(process.execPath, [command, "--version"], { env: { ...process.env, WINK_DEBUG_WRITE_CODE_CACHE: cache }, stdio: ["ignore", "ignore", "inherit"] });
 if (made.status !== 0 || !existsSync(cache)) {
   console.error("build-cli: could not write the code cache (the CLI still works without it)");
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The `wink-debug` command as built: `server/build-cli.mjs` installs this file as
- * `dist/server/cli.js`, next to the bundled CLI (`cli.bundle.cjs`) and its code cache
+ * `dist/server/cli.cjs` (bundled as CommonJS with `code-cache.ts`), next to the bundled CLI (`cli.bundle.cjs`) and its code cache
  * (`cli.bundle.cache`), which it runs (see `code-cache.ts`). From the TypeScript sources,
  * `server/cli.ts` is the command itself.
  */

@@ -1,6 +1,6 @@
 /**
  * Starts the real `wink-debug` CLI on a free loopback port (`--port 0`) and stops it.
- * Uses the built CLI (`dist/server/cli.js`, what `npm install` builds), or the TypeScript
+ * Uses the built CLI (`dist/server/cli.cjs`, what `npm install` builds), or the TypeScript
  * sources through tsx when there is no build.
  */
 import { spawn } from "node:child_process";
@@ -13,7 +13,7 @@ export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "
 
 /** The command that runs the CLI with `args`. */
 export function cliCommand(args: readonly string[]): { command: string; args: string[] } {
-  const built = path.join(REPO, "dist", "server", "cli.js");
+  const built = path.join(REPO, "dist", "server", "cli.cjs");
   if (existsSync(built)) return { command: process.execPath, args: [built, ...args] };
   return { command: process.execPath, args: [path.join(REPO, "node_modules", "tsx", "dist", "cli.mjs"), path.join(REPO, "server", "cli.ts"), ...args] };
 }
