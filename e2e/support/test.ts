@@ -42,7 +42,29 @@ export function guard(page: Page): Guarded {
   };
 }
 
+/**
+ * Navigations wait until the app has taken the page over (`html[data-app=ready]`, set by
+ * web/app/Root.tsx): the landing page arrives drawn by the server and the app starts only
+ * after its first frame (web/boot.ts), so a click or a key right after `goto` could meet
+ * the drawing alone. Only HTML documents (and files) are waited for.
+ */
+function waitForApp(page: Page): void {
+  for (const name of ["goto", "reload"] as const) {
+    const navigate = page[name].bind(page) as (...args: unknown[]) => ReturnType<Page["goto"]>;
+    page[name] = (async (...args: unknown[]) => {
+      const response = await navigate(...args);
+      const html = response === null ? page.url().startsWith("file:") : (response.headers()["content-type"] ?? "").startsWith("text/html");
+      if (html) await page.locator("html[data-app=ready]").waitFor({ state: "attached" });
+      return response;
+    }) as Page[typeof name];
+  }
+}
+
 export const test = base.extend<{ guarded: Guarded }>({
+  page: async ({ page }, use) => {
+    waitForApp(page);
+    await use(page);
+  },
   guarded: async ({ page }, use) => {
     const guarded = guard(page);
     await use(guarded);

@@ -4,7 +4,7 @@
  * restores the server's.
  */
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { useCallback, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useState } from "react";
 import type { Api, RunResponse } from "../api/api.js";
 import { ApiError } from "../api/api.js";
 import { ApiProvider } from "../api/context.js";
@@ -65,6 +65,12 @@ export function Root({ initialApi, landingRun }: { initialApi: Api; landingRun?:
     [server],
   );
   const sourceSwitch = useMemo<SourceSwitch>(() => ({ openLocal, backToServer: active.api === server?.api ? null : backToServer }), [openLocal, backToServer, active.api, server]);
+  // The page may be the server's drawing of the landing page, shown before the app starts
+  // (web/boot.ts): this says the app has taken it over (its handlers and shortcuts are live),
+  // for tools that drive the page. An effect of the root runs after every effect below it.
+  useEffect(() => {
+    document.documentElement.dataset.app = "ready";
+  }, []);
 
   return (
     <ApiProvider api={active.api}>
