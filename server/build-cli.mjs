@@ -58,16 +58,14 @@ module.exports = new Proxy({}, {
     }));
   },
 };
+// The command's two CommonJS files: the bundle and its launcher. `import.meta.url` becomes the file's own URL.
+const IMPORT_META_URL = "const __winkImportMetaUrl = require('node:url').pathToFileURL(__filename).href;";
+const commonJs = { bundle: true, platform: "node", format: "cjs", target: "node20", logLevel: "warning", legalComments: "none", define: { "import.meta.url": "__winkImportMetaUrl" } };
 await build({
+  ...commonJs,
   entryPoints: [compiled],
   outfile: bundle,
-  bundle: true,
-  platform: "node",
   // CommonJS, because V8 code caches can be used for scripts (vm.Script) but not ES modules on Node 20.
-  format: "cjs",
-  target: "node20",
-  logLevel: "warning",
-  legalComments: "none",
   // Minified (names kept, for stack traces and Fastify's plugin names): 1.4 MB instead of
   // 3.0 MB to read, hash and keep in memory at every start (~1,400 fewer page faults).
   minify: true,
@@ -79,10 +77,9 @@ await build({
   // The bundle runs as a vm.Script (for its code cache), which has no dynamic import():
   // `import("@aws-sdk/client-s3")` becomes a lazy require().
   supported: { "dynamic-import": false },
-  define: { "import.meta.url": "__winkImportMetaUrl" },
   // Written already wrapped as the loader runs it (server/code-cache.ts): the loader then
   // compiles the text it read, not a second copy of 1.4 MB with the wrapper around it.
-  banner: { js: `${BUNDLE_WRAPPER}const __winkImportMetaUrl = require('node:url').pathToFileURL(__filename).href;` },
+  banner: { js: `${BUNDLE_WRAPPER}${IMPORT_META_URL}` },
   footer: { js: "\n})" },
 });
 // ASCII only, so that the loader reads it as one-byte text: a single other character (esbuild
@@ -108,18 +105,7 @@ await build({
   banner: { js: "import { createRequire as __winkCreateRequire } from 'node:module'; const require = __winkCreateRequire(import.meta.url);" },
 });
 rmSync(`${worker}.map`, { force: true });
-await build({
-  entryPoints: [launcher],
-  outfile: command,
-  bundle: true,
-  platform: "node",
-  format: "cjs",
-  target: "node20",
-  logLevel: "warning",
-  legalComments: "none",
-  define: { "import.meta.url": "__winkImportMetaUrl" },
-  banner: { js: "const __winkImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
-});
+await build({ ...commonJs, entryPoints: [launcher], outfile: command, banner: { js: IMPORT_META_URL } });
 chmodSync(command, 0o755);
 // tsc's modules of the command, now in the bundle and the launcher: nothing runs them, the package ships neither.
 for (const file of [compiled, `${compiled}.map`, launcher, `${launcher}.map`]) rmSync(file, { force: true });
