@@ -32,12 +32,20 @@ describe("GET /api/events", () => {
         }
       };
       await readUntil("event: hello");
+      const written = Date.now();
       await writeFile(path.join(dir, "second.jsonl"), `${snapshotLine({ sessionId: "second" })}\n`);
       await readUntil("second.jsonl");
       expect(received).toMatch(/event: change\ndata: \{[^\n]*"added":\["second.jsonl"\]/);
       const meta = await get(app, "/api/meta?file=second.jsonl");
       expect(meta.json().session_id).toBe("second");
       controller.abort();
+      // A stream opened after the change is told when it was sent: a page that fetched before may have missed it.
+      const later = await fetch(`http://127.0.0.1:${port}/api/events`);
+      const laterReader = (later.body as ReadableStream<Uint8Array>).getReader();
+      const { value } = await laterReader.read();
+      const hello = /event: hello\ndata: (.*)\n/.exec(new TextDecoder().decode(value))?.[1];
+      expect(JSON.parse(hello ?? "null").changed_at).toBeGreaterThanOrEqual(written);
+      await laterReader.cancel();
     });
   }
 

@@ -1,24 +1,30 @@
 /**
  * Server-sent events to browsers (`GET /api/events`): one long-lived response per tab,
  * `change` events when the directory changes, `select` when the current snapshot changes,
- * and a comment every 15 s so proxies and browsers keep the connection.
+ * and a comment every 15 s so proxies and browsers keep the connection. The `hello` a stream
+ * starts with says when the last `change` or `indexed` was sent (`changed_at`, ms since the
+ * epoch): a page whose data was fetched before its stream opened may have missed it.
  */
 import type { ServerResponse } from "node:http";
 import { toStrictJson } from "../../shared/session/index.js";
 import { SECURITY_HEADERS } from "../http/response-headers.js";
 
 const HEARTBEAT_MS = 15_000;
+/** The events after which pages fetch their data again (web/queries/useLiveReload.ts). */
+const STALE_EVENTS = new Set(["change", "indexed"]);
 
 export class EventStream {
   readonly #clients = new Set<ServerResponse>();
   #heartbeat: NodeJS.Timeout | null = null;
+  /** When the last event that makes pages' data stale was sent (`Date.now()`), or null. */
+  #changedAt: number | null = null;
 
   get clientCount(): number {
     return this.#clients.size;
   }
 
   /** Takes over a response and keeps it open until the client goes or `close()` is called. */
-  attach(response: ServerResponse, hello: unknown): void {
+  attach(response: ServerResponse, hello: Record<string, unknown>): void {
     response.writeHead(200, {
       ...SECURITY_HEADERS,
       "content-type": "text/event-stream; charset=utf-8",
@@ -26,7 +32,7 @@ export class EventStream {
       connection: "keep-alive",
       "x-accel-buffering": "no",
     });
-    response.write(`retry: 2000\n${frame("hello", hello)}`);
+    response.write(`retry: 2000\n${frame("hello", { ...hello, changed_at: this.#changedAt })}`);
     this.#clients.add(response);
     response.on("close", () => this.#clients.delete(response));
     if (this.#heartbeat === null) {
@@ -37,6 +43,7 @@ export class EventStream {
 
   /** Sends one event to every client. */
   send(event: string, data: unknown): void {
+    if (STALE_EVENTS.has(event)) this.#changedAt = Date.now();
     this.#write(frame(event, data));
   }
 

@@ -27,6 +27,16 @@ function lockManager(): LockManagerLike | null {
   return locks !== undefined && typeof BroadcastChannel === "function" ? locks : null;
 }
 
+/** Whether a `hello`'s `changed_at` (server clock; the server is on this machine) is later than this page's start. */
+export function missedChange(hello: string | null, pageStart: number = performance.timeOrigin): boolean {
+  try {
+    const changedAt = (JSON.parse(hello ?? "null") as { changed_at?: unknown } | null)?.changed_at;
+    return typeof changedAt === "number" && changedAt >= pageStart;
+  } catch {
+    return false;
+  }
+}
+
 /** Holds an EventSource on `url`, calling `emit` for each event; returns the close function. */
 function connect(url: string, emit: (event: SharedEvent) => void, reconnectFirst: boolean): () => void {
   const source = new EventSource(url);
@@ -36,6 +46,11 @@ function connect(url: string, emit: (event: SharedEvent) => void, reconnectFirst
     // After a lost connection (server restarted) or a change of leader, anything may have changed.
     if (opened || reconnectFirst) emit({ type: "reconnect", data: null });
     opened = true;
+  });
+  // A change the server sent after this page started loading but before this stream opened
+  // was missed: the page's data may predate it (the hello says when the last one was sent).
+  source.addEventListener("hello", (message) => {
+    if (missedChange((message as MessageEvent<string>).data)) emit({ type: "reconnect", data: null });
   });
   return () => source.close();
 }
