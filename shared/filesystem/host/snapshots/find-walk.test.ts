@@ -11,12 +11,23 @@ import { afterEach, describe, expect, it } from "vitest";
 import { toBytePath } from "./byte-paths.js";
 import { ctimesBoundIndex, FindWalk, type ShellSpawner } from "./find-walk.js";
 import { comparableScan, indexThenChange, hostileTree, sleep, TempDirs, writeTree } from "./snapshot.test-support.js";
+import { PackedIndexEntries } from "./packed-index-entries.js";
+import { decodeWorkspaceIndex, encodeWorkspaceIndex } from "./workspace-index-binary.js";
+import type { IndexEntry, WorkspaceIndex } from "./workspace-index-types.js";
 import { scanAgainstIndex, scanWorkspace, type LeafStat, type ScanBaseline } from "./workspace-scan.js";
 
 const temps = new TempDirs();
 afterEach(() => temps.removeAll());
 
 const options = { excludeTopLevelPrefix: ".wink-apply-" };
+
+/** `baseline` written and read back as the git strategy's binary index (entries read in place). */
+function packedBaseline(baseline: ScanBaseline): ScanBaseline {
+  const entries = new Map<string, IndexEntry>([...baseline.entries].map(([p, stat]) => [p, { ...stat, oid: "0".repeat(40) }]));
+  const index = decodeWorkspaceIndex(encodeWorkspaceIndex("/root", { ref: "f".repeat(40), scanStartedAtMs: baseline.scanStartedAtMs, entries }), "/root");
+  expect(index?.entries).toBeInstanceOf(PackedIndexEntries);
+  return { scanStartedAtMs: baseline.scanStartedAtMs, entries: (index as WorkspaceIndex).entries };
+}
 
 async function findWalk(rootBytes: string, baseline: Parameters<FindWalk["collect"]>[0]): Promise<ReturnType<typeof scanAgainstIndex> | null> {
   const walk = FindWalk.start(rootBytes, options);
@@ -75,16 +86,26 @@ describe("find walk", () => {
     rmSync(path.join(root, "links/dangling"));
     symlinkSync("elsewhere", path.join(root, "links/dangling"));
 
-    const walk = FindWalk.start(rootBytes, { ...options, unchangedSince: baseline.scanStartedAtMs });
-    expect(walk).not.toBeNull();
-    const viaFind = await (walk as FindWalk).collect(baseline);
-    expect(viaFind).not.toBeNull();
-    const sequential = scanAgainstIndex(rootBytes, baseline, options);
-    expect(comparableScan(viaFind as NonNullable<typeof viaFind>)).toEqual(comparableScan(sequential));
-    const untrusted = [...(viaFind?.untrusted.keys() ?? [])].sort();
-    expect(untrusted).toEqual(["fresh/sub/x.txt", "links/dangling", "many/d0/new.txt", "many/d1/f5.txt", "many/d3/f3.txt/inner.txt", "quiet/future.txt", "quiet/same-size.txt", "tool.sh"]);
-    expect([...(viaFind?.missing ?? [])].sort()).toEqual(["deep/er/y.txt", "many/d2/f10.txt", "many/d2/f14.txt", "many/d2/f18.txt", "many/d2/f2.txt", "many/d2/f22.txt", "many/d2/f26.txt", "many/d2/f30.txt", "many/d2/f34.txt", "many/d2/f38.txt", "many/d2/f6.txt", "many/d3/f3.txt"]);
-    expect(viaFind?.leafCount).toBe(sequential.leafCount);
+    // The index as a map, as the git strategy loads it (packed rows read in place), and
+    // so loaded then updated (entries set again live beside the rows: one in a directory
+    // whose names changed, one in a directory that did not).
+    const updated = packedBaseline(baseline);
+    for (const p of ["many/d0/f0.txt", "quiet/kept.txt", "a.txt"]) (updated.entries as Map<string, IndexEntry>).set(p, { ...(baseline.entries.get(p) as LeafStat), oid: "1".repeat(40) });
+    expect((updated.entries as PackedIndexEntries).pristine).toBe(false);
+    for (const base of [baseline, packedBaseline(baseline), updated]) {
+      const walk = FindWalk.start(rootBytes, { ...options, unchangedSince: base.scanStartedAtMs });
+      expect(walk).not.toBeNull();
+      const viaFind = await (walk as FindWalk).collect(base);
+      expect(viaFind).not.toBeNull();
+      const sequential = scanAgainstIndex(rootBytes, base, options);
+      expect(comparableScan(viaFind as NonNullable<typeof viaFind>)).toEqual(comparableScan(sequential));
+      expect(comparableScan(sequential)).toEqual(comparableScan(scanAgainstIndex(rootBytes, baseline, options)));
+      const untrusted = [...(viaFind?.untrusted.keys() ?? [])].sort();
+      expect(untrusted).toEqual(["fresh/sub/x.txt", "links/dangling", "many/d0/new.txt", "many/d1/f5.txt", "many/d3/f3.txt/inner.txt", "quiet/future.txt", "quiet/same-size.txt", "tool.sh"]);
+      expect([...(viaFind?.missing ?? [])].sort()).toEqual(["deep/er/y.txt", "many/d2/f10.txt", "many/d2/f14.txt", "many/d2/f18.txt", "many/d2/f2.txt", "many/d2/f22.txt", "many/d2/f26.txt", "many/d2/f30.txt", "many/d2/f34.txt", "many/d2/f38.txt", "many/d2/f6.txt", "many/d3/f3.txt"]);
+      expect(viaFind?.leafCount).toBe(sequential.leafCount);
+      expect(viaFind?.oddPerms.length).toBeGreaterThan(0);
+    }
   });
 
   it("told an index's scan time, answers null for another index or none (the caller walks in JS)", async () => {

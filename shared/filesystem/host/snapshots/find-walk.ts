@@ -34,7 +34,8 @@ import { lstatSync, readdirSync, statfsSync, statSync } from "node:fs";
 import type { Readable } from "node:stream";
 
 import { isAsciiBytePath, joinBytePath, parentBytePath, toDisplayPath, toFsPath } from "./byte-paths.js";
-import { RACY_MARGIN_MS, ScanCollector, type IndexedScan, type ScanBaseline, type ScanOptions } from "./workspace-scan.js";
+import { PackedIndexEntries } from "./packed-index-entries.js";
+import { RACY_MARGIN_MS, ScanCollector, type IndexedScan, type LeafStat, type ScanBaseline, type ScanOptions } from "./workspace-scan.js";
 
 /** One record per entry: type, permission bits (octal), size, mtime and ctime (seconds.fraction), inode, path below the root. */
 const FORMAT = "%y %m %s %T@ %C@ %i %P\\0";
@@ -315,31 +316,51 @@ function statLeaf(rootBytes: string, rel: string, collector: ScanCollector): boo
 }
 
 /**
- * Completes a walk whose unchanged leaves `find` left out: the names of changed directories
- * (the root included) are listed and the leaves among them stat-ed here; every other index
- * entry whose directory is still there and unchanged is met as the index records it. False
- * when the tree changed under the walk in a way this cannot follow (the caller then walks
- * in JS).
+ * Completes a walk whose unchanged leaves `find` left out. A leaf `find` did not print has
+ * a ctime older than the bound, so it is the very file its index entry records, stat and
+ * all (see the module comment): whether its directory changed or not, an index entry at a
+ * name that is still there is met as the entry records it. Changed directories (the root
+ * included) are listed, to tell the names removed (missing, as the index's entries in
+ * directories gone are) from those still there; a name the index lacks there is stat-ed.
+ * False when the tree changed under the walk in a way this cannot follow (the caller then
+ * walks in JS).
  */
 function completeFromIndex(rootBytes: string, collector: ScanCollector, baseline: ScanBaseline, filtered: Filtered, excludePrefix: string | undefined): boolean {
   const { bound, printed, dirs, changedDirs } = filtered;
+  const packed = baseline.entries instanceof PackedIndexEntries ? baseline.entries : null;
+  // Entries that are not packed rows: all of a map's, a packed index's changes since its load.
+  const loose: ReadonlyMap<string, LeafStat> = packed === null ? baseline.entries : packed.overlay;
+  // Rows of `packed` still there in a changed directory (null: none, or not packed).
+  let present: Uint8Array | null = null;
   try {
     if (statSync(toFsPath(rootBytes)).ctimeMs >= bound) changedDirs.add("");
     for (const dir of changedDirs) {
+      let holds = false;
       for (const name of readdirSync(toFsPath(joinBytePath(rootBytes, dir)), { encoding: "latin1" })) {
         if (dir === "" && excludePrefix !== undefined && name.startsWith(excludePrefix)) continue;
         const rel = dir === "" ? name : `${dir}/${name}`;
-        if (!printed.has(rel) && !statLeaf(rootBytes, rel, collector)) return false;
+        if (printed.has(rel)) continue;
+        const row = packed === null ? -1 : packed.rowOf(rel);
+        if (row >= 0 && (packed as PackedIndexEntries).isLive(row)) {
+          (present ??= new Uint8Array((packed as PackedIndexEntries).rowCount))[row] = 1;
+          continue;
+        }
+        const entry = loose.get(rel);
+        if (entry !== undefined) {
+          collector.unchangedLeaf(rel, entry);
+          holds = true;
+        } else if (!statLeaf(rootBytes, rel, collector)) return false;
       }
+      if (holds) collector.holdsLeaves(dir);
     }
-    // The stat of a leaf left out is the one its entry records (the collector still applies
-    // the racy rule to it). `forEach`, not `for…of` with destructuring: one pass per index
-    // entry on cold code, where the iterator protocol costs more than the work.
+    if (packed !== null) meetUnchangedRows(packed, collector, filtered, present);
+    // `forEach`, not `for…of` with destructuring: one pass per index entry on cold code,
+    // where the iterator protocol costs more than the work.
     let lastDir: string | null = null;
-    baseline.entries.forEach((entry, rel) => {
+    loose.forEach((entry, rel) => {
       if (printed.has(rel)) return;
       const dir = parentBytePath(rel);
-      // A directory gone: its entries are missing. A changed one: listed above.
+      // A directory gone: its entries are missing. A changed one: met above.
       if ((dir !== "" && !dirs.has(dir)) || changedDirs.has(dir)) return;
       collector.unchangedLeaf(rel, entry);
       if (dir !== lastDir) {
@@ -351,4 +372,25 @@ function completeFromIndex(rootBytes: string, collector: ScanCollector, baseline
     return false; // a directory that vanished or cannot be read: the walk in JS reports it
   }
   return true;
+}
+
+/**
+ * `completeFromIndex`'s pass over a packed index read in place: its rows met by number, a
+ * directory at a time (see ScanCollector.unchangedRows and packed-index-entries.ts).
+ */
+function meetUnchangedRows(entries: PackedIndexEntries, collector: ScanCollector, filtered: Filtered, present: Uint8Array | null): void {
+  const { printed, dirs, changedDirs } = filtered;
+  const skip = new Uint8Array(entries.rowCount);
+  for (const rel of printed) {
+    const row = entries.rowOf(rel);
+    if (row >= 0) skip[row] = 1;
+  }
+  // Per directory number: 1 every row is met, 2 only the rows present (a changed
+  // directory), 0 none (a directory gone: its entries are missing).
+  const meet = new Uint8Array(entries.dirCount);
+  for (let dir = 0; dir < meet.length; dir++) {
+    const name = entries.dirName(dir);
+    meet[dir] = changedDirs.has(name) ? 2 : name === "" || dirs.has(name) ? 1 : 0;
+  }
+  collector.unchangedRows(entries, meet, skip, present);
 }

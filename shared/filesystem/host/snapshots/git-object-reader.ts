@@ -35,19 +35,54 @@ export interface TreeEntry {
   readonly oid: string;
 }
 
+/** The end of the tree entry at `at` (`<mode> <name>\0<20-byte id>`), and of its mode and name. */
+function entryBounds(content: Buffer, at: number): { space: number; nul: number; end: number } {
+  const space = content.indexOf(0x20, at);
+  const nul = space < 0 ? -1 : content.indexOf(0, space);
+  if (space < 0 || nul < 0 || nul + 21 > content.length) throw new Error("malformed tree object");
+  return { space, nul, end: nul + 21 };
+}
+
+function entryAt(content: Buffer, at: number, space: number, nul: number): TreeEntry {
+  const mode = content.toString("latin1", at, space);
+  return { mode: mode.length === 5 ? `0${mode}` : mode, name: content.toString("latin1", space + 1, nul), oid: content.toString("hex", nul + 1, nul + 21) };
+}
+
 /** Parse a binary tree object: `<mode> <name>\0<20-byte id>` repeated. Names stay byte strings. */
 export function parseTree(content: Buffer): TreeEntry[] {
   const entries: TreeEntry[] = [];
-  let at = 0;
-  while (at < content.length) {
-    const space = content.indexOf(0x20, at);
-    const nul = content.indexOf(0, space);
-    if (space < 0 || nul < 0 || nul + 21 > content.length) throw new Error("malformed tree object");
-    const mode = content.toString("latin1", at, space);
-    entries.push({ mode: mode.length === 5 ? `0${mode}` : mode, name: content.toString("latin1", space + 1, nul), oid: content.toString("hex", nul + 1, nul + 21) });
-    at = nul + 21;
+  for (let at = 0; at < content.length; ) {
+    const { space, nul, end } = entryBounds(content, at);
+    entries.push(entryAt(content, at, space, nul));
+    at = end;
   }
   return entries;
+}
+
+/**
+ * The entries that differ between two tree objects whose names are the same, in the same
+ * order (the common case of a snapshot: files changed, none added or removed here), as
+ * [entry, old entry] pairs; null when the names differ (the caller compares by name). An
+ * entry that is byte for byte the same is skipped without a string made: a restore reads
+ * the trees along every changed path, and most of their entries did not change.
+ */
+export function changedTreeEntries(content: Buffer, base: Buffer): [TreeEntry, TreeEntry][] | null {
+  const changed: [TreeEntry, TreeEntry][] = [];
+  let at = 0;
+  let baseAt = 0;
+  while (at < content.length && baseAt < base.length) {
+    const mine = entryBounds(content, at);
+    const theirs = entryBounds(base, baseAt);
+    const same = mine.end - at === theirs.end - baseAt && content.compare(base, baseAt, theirs.end, at, mine.end) === 0;
+    if (!same) {
+      // The same name (the bytes after the mode, up to the NUL), with another mode or id.
+      if (mine.nul - mine.space !== theirs.nul - theirs.space || content.compare(base, theirs.space, theirs.nul, mine.space, mine.nul) !== 0) return null;
+      changed.push([entryAt(content, at, mine.space, mine.nul), entryAt(base, baseAt, theirs.space, theirs.nul)]);
+    }
+    at = mine.end;
+    baseAt = theirs.end;
+  }
+  return at === content.length && baseAt === base.length ? changed : null;
 }
 
 interface Pending {
@@ -104,9 +139,14 @@ export class GitObjectReader {
 
   /** A tree's entries; MissingObjectError when it is missing or not a tree. */
   async tree(oid: string): Promise<TreeEntry[]> {
+    return parseTree(await this.treeContent(oid));
+  }
+
+  /** A tree object's raw content (see `parseTree`). */
+  async treeContent(oid: string): Promise<Buffer> {
     const object = await this.read(oid);
     if (object === null || object.type !== "tree") throw new MissingObjectError(oid);
-    return parseTree(object.content);
+    return object.content;
   }
 
   private async consume(): Promise<void> {

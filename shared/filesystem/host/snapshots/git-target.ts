@@ -9,7 +9,7 @@ import { Buffer } from "node:buffer";
 import type { TreeStaging } from "../tree-apply.js";
 import { toDisplayPath } from "./byte-paths.js";
 import { decodeCommitMessage, defaultPerm, SNAPSHOT_REF_PREFIX, type CommitMeta, type TreeLeaf } from "./git-repo.js";
-import { MissingObjectError, type GitObjectReader, type ObjectSink } from "./git-object-reader.js";
+import { changedTreeEntries, MissingObjectError, parseTree, type GitObjectReader, type ObjectSink, type TreeEntry } from "./git-object-reader.js";
 import { stagedName, type TargetLeaf } from "./restore-plan.js";
 
 export interface SnapshotCommit {
@@ -19,6 +19,7 @@ export interface SnapshotCommit {
 }
 
 const TREE_MODE = "040000";
+const EMPTY_TREE = Buffer.alloc(0);
 
 function parseCommit(oid: string, content: Buffer): SnapshotCommit {
   const text = content.toString("utf8");
@@ -57,42 +58,53 @@ export interface TreeChanges {
   readonly existed: Set<string>;
 }
 
-async function walkChanges(reader: GitObjectReader, tree: string | null, base: string | null, prefix: string, out: TreeChanges): Promise<void> {
-  if (tree === base) return;
-  const [mine, theirs] = await Promise.all([tree === null ? [] : reader.tree(tree), base === null ? [] : reader.tree(base)]);
-  const before = new Map(theirs.map((entry) => [entry.name, entry]));
-  const nested: Promise<void>[] = [];
-  for (const entry of mine) {
-    const old = before.get(entry.name);
-    before.delete(entry.name);
-    if (old !== undefined && old.oid === entry.oid && old.mode === entry.mode) continue;
-    const path = prefix + entry.name;
-    const isDir = entry.mode === TREE_MODE;
-    const wasDir = old?.mode === TREE_MODE;
-    if (isDir) {
-      if (!wasDir) out.dirs.set(path, true);
-      if (old !== undefined && !wasDir) {
-        out.leaves.set(path, null);
-        out.existed.add(path);
-      }
-      nested.push(walkChanges(reader, entry.oid, wasDir ? (old?.oid ?? null) : null, `${path}/`, out));
-    } else {
-      out.leaves.set(path, { mode: entry.mode, oid: entry.oid });
-      if (old !== undefined && !wasDir) out.existed.add(path);
-      if (wasDir) {
-        out.dirs.set(path, false);
-        nested.push(walkChanges(reader, null, old?.oid ?? null, `${path}/`, out));
-      }
+/** One entry of `prefix`'s tree against its old entry there (undefined: none), noted in `out`. */
+function compareEntry(reader: GitObjectReader, entry: TreeEntry, old: TreeEntry | undefined, prefix: string, out: TreeChanges, nested: Promise<void>[]): void {
+  if (old !== undefined && old.oid === entry.oid && old.mode === entry.mode) return;
+  const path = prefix + entry.name;
+  const isDir = entry.mode === TREE_MODE;
+  const wasDir = old?.mode === TREE_MODE;
+  if (isDir) {
+    if (!wasDir) out.dirs.set(path, true);
+    if (old !== undefined && !wasDir) {
+      out.leaves.set(path, null);
+      out.existed.add(path);
+    }
+    nested.push(walkChanges(reader, entry.oid, wasDir ? (old?.oid ?? null) : null, `${path}/`, out));
+  } else {
+    out.leaves.set(path, { mode: entry.mode, oid: entry.oid });
+    if (old !== undefined && !wasDir) out.existed.add(path);
+    if (wasDir) {
+      out.dirs.set(path, false);
+      nested.push(walkChanges(reader, null, old?.oid ?? null, `${path}/`, out));
     }
   }
-  for (const [name, old] of before) {
-    if (old.mode !== TREE_MODE) {
-      out.leaves.set(prefix + name, null);
-      out.existed.add(prefix + name);
-      continue;
+}
+
+async function walkChanges(reader: GitObjectReader, tree: string | null, base: string | null, prefix: string, out: TreeChanges): Promise<void> {
+  if (tree === base) return;
+  const [mine, theirs] = await Promise.all([tree === null ? EMPTY_TREE : reader.treeContent(tree), base === null ? EMPTY_TREE : reader.treeContent(base)]);
+  const nested: Promise<void>[] = [];
+  const pairs = tree !== null && base !== null ? changedTreeEntries(mine, theirs) : null;
+  if (pairs !== null) {
+    for (const [entry, old] of pairs) compareEntry(reader, entry, old, prefix, out, nested);
+  } else {
+    // Names added or removed: compared by name.
+    const before = new Map(parseTree(theirs).map((entry) => [entry.name, entry]));
+    for (const entry of parseTree(mine)) {
+      const old = before.get(entry.name);
+      before.delete(entry.name);
+      compareEntry(reader, entry, old, prefix, out, nested);
     }
-    out.dirs.set(prefix + name, false);
-    nested.push(walkChanges(reader, null, old.oid, `${prefix}${name}/`, out));
+    for (const [name, old] of before) {
+      if (old.mode !== TREE_MODE) {
+        out.leaves.set(prefix + name, null);
+        out.existed.add(prefix + name);
+        continue;
+      }
+      out.dirs.set(prefix + name, false);
+      nested.push(walkChanges(reader, null, old.oid, `${prefix}${name}/`, out));
+    }
   }
   await Promise.all(nested);
 }

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 
 import { HostSnapshots } from "./host-snapshots.js";
 import { GitSnapshotRepo } from "./git-repo.js";
+import { PackedIndexEntries } from "./packed-index-entries.js";
 import { decodeWorkspaceIndex, encodeWorkspaceIndex, readIndexHead } from "./workspace-index-binary.js";
 import { loadWorkspaceIndex, saveWorkspaceIndex, type IndexEntry, type WorkspaceIndex } from "./workspace-index.js";
 import { fingerprint, sleep, TempDirs, writeTree } from "./snapshot.test-support.js";
@@ -29,23 +30,79 @@ function sampleIndex(): WorkspaceIndex {
   return { ref: "d".repeat(40), scanStartedAtMs: 1_700_000_001_000.25, entries, treeDirs: new Set(["dir", "links"]) };
 }
 
+/** An index with its entries as a plain map (a loaded one reads them in place). */
+function plain(index: WorkspaceIndex | null): WorkspaceIndex | null {
+  return index === null ? null : { ...index, entries: new Map(index.entries) };
+}
+
 describe("binary workspace index", () => {
   it("loads exactly what was saved, odd byte paths included", () => {
     const index = sampleIndex();
     const loaded = decodeWorkspaceIndex(encodeWorkspaceIndex(ROOT, index), ROOT);
-    expect(loaded).toEqual(index);
+    expect(plain(loaded)).toEqual(index);
     expect([...(loaded?.entries.keys() ?? [])]).toEqual([...index.entries.keys()]);
+    for (const [p, entry] of index.entries) expect(loaded?.entries.get(p)).toEqual(entry);
+    expect(loaded?.entries.get("dir")).toBeUndefined();
+    expect(loaded?.entries.get("a.tx")).toBeUndefined();
     const empty: WorkspaceIndex = { ref: "e".repeat(40), scanStartedAtMs: 42, entries: new Map() };
-    expect(decodeWorkspaceIndex(encodeWorkspaceIndex(ROOT, empty), ROOT)).toEqual(empty);
+    expect(plain(decodeWorkspaceIndex(encodeWorkspaceIndex(ROOT, empty), ROOT))).toEqual(empty);
 
     const file = path.join(temps.make("index-bin-"), "wink", "index.bin");
     saveWorkspaceIndex(file, ROOT, index, "binary");
-    expect(loadWorkspaceIndex(file, ROOT)).toEqual(index);
+    expect(plain(loadWorkspaceIndex(file, ROOT))).toEqual(index);
     expect(readIndexHead(file)).toEqual({ count: 4, scanStartedAtMs: index.scanStartedAtMs });
     // Unaligned in memory (a slice of a bigger buffer): still read exactly.
     const data = readFileSync(file);
     const shifted = Buffer.concat([Buffer.from([1, 2, 3]), data]).subarray(3);
-    expect(decodeWorkspaceIndex(shifted, ROOT)).toEqual(index);
+    expect(plain(decodeWorkspaceIndex(shifted, ROOT))).toEqual(index);
+  });
+
+  it("reads its entries in place and behaves as a map when changed (set, delete, clear)", () => {
+    // Enough entries that the path table has collisions to probe past.
+    const many = new Map<string, IndexEntry>();
+    for (let i = 0; i < 3000; i++) many.set(`d${i % 37}/f${i}.txt`, { kind: "file", perm: 0o644, size: i, mtimeMs: i + 0.5, ctimeMs: i + 0.25, ino: 1000 + i, oid: i.toString(16).padStart(40, "0") });
+    const loaded = decodeWorkspaceIndex(encodeWorkspaceIndex(ROOT, { ref: "d".repeat(40), scanStartedAtMs: 1, entries: many }), ROOT) as WorkspaceIndex;
+    const entries = loaded.entries;
+    expect(entries).toBeInstanceOf(PackedIndexEntries);
+    const model = new Map(many);
+    const same = (): void => {
+      expect(entries.size).toBe(model.size);
+      expect(new Map(entries)).toEqual(model);
+      expect(new Set(entries.keys())).toEqual(new Set(model.keys()));
+      expect([...entries.values()].length).toBe(model.size);
+      let visited = 0;
+      entries.forEach((entry, p) => {
+        expect(model.get(p)).toEqual(entry);
+        visited += 1;
+      });
+      expect(visited).toBe(model.size);
+    };
+    same();
+    expect((entries as PackedIndexEntries).pristine).toBe(true);
+    const changed: IndexEntry = { kind: "symlink", perm: 0o777, size: 1, mtimeMs: 2, ctimeMs: 3, ino: 4, oid: "e".repeat(40) };
+    for (const map of [entries, model]) {
+      map.set("d1/f1.txt", changed); // replaces a row
+      map.set("new/file.txt", changed); // adds one
+      map.delete("d2/f2.txt"); // deletes a row
+      map.delete("d3/f3.txt");
+      map.set("d3/f3.txt", changed); // a deleted row set again
+    }
+    expect(entries.delete("d2/f2.txt")).toBe(false);
+    expect(entries.delete("never/there")).toBe(false);
+    expect(entries.has("d2/f2.txt")).toBe(false);
+    expect(entries.get("d1/f1.txt")).toEqual(changed);
+    expect((entries as PackedIndexEntries).pristine).toBe(false);
+    same();
+    const packed = entries as PackedIndexEntries;
+    // In-place comparison, as a walk does it: same stat and old enough, changed, racy, none.
+    expect(packed.compareStat("d4/f4.txt", "file", 0o644, 4, 4.5, 4.25, 1004, 10)).toBe(1);
+    expect(packed.compareStat("d4/f4.txt", "file", 0o644, 5, 4.5, 4.25, 1004, 10)).toBe(0);
+    expect(packed.compareStat("d4/f4.txt", "file", 0o644, 4, 4.5, 4.25, 1004, 4)).toBe(0);
+    expect(packed.compareStat("d1/f1.txt", "symlink", 0o777, 1, 2, 3, 4, 10)).toBe(1);
+    expect(packed.compareStat("d2/f2.txt", "file", 0o644, 2, 2.5, 2.25, 1002, 10)).toBe(-1);
+    entries.clear();
+    model.clear();
+    same();
   });
 
   it("loads a truncated, corrupted, foreign or other-version file as null", () => {

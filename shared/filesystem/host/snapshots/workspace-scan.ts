@@ -11,18 +11,10 @@
 import { constants, fstatSync, lstatSync, readdirSync, type Stats } from "node:fs";
 
 import { isAsciiBytePath, joinBytePath, parentBytePath, toDisplayPath, toFsPath } from "./byte-paths.js";
+import { PackedIndexEntries, RACY_BIT, SYMLINK_BIT } from "./packed-index-entries.js";
+import type { LeafKind, LeafStat } from "./workspace-index-types.js";
 
-export type LeafKind = "file" | "symlink";
-
-/** What a scan knows about a file or symlink. `perm` is `mode & 0o7777`. */
-export interface LeafStat {
-  readonly kind: LeafKind;
-  readonly perm: number;
-  readonly size: number;
-  readonly mtimeMs: number;
-  readonly ctimeMs: number;
-  readonly ino: number;
-}
+export type { LeafKind, LeafStat } from "./workspace-index-types.js";
 
 /**
  * A walk compared with a workspace index as it goes: a leaf whose lstat matches its index
@@ -116,6 +108,9 @@ export class ScanCollector {
   private readonly racyFrom: number;
   private readonly untrusted = new Map<string, LeafStat>();
   private readonly trusted: string[] = [];
+  /** Rows of a packed baseline met unchanged (`unchangedRow`), marked for `missing`; null: none. */
+  private trustedRows: Uint8Array | null = null;
+  private trustedRowCount = 0;
   private knownUntrusted = 0;
   private leafCount = 0;
   private totalBytes = 0;
@@ -137,7 +132,19 @@ export class ScanCollector {
     this.totalBytes += size;
     const perm = mode & 0o7777;
     if (kind === "file" && perm !== 0o644 && perm !== 0o755) this.oddPerms.push([rel, perm]);
-    const entry = this.entries?.get(rel);
+    const entries = this.entries;
+    if (entries instanceof PackedIndexEntries) {
+      // Compared in place: a walk of a big workspace makes no entry object per leaf.
+      const same = entries.compareStat(rel, kind, perm, size, mtimeMs, ctimeMs, ino, this.racyFrom);
+      if (same === 1) {
+        this.trusted.push(rel);
+        return;
+      }
+      if (same === 0) this.knownUntrusted += 1;
+      this.untrusted.set(rel, { kind, perm, size, mtimeMs, ctimeMs, ino });
+      return;
+    }
+    const entry = entries?.get(rel);
     if (entry !== undefined) {
       if (
         entry.kind === kind &&
@@ -174,6 +181,59 @@ export class ScanCollector {
     this.untrusted.set(rel, { kind: entry.kind, perm, size: entry.size, mtimeMs: entry.mtimeMs, ctimeMs: entry.ctimeMs, ino: entry.ino });
   }
 
+  /**
+   * The rows of a packed baseline (`entries`, this collector's baseline) known unchanged, as
+   * `unchangedLeaf` says: those live and not `skip`ped whose directory number has `meet` 1, and
+   * those `present` in a directory whose number has `meet` 2. One loop over the columns,
+   * with no string or object per row unless it is odd or racy: a first restore meets
+   * thousands of rows here, on cold code, where every fresh page of memory is dear. The
+   * directories of the rows met hold leaves.
+   */
+  unchangedRows(entries: PackedIndexEntries, meet: Uint8Array, skip: Uint8Array, present: Uint8Array | null): void {
+    const { count, stats, bits, dirOf } = entries.rows;
+    const trusted = (this.trustedRows ??= new Uint8Array(count));
+    // The racy bit was decided against this collector's bound unless a baseline was made up
+    // with another scan time: then the timestamps are compared.
+    const racyBitHolds = entries.rows.racyFrom === this.racyFrom;
+    const held = new Uint8Array(meet.length);
+    let leaves = 0;
+    let bytes = 0;
+    let trustedCount = 0;
+    const gone = entries.goneRows;
+    for (let row = 0; row < count; row++) {
+      if (skip[row] === 1 || gone?.[row] === 1) {
+        if (meet[dirOf[row] as number] === 1) bytes -= stats[row] as number;
+        continue;
+      }
+      const dir = dirOf[row] as number;
+      const mode = meet[dir];
+      if (mode !== 1 && (mode !== 2 || present?.[row] !== 1)) continue;
+      held[dir] = 1;
+      leaves += 1;
+      // Sizes in wholly met directories come from the directory's sum, below: a size read
+      // here would be a number allocated per row until this loop is optimised.
+      if (mode === 2) bytes += stats[row] as number;
+      const flags = bits[row] as number;
+      const perm = flags & 0o7777;
+      if (perm !== 0o644 && perm !== 0o755 && (flags & SYMLINK_BIT) === 0) this.oddPerms.push([entries.rowPath(row), perm]);
+      const racy = racyBitHolds ? (flags & RACY_BIT) !== 0 : !((stats[count + row] as number) < this.racyFrom && (stats[2 * count + row] as number) < this.racyFrom);
+      if (!racy) {
+        trusted[row] = 1;
+        trustedCount += 1;
+        continue;
+      }
+      this.knownUntrusted += 1;
+      const entry = entries.rowEntry(row);
+      this.untrusted.set(entries.rowPath(row), { kind: entry.kind, perm, size: entry.size, mtimeMs: entry.mtimeMs, ctimeMs: entry.ctimeMs, ino: entry.ino });
+    }
+    const { dirBytes } = entries.rows;
+    for (let dir = 0; dir < meet.length; dir++) if (meet[dir] === 1) bytes += dirBytes[dir] as number;
+    this.leafCount += leaves;
+    this.totalBytes += bytes;
+    this.trustedRowCount += trustedCount;
+    for (let dir = 0; dir < held.length; dir++) if (held[dir] === 1) this.holdsLeaves(entries.dirName(dir));
+  }
+
   directory(rel: string, mode: number): void {
     this.dirs.set(rel, mode & 0o7777);
   }
@@ -203,8 +263,10 @@ export class ScanCollector {
   /** Index entries the walk did not meet; free when every entry was met (the usual case). */
   private missing(): string[] {
     const entries = this.entries;
-    if (entries === undefined || this.trusted.length + this.knownUntrusted === entries.size) return [];
+    if (entries === undefined || this.trusted.length + this.trustedRowCount + this.knownUntrusted === entries.size) return [];
     const met = new Set(this.trusted);
+    const rows = this.trustedRows;
+    if (rows !== null) for (let row = 0; row < rows.length; row++) if (rows[row] === 1) met.add((entries as PackedIndexEntries).rowPath(row));
     const missing: string[] = [];
     for (const path of entries.keys()) if (!met.has(path) && !this.untrusted.has(path)) missing.push(path);
     return missing;
