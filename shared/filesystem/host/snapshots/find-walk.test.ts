@@ -92,7 +92,9 @@ describe("find walk", () => {
     const updated = packedBaseline(baseline);
     for (const p of ["many/d0/f0.txt", "quiet/kept.txt", "a.txt"]) (updated.entries as Map<string, IndexEntry>).set(p, { ...(baseline.entries.get(p) as LeafStat), oid: "1".repeat(40) });
     expect((updated.entries as PackedIndexEntries).pristine).toBe(false);
-    for (const base of [baseline, packedBaseline(baseline), updated]) {
+    // A packed index compared as of another scan time decides raciness from the timestamps.
+    const otherTime = { ...packedBaseline(baseline), scanStartedAtMs: baseline.scanStartedAtMs + 1 };
+    for (const base of [baseline, packedBaseline(baseline), updated, otherTime]) {
       const walk = FindWalk.start(rootBytes, { ...options, unchangedSince: base.scanStartedAtMs });
       expect(walk).not.toBeNull();
       const viaFind = await (walk as FindWalk).collect(base);

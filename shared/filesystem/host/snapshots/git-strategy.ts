@@ -39,6 +39,7 @@ import { readUntrustedLeaves, type ReadLeaves } from "./workspace-delta.js";
 import type { HostSnapshotStrategy, OperationStats, ReleaseOptions, SnapshotDraft, StrategyContext } from "./strategy.js";
 import { loadWorkspaceIndex, saveWorkspaceIndex, type IndexEntry, type WorkspaceIndex } from "./workspace-index.js";
 import { readIndexHead } from "./workspace-index-binary.js";
+import { PackedIndexEntries } from "./packed-index-entries.js";
 import { releaseGitSnapshots } from "./release.js";
 import { assertOutsideWorkspace } from "./storage-dir.js";
 import { ctimesBoundIndex, FindWalk } from "./find-walk.js";
@@ -229,7 +230,10 @@ export class GitSnapshotStrategy implements HostSnapshotStrategy {
     }
     // The commit's leaves: the base's, minus what went, plus what was read (the base's map
     // is taken over: the base index is replaced below).
-    const entries = base === null ? new Map<string, IndexEntry>() : base.entries;
+    // A packed index (as loaded) becomes a map at the first capture of a process: each
+    // capture saves the whole index, and rows read in place would be made into objects
+    // at every save rather than once.
+    const entries = base === null ? new Map<string, IndexEntry>() : base.entries instanceof PackedIndexEntries ? new Map(base.entries) : base.entries;
     for (const p of missing) entries.delete(p);
     for (const p of read.vanished) entries.delete(p);
     for (const [p, entry] of read.changed) entries.set(p, entry);

@@ -102,6 +102,7 @@ export function encodeWorkspaceIndex(rootPath: string, index: WorkspaceIndex): B
   let pathAt = text;
   let oidAt = text + pathBytes;
   const racyFrom = index.scanStartedAtMs - RACY_MARGIN_MS;
+  const tableRows = new Int32Array(slots);
   for (i = 0; i < count; i++) {
     const e = rows[i] as IndexEntry;
     const p = paths[i] as string;
@@ -117,9 +118,10 @@ export function encodeWorkspaceIndex(rootPath: string, index: WorkspaceIndex): B
     const racy = !(e.mtimeMs < racyFrom && e.ctimeMs < racyFrom);
     out.writeUInt16LE((e.perm & 0o7777) | (e.kind === "symlink" ? SYMLINK_BIT : 0) | (racy ? RACY_BIT : 0), perms + i * 2);
     let slot = pathHash(p) & (slots - 1);
-    while (out.readInt32LE(table + slot * 4) !== 0) slot = (slot + 1) & (slots - 1);
-    out.writeInt32LE(i + 1, table + slot * 4);
+    while (tableRows[slot] !== 0) slot = (slot + 1) & (slots - 1);
+    tableRows[slot] = i + 1;
   }
+  Buffer.from(tableRows.buffer, tableRows.byteOffset, tableRows.byteLength).copy(out, table);
   digest(out, total - DIGEST).copy(out, total - DIGEST);
   return out;
 }
