@@ -6,8 +6,17 @@
  * messages say which parameter is wrong and how, so the model can fix its call.
  */
 import { Type, type Static, type TObject, type TProperties, type TSchema } from "typebox";
-import { Value } from "typebox/value";
+import type * as TypeBoxValue from "typebox/value";
+
 import type { ToolParametersSchema } from "./types.js";
+
+/**
+ * TypeBox's value checker, loaded by the first tool call: importing it costs ~200 ms and
+ * ~5 MB of heap, which every process that imports the library would otherwise pay at
+ * startup, tools or not (and its young objects make the first garbage collection of such
+ * a process, often in the middle of its first operation, tens of milliseconds longer).
+ */
+let valueChecker: Promise<typeof TypeBoxValue> | null = null;
 
 declare const DEFAULTED: unique symbol;
 /** A parameter with a default (type-level mark: the tool always receives it). */
@@ -63,8 +72,9 @@ function complaint(key: string, spec: ParameterSpec, keyword: string | undefined
 }
 
 /** Check raw arguments against a tool's schema: the typed params (defaults filled in), or a message naming the bad parameter. */
-export function parseParams<S extends TObject>(schema: S, raw: unknown): { ok: true; params: ToolParams<S> } | { ok: false; message: string } {
+export async function parseParams<S extends TObject>(schema: S, raw: unknown): Promise<{ ok: true; params: ToolParams<S> } | { ok: false; message: string }> {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return { ok: false, message: "Parameters must be a JSON object." };
+  const { Value } = await (valueChecker ??= import("typebox/value"));
   const input = raw as Record<string, unknown>;
   const properties = schema.properties as Readonly<Record<string, TSchema>>;
   for (const key of Object.keys(input)) {

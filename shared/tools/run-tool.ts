@@ -54,7 +54,7 @@ export function defineTool<S extends TObject, V>(spec: ToolSpec<S, V>): ToolDefi
     async handler(rawParams: unknown, context: ToolContext): Promise<ToolResult<V>> {
       const filesystem = context.filesystem;
       if (filesystem === null || filesystem === undefined) return fail("No filesystem available in this context.");
-      const parsed = parseParams(spec.parameters, rawParams);
+      const parsed = await parseParams(spec.parameters, rawParams);
       if (!parsed.ok) return fail(`${spec.name}: ${parsed.message}`);
       try {
         return await spec.run(parsed.params, filesystem, context);

@@ -130,7 +130,7 @@ export function createShellTool(runner: CommandRunner, options: ShellToolOptions
     parameters: exposedParameters(PARAMETERS),
     mutates: true,
     async handler(rawParams: unknown, context: ToolContext): Promise<ToolResult<ShellValue>> {
-      const parsed = parseParams(PARAMETERS, rawParams);
+      const parsed = await parseParams(PARAMETERS, rawParams);
       if (!parsed.ok) return { message: `${options.name ?? "shell_execute"}: ${parsed.message}`, value: null, success: false };
       return runShellCommand(runner, parsed.params, options, context.signal);
     },
