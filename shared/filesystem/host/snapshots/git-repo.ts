@@ -82,8 +82,9 @@ export class GitSnapshotRepo {
 
   /**
    * Where the workspace index (stat cache) of the repository at `gitDir` is kept, in binary
-   * form (workspace-index-binary.ts). An `index.json` left by an older version is not read:
-   * the first snapshot or restore re-reads the workspace once and writes this file.
+   * form (workspace-index-binary.ts). An `index.json` left by an older version, or a binary
+   * index of an older layout, is not read: the first snapshot re-reads the workspace once
+   * and writes this file.
    */
   static indexFileOf(gitDir: string): string {
     return path.join(gitDir, "wink", "index.bin");
