@@ -13,9 +13,9 @@
  * columns of `count` values each: f64 size, f64 mtimeMs, f64 ctimeMs, f64 ino, u32 end of
  * each path, u32 end of each id, u32 number of each path's directory (in the header's
  * `dirs`), u16 permission bits (bit 15: symlink, bit 14: racy for this index), zero
- * padding to 4 bytes, the path table (i32 × tableSlots(count): row + 1 at the slot of the path's FNV-1a
- * hash, linear probing, 0 empty), the paths' bytes, the ids' bytes; last, the SHA-1 of
- * everything before it. A file that is truncated, corrupted or of another version decodes
+ * padding to 4 bytes, the path table (i32 × tableSlots(count): row + 1 at the slot of the
+ * path's FNV-1a hash, linear probing, 0 empty), the paths' bytes, the ids' bytes; last, the
+ * SHA-1 of everything before it. A file that is truncated, corrupted or of another version decodes
  * to null (a full re-read), never to wrong entries.
  */
 import { Buffer } from "node:buffer";

@@ -108,7 +108,7 @@ export class ScanCollector {
   private readonly racyFrom: number;
   private readonly untrusted = new Map<string, LeafStat>();
   private readonly trusted: string[] = [];
-  /** Rows of a packed baseline met unchanged (`unchangedRow`), marked for `missing`; null: none. */
+  /** Rows of a packed baseline met unchanged (`unchangedRows`), marked for `missing`; null: none. */
   private trustedRows: Uint8Array | null = null;
   private trustedRowCount = 0;
   private knownUntrusted = 0;
