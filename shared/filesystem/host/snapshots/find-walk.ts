@@ -332,6 +332,7 @@ function completeFromIndex(rootBytes: string, collector: ScanCollector, baseline
   const loose: ReadonlyMap<string, LeafStat> = packed === null ? baseline.entries : packed.overlay;
   // Rows of `packed` still there in a changed directory (null: none, or not packed).
   let present: Uint8Array | null = null;
+  const rowCount = packed?.rowCount ?? 0;
   try {
     if (statSync(toFsPath(rootBytes)).ctimeMs >= bound) changedDirs.add("");
     for (const dir of changedDirs) {
@@ -340,9 +341,9 @@ function completeFromIndex(rootBytes: string, collector: ScanCollector, baseline
         if (dir === "" && excludePrefix !== undefined && name.startsWith(excludePrefix)) continue;
         const rel = dir === "" ? name : `${dir}/${name}`;
         if (printed.has(rel)) continue;
-        const row = packed === null ? -1 : packed.rowOf(rel);
-        if (row >= 0 && (packed as PackedIndexEntries).isLive(row)) {
-          (present ??= new Uint8Array((packed as PackedIndexEntries).rowCount))[row] = 1;
+        const row = packed?.liveRow(rel) ?? -1;
+        if (row >= 0) {
+          (present ??= new Uint8Array(rowCount))[row] = 1;
           continue;
         }
         const entry = loose.get(rel);

@@ -132,18 +132,19 @@ export class PackedIndexEntries implements Map<string, IndexEntry> {
   }
 
   /** Whether row `row` still holds its entry (not deleted or replaced since the load). */
-  isLive(row: number): boolean {
+  private isLive(row: number): boolean {
     return this.gone === null || this.gone[row] === 0;
+  }
+
+  /** The row that holds `path`'s entry (-1: none, or it was deleted or replaced since the load). */
+  liveRow(path: string): number {
+    const row = this.rowOf(path);
+    return row >= 0 && this.isLive(row) ? row : -1;
   }
 
   rowPath(row: number): string {
     const { bytes, ends, pathsAt } = this.columns;
     return bytes.toString("latin1", pathsAt + (row === 0 ? 0 : (ends[row - 1] as number)), pathsAt + (ends[row] as number));
-  }
-
-  /** The number of row `row`'s directory (see `dirName`). */
-  rowDir(row: number): number {
-    return this.columns.dirOf[row] as number;
   }
 
   /** Directory number `dir` ("" for the root); the rows' directories are numbered 0…dirCount-1. */
@@ -155,24 +156,12 @@ export class PackedIndexEntries implements Map<string, IndexEntry> {
     return this.columns.dirNames.length;
   }
 
-  rowKind(row: number): LeafKind {
+  private rowKind(row: number): LeafKind {
     return ((this.columns.bits[row] as number) & SYMLINK_BIT) !== 0 ? "symlink" : "file";
   }
 
-  rowPerm(row: number): number {
+  private rowPerm(row: number): number {
     return (this.columns.bits[row] as number) & 0o7777;
-  }
-
-  rowSize(row: number): number {
-    return this.columns.stats[row] as number;
-  }
-
-  rowMtimeMs(row: number): number {
-    return this.columns.stats[this.columns.count + row] as number;
-  }
-
-  rowCtimeMs(row: number): number {
-    return this.columns.stats[2 * this.columns.count + row] as number;
   }
 
   rowEntry(row: number): IndexEntry {
@@ -189,36 +178,26 @@ export class PackedIndexEntries implements Map<string, IndexEntry> {
   }
 
   /**
-   * A walked leaf against its entry, without making the entry: -1 when there is none, 1 when
-   * the stat is the same and the entry was not recorded at or after `racyFrom`, else 0.
+   * A walked leaf against row `row`, without making its entry: true when the stat is the
+   * same and the row was not recorded at or after `racyFrom` (ScanCollector's trust rule).
    */
-  compareStat(path: string, kind: LeafKind, perm: number, size: number, mtimeMs: number, ctimeMs: number, ino: number, racyFrom: number): -1 | 0 | 1 {
-    const added = this.added.get(path);
-    if (added !== undefined) {
-      const same = added.kind === kind && added.perm === perm && added.size === size && added.mtimeMs === mtimeMs && added.ctimeMs === ctimeMs && added.ino === ino;
-      return same && added.mtimeMs < racyFrom && added.ctimeMs < racyFrom ? 1 : 0;
-    }
-    const row = this.rowOf(path);
-    if (row < 0 || !this.isLive(row)) return -1;
+  rowTrusted(row: number, kind: LeafKind, perm: number, size: number, mtimeMs: number, ctimeMs: number, ino: number, racyFrom: number): boolean {
     const { stats, count } = this.columns;
     const rowMtime = stats[count + row] as number;
     const rowCtime = stats[2 * count + row] as number;
-    const same =
-      this.rowKind(row) === kind && this.rowPerm(row) === perm && stats[row] === size && rowMtime === mtimeMs && rowCtime === ctimeMs && stats[3 * count + row] === ino;
-    return same && rowMtime < racyFrom && rowCtime < racyFrom ? 1 : 0;
+    const same = this.rowKind(row) === kind && this.rowPerm(row) === perm && stats[row] === size && rowMtime === mtimeMs && rowCtime === ctimeMs && stats[3 * count + row] === ino;
+    return same && rowMtime < racyFrom && rowCtime < racyFrom;
   }
 
   get(path: string): IndexEntry | undefined {
     const added = this.added.get(path);
     if (added !== undefined) return added;
-    const row = this.rowOf(path);
-    return row >= 0 && this.isLive(row) ? this.rowEntry(row) : undefined;
+    const row = this.liveRow(path);
+    return row >= 0 ? this.rowEntry(row) : undefined;
   }
 
   has(path: string): boolean {
-    if (this.added.has(path)) return true;
-    const row = this.rowOf(path);
-    return row >= 0 && this.isLive(row);
+    return this.added.has(path) || this.liveRow(path) >= 0;
   }
 
   set(path: string, entry: IndexEntry): this {

@@ -94,12 +94,17 @@ describe("binary workspace index", () => {
     expect((entries as PackedIndexEntries).pristine).toBe(false);
     same();
     const packed = entries as PackedIndexEntries;
-    // In-place comparison, as a walk does it: same stat and old enough, changed, racy, none.
-    expect(packed.compareStat("d4/f4.txt", "file", 0o644, 4, 4.5, 4.25, 1004, 10)).toBe(1);
-    expect(packed.compareStat("d4/f4.txt", "file", 0o644, 5, 4.5, 4.25, 1004, 10)).toBe(0);
-    expect(packed.compareStat("d4/f4.txt", "file", 0o644, 4, 4.5, 4.25, 1004, 4)).toBe(0);
-    expect(packed.compareStat("d1/f1.txt", "symlink", 0o777, 1, 2, 3, 4, 10)).toBe(1);
-    expect(packed.compareStat("d2/f2.txt", "file", 0o644, 2, 2.5, 2.25, 1002, 10)).toBe(-1);
+    // In-place comparison, as a walk does it: same stat and old enough, changed, racy; rows
+    // replaced or deleted are no longer live (a replaced one is in the overlay).
+    const row = packed.liveRow("d4/f4.txt");
+    expect(row).toBeGreaterThanOrEqual(0);
+    expect(packed.rowTrusted(row, "file", 0o644, 4, 4.5, 4.25, 1004, 10)).toBe(true);
+    expect(packed.rowTrusted(row, "file", 0o644, 5, 4.5, 4.25, 1004, 10)).toBe(false);
+    expect(packed.rowTrusted(row, "file", 0o644, 4, 4.5, 4.25, 1004, 4)).toBe(false);
+    expect(packed.liveRow("d1/f1.txt")).toBe(-1);
+    expect(packed.overlay.get("d1/f1.txt")).toEqual(changed);
+    expect(packed.liveRow("d2/f2.txt")).toBe(-1);
+    expect(packed.overlay.has("d2/f2.txt")).toBe(false);
     entries.clear();
     model.clear();
     same();

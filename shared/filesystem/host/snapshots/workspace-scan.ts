@@ -133,18 +133,21 @@ export class ScanCollector {
     const perm = mode & 0o7777;
     if (kind === "file" && perm !== 0o644 && perm !== 0o755) this.oddPerms.push([rel, perm]);
     const entries = this.entries;
+    let entry: LeafStat | undefined;
     if (entries instanceof PackedIndexEntries) {
-      // Compared in place: a walk of a big workspace makes no entry object per leaf.
-      const same = entries.compareStat(rel, kind, perm, size, mtimeMs, ctimeMs, ino, this.racyFrom);
-      if (same === 1) {
-        this.trusted.push(rel);
+      // A row is compared in place: a walk of a big workspace makes no entry object per leaf.
+      const row = entries.liveRow(rel);
+      if (row >= 0) {
+        if (entries.rowTrusted(row, kind, perm, size, mtimeMs, ctimeMs, ino, this.racyFrom)) {
+          this.trusted.push(rel);
+          return;
+        }
+        this.knownUntrusted += 1;
+        this.untrusted.set(rel, { kind, perm, size, mtimeMs, ctimeMs, ino });
         return;
       }
-      if (same === 0) this.knownUntrusted += 1;
-      this.untrusted.set(rel, { kind, perm, size, mtimeMs, ctimeMs, ino });
-      return;
-    }
-    const entry = entries?.get(rel);
+      entry = entries.overlay.get(rel);
+    } else entry = entries?.get(rel);
     if (entry !== undefined) {
       if (
         entry.kind === kind &&
