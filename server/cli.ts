@@ -294,6 +294,8 @@ async function main(): Promise<void> {
     fail(code, message);
   }
   const { state } = served;
+  // Left out, not fatal: the rest of the store is served (issue 33, item 2).
+  for (const skipped of state.directory.listing.skippedFolders) process.stderr.write(`Skipped ${skipped.prefix}: ${skipped.reason}\n`);
 
   let port = options.port;
   if (port !== 0 && !(await portIsFree(options.host, port))) {

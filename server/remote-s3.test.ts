@@ -81,7 +81,7 @@ describe("an S3 bucket (radosgw) served like a local folder", () => {
     expect(tour.length).toBeGreaterThan(100);
     const expected = await tourAnswers(local, tour);
     expect(await tourAnswers(remote, tour)).toEqual(expected);
-    expect((await get(remote, "/api/runs?limit=1")).json().store).toEqual({ kind: "s3", location: url, listing: { pages: 1, objects: objects.length, done: true }, health: null });
+    expect((await get(remote, "/api/runs?limit=1")).json().store).toEqual({ kind: "s3", location: url, listing: { pages: 1, objects: objects.length, done: true, skipped_folders: [] }, health: null });
   });
 
   it("reopens an object overwritten between two reads, and polling sees a same-size rewrite by its ETag", async () => {

@@ -8,15 +8,19 @@
  * The served directory may change under us: an archive is opened without following a
  * symlink or blocking on a FIFO, and only when the descriptor is the regular file its lstat
  * saw, inside the root (`openRegularFile`); everything is then read through that descriptor.
- * An archive whose path now names another file (lstat: another inode, size or mtime) is
- * opened again, with the same checks.
+ * An archive is held to the file it was opened from (device, inode, size, mtime): every
+ * listing and every member read checks that its path still names that file (one `lstat`),
+ * and a read checks again after its bytes came, so an archive truncated, rewritten in place
+ * or replaced under its name is opened again (with the same checks) and a member is always
+ * all of one version, never the old directory over the new bytes. A remote archive's
+ * identity is its ETag, checked by the store on every read (`E_SOURCE_CHANGED`).
  */
 import { lstat } from "node:fs/promises";
 import type { ArchiveLimits, ArchiveReader } from "../../shared/archive/index.js";
 import { openArchive } from "../../shared/archive/index.js";
-import { SourceError } from "../../shared/errors.js";
+import { ArchiveError, SourceError } from "../../shared/errors.js";
 import { openRegularFile } from "../../shared/filesystem/open-regular.node.js";
-import type { ArchiveManifestRead, FileIndexEntry, FileSource } from "../../shared/viewer/index.js";
+import type { ArchiveManifestRead, FileIndexEntry, FileSource, FileStream } from "../../shared/viewer/index.js";
 import { archiveManifestSummary } from "../../shared/viewer/index.js";
 import { MemoryBudget, WeightedCache } from "./weighted-cache.js";
 
@@ -53,10 +57,13 @@ export interface ArchiveCacheOptions {
 
 interface OpenArchive extends OpenedArchive {
   readonly reader: ArchiveReader;
-  checkedAt: number;
+  readonly list: (reopens: number) => Promise<FileIndexEntry[]>;
+  readonly read: (path: string, maxBytes: number, options: { transient?: boolean } | undefined, reopens: number) => Promise<Uint8Array>;
+  readonly stream: (path: string, maxBytes: number, reopens: number) => Promise<FileStream>;
 }
 
-const RECHECK_MS = 1000;
+/** Reopens in one request before a file that keeps changing is reported as such. */
+const MAX_REOPENS = 3;
 const CLOSE_DELAY_MS = 5000;
 const MAX_CACHED_FILE_BYTES = 1024 * 1024;
 // Measured: an open 10,000-entry archive holds ~1.1 MB in its reader and ~1 MB in the sorted file list.
@@ -74,6 +81,8 @@ export class ArchiveCache {
   #closed = false;
   /** Every reader not closed yet (evicted ones close after a delay). */
   readonly #readers = new Set<ArchiveReader>();
+  /** Each source's identity check (`isCurrent`). */
+  readonly #checks = new WeakMap<FileSource, () => Promise<boolean>>();
 
   constructor(options: ArchiveCacheOptions = {}) {
     // Two bounds on one set: bytes (memory) and handles (file descriptors).
@@ -91,6 +100,14 @@ export class ArchiveCache {
   async source(absolutePath: string, label: string): Promise<OpenedArchive> {
     const open = await this.#get(absolutePath, label);
     return { source: open.source, manifest: open.manifest };
+  }
+
+  /**
+   * False when `source` (from `source()`) is of an archive whose path now names another file:
+   * for callers that keep a source, or answers computed from it, between requests.
+   */
+  async isCurrent(source: FileSource): Promise<boolean> {
+    return (await this.#checks.get(source)?.()) ?? true;
   }
 
   /** Forgets an archive (it changed or disappeared). */
@@ -114,13 +131,7 @@ export class ArchiveCache {
   async #get(absolutePath: string, label: string): Promise<OpenArchive> {
     const cached = this.#open.get(absolutePath);
     if (cached !== undefined) {
-      if (this.#openRemote !== null || Date.now() - cached.checkedAt < RECHECK_MS) return cached;
-      const stats = await lstat(absolutePath).catch(() => null);
-      const opened = cached.reader.fileStats;
-      if (stats !== null && stats.isFile() && stats.dev === opened.dev && stats.ino === opened.ino && stats.size === opened.size && stats.mtimeMs === opened.mtimeMs) {
-        cached.checkedAt = Date.now();
-        return cached;
-      }
+      if (await this.#current(absolutePath, cached.reader)) return cached;
       this.invalidate(absolutePath);
     }
     const running = this.#opening.get(absolutePath);
@@ -128,6 +139,21 @@ export class ArchiveCache {
     const task = this.#openNow(absolutePath, label).finally(() => this.#opening.delete(absolutePath));
     this.#opening.set(absolutePath, task);
     return task;
+  }
+
+  /** True while `absolutePath` still names the file `reader` was opened from (a remote archive: its reads check the ETag). */
+  async #current(absolutePath: string, reader: ArchiveReader): Promise<boolean> {
+    if (this.#openRemote !== null) return true;
+    const stats = await lstat(absolutePath).catch(() => null);
+    const opened = reader.fileStats;
+    return stats !== null && stats.isFile() && stats.dev === opened.dev && stats.ino === opened.ino && stats.size === opened.size && stats.mtimeMs === opened.mtimeMs;
+  }
+
+  /** The archive opened again after it changed under `reader` (a bounded number of times per request). */
+  async #reopened(absolutePath: string, label: string, reopens: number): Promise<OpenArchive> {
+    if (reopens >= MAX_REOPENS) throw new ArchiveError("E_ARCHIVE_CORRUPT", `Archive ${label} keeps changing while it is read; try again`, { path: label });
+    this.invalidate(absolutePath);
+    return this.#get(absolutePath, label);
   }
 
   async #openNow(absolutePath: string, label: string): Promise<OpenArchive> {
@@ -149,38 +175,47 @@ export class ArchiveCache {
     reader.forEachFile((path, size, fingerprint) => entries.push({ path, size, fingerprint }));
     entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     const contents = this.#contents;
+    const current = () => this.#current(absolutePath, reader);
+    // `reopens`: how many times this request found the archive changed (see #reopened).
+    const list = async (reopens: number): Promise<FileIndexEntry[]> =>
+      (await current()) ? entries : (await this.#reopened(absolutePath, label, reopens)).list(reopens + 1);
+    const read = async (path: string, maxBytes: number, options: { transient?: boolean } | undefined, reopens: number): Promise<Uint8Array> => {
+      if (!(await current())) return (await this.#reopened(absolutePath, label, reopens)).read(path, maxBytes, options, reopens + 1);
+      const key = `${absolutePath}\n${path}`;
+      const hit = contents.get(key);
+      if (hit !== undefined) return hit;
+      let bytes: Uint8Array;
+      try {
+        bytes = await reader.readFile(path, { maxBytes });
+      } catch (error) {
+        // A remote object replaced since it was opened: drop its index and read the new version.
+        if (!this.#changed(error)) throw error;
+        return (await this.#reopened(absolutePath, label, reopens)).read(path, maxBytes, options, reopens + 1);
+      }
+      // Rewritten in place while read, the bytes may be the new file's under the old directory: read them again.
+      if (!(await current())) return (await this.#reopened(absolutePath, label, reopens)).read(path, maxBytes, options, reopens + 1);
+      if (options?.transient !== true && bytes.length <= MAX_CACHED_FILE_BYTES) contents.set(key, bytes, bytes.length);
+      return bytes;
+    };
+    const stream = async (path: string, maxBytes: number, reopens: number): Promise<FileStream> => {
+      // A stream checks each member's size and CRC-32 before its last chunk: a file rewritten mid-stream fails it.
+      if (!(await current())) return (await this.#reopened(absolutePath, label, reopens)).stream(path, maxBytes, reopens + 1);
+      return reader.openStream(path, { maxBytes }).catch(async (error: unknown) => {
+        if (!this.#changed(error)) throw error;
+        return (await this.#reopened(absolutePath, label, reopens)).stream(path, maxBytes, reopens + 1);
+      });
+    };
     const source: FileSource = {
       kind: "archive",
       label,
-      list: async () => entries,
-      read: async (path, maxBytes, options) => {
-        const key = `${absolutePath}\n${path}`;
-        const hit = contents.get(key);
-        if (hit !== undefined) return hit;
-        let bytes: Uint8Array;
-        try {
-          bytes = await reader.readFile(path, { maxBytes });
-        } catch (error) {
-          if (!this.#changed(error)) throw error;
-          // A remote object replaced since it was opened: drop its index and read the new version.
-          this.invalidate(absolutePath);
-          return (await this.#get(absolutePath, label)).source.read(path, maxBytes, options);
-        }
-        if (options?.transient !== true && bytes.length <= MAX_CACHED_FILE_BYTES) contents.set(key, bytes, bytes.length);
-        return bytes;
-      },
-      stream: (path, maxBytes) =>
-        reader.openStream(path, { maxBytes }).catch(async (error: unknown) => {
-          if (!this.#changed(error)) throw error;
-          this.invalidate(absolutePath);
-          const fresh = (await this.#get(absolutePath, label)).source;
-          if (fresh.stream === undefined) throw error;
-          return fresh.stream(path, maxBytes);
-        }),
+      list: () => list(0),
+      read: (path, maxBytes, options) => read(path, maxBytes, options, 0),
+      stream: (path, maxBytes) => stream(path, maxBytes, 0),
     };
+    this.#checks.set(source, current);
     let summary: Promise<ManifestSummary> | null = null;
     const manifest = (): Promise<ManifestSummary> => (summary ??= summarizeManifest(reader));
-    const open: OpenArchive = { reader, source, manifest, checkedAt: Date.now() };
+    const open: OpenArchive = { reader, source, manifest, list, read, stream };
     // An archive bigger than the whole budget is kept alone rather than reopened per request.
     this.#open.set(absolutePath, open, Math.min(this.#memory.bytes, Math.max(1, reader.fileCount) * INDEX_BYTES_PER_ENTRY));
     this.#openCount.set(absolutePath, true, 1);

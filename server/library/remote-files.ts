@@ -22,7 +22,7 @@ import path from "node:path";
 import { SourceError } from "../../shared/errors.js";
 import type { ArchiveLimits, ArchiveReader } from "../../shared/archive/index.js";
 import { openArchiveSource } from "../../shared/archive/index.js";
-import type { ObjectInfo, RandomAccessReader, Source } from "../../shared/remote/index.js";
+import type { ObjectInfo, RandomAccessReader, SkippedFolder, Source } from "../../shared/remote/index.js";
 import type { LineLocation, SessionFileIndex } from "../../shared/session/index.js";
 import { SessionIndexBuilder, linesOfChunks } from "../../shared/session/session-scan.node.js";
 import type { ArchiveStatus, FoundFile, ListOptions, ServedFiles } from "./served-files.js";
@@ -115,9 +115,11 @@ export class RemoteFiles implements ServedFiles {
     const archives = new Map<string, ObjectInfo>();
     let pages = 0;
     let objects = 0;
+    const skippedFolders: SkippedFolder[] = [];
     for await (const page of this.source.listPages("", options.recursive ? {} : { delimiter: "/" })) {
       pages++;
       objects += page.objects.length;
+      skippedFolders.push(...(page.skippedFolders ?? []));
       for (const info of page.objects) {
         if (!reachable(info.key, options.recursive) || inUndoStore(info.key)) continue;
         const name = path.posix.basename(info.key);
@@ -130,10 +132,10 @@ export class RemoteFiles implements ServedFiles {
         const mtimeMs = info.mtimeMs ?? 0;
         found.set(info.key, { absolutePath: this.idOf(info.key), kind, size: info.size, mtimeMs, ctimeMs: mtimeMs, version: info.etag });
       }
-      options.onProgress?.({ pages, objects, done: false });
+      options.onProgress?.({ pages, objects, done: false, skippedFolders: [...skippedFolders] });
     }
     this.#archives = archives;
-    options.onProgress?.({ pages, objects, done: true });
+    options.onProgress?.({ pages, objects, done: true, skippedFolders });
     return found;
   }
 

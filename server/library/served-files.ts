@@ -14,6 +14,7 @@ import type { LineLocation, SessionFileIndex } from "../../shared/session/index.
 import { readLineBytes, scanSessionFile } from "../../shared/session/index.js";
 import { UNDO_SNAPSHOTS_DIR } from "../../shared/undo/manifest.js";
 import { UNDO_STATE_DIR_NAME } from "../../shared/undo/store-files.node.js";
+import type { SkippedFolder } from "../../shared/remote/index.js";
 import { isBundleCandidate, sniffDebugBundle } from "./debug-bundles.js";
 
 /** One session file or bundle candidate found by listing. */
@@ -42,6 +43,8 @@ export interface ListingProgress {
   /** Objects seen so far (all of them, not only session files). */
   readonly objects: number;
   readonly done: boolean;
+  /** Folders of a remote store left out of the listing (one redirecting to another host), with why. */
+  readonly skippedFolders: readonly SkippedFolder[];
 }
 
 /** A workspace archive next to a session file, as far as the store says. */
@@ -122,7 +125,7 @@ export class LocalFiles implements ServedFiles {
   async list(options: ListOptions): Promise<Map<string, FoundFile>> {
     const found = new Map<string, FoundFile>();
     await this.#walk(this.root, "", 0, found, options);
-    options.onProgress?.({ pages: 1, objects: found.size, done: true });
+    options.onProgress?.({ pages: 1, objects: found.size, done: true, skippedFolders: [] });
     return found;
   }
 

@@ -71,7 +71,7 @@ export class SnapshotDirectory {
   /** What sniffing each `.zip` found, while its size and mtime stay the same. */
   readonly #sniffed = new Map<string, { size: number; mtimeMs: number; bundle: boolean }>();
   /** How far the last listing got (a remote listing comes in pages). */
-  #listing: ListingProgress = { pages: 0, objects: 0, done: false };
+  #listing: ListingProgress = { pages: 0, objects: 0, done: false, skippedFolders: [] };
   /** Files being indexed in the background (`indexSome`), or null. */
   #background: Promise<void> | null = null;
   readonly #queued = new Set<SessionFileRecord>();

@@ -180,7 +180,11 @@ export class ViewerState {
     const key = `${selection.record.path}\n${selection.entry.lineNumber}`;
     const now = Date.now();
     const hit = this.#workspaces.get(key);
-    if (hit !== undefined && hit.index === selection.index && now - hit.at < WORKSPACE_TTL_MS) return hit.value;
+    if (hit !== undefined && hit.index === selection.index && now - hit.at < WORKSPACE_TTL_MS) {
+      // Answers cached per source (rendered files) must not outlive the archive they came from.
+      const workspace = await hit.value.catch(() => null);
+      if (workspace !== null && (workspace.source === null || (await this.archives.isCurrent(workspace.source)))) return workspace;
+    }
     const value = resolveWorkspace(this.directory.store, selection.record.path, selection.entry, () => this.snapshot(selection), this.archives);
     this.#workspaces.delete(key);
     // Insertion order is age order (a refreshed key moves to the end): drop from the start.
@@ -189,7 +193,8 @@ export class ViewerState {
       this.#workspaces.delete(oldKey);
     }
     this.#workspaces.set(key, { index: selection.index, at: now, value });
-    value.catch(() => this.#workspaces.delete(key));
+    // An archive that could not be opened (truncated, being rewritten) is looked at again by the next request.
+    value.then((workspace) => workspace.error === null || this.#workspaces.delete(key)).catch(() => this.#workspaces.delete(key));
     return value;
   }
 

@@ -80,7 +80,7 @@ export const runRoutes: FastifyPluginAsyncTypebox<RunRoutesOptions> = async (app
         kind: store.kind,
         // A folder is named as in `root` (its path stays on this machine); a store by its URL.
         location: store.remote ? state.displayRoot : path.basename(state.displayRoot),
-        listing: directory.listing,
+        listing: { pages: directory.listing.pages, objects: directory.listing.objects, done: directory.listing.done, skipped_folders: [...directory.listing.skippedFolders] },
         health: current === null ? null : { ok: current.ok, code: current.code, detail: current.detail, checked_at: current.checkedAt },
       },
     };

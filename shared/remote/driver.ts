@@ -49,6 +49,18 @@ export interface ListPage {
   readonly cursor: string | null;
   /** Keys on this page refused by the key rules (absolute, "..", control characters…). */
   readonly skipped: number;
+  /**
+   * Folders met on this page that could not be listed and were left out (an HTTP folder that
+   * redirects to another host), each with why; absent when there were none.
+   */
+  readonly skippedFolders?: readonly SkippedFolder[];
+}
+
+/** A folder a listing left out, and why (a message naming it). */
+export interface SkippedFolder {
+  /** Its prefix, ending in "/". */
+  readonly prefix: string;
+  readonly reason: string;
 }
 
 /** `length` bytes from `offset`, or the last `suffix` bytes (what a ZIP reader asks first). */

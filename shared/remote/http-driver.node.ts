@@ -193,6 +193,7 @@ export class HttpDriver implements SourceDriver {
           url: redactUrl(url.href),
           ...(key === undefined ? {} : { key }),
           status: response.statusCode,
+          reason: "redirect-off-host",
         });
       }
       if (hop >= MAX_REDIRECTS) throw new SourceError("E_SOURCE_FAILED", `Too many redirects for ${redactUrl(url.href)}`, { url: redactUrl(url.href) });
@@ -331,7 +332,15 @@ export class HttpDriver implements SourceDriver {
 
   private async readFolder(folder: string, signal: AbortSignal | undefined): Promise<Folder | null> {
     const url = folder === "" ? this.base : new URL(folder.slice(0, -1).split("/").map(encodeURIComponent).join("/") + "/", this.base);
-    const answer = await this.fetchJson(url, signal, folder);
+    let answer;
+    try {
+      answer = await this.fetchJson(url, signal, folder);
+    } catch (error) {
+      // A subfolder sent elsewhere (another host: not followed, it could be anyone's) is left
+      // out of the listing, not the end of it; the root sent elsewhere still fails.
+      if (folder !== "" && error instanceof SourceError && error.data.reason === "redirect-off-host") return { entries: [], skipped: error.message };
+      throw error;
+    }
     if (answer.kind === "missing") return null;
     if (answer.kind !== "json" || !isNginxListing(answer.value)) {
       throw new SourceError("E_SOURCE_FAILED", `${url.href} did not answer with a JSON directory listing`, { url: url.href, reason: "listing" });

@@ -4,7 +4,7 @@
  * time budgets and typed failures; random access for ZIP central directories; JSONL line
  * indexes built newest line first. See docs/remote-sources.md.
  */
-export type { ByteRange, DriverBody, DriverCapabilities, DriverListOptions, ListPage, ObjectInfo, DriverReadOptions, SourceDriver, DriverStatOptions } from "./driver.js";
+export type { ByteRange, DriverBody, DriverCapabilities, DriverListOptions, ListPage, ObjectInfo, DriverReadOptions, SkippedFolder, SourceDriver, DriverStatOptions } from "./driver.js";
 export { MAX_KEY_BYTES, checkKey, checkPrefix, compareKeys, keyProblem } from "./keys.js";
 export { type Folder, type FolderEntry, type ReadFolder, listByWalking, listFromObjects } from "./listing.js";
 export { INDEX_FILE_NAME, parseIndexFile, renderIndexFile } from "./index-file.js";

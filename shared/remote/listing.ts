@@ -4,7 +4,7 @@
  * (prefix, "/" delimiter, pages that resume after a cursor, keys in byte order) built from
  * folder reads, so every driver answers a listing the same way.
  */
-import type { DriverListOptions, ListPage, ObjectInfo } from "./driver.js";
+import type { DriverListOptions, ListPage, ObjectInfo, SkippedFolder } from "./driver.js";
 import { compareKeys, keyProblem, splitPrefix } from "./keys.js";
 
 /** One name in a folder; a file carries its info (key, size, validator, mtime) when the listing had it. */
@@ -20,6 +20,8 @@ export interface Folder {
    * that is gone, or is no longer a regular file.
    */
   infos?(names: readonly string[]): Promise<(ObjectInfo | null)[]>;
+  /** Set when the folder cannot be listed but the rest of the store can (it is then left out, with this reason). */
+  readonly skipped?: string;
 }
 
 /** Files whose info is asked for at once while filling a page. */
@@ -44,6 +46,10 @@ async function visit(readFolder: ReadFolder, folder: string, namePrefix: string,
   page.options.signal?.throwIfAborted();
   const listed = await readFolder(folder, namePrefix);
   if (listed === null) return;
+  if (listed.skipped !== undefined) {
+    page.skippedFolders.push({ prefix: folder, reason: listed.skipped });
+    return;
+  }
   const sorted = listed.entries
     .filter((entry) => entry.name.startsWith(namePrefix))
     .map((entry) => ({ entry, sortKey: `${folder}${entry.name}${entry.kind === "directory" ? "/" : ""}` }))
@@ -126,6 +132,7 @@ class PageBuilder {
   private readonly prefixes: string[] = [];
   private last: string | null = null;
   skipped = 0;
+  readonly skippedFolders: SkippedFolder[] = [];
   more = false;
 
   constructor(readonly options: DriverListOptions) {}
@@ -157,6 +164,6 @@ class PageBuilder {
   }
 
   result(): ListPage {
-    return { objects: this.objects, prefixes: this.prefixes, cursor: this.more ? this.last : null, skipped: this.skipped };
+    return { objects: this.objects, prefixes: this.prefixes, cursor: this.more ? this.last : null, skipped: this.skipped, ...(this.skippedFolders.length === 0 ? {} : { skippedFolders: this.skippedFolders }) };
   }
 }

@@ -278,7 +278,7 @@ export class LocalApi implements Api {
         total: all.length,
         matched,
         offset,
-        store: { kind: "local", location: this.label, listing: { pages: 1, objects: all.length, done: true }, health: null },
+        store: { kind: "local", location: this.label, listing: { pages: 1, objects: all.length, done: true, skipped_folders: [] }, health: null },
       };
     });
   }

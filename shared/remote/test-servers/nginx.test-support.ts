@@ -57,6 +57,8 @@ http {
     location /slow/ { alias ${root}/; limit_rate 1k; }
     location /private/ { alias ${root}/; auth_basic "runs"; auth_basic_user_file ${dir}/htpasswd; autoindex on; autoindex_format json; }
     location /plain/ { alias ${root}/; autoindex off; }
+    location /redirecting/ { alias ${root}/; autoindex on; autoindex_format json; }
+    location /redirecting/moved/ { return 301 http://elsewhere.invalid/moved/; }
     location /s3-slowdown/ { default_type application/xml; add_header x-amz-request-id slowdown always; return 503 '<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>'; }
   }
 }

@@ -64,8 +64,17 @@ export const RunStore = Type.Object({
   kind: Type.Union([Type.Literal("local"), Type.Literal("s3"), Type.Literal("http")]),
   /** The folder, or the store's URL (never with credentials). */
   location: Type.String(),
-  /** Pages and objects of the current (or last) listing; `done` once it is complete. */
-  listing: Type.Object({ pages: Type.Integer(), objects: Type.Integer(), done: Type.Boolean() }),
+  /**
+   * Pages and objects of the current (or last) listing; `done` once it is complete;
+   * `skipped_folders`: folders left out (an HTTP folder redirecting to another host, not
+   * followed), each with why.
+   */
+  listing: Type.Object({
+    pages: Type.Integer(),
+    objects: Type.Integer(),
+    done: Type.Boolean(),
+    skipped_folders: Type.Array(Type.Object({ prefix: Type.String(), reason: Type.String() })),
+  }),
   /** Live reload of a remote store (`--poll`): whether its last poll failed, why (`code`: `E_SOURCE_*`), and when; null without polling. */
   health: Type.Union([Type.Object({ ok: Type.Boolean(), code: NullableString, detail: NullableString, checked_at: NullableString }), Type.Null()]),
 });

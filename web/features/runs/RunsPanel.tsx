@@ -106,6 +106,16 @@ function StoreState({ list }: { list: RunListResponse }) {
           Listing {store.location}: {plural(store.listing.objects, "object")} in {plural(store.listing.pages, "page")} so far…
         </p>
       )}
+      {store.listing.skipped_folders.length > 0 ? (
+        <div className="store-alert small" role="status" data-testid="skipped-folders">
+          <strong>
+            <Icon name="alert" size={12} /> {plural(store.listing.skipped_folders.length, "folder")} left out of the listing
+          </strong>
+          {store.listing.skipped_folders.map((skipped) => (
+            <span key={skipped.prefix}>{skipped.reason}</span>
+          ))}
+        </div>
+      ) : null}
       {health !== null && !health.ok ? (
         <div className="store-alert small" role="alert" data-testid="store-alert">
           <strong>
