@@ -175,4 +175,47 @@ describe("the CLI's first stage", () => {
     await app.app.close();
     expect(stage.server.listening).toBe(false);
   });
+
+  it("cuts a client that never finishes its headers or its body, and keeps an answer that takes long (the event stream) open", async () => {
+    const dir = path.join(FIXTURES, "fszip-pr633");
+    const served = await openServedState({ path: dir });
+    const stage = createFirstStage(served.state, { bindHost: "127.0.0.1", headersTimeoutMs: 300, requestTimeoutMs: 600, checkIntervalMs: 100 });
+    stages.push(stage);
+    await new Promise<void>((resolve) => stage.server.listen({ host: "127.0.0.1", port: 0 }, resolve));
+    const port = portOf(stage.server);
+    const app = await buildApp({ path: dir, served, server: stage.server, bindHost: "127.0.0.1", watch: false, indexInBackground: false });
+    apps.push(app);
+    await app.app.ready();
+    if (app.handler !== null) stage.handOver(app.handler);
+    const closedWithin = (socket: net.Socket, ms: number): Promise<boolean> =>
+      new Promise((resolve) => {
+        const timer = setTimeout(() => resolve(false), ms);
+        socket.on("close", () => {
+          clearTimeout(timer);
+          resolve(true);
+        });
+        socket.on("error", () => undefined);
+        socket.resume();
+      });
+    const connect = (): Promise<net.Socket> =>
+      new Promise((resolve) => {
+        const socket = net.connect({ host: "127.0.0.1", port }, () => resolve(socket));
+      });
+    // Slowloris: a header line every 100 ms, never the blank line that ends them.
+    const loris = await connect();
+    loris.write("GET /api/meta HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+    const drip = setInterval(() => loris.writable && loris.write("X-A: b\r\n"), 100);
+    // A body announced and never sent.
+    const slowBody = await connect();
+    slowBody.write("POST /api/reload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{");
+    // The event stream: a complete request whose answer stays open.
+    const events = await connect();
+    events.write("GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n");
+    const [lorisClosed, bodyClosed, eventsClosed] = await Promise.all([closedWithin(loris, 3000), closedWithin(slowBody, 3000), closedWithin(events, 3000)]);
+    clearInterval(drip);
+    events.destroy();
+    expect(lorisClosed).toBe(true);
+    expect(bodyClosed).toBe(true);
+    expect(eventsClosed).toBe(false);
+  });
 });

@@ -18,8 +18,24 @@ import type { ViewerState } from "./library/viewer-state.js";
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 
-/** The server settings Fastify gives a server it creates (its defaults: keep-alive 72 s, no request or connection timeout). */
+/** The keep-alive Fastify gives a server it creates. */
 const FASTIFY_KEEP_ALIVE_MS = 72_000;
+
+/**
+ * How long a client may take to send a request's headers, and the whole request (body
+ * included). Only receiving is bounded: an answer (the event stream, a large download) may
+ * take as long as it takes. Without them a slowloris client keeps its socket forever.
+ */
+export interface ReceiveTimeouts {
+  readonly headersTimeoutMs?: number;
+  readonly requestTimeoutMs?: number;
+  /** How often Node checks those timeouts (its default: 30 s). */
+  readonly checkIntervalMs?: number;
+}
+
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+const DEFAULT_CHECK_INTERVAL_MS = 1_000;
 
 /** The content type Fastify's reply gives strict JSON (and the error handler its bodies). */
 const JSON_TYPE = "application/json; charset=utf-8";
@@ -49,7 +65,7 @@ function send(request: IncomingMessage, response: ServerResponse, status: number
  * A server for `state` that answers `GET /api/meta` (no query) itself and holds every other
  * request for the full app. `bindHost`: the address it will listen on (allowed as a Host).
  */
-export function createFirstStage(state: ViewerState, options: { bindHost?: string } = {}): FirstStage {
+export function createFirstStage(state: ViewerState, options: { bindHost?: string } & ReceiveTimeouts = {}): FirstStage {
   const extra = boundHostNames(options.bindHost);
   const waiting: [IncomingMessage, ServerResponse][] = [];
   let handler: Handler | null = null;
@@ -90,9 +106,15 @@ export function createFirstStage(state: ViewerState, options: { bindHost?: strin
     );
   };
 
-  const server = http.createServer(onRequest);
-  server.keepAliveTimeout = FASTIFY_KEEP_ALIVE_MS;
-  server.requestTimeout = 0;
+  const server = http.createServer(
+    {
+      headersTimeout: options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
+      requestTimeout: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: options.checkIntervalMs ?? DEFAULT_CHECK_INTERVAL_MS,
+      keepAliveTimeout: FASTIFY_KEEP_ALIVE_MS,
+    },
+    onRequest,
+  );
   server.setTimeout(0);
   server.on("upgrade", refuseUpgrades(options.bindHost));
 
