@@ -122,3 +122,28 @@ describe("GET /api/run/search", () => {
     expect((await get(app, `/api/run/search?regex=1&q=${encodeURIComponent("(unclosed")}`)).statusCode).toBe(400);
   });
 });
+
+describe("a run's duration", () => {
+  it("comes from the run's own events when a snapshot line was stamped by another clock", async () => {
+    // WINK's small session file (its events span 3 ms), its line re-stamped 344 days later, as
+    // a writer's wall clock does against a replayed event clock: the run lasted 8,259 hours.
+    const { readFile, writeFile } = await import("node:fs/promises");
+    const { winkFixture } = await import("../../fixtures/paths.js");
+    const dir = await tempDir();
+    const name = "acc0d4c3-321a-5d97-a3a9-505f3aba4219.jsonl";
+    const text = await readFile(winkFixture(name), "utf8");
+    const stamped = text.replace(/"created_at": "2026-11-22T01:32:19\.511300\+00:00", "parent_id"/, '"created_at": "2027-11-01T10:00:00.000000+00:00", "parent_id"');
+    expect(stamped).not.toBe(text);
+    await writeFile(path.join(dir, name), stamped);
+    const app = await testApp({ path: dir });
+    const run = (await get(app, "/api/run")).json();
+    expect(run.stats.started_at).toBe("2026-11-22T01:32:19.508123+00:00");
+    expect(run.stats.duration_ms).toBeLessThan(60_000);
+    expect(run.sessions[0].stats.duration_ms).toBeLessThan(60_000);
+    // A line stamped near the events still ends the run (the snapshot taken after the last call).
+    const near = text.replace(/"created_at": "2026-11-22T01:32:19\.511300\+00:00", "parent_id"/, '"created_at": "2026-11-22T01:32:29.508123+00:00", "parent_id"');
+    await writeFile(path.join(dir, name), near);
+    const again = await testApp({ path: dir });
+    expect((await get(again, "/api/run")).json().stats.duration_ms).toBe(10_000);
+  });
+});

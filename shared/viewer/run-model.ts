@@ -250,9 +250,7 @@ function sessionStats(session: SessionParts): RunStatsView {
     if (event.success === false) failed++;
     if (event.error !== null) errors++;
   }
-  const times = [...session.events.map((event) => event.created_at), ...session.lines.map((line) => line.summary.createdAt)].sort(compareTimes);
-  const startedAt = session.events[0]?.created_at ?? times[0] ?? null;
-  const endedAt = times[times.length - 1] ?? null;
+  const { startedAt, endedAt } = sessionSpan(session);
   return {
     outcome: failed > 0 || errors > 0 || session.latest.summary.validationErrors.length > 0 ? "failed" : "ok",
     failed_calls: failed,
@@ -264,6 +262,35 @@ function sessionStats(session: SessionParts): RunStatsView {
     duration_ms: elapsed(startedAt, endedAt),
   };
 }
+
+/**
+ * When a session ran: from its first event to its last event or the latest of its snapshot
+ * lines that lie near its events. A line written far from every event (further than the events'
+ * own span, and more than a minute) was stamped by another clock (a writer's wall clock
+ * against a scripted or replayed event clock): counting it made a two-hour run last 8,259
+ * hours. Without timed events the lines are all there is.
+ */
+function sessionSpan(session: SessionParts): { startedAt: string | null; endedAt: string | null } {
+  const lineTimes = session.lines.map((line) => line.summary.createdAt);
+  const first = session.events[0]?.created_at;
+  const last = session.events[session.events.length - 1]?.created_at;
+  const from = first === undefined ? Number.NaN : Date.parse(first);
+  const to = last === undefined ? Number.NaN : Date.parse(last);
+  if (Number.isNaN(from) || Number.isNaN(to)) {
+    const times = [...session.events.map((event) => event.created_at), ...lineTimes].sort(compareTimes);
+    return { startedAt: first ?? times[0] ?? null, endedAt: times[times.length - 1] ?? null };
+  }
+  const slack = Math.max(LINE_CLOCK_SLACK_MS, to - from);
+  const near = lineTimes.filter((time) => {
+    const at = Date.parse(time);
+    return !Number.isNaN(at) && at >= from - slack && at <= to + slack;
+  });
+  const times = [last, ...near].filter((time): time is string => time !== undefined).sort(compareTimes);
+  return { startedAt: first ?? null, endedAt: times[times.length - 1] ?? null };
+}
+
+/** How far from its session's events a snapshot line may be stamped and still count in the session's span (at least). */
+const LINE_CLOCK_SLACK_MS = 60_000;
 
 function combineStats(all: readonly RunStatsView[], extraFailure: boolean): RunStatsView {
   const starts = all.map((stats) => stats.started_at).filter((value): value is string => value !== null).sort(compareTimes);

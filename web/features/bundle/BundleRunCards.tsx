@@ -14,6 +14,7 @@ import { useBundleGroups, useBundleSummary, useLogs, useTranscript } from "../..
 import { panelPatch } from "../../state/view-state.js";
 import { visibleText } from "../slices/json-model.js";
 import { bundleLine, compareBundlesPatch, runLabel } from "./bundle-links.js";
+import { integrityText } from "./integrity-text.js";
 
 export function BundleRunCards({ file, panels }: { file: string; panels: readonly { id: string; title: string }[] }) {
   const summary = useBundleSummary(file);
@@ -30,17 +31,10 @@ export function BundleRunCards({ file, panels }: { file: string; panels: readonl
   );
 }
 
-function integrityText(summary: BundleSummaryResponse): { text: string; bad: boolean } {
-  const { integrity } = summary;
-  if (!integrity.supported) return { text: `${integrity.algorithm}: not checked`, bad: false };
-  if (integrity.mismatched.length > 0 || integrity.missing.length > 0) return { text: `${integrity.mismatched.length + integrity.missing.length} mismatched or missing`, bad: true };
-  return { text: `${integrity.verified} of ${integrity.listed} verified`, bad: false };
-}
-
 function BundleFacts({ summary, panels }: { summary: BundleSummaryResponse; panels: readonly { id: string; title: string }[] }) {
   const logs = useLogs(summary.path, { offset: 0, limit: 1 });
   const transcript = useTranscript(summary.path, { offset: 0, limit: 1 });
-  const checks = integrityText(summary);
+  const checks = integrityText(summary.integrity);
   const counts: Record<string, string | undefined> = {
     logs: logs.data === undefined ? undefined : plural(logs.data.total, "record"),
     transcript: transcript.data === undefined ? undefined : plural(transcript.data.total, "entry", "entries"),

@@ -16,6 +16,7 @@ import { useDiff, useFiles, useRun } from "../../queries/hooks.js";
 import { visibleText } from "../slices/json-model.js";
 import { OutcomeBadge } from "../runs/RunsPanel.js";
 import { failurePatch, snapshotPatch, turnDiffPatch } from "../runs/run-links.js";
+import { noFailuresText } from "./failures-heading.js";
 
 // Only bundle runs need it: loaded with the first one.
 const BundleRunCards = lazy(() => import("../bundle/BundleRunCards.js").then((module) => ({ default: module.BundleRunCards })));
@@ -124,7 +125,7 @@ function FailuresCard({ run, byId }: { run: RunResponse; byId: ReadonlyMap<strin
     <section className={`card failures-card${run.failures.length === 0 ? " is-clear" : ""}`} aria-labelledby="failures-heading" data-testid="failures">
       <header className="card-header">
         <h3 id="failures-heading">
-          {run.failures.length === 0 ? "No failures" : `Failures`} {run.failures.length > 0 ? <span className="status status-fail">{run.failures.length}</span> : null}
+          {run.failures.length === 0 ? noFailuresText(run.error).heading : `Failures`} {run.failures.length > 0 ? <span className="status status-fail">{run.failures.length}</span> : null}
         </h3>
         {run.failures.length > 0 ? (
           <span className="muted small">
@@ -133,7 +134,7 @@ function FailuresCard({ run, byId }: { run: RunResponse; byId: ReadonlyMap<strin
         ) : null}
       </header>
       {run.failures.length === 0 ? (
-        <p className="muted small">No tool call failed and no event carries an error.</p>
+        <p className="muted small">{noFailuresText(run.error).text}</p>
       ) : (
         <table className="failure-table">
           <thead>
