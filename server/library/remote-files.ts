@@ -41,16 +41,16 @@ function reachable(key: string, recursive: boolean): boolean {
 }
 
 /** Bumped when what a session index holds changes: a stored index of another format is not found. */
-const INDEX_FORMAT = "v1";
+const INDEX_FORMAT = "v2";
 
-type ScannedIndex = Pick<SessionFileIndex, "lineCount" | "entries" | "errors">;
+type ScannedIndex = Pick<SessionFileIndex, "lineCount" | "entries" | "errors" | "errorCount">;
 
 /** A session index the cache directory held (its checksum already checked), or null when it is not one. */
 function storedIndex(bytes: Uint8Array | null): ScannedIndex | null {
   if (bytes === null) return null;
   try {
     const value = JSON.parse(new TextDecoder().decode(bytes)) as Partial<ScannedIndex> | null;
-    if (value === null || typeof value !== "object" || !Number.isSafeInteger(value.lineCount) || !Array.isArray(value.entries) || !Array.isArray(value.errors)) return null;
+    if (value === null || typeof value !== "object" || !Number.isSafeInteger(value.lineCount) || !Array.isArray(value.entries) || !Array.isArray(value.errors) || !Number.isSafeInteger(value.errorCount)) return null;
     return value as ScannedIndex;
   } catch {
     return null;
@@ -162,7 +162,7 @@ export class RemoteFiles implements ServedFiles {
         const stream = await this.source.stream(relative, { offset: 0, length: reader.size }, { etag: reader.etag });
         for await (const line of linesOfChunks(stream.chunks)) builder.add(line);
       }
-      scanned = { lineCount: builder.lineCount, entries: builder.entries, errors: builder.errors };
+      scanned = { lineCount: builder.lineCount, entries: builder.entries, errors: builder.errors, errorCount: builder.errorCount };
       disk?.put(identity, new TextEncoder().encode(JSON.stringify(scanned)));
     }
     const index: SessionFileIndex = {

@@ -10,7 +10,7 @@ import { lstat, readdir } from "node:fs/promises";
 import path from "node:path";
 import type { OpenedRegularFile } from "../../shared/filesystem/open-regular.node.js";
 import { openRegularFile } from "../../shared/filesystem/open-regular.node.js";
-import type { LineLocation, SessionFileIndex } from "../../shared/session/index.js";
+import type { LineLocation, SessionFileIndex, SessionLineError } from "../../shared/session/index.js";
 import { readLineBytes, scanSessionFile } from "../../shared/session/index.js";
 import { UNDO_SNAPSHOTS_DIR } from "../../shared/undo/manifest.js";
 import { UNDO_STATE_DIR_NAME } from "../../shared/undo/store-files.node.js";
@@ -68,6 +68,12 @@ export interface ServedFiles {
   scanSession(relative: string, found: FoundFile): Promise<SessionFileIndex>;
   /** One line's bytes (without its `\n`), or null when the file changed since `index` was built. */
   readLine(relative: string, index: SessionFileIndex, location: LineLocation): Promise<Uint8Array | null>;
+  /**
+   * `limit` line errors of the file from the `from`-th (0-based), read again from the file:
+   * an index keeps only its first ones. Null when the file changed since `index` was built.
+   * Absent: only the kept ones can be listed (a remote object would be streamed whole again).
+   */
+  lineErrors?(relative: string, index: SessionFileIndex, from: number, limit: number): Promise<SessionLineError[] | null>;
   /** True when the bundle candidate starts like a debug bundle (false when it cannot be read). */
   sniffBundle(relative: string, found: FoundFile): Promise<boolean>;
   archiveStatus(relative: string): Promise<ArchiveStatus>;
@@ -135,6 +141,12 @@ export class LocalFiles implements ServedFiles {
 
   readLine(_relative: string, index: SessionFileIndex, location: LineLocation): Promise<Uint8Array | null> {
     return readLineBytes(index.path, location, { openFile: this.openFile, identity: index });
+  }
+
+  async lineErrors(_relative: string, index: SessionFileIndex, from: number, limit: number): Promise<SessionLineError[] | null> {
+    const again = await scanSessionFile(index.path, { openFile: this.openFile, errorsFrom: from, keptErrors: limit, keepEntries: false });
+    const same = again.dev === index.dev && again.ino === index.ino && again.sizeBytes === index.sizeBytes && again.mtimeMs === index.mtimeMs;
+    return same ? again.errors : null;
   }
 
   sniffBundle(_relative: string, found: FoundFile): Promise<boolean> {

@@ -14,7 +14,7 @@
  * index was built from (same device and inode locally, same ETag remotely).
  */
 import path from "node:path";
-import type { SessionFileIndex, SessionSnapshot, SnapshotLineResult } from "../../shared/session/index.js";
+import type { SessionFileIndex, SessionLineError, SessionSnapshot, SnapshotLineResult } from "../../shared/session/index.js";
 import { snapshotFromLineBytes } from "../../shared/session/session-scan.node.js";
 import { SessionLoadError } from "../../shared/errors.js";
 import type { DebugBundles } from "./debug-bundles.js";
@@ -251,6 +251,22 @@ export class SnapshotDirectory {
     return task;
   }
 
+  /**
+   * `limit` line errors of a file from the `from`-th: from its index while they are among
+   * the kept ones, else read again from the file (re-indexed once when it changed).
+   */
+  async lineErrors(record: SessionFileRecord, from: number, limit: number): Promise<{ index: SessionFileIndex; errors: SessionLineError[] }> {
+    for (let attempt = 0; ; attempt++) {
+      const index = await this.ensureIndexed(record);
+      const kept = index.errors.length >= index.errorCount;
+      if (kept || from + limit <= index.errors.length || this.store.lineErrors === undefined || from >= index.errorCount) return { index, errors: index.errors.slice(from, from + limit) };
+      const errors = await this.store.lineErrors(record.path, index, from, limit);
+      if (errors !== null) return { index, errors };
+      if (attempt > 0) throw new SessionLoadError(`${record.path} keeps changing while its line errors are read`, { path: record.path });
+      if (record.index === index) record.index = null;
+    }
+  }
+
   /** One line as parsed and kept already (no read, no parse), or undefined. */
   cachedSnapshot(record: SessionFileRecord, lineNumber: number): SessionSnapshot | undefined {
     return this.#lines.get(`${record.path}\n${lineNumber}`);
@@ -263,7 +279,7 @@ export class SnapshotDirectory {
     const session = await this.#bundles.session(record.absolutePath, record.path);
     // A bundle's lines are never read from this file by offset (they come from its archive,
     // opened and rechecked by the archive cache), so the index has no inode to hold them to.
-    return { path: record.absolutePath, sizeBytes: record.size, mtimeMs: record.mtimeMs, dev: 0, ino: 0, lineCount: session.lineCount, entries: [...session.entries], errors: [...session.errors] };
+    return { path: record.absolutePath, sizeBytes: record.size, mtimeMs: record.mtimeMs, dev: 0, ino: 0, lineCount: session.lineCount, entries: [...session.entries], errors: [...session.errors], errorCount: session.errors.length };
   }
 
   async #parse(record: SessionFileRecord, lineNumber: number, key: string): Promise<SessionSnapshot> {

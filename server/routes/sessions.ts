@@ -4,8 +4,9 @@
  */
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import path from "node:path";
-import { buildTimeline, sessionFileView } from "../../shared/viewer/index.js";
-import type { SessionFileView } from "../../shared/viewer/index.js";
+import type { SessionLineError } from "../../shared/session/index.js";
+import { DEFAULT_LISTED_ERRORS, buildTimeline, sessionFileView } from "../../shared/viewer/index.js";
+import type { SessionFilePage, SessionFileView } from "../../shared/viewer/index.js";
 import { notFound } from "../errors.js";
 import type { SessionFileRecord } from "../library/snapshot-directory.js";
 import type { UndoStores } from "../library/undo-stores.js";
@@ -22,7 +23,10 @@ export interface SessionRoutesOptions {
   undoStores?: UndoStores;
 }
 
-function fileView(record: SessionFileRecord): SessionFileView {
+/** Files listed by one `/api/files` unless `limit` says otherwise. */
+const DEFAULT_LISTED_FILES = 500;
+
+function fileView(record: SessionFileRecord, page: SessionFilePage, errors: { offset: number; errors: readonly SessionLineError[] } | null): SessionFileView {
   const index = record.index;
   return sessionFileView({
     path: record.path,
@@ -33,8 +37,10 @@ function fileView(record: SessionFileRecord): SessionFileView {
     error: record.error,
     lineCount: index?.lineCount ?? 0,
     lines: (index?.entries ?? []).map(indexedLine),
-    errors: index?.errors ?? [],
-  });
+    errors: errors?.errors ?? index?.errors ?? [],
+    errorCount: index?.errorCount ?? 0,
+    errorsOffset: errors?.offset ?? 0,
+  }, page);
 }
 
 export const sessionRoutes: FastifyPluginAsyncTypebox<SessionRoutesOptions> = async (app, { state, undoStores }) => {
@@ -52,7 +58,19 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<SessionRoutesOptions> = as
     } else if (directory.isIndexing()) {
       void directory.indexAll();
     }
-    return { root: path.basename(state.displayRoot), indexing: directory.isIndexing(), files: records.map(fileView) };
+    const { query } = request;
+    const offset = query.offset ?? 0;
+    const listed = records.slice(offset, offset + (query.limit ?? DEFAULT_LISTED_FILES));
+    const errorsOffset = query.errors_offset ?? 0;
+    const errorsLimit = query.errors_limit ?? DEFAULT_LISTED_ERRORS;
+    const page: SessionFilePage = { errorsLimit, ...(query.sessions_offset === undefined ? {} : { sessionsOffset: query.sessions_offset }), ...(query.sessions_limit === undefined ? {} : { sessionsLimit: query.sessions_limit }) };
+    const files: SessionFileView[] = [];
+    for (const record of listed) {
+      // Errors past the ones an index keeps are read again from the file, for this page only.
+      const errors = errorsOffset === 0 || record.index === null ? null : { offset: errorsOffset, errors: (await directory.lineErrors(record, errorsOffset, errorsLimit)).errors };
+      files.push(fileView(record, page, errors));
+    }
+    return { root: path.basename(state.displayRoot), indexing: directory.isIndexing(), files, total: records.length, offset };
   });
 
   app.get("/api/timeline", { schema: { querystring: TimelineQuery, response: { 200: Timeline, ...errorResponses } } }, async (request) => {

@@ -13,6 +13,15 @@ export const FilesQuery = Type.Object(
     file: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
     /** `1`: wait until every file is indexed (default: answer at once, pending files marked). */
     wait: Type.Optional(Type.Union([Type.Literal("0"), Type.Literal("1")])),
+    /** A page of the files, in path order (default: the first 500). */
+    offset: Type.Optional(Type.Integer({ minimum: 0 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+    /** A page of each file's line errors (default: its first 100). */
+    errors_offset: Type.Optional(Type.Integer({ minimum: 0 })),
+    errors_limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
+    /** A page of each file's top-level sessions (default: its first 1,000). */
+    sessions_offset: Type.Optional(Type.Integer({ minimum: 0 })),
+    sessions_limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 5000 })),
   },
   { additionalProperties: false },
 );

@@ -13,7 +13,7 @@ import type { EnvelopeScanOptions, EnvelopeSummary } from "./envelope-scan.js";
 import { scanEnvelopeWindow } from "./envelope-scan.js";
 import { DEFAULT_MAX_LINE_BYTES, lineFromBytes, tooLongLine } from "./line-text.js";
 import type { LineLocation, PhysicalLine, SessionIndexEntry } from "./session-scan.node.js";
-import { SessionIndexBuilder, snapshotFromLineBytes } from "./session-scan.node.js";
+import { SessionIndexBuilder, snapshotFromLineBytes, type SessionIndexBuilderOptions } from "./session-scan.node.js";
 import { LineSplitter } from "./physical-lines.node.js";
 import { LongLineWindow } from "./long-line-window.node.js";
 import type { JsonLinesContents, SessionFileContents, SessionReadOptions } from "./session-text.js";
@@ -34,7 +34,10 @@ export interface SessionFileIndex {
   /** Physical lines, blank ones included. */
   readonly lineCount: number;
   readonly entries: SessionIndexEntry[];
+  /** The first line errors (`DEFAULT_KEPT_LINE_ERRORS` unless `keptErrors` says otherwise), in line order. */
   readonly errors: SessionLineError[];
+  /** Every line error of the file, `errors` and the ones not kept. */
+  readonly errorCount: number;
 }
 
 /**
@@ -50,7 +53,7 @@ export interface SessionOpenOptions {
 }
 
 export type SessionScanOptions = SessionReadOptions &
-  EnvelopeScanOptions &
+  Omit<SessionIndexBuilderOptions, "maxLineBytes"> &
   SessionOpenOptions & {
     /**
      * Bytes read at once (default 1 MiB): the size of the read chunk and of the window a
@@ -113,8 +116,8 @@ export async function scanSessionFile(path: string, options: SessionScanOptions 
       if ("bytes" in line) builder.add(line);
       else builder.addSummary(line, line.summary);
     }
-    const { lineCount, entries, errors } = builder;
-    return { path, sizeBytes: stats.size, mtimeMs: stats.mtimeMs, dev: stats.dev, ino: stats.ino, lineCount, entries, errors };
+    const { lineCount, entries, errors, errorCount } = builder;
+    return { path, sizeBytes: stats.size, mtimeMs: stats.mtimeMs, dev: stats.dev, ino: stats.ino, lineCount, entries, errors, errorCount };
   } finally {
     await handle.close();
   }

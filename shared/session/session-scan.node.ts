@@ -19,42 +19,73 @@ export type { LineLocation, PhysicalLine } from "./physical-lines.node.js";
 /** An indexed snapshot line: where it is and what its envelope says. */
 export interface SessionIndexEntry extends EnvelopeSummary, LineLocation {}
 
+/**
+ * Line errors an index keeps whole (the first ones, in line order); the rest are counted
+ * (`errorCount`). A file of 2,000,000 lines that are not snapshots kept 2,000,000 errors
+ * (~0.8 GB) and listed them all in every `/api/files`.
+ */
+export const DEFAULT_KEPT_LINE_ERRORS = 1000;
+
+export interface SessionIndexBuilderOptions extends EnvelopeScanOptions {
+  maxLineBytes?: number;
+  /** Line errors kept whole (default {@link DEFAULT_KEPT_LINE_ERRORS}); later ones are only counted. */
+  keptErrors?: number;
+  /** The first error to keep (0-based among the file's errors; default 0): a later page of them. */
+  errorsFrom?: number;
+  /** False: only lines and errors are counted, no entry is kept (reading a later page of errors). */
+  keepEntries?: boolean;
+}
+
 /** Collects the index entries and line errors of a file's physical lines, in order. */
 export class SessionIndexBuilder {
   readonly entries: SessionIndexEntry[] = [];
+  /** The kept line errors: `keptErrors` of them from the `errorsFrom`-th. */
   readonly errors: SessionLineError[] = [];
+  /** Every line error seen, kept or not. */
+  errorCount = 0;
   /** Physical lines seen so far (blank ones included). */
   lineCount = 0;
   readonly #maxLineBytes: number;
   readonly #options: EnvelopeScanOptions;
+  readonly #keptErrors: number;
+  readonly #errorsFrom: number;
+  readonly #keepEntries: boolean;
 
-  constructor(options: EnvelopeScanOptions & { maxLineBytes?: number } = {}) {
+  constructor(options: SessionIndexBuilderOptions = {}) {
     this.#maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
     this.#options = options.maxDepth === undefined ? {} : { maxDepth: options.maxDepth };
+    this.#keptErrors = options.keptErrors ?? DEFAULT_KEPT_LINE_ERRORS;
+    this.#errorsFrom = options.errorsFrom ?? 0;
+    this.#keepEntries = options.keepEntries ?? true;
   }
 
   add(line: PhysicalLine): void {
     this.lineCount = line.lineNumber;
     if (line.bytes === null) {
-      this.errors.push(tooLongError(line, this.#maxLineBytes));
+      this.#addError(tooLongError(line, this.#maxLineBytes));
       return;
     }
     const body = lineBody(line.bytes, line.lineNumber);
     if (body === null) return;
     if (!isUtf8(body)) {
       const decoded = decodeLineBody(body, line.lineNumber);
-      if (decoded.kind === "error") this.errors.push(decoded.error);
+      if (decoded.kind === "error") this.#addError(decoded.error);
       return;
     }
     const scanned = scanEnvelope(body, line.lineNumber, this.#options);
     if (scanned.ok) this.addSummary(line, scanned.summary);
-    else this.errors.push(scanned.error);
+    else this.#addError(scanned.error);
+  }
+
+  #addError(error: SessionLineError): void {
+    const ordinal = this.errorCount++;
+    if (ordinal >= this.#errorsFrom && this.errors.length < this.#keptErrors) this.errors.push(error);
   }
 
   /** A line summarised where it lies (`scanEnvelopeWindow`), its bytes never held whole. */
   addSummary(line: LineLocation, summary: EnvelopeSummary): void {
     this.lineCount = line.lineNumber;
-    this.entries.push({ ...summary, lineNumber: line.lineNumber, byteOffset: line.byteOffset, byteLength: line.byteLength });
+    if (this.#keepEntries) this.entries.push({ ...summary, lineNumber: line.lineNumber, byteOffset: line.byteOffset, byteLength: line.byteLength });
   }
 }
 

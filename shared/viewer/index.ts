@@ -7,8 +7,8 @@ export { MARKDOWN_KEY, MAX_MARKDOWN_CHARS, looksLikeMarkdown, isSafeLink, render
 export { MAX_PRETTY_DEPTH, prettyJson } from "./json-text.js";
 export type { IndexedSnapshotLine, SlicePageOptions } from "./snapshot-view.js";
 export { validationErrorText, snapshotMeta, snapshotEntries, slicePage, lazySlicePage, slicePageLength } from "./snapshot-view.js";
-export type { SessionFileInput } from "./session-list.js";
-export { lineErrorView, sessionFileView } from "./session-list.js";
+export type { SessionFileInput, SessionFilePage } from "./session-list.js";
+export { DEFAULT_LISTED_ERRORS, DEFAULT_LISTED_SESSIONS, lineErrorView, sessionFileView } from "./session-list.js";
 export type { TimelineInput } from "./timeline.js";
 export { buildTimeline, compareTimes, keyArgument, sessionEvents } from "./timeline.js";
 export type { DerivedTurns } from "./turns.js";

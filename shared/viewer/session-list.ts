@@ -20,8 +20,29 @@ export interface SessionFileInput {
   readonly error?: string | null;
   readonly lineCount: number;
   readonly lines: readonly IndexedSnapshotLine[];
+  /** Line errors from the `errorsOffset`-th (the file's first ones by default). */
   readonly errors: readonly SessionLineError[];
+  /** Every line error of the file (default: `errors.length`). */
+  readonly errorCount?: number;
+  /** Where `errors` starts among the file's line errors (default 0). */
+  readonly errorsOffset?: number;
 }
+
+/**
+ * A bounded page of one file's view: a file of 2,000,000 lines listed 2,000,000 errors or
+ * sessions (68-230 MiB) in every `/api/files`. `error_count` and `session_count` say how
+ * many there are in all.
+ */
+export interface SessionFilePage {
+  /** Line errors listed (default {@link DEFAULT_LISTED_ERRORS}), from `errorsOffset` of the input. */
+  readonly errorsLimit?: number;
+  /** The first top-level session listed (0-based; default 0) and how many (default {@link DEFAULT_LISTED_SESSIONS}). */
+  readonly sessionsOffset?: number;
+  readonly sessionsLimit?: number;
+}
+
+export const DEFAULT_LISTED_ERRORS = 100;
+export const DEFAULT_LISTED_SESSIONS = 1000;
 
 /** The view of a line error. */
 export function lineErrorView(error: SessionLineError): LineErrorView {
@@ -29,7 +50,7 @@ export function lineErrorView(error: SessionLineError): LineErrorView {
 }
 
 /** One file with its session tree. */
-export function sessionFileView(file: SessionFileInput): SessionFileView {
+export function sessionFileView(file: SessionFileInput, page: SessionFilePage = {}): SessionFileView {
   const inputs = file.lines.map((line) => ({
     sessionId: line.summary.sessionId,
     parentId: line.summary.parentId,
@@ -40,6 +61,8 @@ export function sessionFileView(file: SessionFileInput): SessionFileView {
   }));
   const tree = buildSessionTree(inputs);
   const noLines = file.status === "ready" && file.lines.length === 0;
+  const sessionsOffset = page.sessionsOffset ?? 0;
+  const roots = tree.roots.slice(sessionsOffset, sessionsOffset + (page.sessionsLimit ?? DEFAULT_LISTED_SESSIONS));
   return {
     path: file.path,
     name: file.name,
@@ -49,9 +72,13 @@ export function sessionFileView(file: SessionFileInput): SessionFileView {
     error: file.error ?? (noLines ? "The file contains no loadable snapshot line" : null),
     line_count: file.lineCount,
     snapshot_count: file.lines.length,
-    errors: file.errors.map(lineErrorView),
+    errors: file.errors.slice(0, page.errorsLimit ?? DEFAULT_LISTED_ERRORS).map(lineErrorView),
+    error_count: file.errorCount ?? file.errors.length,
+    errors_offset: file.errorsOffset ?? 0,
     duplicate_session_ids: tree.duplicateSessionIds,
-    sessions: tree.roots.map(nodeView),
+    sessions: roots.map(nodeView),
+    session_count: tree.roots.length,
+    sessions_offset: sessionsOffset,
   };
 }
 

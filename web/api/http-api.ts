@@ -61,8 +61,14 @@ export class HttpApi implements Api {
     return (await readJson(response, lossless)) as R;
   }
 
+  /** Every session file: the server answers a page of them at a time (500 by default). */
   async files(): Promise<T.FileListResponse> {
     const list = await this.get<T.FileListResponse>("/api/files");
+    while (list.files.length < list.total) {
+      const next = await this.get<T.FileListResponse>("/api/files", { offset: list.files.length });
+      if (next.files.length === 0) break;
+      list.files.push(...next.files);
+    }
     this.label = list.root;
     return list;
   }

@@ -217,6 +217,8 @@ export class LocalApi implements Api {
     return this.#answer(() => ({
       root: this.label,
       indexing: false,
+      total: this.#sessions.size,
+      offset: 0,
       files: [...this.#sessions.values()].sort(byPath).map((file) =>
         sessionFileView({
           path: file.path,

@@ -49,9 +49,17 @@ export const SessionFile = Type.Object({
   error: NullableString,
   line_count: Type.Integer(),
   snapshot_count: Type.Integer(),
+  /** A page of the line errors (100 by default; `errors_offset`/`errors_limit` for others). */
   errors: Type.Array(LineError),
+  /** Every line error of the file: more than `errors_offset + errors.length` means more pages. */
+  error_count: Type.Integer(),
+  errors_offset: Type.Integer(),
   duplicate_session_ids: Type.Array(Type.String()),
+  /** A page of the top-level sessions, each with its whole tree (1,000 by default; `sessions_offset`/`sessions_limit`). */
   sessions: Type.Array(SessionNode),
+  /** Every top-level session of the file. */
+  session_count: Type.Integer(),
+  sessions_offset: Type.Integer(),
 });
 
 export const FileList = Type.Object({
@@ -59,7 +67,11 @@ export const FileList = Type.Object({
   root: Type.String(),
   /** True while some files are still being indexed (a `change` event follows). */
   indexing: Type.Boolean(),
+  /** A page of the files (500 by default; `offset`/`limit`), in path order. */
   files: Type.Array(SessionFile),
+  /** Every session file and bundle listed; more than `offset + files.length` means more pages. */
+  total: Type.Integer(),
+  offset: Type.Integer(),
 });
 
 export const TimelineEventKind = Type.Union([Type.Literal("tool_call"), Type.Literal("prompt"), Type.Literal("event")]);
