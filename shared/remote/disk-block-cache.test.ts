@@ -73,6 +73,18 @@ function bytesIn(dir: string): number {
   return blockFiles(dir).reduce((sum, name) => sum + statSync(path.join(dir, name)).size, 0);
 }
 
+/** A 600 KiB object read once through a new cache folder: the reads' digests and the block files (sorted). */
+async function cachedObject(): Promise<{ key: string; dir: string; expected: string[]; files: string[] }> {
+  const { key } = object(600 * KIB);
+  const dir = cacheDir();
+  const first = await source(dir);
+  const expected = await readAsAnArchiveWould(first.source, key);
+  await first.source.close();
+  const files = blockFiles(dir).sort();
+  expect(files.length).toBeGreaterThan(5);
+  return { key, dir, expected, files };
+}
+
 describe("a disk cache under the block cache", () => {
   it("lets a later source read what an earlier one fetched from disk, answering the same", async () => {
     const { key, data } = object(600 * KIB);
@@ -121,13 +133,7 @@ describe("a disk cache under the block cache", () => {
   });
 
   it("drops a damaged, truncated or foreign file and fetches the block again", async () => {
-    const { key } = object(600 * KIB);
-    const dir = cacheDir();
-    const first = await source(dir);
-    const expected = await readAsAnArchiveWould(first.source, key);
-    await first.source.close();
-    const files = blockFiles(dir).sort();
-    expect(files.length).toBeGreaterThan(5);
+    const { key, dir, expected, files } = await cachedObject();
     const [flipped, cut, swapped, other] = files as [string, string, string, string];
     const bytes = readFileSync(path.join(dir, flipped));
     bytes[bytes.length - 1] = (bytes[bytes.length - 1] as number) ^ 0xff;
@@ -251,13 +257,7 @@ describe("a disk cache under the block cache", () => {
   });
 
   it("counts a block that is a symlink (to a FIFO, to /dev/zero), a FIFO or a file of another size than its header says as a miss, and stores it again (issue 33)", async () => {
-    const { key } = object(600 * KIB);
-    const dir = cacheDir();
-    const first = await source(dir);
-    const expected = await readAsAnArchiveWould(first.source, key);
-    await first.source.close();
-    const files = blockFiles(dir).sort();
-    expect(files.length).toBeGreaterThan(5);
+    const { key, dir, expected, files } = await cachedObject();
     const fifo = path.join(scratch, `fifo-${caches}`);
     execFileSync("mkfifo", [fifo]);
     const [toFifo, toZero, isFifo, longer, ...too] = files as [string, string, string, string, ...string[]];
