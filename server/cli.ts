@@ -9,7 +9,8 @@
  * nor a credential:
  *   exit 0  stopped normally (Ctrl-C, SIGTERM)
  *   exit 2  bad arguments, or nothing to serve (missing path, empty directory, unreadable file),
- *           or a --cache-dir that cannot be created, read or written
+ *           or a --cache-dir that cannot be created, read or written, or that another user
+ *           owns or may write (the folder, or one above it that is not sticky)
  *   exit 3  the server could not start (port in use, address not available)
  *   exit 4  the remote store could not be read (unreachable, credentials, permissions, throttled)
  */
@@ -55,10 +56,11 @@ Options:
   --memory MIB     memory for caches (parsed session lines, archive indexes, file
                    contents, blocks read from a remote store), in MiB (default ${DEFAULT_MEMORY_BYTES / MIB});
                    the process uses about this plus 70 MiB, plus twice the largest
-                   line while it parses
+                   line while it parses (~6x a line of 100 MiB while /api/raw writes it)
   --cache-dir DIR  keep what is read from a remote store (blocks, session indexes) in DIR
                    (created 0700), so a later start reads it from disk instead of the
-                   store (only for the same ETag); without it nothing is written anywhere
+                   store (only for the same ETag); without it nothing is written anywhere.
+                   DIR must be yours and not group/world-writable (exit 2 otherwise)
   --cache-size MIB most MiB kept in --cache-dir, least recently used dropped first
                    (default ${DEFAULT_DISK_CACHE_BYTES / MIB})
   --poll SECONDS   live reload of a remote store: list it again every SECONDS (and

@@ -11,7 +11,7 @@ import { parentPort } from "node:worker_threads";
 import { SessionLoadError, WinkError } from "../shared/errors.js";
 import { lineFromBytes } from "../shared/session/line-text.js";
 import { parseSnapshotLine } from "../shared/session/snapshot-line.js";
-import { toStrictJson } from "../shared/session/strict-json.js";
+import { strictJsonChunks } from "../shared/session/strict-json.js";
 import { countChangedLines } from "../shared/viewer/diff-stat.js";
 import { diffFileContents } from "../shared/viewer/snapshot-diff.js";
 import type { FileDiffView } from "../shared/viewer/types.js";
@@ -32,6 +32,34 @@ export type CpuReply =
 
 const encoder = new TextEncoder();
 
+/**
+ * `value` as strict JSON bytes, encoded chunk by chunk: `toStrictJson` of a 100 MiB line
+ * built millions of small strings, their joined text and its bytes, ~575 MiB on top of the
+ * parsed line; chunks cost only the bytes, twice while they are joined (issue 33).
+ * A fresh buffer of its own (never a pooled one): safe to transfer.
+ */
+function strictJsonBytes(value: unknown): Uint8Array {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  // Depth 4: a session line's items (line → slices → slice → items), each item written whole.
+  for (const text of strictJsonChunks(value, { streamDepth: 4, chunkChars: 1024 * 1024 })) {
+    const bytes = encoder.encode(text);
+    chunks.push(bytes);
+    total += bytes.byteLength;
+  }
+  if (chunks.length === 1) return chunks[0] as Uint8Array;
+  const json = new Uint8Array(total);
+  let at = 0;
+  for (const [index, bytes] of chunks.entries()) {
+    json.set(bytes, at);
+    at += bytes.byteLength;
+    chunks[index] = EMPTY;
+  }
+  return json;
+}
+
+const EMPTY = new Uint8Array(0);
+
 async function run(task: CpuTask): Promise<unknown> {
   if (task.kind === "file-diff") return diffFileContents(task.view, task.base, task.target, { timeoutMs: task.timeoutMs, fallback: gitDiffHunks });
   if (task.kind === "line-counts") return countChangedLines(task.before, task.after);
@@ -48,8 +76,7 @@ async function run(task: CpuTask): Promise<unknown> {
 parentPort?.on("message", (request: CpuRequest) => {
   run(request).then(
     (value) => {
-      // A fresh buffer of its own (TextEncoder never hands out a pooled one): safe to transfer.
-      const json = encoder.encode(toStrictJson(value));
+      const json = strictJsonBytes(value);
       parentPort?.postMessage({ id: request.id, ok: true, json } satisfies CpuReply, [json.buffer as ArrayBuffer]);
     },
     (error: unknown) => {

@@ -4,7 +4,8 @@
 // reads) are answers with a stable code, never a hang or a 500.
 import { statSync } from "node:fs";
 import { randomBytes } from "node:crypto";
-import { chmod, cp, mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { chmod, chown, cp, mkdir, readFile, readdir, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WINK_FIXTURES } from "../fixtures/paths.js";
@@ -12,7 +13,7 @@ import { startCutProxy } from "../shared/remote/test-servers/cut-proxy.test-supp
 import { freePort } from "../shared/remote/test-servers/daemons.test-support.js";
 import { type NginxServer, PRIVATE_PASSWORD, PRIVATE_USER, startNginx } from "../shared/remote/test-servers/nginx.test-support.js";
 import { writeArchive } from "../shared/archive/index.js";
-import { INDEX_FILE_NAME, type Source, renderIndexFile } from "../shared/remote/index.js";
+import { DiskBlockCache, INDEX_FILE_NAME, type Source, renderIndexFile } from "../shared/remote/index.js";
 import { startCli, stopClis, waitForUrl } from "./cli.test-support.js";
 import type { WinkApp } from "./app.js";
 import type { RemotePoller } from "./library/remote-poller.js";
@@ -372,6 +373,35 @@ describe("a cache directory (--cache-dir) under an HTTP store", () => {
     expect(warm).toBe(0);
   });
 
+  it("answers as the store does when every block was replaced by a link to a FIFO or /dev/zero (issue 33)", async () => {
+    const { folder, url } = await namespace();
+    const cacheDir = path.join(await tempDir("wink-http-cache-"), "blocks");
+    await writeSession(folder, "run.jsonl", [snapshotLine({ sessionId: "real-run", slices: [{ type: "app:Note", items: [{ text: "x".repeat(200_000) }] }] })]);
+    const rawOf = async (): Promise<{ id: string; bytes: number; app: WinkApp }> => {
+      const app = await testApp({ path: url, remote: { cacheDir } });
+      const raw = await get(app, "/api/raw?file=run.jsonl");
+      await sourceOf(app).disk?.flush();
+      return { id: raw.json().tags.session_id, bytes: sourceOf(app).stats.bytesReceived, app };
+    };
+    expect((await rawOf()).id).toBe("real-run");
+    const fifo = path.join(path.dirname(cacheDir), "fifo");
+    execFileSync("mkfifo", [fifo]);
+    const names = (await readdir(cacheDir)).filter((name) => name.endsWith(".blk"));
+    expect(names.length).toBeGreaterThan(1);
+    for (const [index, name] of names.entries()) {
+      await rm(path.join(cacheDir, name));
+      await symlink(index % 2 === 0 ? fifo : "/dev/zero", path.join(cacheDir, name));
+    }
+    const started = Date.now();
+    const again = await rawOf();
+    expect(again.id).toBe("real-run");
+    expect(again.bytes).toBeGreaterThan(200_000);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const disk = sourceOf(again.app).disk;
+    expect(disk).toBeInstanceOf(DiskBlockCache);
+    expect((disk as DiskBlockCache).stats).toMatchObject({ hits: 0, corrupt: names.length });
+  }, 30_000);
+
   it("indexes a session file from the cache directory only while its ETag stays", async () => {
     const { folder, url } = await namespace();
     const cacheDir = path.join(await tempDir("wink-http-cache-"), "blocks");
@@ -499,6 +529,32 @@ describe("the CLI's --cache-dir", () => {
     }
     expect(await readdir(parent)).toEqual(["locked"]);
   }, 180_000);
+});
+
+describe("the CLI's --cache-dir, a folder others could write (issue 33)", () => {
+  it("refuses a folder another user owns or that others may write (exit 2, saying how to fix it), before reading the store", async () => {
+    const parent = await tempDir("wink-cli-cache-");
+    const foreign = path.join(parent, "foreign");
+    const open = path.join(parent, "open");
+    await mkdir(foreign, { mode: 0o700 });
+    await chown(foreign, 65534, 65534);
+    await mkdir(open);
+    await chmod(open, 0o777);
+    const port = await freePort();
+    const cases = [
+      [foreign, `Cache directory ${foreign} is owned by uid 65534, not by this user (uid 0)`],
+      [open, `Cache directory ${open} is writable by its group or others (mode 0777): blocks they could write are not trusted. Fix it with: chmod 700 ${open}`],
+    ] as const;
+    for (const [dir, message] of cases) {
+      const cli = startCli([`http://127.0.0.1:${port}/runs/`, "--port", "0", "--cache-dir", dir]);
+      expect(await cli.exit, dir).toBe(2);
+      const lines = cli.errors().trim().split("\n");
+      // "Listing URL…", then the one error line: the store was never asked.
+      expect(lines, cli.errors()).toEqual([`Listing http://127.0.0.1:${port}/runs/…`, expect.any(String)]);
+      expect(lines[1]).toContain(`wink-debug: error: ${message}`);
+    }
+    expect(await readdir(open)).toEqual([]);
+  }, 120_000);
 });
 
 describe("an S3 endpoint that keeps answering SlowDown (nginx stands in: radosgw has no rate limits)", () => {

@@ -15,9 +15,16 @@
  *   from when this one first reads them (or next opens the folder).
  * - A folder that cannot be created, read or written is refused when it is opened, with an
  *   error naming it; failures later (a full disk) count in `stats` and leave reads to the store.
+ * - The folder's content is trusted only as far as its owner: like ssh with its keys, a folder
+ *   not owned by this user, or that its group or others may write, is refused when opened, and
+ *   so is one below a folder others could rename it out of (see `checkOwnership`). Block files
+ *   are opened without following links and without blocking (`O_NOFOLLOW | O_NONBLOCK`) and
+ *   read only when `fstat` says they are regular files whose size is what their header says:
+ *   a symlink (to a FIFO, to `/dev/zero`), a FIFO or a device there is a miss, removed.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { chmod, mkdir, open, readFile, readdir, rename, stat, unlink, utimes } from "node:fs/promises";
+import { constants } from "node:fs";
+import { chmod, type FileHandle, lstat, mkdir, open, readdir, realpath, rename, stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import { NotADirectoryError, PermissionDeniedError } from "../errors.js";
 import type { BlockStore } from "./block-store.js";
@@ -28,6 +35,8 @@ const MAGIC = Buffer.from("WINKBLK1", "latin1");
 const HEADER_BYTES = MAGIC.byteLength + 32 + 4 + 32;
 const BLOCK_FILE = /^[0-9a-f]{64}\.blk$/;
 const TEMP_PREFIX = ".tmp-";
+/** How block files are opened: never through a link, never waiting on a FIFO or device. */
+const OPEN_BLOCK = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 /** Temp files older than this are left by a crashed process (a live writer renames within ms). */
 const STALE_TEMP_MS = 10 * 60 * 1000;
 
@@ -92,6 +101,7 @@ export class DiskBlockCache implements BlockStore {
     }
     const info = await stat(dir).catch((error: unknown) => refuse("cannot be read", error));
     if (!info.isDirectory()) throw new NotADirectoryError(dir, `Cache directory ${dir} is not a directory`);
+    await checkOwnership(dir);
     const cache = new DiskBlockCache(dir, maxBytes);
     const probe = path.join(dir, `${TEMP_PREFIX}probe-${randomBytes(8).toString("hex")}`);
     try {
@@ -112,7 +122,8 @@ export class DiskBlockCache implements BlockStore {
     const now = Date.now();
     for (const name of names) {
       const file = path.join(this.directory, name);
-      const info = await stat(file).catch(() => null);
+      // lstat: a link is not counted as the size of what it points to (a read drops it).
+      const info = await lstat(file).catch(() => null);
       if (info === null || !info.isFile()) continue;
       if (name.startsWith(TEMP_PREFIX)) {
         if (now - info.mtimeMs > STALE_TEMP_MS) await unlink(file).catch(() => undefined);
@@ -132,20 +143,27 @@ export class DiskBlockCache implements BlockStore {
   async get(identity: string): Promise<Uint8Array | null> {
     const name = DiskBlockCache.fileName(identity);
     const file = path.join(this.directory, name);
-    let data: Buffer;
+    let handle: FileHandle;
     try {
-      data = await readFile(file);
-    } catch {
+      handle = await open(file, OPEN_BLOCK);
+    } catch (error) {
       this.#forget(name);
       this.stats.misses++;
+      // A symlink (ELOOP) is not a block: removed (the link, never what it points to) so the block is stored again.
+      if (errorCode(error) === "ELOOP") await this.#drop(name, file);
       return null;
     }
-    const payload = this.#check(data, identity);
-    if (payload === null) {
-      this.stats.corrupt++;
+    let data: Buffer | null;
+    try {
+      data = await readBlockFile(handle);
+    } catch {
+      data = null;
+    }
+    const payload = data === null ? null : this.#check(data, identity);
+    if (data === null || payload === null) {
+      await handle.close().catch(() => undefined);
       this.stats.misses++;
-      this.#forget(name);
-      await unlink(file).catch(() => undefined);
+      await this.#drop(name, file);
       return null;
     }
     this.stats.hits++;
@@ -153,9 +171,22 @@ export class DiskBlockCache implements BlockStore {
     this.#remember(name, data.byteLength);
     // Another process's file, new to this one: it counts against the bound from now on.
     if (!known) this.#track(this.#evict());
+    // Through the handle: the file checked, not whatever the name points to by now.
     const now = new Date();
-    this.#track(utimes(file, now, now).catch(() => undefined));
+    this.#track(
+      handle
+        .utimes(now, now)
+        .catch(() => undefined)
+        .finally(() => handle.close().catch(() => undefined)),
+    );
     return payload;
+  }
+
+  /** Counts and removes a file that is not a whole block (damaged, or not a regular file at all). */
+  async #drop(name: string, file: string): Promise<void> {
+    this.stats.corrupt++;
+    this.#forget(name);
+    await unlink(file).catch(() => undefined);
   }
 
   /** The payload when `data` is a whole, undamaged block file for `identity`; else null. */
@@ -239,6 +270,69 @@ export class DiskBlockCache implements BlockStore {
 
   async flush(): Promise<void> {
     while (this.#pending.size > 0) await Promise.all([...this.#pending]);
+  }
+}
+
+/**
+ * The whole block file behind `handle` when it is a regular file whose size is what its
+ * header says (at most the 4 GiB a header can state); null otherwise, having read no more
+ * than the header. A FIFO, a device or a file still being written past its stated size is
+ * never read until it ends.
+ */
+async function readBlockFile(handle: FileHandle): Promise<Buffer | null> {
+  const info = await handle.stat();
+  if (!info.isFile() || info.size < HEADER_BYTES) return null;
+  const header = Buffer.alloc(HEADER_BYTES);
+  const { bytesRead } = await handle.read(header, 0, HEADER_BYTES, 0);
+  if (bytesRead !== HEADER_BYTES) return null;
+  const length = header.readUInt32BE(MAGIC.byteLength + 32);
+  if (info.size !== HEADER_BYTES + length) return null;
+  const data = Buffer.allocUnsafe(info.size);
+  header.copy(data, 0);
+  let at = HEADER_BYTES;
+  while (at < data.byteLength) {
+    const read = await handle.read(data, at, data.byteLength - at, at);
+    if (read.bytesRead === 0) return null;
+    at += read.bytesRead;
+  }
+  return data;
+}
+
+/** Mode bits that let someone other than the owner write. */
+const OTHERS_WRITE = 0o022;
+/** The sticky bit (`fs.constants` has no `S_ISVTX`). */
+const STICKY = 0o1000;
+
+/**
+ * Refuses a cache folder whose content someone else could have written, as ssh refuses a key
+ * file: the folder itself must be this user's and writable by nobody else; each folder above
+ * it (of its real path) must be this user's or root's and, unless sticky (as `/tmp` is: others
+ * may not rename what they do not own there), writable by nobody else. No-op where the
+ * platform has no uids (Windows).
+ */
+async function checkOwnership(dir: string): Promise<void> {
+  const uid = process.getuid?.();
+  if (uid === undefined) return;
+  const real = await realpath(dir);
+  const named = real === dir ? dir : `${dir} (${real})`;
+  const info = await stat(real);
+  if (info.uid !== uid) {
+    throw new PermissionDeniedError(dir, `Cache directory ${named} is owned by uid ${info.uid}, not by this user (uid ${uid}): blocks another user could write are not trusted. Use a folder of your own (e.g. a new one under your home: --cache-dir ~/.cache/wink-debug) or chown it to yourself`, { owner: info.uid });
+  }
+  if ((info.mode & OTHERS_WRITE) !== 0) {
+    const mode = (info.mode & 0o7777).toString(8).padStart(4, "0");
+    throw new PermissionDeniedError(dir, `Cache directory ${named} is writable by its group or others (mode ${mode}): blocks they could write are not trusted. Fix it with: chmod 700 ${real}`, { mode });
+  }
+  for (let parent = path.dirname(real), child = real; parent !== child; child = parent, parent = path.dirname(parent)) {
+    const above = await stat(parent);
+    const sticky = (above.mode & STICKY) !== 0;
+    if (above.uid !== uid && above.uid !== 0) {
+      throw new PermissionDeniedError(dir, `Cache directory ${named} is inside ${parent}, owned by uid ${above.uid} (neither this user, uid ${uid}, nor root), who could replace it. Use a folder of your own (e.g. --cache-dir ~/.cache/wink-debug)`, { parent, owner: above.uid });
+    }
+    if ((above.mode & OTHERS_WRITE) !== 0 && !sticky) {
+      const mode = (above.mode & 0o7777).toString(8).padStart(4, "0");
+      throw new PermissionDeniedError(dir, `Cache directory ${named} is inside ${parent}, writable by its group or others (mode ${mode}), who could replace it. Fix it with: chmod go-w ${parent} (or use a folder of your own)`, { parent, mode });
+    }
   }
 }
 

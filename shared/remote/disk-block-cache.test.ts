@@ -5,7 +5,8 @@
  * hold no credentials; an unusable folder is refused when opened, naming it.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, truncateSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -72,6 +73,18 @@ function bytesIn(dir: string): number {
   return blockFiles(dir).reduce((sum, name) => sum + statSync(path.join(dir, name)).size, 0);
 }
 
+/** A 600 KiB object read once through a new cache folder: the reads' digests and the block files (sorted). */
+async function cachedObject(): Promise<{ key: string; dir: string; expected: string[]; files: string[] }> {
+  const { key } = object(600 * KIB);
+  const dir = cacheDir();
+  const first = await source(dir);
+  const expected = await readAsAnArchiveWould(first.source, key);
+  await first.source.close();
+  const files = blockFiles(dir).sort();
+  expect(files.length).toBeGreaterThan(5);
+  return { key, dir, expected, files };
+}
+
 describe("a disk cache under the block cache", () => {
   it("lets a later source read what an earlier one fetched from disk, answering the same", async () => {
     const { key, data } = object(600 * KIB);
@@ -120,13 +133,7 @@ describe("a disk cache under the block cache", () => {
   });
 
   it("drops a damaged, truncated or foreign file and fetches the block again", async () => {
-    const { key } = object(600 * KIB);
-    const dir = cacheDir();
-    const first = await source(dir);
-    const expected = await readAsAnArchiveWould(first.source, key);
-    await first.source.close();
-    const files = blockFiles(dir).sort();
-    expect(files.length).toBeGreaterThan(5);
+    const { key, dir, expected, files } = await cachedObject();
     const [flipped, cut, swapped, other] = files as [string, string, string, string];
     const bytes = readFileSync(path.join(dir, flipped));
     bytes[bytes.length - 1] = (bytes[bytes.length - 1] as number) ^ 0xff;
@@ -247,5 +254,97 @@ describe("a disk cache under the block cache", () => {
       expect(error).toMatchObject({ code: "ENOTDIR" });
       expect((error as Error).message).toContain(`Cache directory ${dir} `);
     }
+  });
+
+  it("counts a block that is a symlink (to a FIFO, to /dev/zero), a FIFO or a file of another size than its header says as a miss, and stores it again (issue 33)", async () => {
+    const { key, dir, expected, files } = await cachedObject();
+    const fifo = path.join(scratch, `fifo-${caches}`);
+    execFileSync("mkfifo", [fifo]);
+    const [toFifo, toZero, isFifo, longer, ...too] = files as [string, string, string, string, ...string[]];
+    for (const name of [toFifo, toZero, isFifo]) unlinkSync(path.join(dir, name));
+    symlinkSync(fifo, path.join(dir, toFifo));
+    symlinkSync("/dev/zero", path.join(dir, toZero));
+    execFileSync("mkfifo", [path.join(dir, isFifo)]);
+    // A whole block with bytes appended: its header and checksum hold, its size does not.
+    writeFileSync(path.join(dir, longer), Buffer.concat([readFileSync(path.join(dir, longer)), Buffer.alloc(10)]));
+    // The rest are links to a real, valid block file elsewhere: not read through either.
+    const outside = path.join(scratch, `outside-${caches}`);
+    mkdirSync(outside);
+    for (const name of too) {
+      writeFileSync(path.join(outside, name), readFileSync(path.join(dir, name)));
+      unlinkSync(path.join(dir, name));
+      symlinkSync(path.join(outside, name), path.join(dir, name));
+    }
+
+    const second = await source(dir);
+    const started = Date.now();
+    expect(await readAsAnArchiveWould(second.source, key)).toEqual(expected);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(second.disk.stats.hits).toBe(0);
+    expect(second.disk.stats.corrupt).toBe(files.length);
+    await second.source.close();
+    // Replaced by regular files of its own; what the links pointed to is untouched.
+    for (const name of files) expect(lstatSync(path.join(dir, name)).isFile()).toBe(true);
+    expect(lstatSync(fifo).isFIFO()).toBe(true);
+    for (const name of too) expect(readdirSync(outside)).toContain(name);
+    const third = await source(dir);
+    expect(await readAsAnArchiveWould(third.source, key)).toEqual(expected);
+    expect(third.source.stats.bytesReceived).toBe(0);
+    expect(third.disk.stats.corrupt).toBe(0);
+    await third.source.close();
+  }, 20_000);
+
+  it("refuses, as ssh does, a folder another user owns or that others may write, saying how to fix it (issue 33)", async () => {
+    const foreign = cacheDir();
+    mkdirSync(foreign, { recursive: true, mode: 0o700 });
+    chownSync(foreign, 65534, 65534);
+    const notOwned = await openDiskBlockCache(foreign).catch((caught: unknown) => caught);
+    expect(notOwned).toMatchObject({ code: "EACCES" });
+    expect((notOwned as Error).message).toContain(`Cache directory ${foreign} is owned by uid 65534, not by this user (uid 0)`);
+
+    const open = cacheDir();
+    mkdirSync(open, { recursive: true });
+    for (const mode of [0o777, 0o770, 0o702]) {
+      chmodSync(open, mode);
+      const writable = await openDiskBlockCache(open).catch((caught: unknown) => caught);
+      expect(writable).toMatchObject({ code: "EACCES" });
+      expect((writable as Error).message).toContain(`Cache directory ${open} is writable by its group or others (mode 0${mode.toString(8)})`);
+      expect((writable as Error).message).toContain(`chmod 700 ${open}`);
+    }
+    expect(readdirSync(open)).toEqual([]);
+    chmodSync(open, 0o755);
+    await expect(openDiskBlockCache(open)).resolves.toBeDefined();
+
+    // Above it: a folder others may write (not sticky) or another user's could swap it.
+    const below = path.join(scratch, `shared-${caches}`, "blocks");
+    mkdirSync(below, { recursive: true, mode: 0o700 });
+    chmodSync(path.dirname(below), 0o777);
+    await expect(openDiskBlockCache(below)).rejects.toThrow(`is inside ${path.dirname(below)}, writable by its group or others (mode 0777)`);
+    chmodSync(path.dirname(below), 0o1777);
+    await expect(openDiskBlockCache(below)).resolves.toBeDefined();
+    chownSync(path.dirname(below), 65534, 65534);
+    await expect(openDiskBlockCache(below)).rejects.toThrow(`is inside ${path.dirname(below)}, owned by uid 65534`);
+    // Through a link: the folder it leads to is the one checked, and named.
+    const link = path.join(scratch, `link-${caches}`);
+    symlinkSync(foreign, link);
+    await expect(openDiskBlockCache(link)).rejects.toThrow(`Cache directory ${link} (${foreign}) is owned by uid 65534`);
+  });
+
+  it("never serves a block forged in a folder others may write (issue 33)", async () => {
+    const { key, data } = object(300 * KIB);
+    const dir = cacheDir();
+    const first = await source(dir);
+    await (await first.source.open(key)).read(0, data.byteLength);
+    await first.source.close();
+    // Another user rewrites a block with a recomputed length and SHA-256: no secret is needed.
+    const [name] = blockFiles(dir) as [string];
+    const file = readFileSync(path.join(dir, name));
+    const forged = Buffer.from(file.subarray(72)).fill(0x41);
+    const header = Buffer.from(file.subarray(0, 72));
+    createHash("sha256").update(forged).digest().copy(header, 40);
+    writeFileSync(path.join(dir, name), Buffer.concat([header, forged]));
+    expect(await openDiskBlockCache(dir).then((disk) => disk.stats.files)).toBeGreaterThan(0);
+    chmodSync(dir, 0o777);
+    await expect(openDiskBlockCache(dir)).rejects.toMatchObject({ code: "EACCES" });
   });
 });
