@@ -103,7 +103,7 @@ export function FilesView({ snapshot, path, line, base }: { snapshot: SnapshotRe
       <div className="files-main">
         {path === undefined ? (
           <EmptyState title="Pick a file">
-            {formatCount(browse.data === undefined ? 0 : countFiles(browse.data.root))} files. Use the tree, <kbd className="kbd">J</kbd>/<kbd className="kbd">K</kbd>, or <kbd className="kbd">/</kbd> to filter.
+            {formatCount(countFiles(browse.data.root))} files. Use the tree, <kbd className="kbd">J</kbd>/<kbd className="kbd">K</kbd>, or <kbd className="kbd">/</kbd> to filter.
           </EmptyState>
         ) : node === null ? (
           <EmptyState title={`${path} is not in this snapshot`} />
