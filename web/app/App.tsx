@@ -228,6 +228,15 @@ export function App({ source }: { source: SourceSwitch }) {
   );
 }
 
+/**
+ * The Files view badges against the compare base only when it is an earlier line of the
+ * same session file: a base left in the URL by a compare with a later turn (or another
+ * run) would mark the files of later turns deleted.
+ */
+function filesBase(base: SnapshotRef | undefined, snapshot: SnapshotRef): SnapshotRef | undefined {
+  return base !== undefined && base.file === snapshot.file && base.line < snapshot.line ? base : undefined;
+}
+
 function ActiveView({ state, snapshot, meta, bundle }: { state: ViewState; snapshot: SnapshotRef; meta: ReturnType<typeof useMeta>["data"]; bundle: boolean }) {
   switch (state.view) {
     case "run":
@@ -235,7 +244,7 @@ function ActiveView({ state, snapshot, meta, bundle }: { state: ViewState; snaps
     case "timeline":
       return <TimelineView snapshot={snapshot} selectedEvent={state.event} change={state.change} />;
     case "files":
-      return <FilesView snapshot={snapshot} path={state.path} line={state.at} base={state.base} />;
+      return <FilesView snapshot={snapshot} path={state.path} line={state.at} base={filesBase(state.base, snapshot)} />;
     case "compare":
       return <CompareView target={snapshot} base={state.base} path={state.path} slice={state.slice} layout={state.layout} at={state.at} side={state.side} />;
     case "search":

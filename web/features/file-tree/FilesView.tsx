@@ -13,6 +13,7 @@ import { useKeymap } from "../../state/shortcuts.js";
 import { useNavigate } from "../../state/url-store.js";
 import { FileView } from "../file-view/FileView.js";
 import { FileTree } from "./FileTree.js";
+import { countFiles } from "./tree-rows.js";
 import { formatCount } from "../../components/format.js";
 
 /** Why a bundle's line shows no workspace: a failed run has no capture; the capture belongs to the bundle's last line. */
@@ -102,7 +103,7 @@ export function FilesView({ snapshot, path, line, base }: { snapshot: SnapshotRe
       <div className="files-main">
         {path === undefined ? (
           <EmptyState title="Pick a file">
-            {formatCount(paths.length)} files. Use the tree, <kbd className="kbd">J</kbd>/<kbd className="kbd">K</kbd>, or <kbd className="kbd">/</kbd> to filter.
+            {formatCount(countFiles(browse.data.root))} files. Use the tree, <kbd className="kbd">J</kbd>/<kbd className="kbd">K</kbd>, or <kbd className="kbd">/</kbd> to filter.
           </EmptyState>
         ) : node === null ? (
           <EmptyState title={`${path} is not in this snapshot`} />

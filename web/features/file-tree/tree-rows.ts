@@ -97,7 +97,10 @@ export function countFiles(root: FileTreeNodeResponse): number {
   while (stack.length > 0) {
     const node = stack.pop();
     if (node === undefined) break;
-    if (node.type === "file") count++;
+    // A deleted file is shown (struck through) but is not in this workspace.
+    if (node.type === "file") {
+      if (node.change !== "deleted") count++;
+    }
     else stack.push(...(node.children ?? []));
   }
   return count;

@@ -19,9 +19,11 @@ import { useRun, useTimeline } from "../../queries/hooks.js";
 import { DETAIL_WIDTH, usePreferences } from "../../state/preferences.js";
 import { doubleKey, useKeymap } from "../../state/shortcuts.js";
 import { useNavigate } from "../../state/url-store.js";
+import { showToast } from "../../state/toasts.js";
 import { OutcomeBadge } from "../runs/RunsPanel.js";
 import { sessionOfLine, snapshotPatch } from "../runs/run-links.js";
 import { visibleText } from "../slices/json-model.js";
+import { noChangesReason } from "./change-shortcut.js";
 import { EventDetail } from "./EventDetail.js";
 import { timelineRows } from "./timeline-rows.js";
 import type { Span, TimelineRow } from "./timeline-rows.js";
@@ -141,7 +143,10 @@ function TimelineBody({ snapshot, timeline, session, childSessions, selectedEven
     "/": () => filterInput.current?.focus(),
     c: () => {
       const first = selectedChanges?.files[0];
-      if (first === undefined) return false;
+      if (first === undefined) {
+        showToast(noChangesReason(selected, timeline.changes, selectedChanges) ?? "No changed files");
+        return true;
+      }
       openChange(first.path);
       return true;
     },
