@@ -1,5 +1,5 @@
 /**
- * `FilesystemDriver` over a host directory, confined to it (see `confined.ts` for how and
+ * `FilesystemDriver` over a host directory, confined to it (see `io/confined.ts` for how and
  * for the pinned symlink policy).
  *
  * Writes: overwrite and create go through a temp file in the same directory (written,
@@ -51,8 +51,8 @@ import {
   unlinkQuietly,
   withDirectory,
   writeAll,
-} from "./confined.js";
-import { errnoCode, mapFsError } from "./host-errors.js";
+} from "./io/confined.js";
+import { errnoCode, mapFsError } from "./io/host-errors.js";
 import { type GrepPrefilterQuery, ripgrepCandidates } from "./ripgrep-prefilter.js";
 import { STAGING_PREFIX, type TreeApplyOptions, createTreeStaging, recoverTreeChanges, replaceTreeContents } from "./tree-apply/index.js";
 

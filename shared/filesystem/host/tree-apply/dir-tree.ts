@@ -1,7 +1,7 @@
 import path from "node:path";
 import { InvalidArgumentError } from "../../../errors.js";
 import { displayPath } from "../../paths.js";
-import { type DirHandle, type Name, openBaseSync, openChildDirSync, removeEntrySync } from "../confined.js";
+import { type DirHandle, type Name, openBaseSync, openChildDirSync, removeEntrySync } from "../io/confined.js";
 import { type RootInfo } from "./state.js";
 import { MAX_HELD_DIRS, YIELD_EVERY } from "./types.js";
 

@@ -27,7 +27,7 @@
  *
  * The root directory itself is never replaced (its inode stays, so a bind mount of it keeps
  * working). Every path inside the root is reached through the confined descriptor walk of
- * `../confined.ts`: a symlink planted in the workspace never redirects a rename outside it.
+ * `../io/confined.ts`: a symlink planted in the workspace never redirects a rename outside it.
  * One apply per root at a time; concurrent writers to the workspace during an apply are not
  * coordinated with (their changes may be moved to the trash or kept).
  *
@@ -37,7 +37,7 @@
  * than the syscalls themselves. Long phases give the event loop a turn every
  * `YIELD_EVERY` operations. A descriptor held for a phase is the same confinement as one
  * held for one operation: it names the directory inode reached without following links
- * (a directory moved elsewhere mid-phase is the known limit of `../confined.ts`, for longer).
+ * (a directory moved elsewhere mid-phase is the known limit of `../io/confined.ts`, for longer).
  */
 // The modules of this folder, by concern: types.ts (changes, options, results), state.ts (the
 // state directory and this process's registries), dir-tree.ts (confined locations and held

@@ -1,8 +1,8 @@
 import * as fs from "node:fs";
 import { randomBytes } from "node:crypto";
 import { StorageIOError } from "../../../errors.js";
-import { CREATE_FLAGS, type Name, fsyncDirSync, openBaseSync, writeAllSync } from "../confined.js";
-import { errnoCode, mapFsError } from "../host-errors.js";
+import { CREATE_FLAGS, type Name, fsyncDirSync, openBaseSync, writeAllSync } from "../io/confined.js";
+import { errnoCode, mapFsError } from "../io/host-errors.js";
 import { type RootInfo, busyError, journalPath, unlinkQuietly } from "./state.js";
 import { JOURNAL_VERSION } from "./types.js";
 

@@ -1,7 +1,7 @@
 import type * as fs from "node:fs";
 import { FileExistsError, FileNotFoundError, InvalidArgumentError, IsADirectoryError, PermissionDeniedError } from "../../../errors.js";
 import { displayPath } from "../../paths.js";
-import { type Name, lstatAtSync } from "../confined.js";
+import { type Name, lstatAtSync } from "../io/confined.js";
 import { DirTree, type Location, breather, keyOf, segmentsOf } from "./dir-tree.js";
 import { type JournalOp, journalSegments } from "./journal.js";
 import { probeRename } from "./probe.js";

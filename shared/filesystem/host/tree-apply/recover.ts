@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import path from "node:path";
 import { StorageIOError } from "../../../errors.js";
 import { processAlive } from "../../process-alive.js";
-import { removeEntrySync } from "../confined.js";
+import { removeEntrySync } from "../io/confined.js";
 import { atLocation } from "./dir-tree.js";
 import { readJournal } from "./journal.js";
 import { removeDeadProbes } from "./probe.js";

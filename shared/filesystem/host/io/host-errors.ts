@@ -15,8 +15,8 @@ import {
   StorageIOError,
   SymlinkLoopError,
   WinkError,
-} from "../../errors.js";
-import { displayPath } from "../paths.js";
+} from "../../../errors.js";
+import { displayPath } from "../../paths.js";
 
 /** The errno code of a Node system error, if it is one. */
 export function errnoCode(error: unknown): string | undefined {
