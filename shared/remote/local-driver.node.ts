@@ -16,7 +16,7 @@ import { promisify } from "node:util";
 import { SourceError, WinkError } from "../errors.js";
 import { displayPath } from "../filesystem/paths.js";
 import { type DirHandle, closeFd, openRegularForRead, splitParent, withDirectory } from "../filesystem/host/io/confined.js";
-import { errnoCode } from "../filesystem/host/io/host-errors.js";
+import { errnoCode } from "../filesystem/errno.js";
 import type { ByteRange, DriverBody, DriverListOptions, ListPage, ObjectInfo, DriverReadOptions, SourceDriver, DriverStatOptions } from "./driver.js";
 import { type Folder, type FolderEntry, listByWalking } from "./listing.js";
 import { clampRange, unsatisfiable } from "./ranges.js";

@@ -52,7 +52,8 @@ import {
   withDirectory,
   writeAll,
 } from "./io/confined.js";
-import { errnoCode, mapFsError } from "./io/host-errors.js";
+import { errnoCode } from "../errno.js";
+import { mapFsError } from "./io/host-errors.js";
 import { type GrepPrefilterQuery, ripgrepCandidates } from "./ripgrep-prefilter.js";
 import { STAGING_PREFIX, type TreeApplyOptions, createTreeStaging, recoverTreeChanges, replaceTreeContents } from "./tree-apply/index.js";
 

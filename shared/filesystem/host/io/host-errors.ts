@@ -16,14 +16,8 @@ import {
   SymlinkLoopError,
   WinkError,
 } from "../../../errors.js";
+import { errnoCode } from "../../errno.js";
 import { displayPath } from "../../paths.js";
-
-/** The errno code of a Node system error, if it is one. */
-export function errnoCode(error: unknown): string | undefined {
-  if (typeof error !== "object" || error === null) return undefined;
-  const code = (error as { code?: unknown }).code;
-  return typeof code === "string" ? code : undefined;
-}
 
 /**
  * Translate a Node system error into a `FilesystemError` for `path` (a workspace path).

@@ -2,7 +2,8 @@ import * as fs from "node:fs";
 import { randomBytes } from "node:crypto";
 import { StorageIOError } from "../../../errors.js";
 import { CREATE_FLAGS, type Name, fsyncDirSync, openBaseSync, writeAllSync } from "../io/confined.js";
-import { errnoCode, mapFsError } from "../io/host-errors.js";
+import { errnoCode } from "../../errno.js";
+import { mapFsError } from "../io/host-errors.js";
 import { type RootInfo, busyError, journalPath, unlinkQuietly } from "./state.js";
 import { JOURNAL_VERSION } from "./types.js";
 

@@ -1,7 +1,8 @@
 import * as fs from "node:fs";
 import { WinkError } from "../../../errors.js";
 import { type DirHandle, type Name, lstatAtSync } from "../io/confined.js";
-import { errnoCode, mapFsError } from "../io/host-errors.js";
+import { errnoCode } from "../../errno.js";
+import { mapFsError } from "../io/host-errors.js";
 import { DirTree, type Location, atLocation, breather, removeStagingArea } from "./dir-tree.js";
 import { type Journal, journalSegments, rewriteJournal, syncDirectory } from "./journal.js";
 import { type RootInfo, journalPath, syncFilesystem } from "./state.js";

@@ -5,7 +5,8 @@ import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import { BackendUnavailableError, FileNotFoundError, InvalidArgumentError } from "../../../errors.js";
 import { assertProcFdAvailable } from "../io/confined.js";
-import { errnoCode, mapFsError } from "../io/host-errors.js";
+import { errnoCode } from "../../errno.js";
+import { mapFsError } from "../io/host-errors.js";
 import { type TreeApplyOptions } from "./types.js";
 
 /** `$XDG_STATE_HOME/wink-debug/tree-apply` (or `~/.local/state/…`, or the temp dir). Persistent, so a journal survives a reboot. */
