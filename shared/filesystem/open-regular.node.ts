@@ -18,6 +18,7 @@ import { constants, type Stats } from "node:fs";
 import { lstat, open, readlink, stat, type FileHandle } from "node:fs/promises";
 import { FileNotFoundError, InvalidArgumentError, PermissionDeniedError } from "../errors.js";
 import { displayPath } from "./paths.js";
+import { errnoCode } from "./errno.js";
 
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = constants;
 const O_NOCTTY = constants.O_NOCTTY ?? 0;
@@ -38,11 +39,6 @@ export interface OpenedRegularFile {
   readonly handle: FileHandle;
   /** `fstat` of the opened descriptor. */
   readonly stats: Stats;
-}
-
-function errnoOf(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" ? code : undefined;
 }
 
 function refuse(path: string, message: string, reason: string): PermissionDeniedError {
@@ -83,7 +79,7 @@ export async function openRegularFile(path: string, options: OpenRegularOptions 
   try {
     before = follow ? null : await lstat(path);
   } catch (error) {
-    if (errnoOf(error) === "ENOENT" || errnoOf(error) === "ENOTDIR") throw new FileNotFoundError(path);
+    if (errnoCode(error) === "ENOENT" || errnoCode(error) === "ENOTDIR") throw new FileNotFoundError(path);
     throw error;
   }
   if (before !== null && !before.isFile()) throw refuse(path, `Refusing to read ${kindOf(before)}`, before.isSymbolicLink() ? "symlink" : "not-regular");
@@ -91,7 +87,7 @@ export async function openRegularFile(path: string, options: OpenRegularOptions 
   try {
     handle = await open(path, follow ? FOLLOW_READ_FLAGS : SAFE_READ_FLAGS);
   } catch (error) {
-    const code = errnoOf(error);
+    const code = errnoCode(error);
     if (code === "ENOENT" || code === "ENOTDIR") throw new FileNotFoundError(path);
     if (code === "ELOOP") throw refuse(path, "Refusing to read a symbolic link", "symlink");
     throw error;

@@ -2,7 +2,7 @@
  * A local folder as a source: the reference driver of the contract, and what `wink-debug
  * ./runs` will read through once the viewer sits on sources.
  *
- * Confined like the host backend (`filesystem/host/confined.ts`): every directory is opened
+ * Confined like the host backend (`filesystem/host/io/confined.ts`): every directory is opened
  * one segment at a time through its parent's descriptor with O_NOFOLLOW, files with
  * O_NOFOLLOW|O_NONBLOCK, and the opened descriptor is fstat-checked to be the regular file
  * that was looked up. Symlinks and special files are never followed: listings skip (and
@@ -15,8 +15,8 @@ import * as fs from "node:fs";
 import { promisify } from "node:util";
 import { SourceError, WinkError } from "../errors.js";
 import { displayPath } from "../filesystem/paths.js";
-import { type DirHandle, closeFd, openRegularForRead, splitParent, withDirectory } from "../filesystem/host/confined.js";
-import { errnoCode } from "../filesystem/host/host-errors.js";
+import { type DirHandle, closeFd, openRegularForRead, splitParent, withDirectory } from "../filesystem/host/io/confined.js";
+import { errnoCode } from "../filesystem/errno.js";
 import type { ByteRange, DriverBody, DriverListOptions, ListPage, ObjectInfo, DriverReadOptions, SourceDriver, DriverStatOptions } from "./driver.js";
 import { type Folder, type FolderEntry, listByWalking } from "./listing.js";
 import { clampRange, unsatisfiable } from "./ranges.js";

@@ -1,5 +1,5 @@
 /**
- * `FilesystemDriver` over a host directory, confined to it (see `confined.ts` for how and
+ * `FilesystemDriver` over a host directory, confined to it (see `io/confined.ts` for how and
  * for the pinned symlink policy).
  *
  * Writes: overwrite and create go through a temp file in the same directory (written,
@@ -9,7 +9,7 @@
  * place (and truncates back on failure), except on a file with several hard links, which is
  * copied, appended and renamed for the same reason.
  *
- * Tree replacement (archive import) and crash recovery use `tree-apply.ts`; the first
+ * Tree replacement (archive import) and crash recovery use `tree-apply/`; the first
  * operation of a driver completes or discards an apply that a crash interrupted.
  */
 import * as fs from "node:fs";
@@ -51,10 +51,11 @@ import {
   unlinkQuietly,
   withDirectory,
   writeAll,
-} from "./confined.js";
-import { errnoCode, mapFsError } from "./host-errors.js";
+} from "./io/confined.js";
+import { errnoCode } from "../errno.js";
+import { mapFsError } from "./io/host-errors.js";
 import { type GrepPrefilterQuery, ripgrepCandidates } from "./ripgrep-prefilter.js";
-import { STAGING_PREFIX, type TreeApplyOptions, createTreeStaging, recoverTreeChanges, replaceTreeContents } from "./tree-apply.js";
+import { STAGING_PREFIX, type TreeApplyOptions, createTreeStaging, recoverTreeChanges, replaceTreeContents } from "./tree-apply/index.js";
 
 export interface HostDriverOptions {
   /** The workspace root directory (must exist). Reported unchanged as `root`. */
@@ -102,7 +103,7 @@ export class HostDriver implements FilesystemDriver {
     this.applyOptions = { durable: this.durable, ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }) };
   }
 
-  /** Options for `tree-apply.ts` calls on this root (state directory, durability). */
+  /** Options for `tree-apply/` calls on this root (state directory, durability). */
   get treeApplyOptions(): TreeApplyOptions {
     return this.applyOptions;
   }

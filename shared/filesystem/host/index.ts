@@ -17,4 +17,4 @@ export {
   type TreeChange,
   type TreeEdit,
   type TreeRecoveryResult,
-} from "./tree-apply.js";
+} from "./tree-apply/index.js";

@@ -36,7 +36,7 @@ import {
 import path from "node:path";
 
 import { SnapshotCreationError, SnapshotError, SnapshotRestoreError, WinkError } from "../../../errors.js";
-import { STAGING_PREFIX } from "../tree-apply.js";
+import { STAGING_PREFIX } from "../tree-apply/index.js";
 import type { FilesystemDiff, FilesystemSnapshot } from "../../snapshot-contract.js";
 import { joinBytePath, parentBytePath, toBytePath, toFsPath } from "./byte-paths.js";
 import { supportsReflink } from "./detect-strategy.js";

@@ -10,7 +10,7 @@
  */
 import { randomUUID } from "node:crypto";
 
-import { recoverTreeChanges } from "../tree-apply.js";
+import { recoverTreeChanges } from "../tree-apply/index.js";
 import type { FilesystemSnapshot } from "../../snapshot-contract.js";
 import { GitSnapshotStrategy } from "./git-strategy.js";
 import { fingerprint } from "./snapshot.test-support.js";

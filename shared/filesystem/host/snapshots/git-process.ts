@@ -14,6 +14,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 
 import { BackendUnavailableError } from "../../../errors.js";
+import { errnoCode } from "../../errno.js";
 
 /** The attributes every snapshot repository uses: bytes in, bytes out. */
 export const FORCED_ATTRIBUTES = "* -text -diff -merge -filter binary\n";
@@ -131,7 +132,7 @@ export class GitProcess {
       try {
         spawnOptions = this.spawnOptions();
       } catch (error) {
-        reject(new GitCommandError(args, null, error instanceof Error ? error.message : String(error), errnoOf(error)));
+        reject(new GitCommandError(args, null, error instanceof Error ? error.message : String(error), errnoCode(error)));
         return;
       }
       const child = execFile(
@@ -174,11 +175,6 @@ export class GitProcess {
     const options = this.spawnOptions();
     return spawn("/bin/sh", ["-c", prelude, "sh", this.binary, ...this.baseArgs(), ...args], { ...options, env: { ...options.env, ...env }, stdio: ["pipe", "pipe", "pipe", "pipe"], windowsHide: true });
   }
-}
-
-function errnoOf(error: unknown): string | undefined {
-  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
-  return typeof code === "string" ? code : undefined;
 }
 
 let gitAvailable: Promise<boolean> | null = null;

@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 
 import { SnapshotCreationError, SnapshotError, SnapshotIncompatibleError, SnapshotRestoreError, WinkError } from "../../../errors.js";
-import { STAGING_PREFIX } from "../tree-apply.js";
+import { STAGING_PREFIX } from "../tree-apply/index.js";
 import type { FilesystemDiff, FilesystemSnapshot } from "../../snapshot-contract.js";
 import { compareBytePaths, toBytePath } from "./byte-paths.js";
 import { GitObjectReader } from "./git-object-reader.js";

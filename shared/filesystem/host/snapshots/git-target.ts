@@ -6,7 +6,7 @@
  */
 import { Buffer } from "node:buffer";
 
-import type { TreeStaging } from "../tree-apply.js";
+import type { TreeStaging } from "../tree-apply/index.js";
 import { toDisplayPath } from "./byte-paths.js";
 import { decodeCommitMessage, defaultPerm, SNAPSHOT_REF_PREFIX, type CommitMeta, type TreeLeaf } from "./git-repo.js";
 import { changedTreeEntries, MissingObjectError, parseTree, type GitObjectReader, type ObjectSink, type TreeEntry } from "./git-object-reader.js";

@@ -19,7 +19,7 @@ import { randomUUID } from "node:crypto";
 
 import { SnapshotIncompatibleError } from "../../../errors.js";
 import type { Filesystem } from "../../protocol.js";
-import type { TreeApplyOptions } from "../tree-apply.js";
+import type { TreeApplyOptions } from "../tree-apply/index.js";
 import { DEFAULT_RETENTION_POLICY, selectSnapshotsToPrune, type SnapshotRetentionPolicy } from "../../snapshot-retention.js";
 import type { SnapshotStore } from "./snapshot-store.js";
 import type { FilesystemDiff, FilesystemSnapshot, SnapshotOptions } from "../../snapshot-contract.js";

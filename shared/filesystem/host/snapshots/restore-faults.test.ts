@@ -11,7 +11,7 @@ import { chmodSync, rmSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { recoverTreeChanges } from "../tree-apply.js";
+import { recoverTreeChanges } from "../tree-apply/index.js";
 import type { FilesystemSnapshot } from "../../snapshot-contract.js";
 import { compileForChild } from "./child-compiler.test-support.js";
 import { HostSnapshots } from "./host-snapshots.js";

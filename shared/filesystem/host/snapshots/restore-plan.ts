@@ -13,7 +13,7 @@ import {
   type TreeApplyOptions,
   type TreeChange,
   type TreeStaging,
-} from "../tree-apply.js";
+} from "../tree-apply/index.js";
 import { lstatSync } from "node:fs";
 
 import { compareBytePaths, joinBytePath, toDisplayPath, toFsPath } from "./byte-paths.js";

@@ -2,7 +2,7 @@
  * The contract between the host snapshot facade and its storage strategies.
  */
 import type { Filesystem } from "../../protocol.js";
-import type { TreeApplyOptions } from "../tree-apply.js";
+import type { TreeApplyOptions } from "../tree-apply/index.js";
 import type { FilesystemDiff, FilesystemSnapshot } from "../../snapshot-contract.js";
 
 export type HostSnapshotStrategyName = "git" | "reflink" | "copy" | "archive";

@@ -6,11 +6,7 @@
 import type { HashedLeaf, LeafReader } from "./leaf-reader.js";
 import type { IndexEntry } from "./workspace-index.js";
 import type { IndexedScan } from "./workspace-scan.js";
-
-function errnoOf(error: unknown): string | undefined {
-  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
-  return typeof code === "string" ? code : undefined;
-}
+import { errnoCode } from "../../errno.js";
 
 export interface ReadLeaves {
   /** Every leaf that had to be read: its new stat and content id (content may equal the index's). */
@@ -31,7 +27,7 @@ export async function readUntrustedLeaves(scan: IndexedScan, reader: LeafReader,
     try {
       hashed = reader.hash(path, stat.kind);
     } catch (error) {
-      if (errnoOf(error) === "ENOENT") {
+      if (errnoCode(error) === "ENOENT") {
         vanished.push(path);
         continue;
       }

@@ -13,6 +13,7 @@ import { constants, fstatSync, lstatSync, readdirSync, type Stats } from "node:f
 import { isAsciiBytePath, joinBytePath, parentBytePath, toDisplayPath, toFsPath } from "./byte-paths.js";
 import { PackedIndexEntries, RACY_BIT, SYMLINK_BIT } from "./packed-index-entries.js";
 import type { LeafKind, LeafStat } from "./workspace-index-types.js";
+import { errnoCode } from "../../errno.js";
 
 export type { LeafKind, LeafStat } from "./workspace-index-types.js";
 
@@ -74,11 +75,6 @@ export class ScanError extends Error {
     super(`cannot read ${toDisplayPath(relativePath) || "."}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     this.name = "ScanError";
   }
-}
-
-function errnoOf(error: unknown): string | undefined {
-  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
-  return typeof code === "string" ? code : undefined;
 }
 
 export function leafStatOf(stats: Stats, kind: LeafKind): LeafStat {
@@ -294,7 +290,7 @@ export function scanAgainstIndex(rootBytes: string, baseline: ScanBaseline | nul
     try {
       names = readdirSync(toFsPath(dirPath), { encoding: "latin1" });
     } catch (error) {
-      const code = errnoOf(error);
+      const code = errnoCode(error);
       if (dir !== "" && (code === "ENOENT" || code === "ENOTDIR")) {
         collector.vanishedDirectory(dir);
         continue;
@@ -309,7 +305,7 @@ export function scanAgainstIndex(rootBytes: string, baseline: ScanBaseline | nul
       try {
         stats = lstatSync(asciiPrefix && isAsciiBytePath(name) ? prefix + name : toFsPath(prefix + name), { throwIfNoEntry: false });
       } catch (error) {
-        throw new ScanError(rel, errnoOf(error), error);
+        throw new ScanError(rel, errnoCode(error), error);
       }
       if (stats === undefined) continue;
       if (stats.isFile() || stats.isSymbolicLink()) {

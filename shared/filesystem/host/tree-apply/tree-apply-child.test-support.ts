@@ -3,8 +3,8 @@
  * Env: WINK_ROOT, WINK_STATE, WINK_KIND ("replace" | "changes"), WINK_KILL_AT (step number,
  * optional: the child SIGKILLs itself when it reaches that step). Prints "ready" first.
  */
-import { HostDriver } from "./host-driver.js";
-import { applyTreeChanges, type TreeApplyOptions, type TreeEdit } from "./tree-apply.js";
+import { HostDriver } from "../host-driver.js";
+import { applyTreeChanges, type TreeApplyOptions, type TreeEdit } from "./index.js";
 
 export const NEW_TREE_FILES = 120;
 
@@ -44,7 +44,7 @@ async function main(): Promise<void> {
   } else {
     const driver = new HostDriver({ root, stateDir });
     // replaceTree with a hook on every step, through the same staging code the driver uses.
-    const { createTreeStaging, replaceTreeContents } = await import("./tree-apply.js");
+    const { createTreeStaging, replaceTreeContents } = await import("./index.js");
     await driver.stat("");
     const staging = await createTreeStaging(root, options);
     for (let i = 0; i < NEW_TREE_FILES; i++) {

@@ -3,9 +3,9 @@ import * as fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { hasErrorCode } from "../../errors.js";
-import { HostDriver } from "./host-driver.js";
-import { listDir, makeTempDir, mountTmpfs, remountReadOnly, treeHash, treeHashShell, unmount, writeTree } from "./host.test-support.js";
+import { hasErrorCode } from "../../../errors.js";
+import { HostDriver } from "../host-driver.js";
+import { listDir, makeTempDir, mountTmpfs, remountReadOnly, treeHash, treeHashShell, unmount, writeTree } from "../host.test-support.js";
 import { NEW_TREE_FILES, newTreeContent, restoreEdits } from "./tree-apply-child.test-support.js";
 import {
   STAGING_PREFIX,
@@ -16,7 +16,7 @@ import {
   recoverTreeChanges,
   replaceTreeContents,
   type TreeApplyOptions,
-} from "./tree-apply.js";
+} from "./index.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const cleanup: string[] = [];

@@ -15,15 +15,9 @@ import {
   StorageIOError,
   SymlinkLoopError,
   WinkError,
-} from "../../errors.js";
-import { displayPath } from "../paths.js";
-
-/** The errno code of a Node system error, if it is one. */
-export function errnoCode(error: unknown): string | undefined {
-  if (typeof error !== "object" || error === null) return undefined;
-  const code = (error as { code?: unknown }).code;
-  return typeof code === "string" ? code : undefined;
-}
+} from "../../../errors.js";
+import { errnoCode } from "../../errno.js";
+import { displayPath } from "../../paths.js";
 
 /**
  * Translate a Node system error into a `FilesystemError` for `path` (a workspace path).

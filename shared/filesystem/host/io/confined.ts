@@ -33,10 +33,11 @@ import {
   PermissionDeniedError,
   SymlinkLoopError,
   type WinkError,
-} from "../../errors.js";
-import type { EntryKind } from "../protocol.js";
-import { displayPath } from "../paths.js";
-import { errnoCode, mapFsError } from "./host-errors.js";
+} from "../../../errors.js";
+import type { EntryKind } from "../../protocol.js";
+import { displayPath } from "../../paths.js";
+import { errnoCode } from "../../errno.js";
+import { mapFsError } from "./host-errors.js";
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_APPEND, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK, O_NOCTTY } = fs.constants;
 
