@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import path from "node:path";
 import { buildTimeline, sessionFileView } from "../../shared/viewer/index.js";
 import type { SessionFileView } from "../../shared/viewer/index.js";
-import { notFound } from "../errors.js";
+import { echoedName, notFound } from "../errors.js";
 import type { SessionFileRecord } from "../library/snapshot-directory.js";
 import type { UndoStores } from "../library/undo-stores.js";
 import type { ViewerState } from "../library/viewer-state.js";
@@ -44,7 +44,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<SessionRoutesOptions> = as
     let records = directory.files();
     if (request.query.file !== undefined) {
       const record = directory.get(request.query.file);
-      if (record === undefined) throw notFound(`Unknown session file: ${request.query.file}`);
+      if (record === undefined) throw notFound(`Unknown session file: ${echoedName(request.query.file)}`);
       records = [record];
     }
     if (request.query.wait === "1" || request.query.file !== undefined) {
