@@ -28,6 +28,15 @@ export class ServerError extends Error {
 export const badRequest = (message: string): ServerError => new ServerError("WD_ERR_BAD_REQUEST", message);
 export const notFound = (message: string): ServerError => new ServerError("WD_ERR_NOT_FOUND", message);
 
+/**
+ * A client-sent name as an error message may echo it: a relative name as sent (cut to 200
+ * characters), an absolute one not at all, so an answer never repeats a path of the machine.
+ */
+export function echoedName(name: string): string {
+  if (name.startsWith("/") || name.startsWith("\\") || /^[A-Za-z]:/.test(name) || name.startsWith("~")) return "(an absolute path)";
+  return name.length > 200 ? `${name.slice(0, 200)}…` : name;
+}
+
 /** The code of a Fastify 4xx by its status: the table row that names the same failure. */
 function fastifyCode(status: number): ServerErrorCode {
   if (status === 404) return "WD_ERR_NOT_FOUND";

@@ -7,7 +7,7 @@ import path from "node:path";
 import type { SessionFileIndex, SessionIndexEntry, SessionSnapshot } from "../../shared/session/index.js";
 import { SessionLoadError, SourceError } from "../../shared/errors.js";
 import type { IndexedSnapshotLine } from "../../shared/viewer/index.js";
-import { ServerError, notFound } from "../errors.js";
+import { ServerError, echoedName, notFound } from "../errors.js";
 import type { DebugBundle } from "../../shared/debug-bundle/index.js";
 import type { ArchiveCache } from "./archive-cache.js";
 import type { DebugBundles } from "./debug-bundles.js";
@@ -124,7 +124,7 @@ export class ViewerState {
     const file = selector.file ?? this.#current?.file;
     if (file === undefined) throw notFound("No session file is selected");
     const record = this.directory.get(file);
-    if (record === undefined) throw notFound(`Unknown session file: ${file}`);
+    if (record === undefined) throw notFound(`Unknown session file: ${echoedName(file)}`);
     const index = await this.directory.ensureIndexed(record);
     if (selector.line !== undefined) {
       const entry = index.entries.find((candidate) => candidate.lineNumber === selector.line);
@@ -160,7 +160,7 @@ export class ViewerState {
     const file = selector.file ?? this.#current?.file;
     if (file === undefined) throw notFound("No debug bundle is selected");
     const record = this.directory.get(file);
-    if (record === undefined) throw notFound(`Unknown debug bundle: ${file}`);
+    if (record === undefined) throw notFound(`Unknown debug bundle: ${echoedName(file)}`);
     if (record.kind !== "bundle" || this.bundles === null) throw notFound(`${file} is a session file, not a debug bundle`);
     return { record, bundle: await this.bundles.open(record.absolutePath, record.path) };
   }
@@ -228,7 +228,7 @@ export class ViewerState {
       const prefix = relative === "" ? "" : `${relative}/`;
       record = this.directory.newestFirst().find((candidate) => candidate.path.startsWith(prefix));
     }
-    if (record === undefined) throw new ServerError("WD_ERR_NOT_LOADABLE", `No snapshot file at ${input}`);
+    if (record === undefined) throw new ServerError("WD_ERR_NOT_LOADABLE", `No snapshot file at ${relative === "" ? "the served directory" : relative}`);
     if (sessionId === undefined && lineNumber === undefined && (await this.#bundleWithoutSession(record))) {
       this.#current = { file: record.path, line: 0, sessionId: "" };
       return null;

@@ -13,7 +13,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { BUNDLE_MEMBERS, BUNDLE_SEARCH_SCOPES, compareBundles, groupBundles, previousRun, sameRequest, searchBundles } from "../../shared/debug-bundle/index.js";
 import type { BundleSearchScope, BundleSummaryView, DebugBundle } from "../../shared/debug-bundle/index.js";
-import { badRequest, notFound } from "../errors.js";
+import { badRequest, echoedName, notFound } from "../errors.js";
 import type { SessionFileRecord } from "../library/snapshot-directory.js";
 import { compileLinearRegex } from "../library/linear-regex.js";
 import type { ViewerState } from "../library/viewer-state.js";
@@ -141,7 +141,7 @@ export const bundleRoutes: FastifyPluginAsyncTypebox<BundleRoutesOptions> = asyn
   app.get("/api/files/*", { schema: { params: BundleFileParams, querystring: BundleQuery, response: { 200: BundleFile, ...errorResponses } } }, async (request) => {
     const member = workspacePath(request.params["*"]);
     const bundle = await bundleOf(request.query.file);
-    if (!bundle.has(member)) throw notFound(`Artifact not found: ${member}`);
+    if (!bundle.has(member)) throw notFound(`Artifact not found: ${echoedName(member)}`);
     return bundle.fileView(member);
   });
 

@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import path from "node:path";
 import { pageOfRuns, placeholderRunSummary, runSummary, searchRun, sessionEvents } from "../../shared/viewer/index.js";
 import type { RunSearchSession, RunSummaryView } from "../../shared/viewer/index.js";
-import { notFound } from "../errors.js";
+import { echoedName, notFound } from "../errors.js";
 import { compileLinearRegex } from "../library/linear-regex.js";
 import type { StoreHealth } from "../library/remote-poller.js";
 import { runOf } from "../library/runs.js";
@@ -45,7 +45,7 @@ export const runRoutes: FastifyPluginAsyncTypebox<RunRoutesOptions> = async (app
   const recordOf = async (file: string | undefined): Promise<SessionFileRecord> => {
     if (file !== undefined) {
       const record = directory.get(file);
-      if (record === undefined) throw notFound(`Unknown session file: ${file}`);
+      if (record === undefined) throw notFound(`Unknown session file: ${echoedName(file)}`);
       return record;
     }
     for (const record of directory.newestFirst()) {

@@ -7,7 +7,7 @@ import path from "node:path";
 import type { SessionLineError } from "../../shared/session/index.js";
 import { DEFAULT_LISTED_ERRORS, buildTimeline, sessionFileView } from "../../shared/viewer/index.js";
 import type { SessionFilePage, SessionFileView } from "../../shared/viewer/index.js";
-import { notFound } from "../errors.js";
+import { echoedName, notFound } from "../errors.js";
 import type { SessionFileRecord } from "../library/snapshot-directory.js";
 import type { UndoStores } from "../library/undo-stores.js";
 import type { ViewerState } from "../library/viewer-state.js";
@@ -50,7 +50,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<SessionRoutesOptions> = as
     let records = directory.files();
     if (request.query.file !== undefined) {
       const record = directory.get(request.query.file);
-      if (record === undefined) throw notFound(`Unknown session file: ${request.query.file}`);
+      if (record === undefined) throw notFound(`Unknown session file: ${echoedName(request.query.file)}`);
       records = [record];
     }
     if (request.query.wait === "1" || request.query.file !== undefined) {

@@ -109,12 +109,27 @@ export async function restoreWithFilesystem(session: Session, snapshot: SessionS
 }
 
 /**
- * Roll back the filesystem and the session to the snapshots taken under `snapshotId` (see
- * `snapshotWithFilesystem`): the filesystem first — when it fails, the session is left as is.
- * SnapshotNotFoundError when the session kept no snapshot under that id.
+ * Roll back the filesystem and the session to the snapshots taken under `snapshotId`: the
+ * filesystem first — when it fails, the session is left as is. Two pairings are recognised:
+ * `snapshotWithFilesystem(session, target, {snapshotId})`, and (archive managers) the
+ * documented `session.snapshot(id)` beside `manager.snapshot(id)`: the manager's own archive
+ * of that id wins over any older reference the session snapshot carries. A native target has
+ * no ids of its own to look up, so it needs the reference `snapshotWithFilesystem` records.
+ * SnapshotNotFoundError when the session kept no snapshot under that id, or nothing pairs it.
  */
 export async function rollbackWithFilesystem(session: Session, target: NativeSnapshotTarget | ArchiveSnapshotManager, snapshotId: string): Promise<void> {
   const saved = session.savedSnapshot(snapshotId);
   if (saved === null) throw new SnapshotNotFoundError(snapshotId, `No session snapshot with id ${JSON.stringify(snapshotId)} in session ${session.sessionId}`, { sessionId: session.sessionId });
+  if (isArchiveManager(target) && target.get(snapshotId) !== null) {
+    await target.rollback(snapshotId);
+    session.restore(saved);
+    return;
+  }
+  if (findFilesystemSnapshotRef(saved) === null) {
+    const how = isArchiveManager(target)
+      ? `the archive manager has no snapshot ${JSON.stringify(snapshotId)} (take it with manager.snapshot(${JSON.stringify(snapshotId)}))`
+      : `a native filesystem is paired only by snapshotWithFilesystem(session, filesystem, { snapshotId: ${JSON.stringify(snapshotId)} })`;
+    throw new SnapshotNotFoundError(snapshotId, `Session snapshot ${JSON.stringify(snapshotId)} of ${session.sessionId} records no filesystem snapshot and ${how}`, { sessionId: session.sessionId });
+  }
   await restoreWithFilesystem(session, saved, target);
 }

@@ -7,7 +7,7 @@ export {
   exportArchiveAtomically,
   type SnapshotInfo,
 } from "./archive-snapshot-manager.js";
-export { HostSnapshots, type HostSnapshotOptions } from "../filesystem/host/snapshots/host-snapshots.js";
+export { HostSnapshots, type HostRestoreOptions, type HostSnapshotOptions } from "../filesystem/host/snapshots/host-snapshots.js";
 export { HOST_SNAPSHOT_STRATEGIES, type HostSnapshotStrategyName } from "../filesystem/host/snapshots/strategy.js";
 export { detectHostSnapshotStrategy, supportsReflink } from "../filesystem/host/snapshots/detect-strategy.js";
 export { isGitAvailable, FORCED_ATTRIBUTES } from "../filesystem/host/snapshots/git-process.js";

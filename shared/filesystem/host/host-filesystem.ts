@@ -5,7 +5,7 @@
  * `hostDriver`.
  */
 import { DriverFilesystem, type FilesystemOptions } from "../driver-filesystem.js";
-import { HostSnapshots, type HostSnapshotOptions } from "./snapshots/host-snapshots.js";
+import { HostSnapshots, type HostRestoreOptions, type HostSnapshotOptions } from "./snapshots/host-snapshots.js";
 import type { FilesystemDiff, FilesystemSnapshot, SnapshotableFilesystem, SnapshotOptions } from "../snapshot-contract.js";
 import { HostDriver } from "./host-driver.js";
 
@@ -56,9 +56,10 @@ export class HostFilesystem extends DriverFilesystem implements SnapshotableFile
     return this.#snapshots.snapshot(options);
   }
 
-  async restore(snapshot: FilesystemSnapshot): Promise<void> {
+  /** See `HostSnapshots.restore`: a snapshot of another workspace needs `restoreIntoOtherWorkspace`. */
+  async restore(snapshot: FilesystemSnapshot, options?: HostRestoreOptions): Promise<void> {
     this.assertWritable();
-    await this.#snapshots.restore(snapshot);
+    await this.#snapshots.restore(snapshot, options);
   }
 
   diff(base: FilesystemSnapshot, target?: FilesystemSnapshot | null): Promise<FilesystemDiff> {

@@ -16,6 +16,7 @@
  * processes included — are released. With a `store`, the store's records are pruned instead.
  */
 import { randomUUID } from "node:crypto";
+import path from "node:path";
 
 import { SnapshotIncompatibleError } from "../../../errors.js";
 import type { Filesystem } from "../../protocol.js";
@@ -29,6 +30,11 @@ import { DirectorySnapshotStrategy } from "./directory-strategy.js";
 import { GitSnapshotStrategy } from "./git-strategy.js";
 import { postponeWantedScanPool, scheduleWantedScanPool } from "./scan-pool.js";
 import type { HostSnapshotStrategy, HostSnapshotStrategyName, OperationStats, ReleaseOptions, StrategyContext } from "./strategy.js";
+
+export interface HostRestoreOptions {
+  /** Restore a snapshot taken of another workspace (another `rootPath`) into this one. */
+  readonly restoreIntoOtherWorkspace?: boolean;
+}
 
 export interface HostSnapshotOptions {
   /** Storage strategy; "auto" (default): git when it runs, else reflink when the filesystem clones, else copy. */
@@ -177,8 +183,20 @@ export class HostSnapshots {
     if (pruned.length > 0) await this.releaseNow(pruned, { deferCollection: true });
   }
 
-  /** Make the workspace exactly the snapshot's state (files created since are removed); all-or-nothing. */
-  restore(snapshot: FilesystemSnapshot): Promise<void> {
+  /**
+   * Make the workspace exactly the snapshot's state (files created since are removed); all-or-nothing.
+   * A snapshot of another workspace (another `rootPath`) is refused — restoring it would replace
+   * this workspace's files with that one's — unless `restoreIntoOtherWorkspace` says so.
+   */
+  restore(snapshot: FilesystemSnapshot, options: HostRestoreOptions = {}): Promise<void> {
+    if (options.restoreIntoOtherWorkspace !== true && path.resolve(snapshot.rootPath) !== path.resolve(this.root)) {
+      return Promise.reject(
+        new SnapshotIncompatibleError(`Snapshot ${snapshot.snapshotId} was taken of another workspace (${snapshot.rootPath}), not of ${this.root}; pass restoreIntoOtherWorkspace to restore it here`, {
+          snapshotId: snapshot.snapshotId,
+          rootPath: snapshot.rootPath,
+        }),
+      );
+    }
     return this.serial(async () => {
       const strategy = await this.strategyFor(snapshot);
       await strategy.restore(snapshot);
