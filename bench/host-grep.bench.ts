@@ -21,7 +21,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { promisify } from "node:util";
 import { isDeepStrictEqual } from "node:util";
-import { DriverFilesystem } from "../shared/filesystem/driver-filesystem.js";
+import { DriverFilesystem } from "../shared/filesystem/driver-backed/driver-filesystem.js";
 import { compileGrepPattern } from "../shared/filesystem/grep-engine.js";
 import { HostDriver } from "../shared/filesystem/host/host-driver.js";
 import { HostFilesystem } from "../shared/filesystem/host/host-filesystem.js";

@@ -1,15 +1,27 @@
-// The layers of docs/architecture.md hold: nothing imports from a layer above its own, and
-// no modules import each other round a loop (scripts/architecture.ts draws the graph), and
-// eslint refuses an import up a layer as it is written (the same table, scripts/layers.mjs).
+// The layers of docs/architecture.md hold: nothing imports from a layer above its own, no
+// modules import each other round a loop, nor do folders (scripts/architecture.ts draws the
+// graph), and eslint refuses an import up a layer as it is written (the same table,
+// scripts/layers.mjs).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ESLint } from "eslint";
-import { expect, it } from "vitest";
+import { expect, it, onTestFinished } from "vitest";
 import { LAYERS, analyse } from "./architecture.js";
 
 const graph = analyse();
+
+/** A scratch tree for analyse(), removed after the test. */
+function plantedTree(): { root: string; write: (file: string, text: string) => void } {
+  const root = mkdtempSync(path.join(os.tmpdir(), "wink-architecture-"));
+  onTestFinished(() => rmSync(root, { recursive: true, force: true }));
+  const write = (file: string, text: string) => {
+    mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+    writeFileSync(path.join(root, file), text);
+  };
+  return { root, write };
+}
 
 it("puts every module of shared/, server/ and web/ in a layer", () => {
   expect(graph.unlayered).toEqual([]);
@@ -24,34 +36,71 @@ it("has no import circle", () => {
   expect(graph.circles).toEqual([]);
 });
 
+// The folder loop in shared/ and server/ when the check came in (issue 28 step 5), still to
+// be broken: the server root holds both the app (app.ts, cli.ts) and what every folder below
+// it uses (errors.ts). This list may only shrink; a new loop, or a folder joining this one,
+// fails.
+const KNOWN_FOLDER_LOOPS = [["server", "server/http", "server/library", "server/plugins", "server/routes"]];
+
+it("has no folder loop in shared/ or server/ beyond the known ones", () => {
+  // web/ is left out until its features stop borrowing each other's components (issue 28
+  // step 4: diff -> bundle -> search -> runs -> bundle); the figures print its loops meanwhile.
+  expect(graph.folderLoops.map((loop) => loop.folders).filter((folders) => !folders.some((folder) => folder.startsWith("web/")))).toEqual(KNOWN_FOLDER_LOOPS);
+});
+
 it("names every module only tests import *.test-support.ts (the suffix the build leaves out of dist/)", () => {
   expect(graph.testOnly).toEqual([]);
 });
 
 it("finds an upward import and a circle in a tree that has them", () => {
-  const root = mkdtempSync(path.join(os.tmpdir(), "wink-architecture-"));
-  try {
-    const write = (file: string, text: string) => {
-      mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
-      writeFileSync(path.join(root, file), text);
-    };
-    write("shared/filesystem/protocol.ts", 'import { MemoryDriver } from "./memory/driver.js";\n');
-    write("shared/filesystem/memory/driver.ts", 'import type { Tree } from "./tree.js";\nexport class MemoryDriver {}\n');
-    write("shared/filesystem/memory/tree.ts", 'import type { MemoryDriver } from "./driver.js";\nexport type Tree = MemoryDriver;\n');
-    write("shared/filesystem/memory/driver.test.ts", 'import { analyse } from "../../../server/app.js";\n');
-    write("server/app.ts", 'import { MemoryDriver } from "../shared/filesystem/memory/driver.js";\n');
-    write("server/app-helpers.ts", "export const port = 0;\n");
-    write("server/app.test.ts", 'import { port } from "./app-helpers.js";\n');
-    mkdirSync(path.join(root, "web"));
-    const found = analyse(root);
-    expect(found.upward).toEqual(["shared/filesystem/protocol.ts -> shared/filesystem/memory/driver.ts (core -> backends)"]);
-    expect(found.circles).toEqual([["shared/filesystem/memory/driver.ts", "shared/filesystem/memory/tree.ts"]]);
-    // app.ts too: in this tree only driver.test.ts imports it.
-    expect(found.testOnly).toEqual(["server/app-helpers.ts", "server/app.ts"]);
-    expect(found.lines).toEqual({ shared: { source: 5, tests: 1 }, server: { source: 2, tests: 1 } });
-  } finally {
-    rmSync(root, { recursive: true, force: true });
-  }
+  const { root, write } = plantedTree();
+  write("shared/filesystem/protocol.ts", 'import { MemoryDriver } from "./memory/driver.js";\n');
+  write("shared/filesystem/memory/driver.ts", 'import type { Tree } from "./tree.js";\nexport class MemoryDriver {}\n');
+  write("shared/filesystem/memory/tree.ts", 'import type { MemoryDriver } from "./driver.js";\nexport type Tree = MemoryDriver;\n');
+  write("shared/filesystem/memory/driver.test.ts", 'import { analyse } from "../../../server/app.js";\n');
+  write("server/app.ts", 'import { MemoryDriver } from "../shared/filesystem/memory/driver.js";\n');
+  write("server/app-helpers.ts", "export const port = 0;\n");
+  write("server/app.test.ts", 'import { port } from "./app-helpers.js";\n');
+  mkdirSync(path.join(root, "web"));
+  const found = analyse(root);
+  expect(found.upward).toEqual(["shared/filesystem/protocol.ts -> shared/filesystem/memory/driver.ts (core -> backends)"]);
+  expect(found.circles).toEqual([["shared/filesystem/memory/driver.ts", "shared/filesystem/memory/tree.ts"]]);
+  // app.ts too: in this tree only driver.test.ts imports it.
+  expect(found.testOnly).toEqual(["server/app-helpers.ts", "server/app.ts"]);
+  expect(found.lines).toEqual({ shared: { source: 5, tests: 1 }, server: { source: 2, tests: 1 } });
+});
+
+it("finds a folder loop in a tree that has one, and none once it is broken", () => {
+  const { root, write } = plantedTree();
+  // No module circle: snapshot.ts -> apply.ts -> ../journal.ts, host-fs.ts -> snapshot.ts. But
+  // host/ and host/snapshots/ import each other.
+  write("shared/filesystem/protocol.ts", "export type P = 1;\n");
+  write("shared/filesystem/host/journal.ts", 'import type { P } from "../protocol.js";\nexport type J = P;\n');
+  write("shared/filesystem/host/snapshots/apply.ts", 'import type { J } from "../journal.js";\nexport type A = J;\n');
+  write("shared/filesystem/host/snapshots/snapshot.ts", 'import type { A } from "./apply.js";\nexport type S = A;\n');
+  write("shared/filesystem/host/host-fs.ts", 'import type { S } from "./snapshots/snapshot.js";\nexport type H = S;\n');
+  // Entries and tests re-export or import across folders by design: no loop through them.
+  write("shared/filesystem/index.ts", 'export type { H } from "./host/host-fs.js";\n');
+  write("shared/filesystem/host/snapshots/snapshot.test.ts", 'import type { H } from "../host-fs.js";\nexport type T = H;\n');
+  write("shared/index.ts", 'export type { H } from "./filesystem/index.js";\n');
+  mkdirSync(path.join(root, "server"));
+  mkdirSync(path.join(root, "web"));
+  const found = analyse(root);
+  expect(found.circles).toEqual([]);
+  expect(found.folderLoops).toEqual([
+    {
+      folders: ["shared/filesystem/host", "shared/filesystem/host/snapshots"],
+      imports: [
+        "shared/filesystem/host -> shared/filesystem/host/snapshots (shared/filesystem/host/host-fs.ts -> shared/filesystem/host/snapshots/snapshot.ts)",
+        "shared/filesystem/host/snapshots -> shared/filesystem/host (shared/filesystem/host/snapshots/apply.ts -> shared/filesystem/host/journal.ts)",
+      ],
+    },
+  ]);
+  // journal.ts moved below both folders (as host/io/ did): the loop is gone.
+  rmSync(path.join(root, "shared/filesystem/host/journal.ts"));
+  write("shared/filesystem/host/io/journal.ts", 'import type { P } from "../../protocol.js";\nexport type J = P;\n');
+  write("shared/filesystem/host/snapshots/apply.ts", 'import type { J } from "../io/journal.js";\nexport type A = J;\n');
+  expect(analyse(root).folderLoops).toEqual([]);
 });
 
 it("fails lint on an import from a layer above, and on a Node built-in in browser-safe code", async () => {

@@ -41,6 +41,11 @@ export interface Architecture {
   readonly upward: string[];
   /** Modules that import each other, directly or round a loop. */
   readonly circles: string[][];
+  /**
+   * Folders that import each other, directly or round a loop (a folder stands for the modules
+   * directly in it), each with one import per folder-to-folder edge inside the loop.
+   */
+  readonly folderLoops: FolderLoop[];
   readonly unlayered: string[];
   /**
    * Modules only tests import that lack the one test-helper suffix, `.test-support.ts`: the
@@ -48,6 +53,59 @@ export interface Architecture {
    */
   readonly testOnly: string[];
 }
+
+export interface FolderLoop {
+  readonly folders: string[];
+  /** `from-folder -> to-folder (module -> module)`, one example per edge of the loop. */
+  readonly imports: string[];
+}
+
+/**
+ * Strongly connected components of more than one node (Tarjan), in the order they close;
+ * `skip` nodes are neither entered nor followed.
+ */
+function components(nodes: Iterable<string>, edges: ReadonlyMap<string, ReadonlySet<string>>, skip: (node: string) => boolean): string[][] {
+  const found: string[][] = [];
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  let counter = 0;
+  const visit = (node: string): void => {
+    index.set(node, counter);
+    low.set(node, counter++);
+    stack.push(node);
+    onStack.add(node);
+    for (const next of edges.get(node) ?? []) {
+      if (skip(next)) continue;
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node) as number, low.get(next) as number));
+      } else if (onStack.has(next)) low.set(node, Math.min(low.get(node) as number, index.get(next) as number));
+    }
+    if (low.get(node) === index.get(node)) {
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop() as string;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== node);
+      if (component.length > 1) found.push(component.sort());
+    }
+  };
+  for (const node of nodes) if (!skip(node) && !index.has(node)) visit(node);
+  return found;
+}
+
+const ENTRY_LAYER = LAYERS.findIndex((layer) => layer.name === "library entry");
+
+/**
+ * Modules left out of the folder graph: the library's entries and the package entry points
+ * re-export from the folders below them by design, so their imports would close a loop through
+ * every folder that imports a core module beside them.
+ */
+const isEntry = (file: string): boolean => layerOf(file) === ENTRY_LAYER || ENTRY_POINTS.has(file);
 
 /** The graph of the tree at `root` (the repository by default). */
 export function analyse(root: string = repoRoot): Architecture {
@@ -74,37 +132,33 @@ export function analyse(root: string = repoRoot): Architecture {
       if (layerOf(target) > layerOf(file)) upward.push(`${file} -> ${target} (${LAYERS[layerOf(file)]?.name} -> ${LAYERS[layerOf(target)]?.name})`);
     }
   }
-  // Circles: strongly connected components of more than one module (Tarjan), tests left out.
-  const circles: string[][] = [];
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const onStack = new Set<string>();
-  let counter = 0;
-  const visit = (node: string): void => {
-    index.set(node, counter);
-    low.set(node, counter++);
-    stack.push(node);
-    onStack.add(node);
-    for (const next of edges.get(node) ?? []) {
-      if (isTest(next)) continue;
-      if (!index.has(next)) {
-        visit(next);
-        low.set(node, Math.min(low.get(node) as number, low.get(next) as number));
-      } else if (onStack.has(next)) low.set(node, Math.min(low.get(node) as number, index.get(next) as number));
+  // Circles: strongly connected components of more than one module, tests left out.
+  const circles = components(files, edges, isTest);
+  // Folder loops: the same over folders, a folder's edges being its modules' imports of modules
+  // in other folders. Modules can be acyclic while their folders are not (host/snapshots/x
+  // imports host/y, host/z imports host/snapshots/w), which leaves neither folder a unit a
+  // reader can take in alone.
+  const folderEdges = new Map<string, Set<string>>();
+  const example = new Map<string, string>();
+  for (const [file, targets] of edges) {
+    if (isTest(file) || isEntry(file)) continue;
+    const from = path.posix.dirname(file);
+    for (const target of targets) {
+      const to = path.posix.dirname(target);
+      if (isTest(target) || isEntry(target) || to === from) continue;
+      let out = folderEdges.get(from);
+      if (out === undefined) folderEdges.set(from, (out = new Set()));
+      out.add(to);
+      const key = `${from} -> ${to}`;
+      if (!example.has(key) || `${file} -> ${target}` < (example.get(key) as string)) example.set(key, `${file} -> ${target}`);
     }
-    if (low.get(node) === index.get(node)) {
-      const component: string[] = [];
-      let member: string;
-      do {
-        member = stack.pop() as string;
-        onStack.delete(member);
-        component.push(member);
-      } while (member !== node);
-      if (component.length > 1) circles.push(component.sort());
-    }
-  };
-  for (const file of files) if (!isTest(file) && !index.has(file)) visit(file);
+  }
+  const folderLoops = components([...folderEdges.keys()].sort(), folderEdges, () => false)
+    .map((folders) => {
+      const imports = folders.flatMap((from) => [...(folderEdges.get(from) ?? [])].filter((to) => folders.includes(to)).map((to) => `${from} -> ${to} (${example.get(`${from} -> ${to}`) as string})`));
+      return { folders, imports: imports.sort() };
+    })
+    .sort((a, b) => (a.folders[0] as string).localeCompare(b.folders[0] as string));
   const unlayered = files.filter((file) => layerOf(file) === -1);
   const importers = new Map<string, string[]>();
   for (const [file, targets] of edges) for (const target of targets) importers.set(target, [...(importers.get(target) ?? []), file]);
@@ -112,7 +166,7 @@ export function analyse(root: string = repoRoot): Architecture {
     .filter((file) => !file.startsWith("web/") && !isTest(file) && !ENTRY_POINTS.has(file))
     .filter((file) => (importers.get(file) ?? []).length > 0 && (importers.get(file) ?? []).every(isTest))
     .sort();
-  return { lines, upward: upward.sort(), circles, unlayered, testOnly };
+  return { lines, upward: upward.sort(), circles, folderLoops, unlayered, testOnly };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
@@ -126,6 +180,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     for (const line of result.upward) console.log(`  ${line}`);
     console.log(`\nimport circles: ${result.circles.length}`);
     for (const circle of result.circles) console.log(`  ${circle.join(" <-> ")}`);
+    console.log(`\nfolder loops: ${result.folderLoops.length}`);
+    for (const loop of result.folderLoops) {
+      console.log(`  ${loop.folders.join(" <-> ")}`);
+      for (const line of loop.imports) console.log(`    ${line}`);
+    }
     if (result.unlayered.length > 0) console.log(`\nfiles in no layer: ${result.unlayered.join(", ")}`);
     if (result.testOnly.length > 0) console.log(`\nimported only by tests, without the .test-support suffix: ${result.testOnly.join(", ")}`);
   }

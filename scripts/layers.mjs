@@ -6,9 +6,9 @@ import { readdirSync } from "node:fs";
 import path from "node:path";
 
 export const LAYERS = [
-  { name: "core", holds: "protocol, paths, limits, errors, glob, streams, text, the snapshot contract", match: (f) => f === "shared/errors.ts" || (/^shared\/filesystem\/[^/]+\.ts$/.test(f) && !["shared/filesystem/driver-filesystem.ts", "shared/filesystem/index.ts"].includes(f)) },
+  { name: "core", holds: "protocol, paths, limits, errors, glob, streams, text, the snapshot contract", match: (f) => f === "shared/errors.ts" || (/^shared\/filesystem\/[^/]+\.ts$/.test(f) && f !== "shared/filesystem/index.ts") },
   { name: "formats", holds: "ZIP archives: reading, writing, the archive policy", match: (f) => f.startsWith("shared/archive/") },
-  { name: "backends", holds: "memory, host directory (with its native snapshots), Podman; the driver-backed Filesystem", match: (f) => /^shared\/filesystem\/(memory|host|podman)\//.test(f) || f === "shared/filesystem/driver-filesystem.ts" },
+  { name: "backends", holds: "memory, host directory (with its native snapshots), Podman; the driver-backed Filesystem", match: (f) => /^shared\/filesystem\/(memory|host|podman|driver-backed)\//.test(f) },
   { name: "snapshots and sources", holds: "archive snapshots of any backend; remote byte sources", match: (f) => /^shared\/(snapshots|remote)\//.test(f) },
   { name: "workspace", holds: "agent tools, undo, workspaces and sandboxes, session files, debug bundles, the viewer model", match: (f) => /^shared\/(tools|undo|workspace|session|debug-bundle|viewer)\//.test(f) },
   { name: "conformance", holds: "the Filesystem conformance suite", match: (f) => f.startsWith("shared/filesystem/conformance/") },

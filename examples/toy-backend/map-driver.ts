@@ -6,7 +6,7 @@
  */
 import { DirectoryNotEmptyError, FileExistsError, FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionDeniedError } from "../../shared/errors.js";
 import type { DriverEntry, DriverStat, DriverWriteOptions, FileSink, FilesystemDriver, TreeTransaction, WalkEntry } from "../../shared/filesystem/driver.js";
-import { DriverFilesystem, type FilesystemOptions } from "../../shared/filesystem/driver-filesystem.js";
+import { DriverFilesystem, type FilesystemOptions } from "../../shared/filesystem/driver-backed/driver-filesystem.js";
 
 type MapNode = { kind: "file"; data: Uint8Array; mode: number; mtimeMs: number } | { kind: "directory"; mode: number; mtimeMs: number };
 

@@ -3,7 +3,7 @@
  * one `describeFilesystemConformance` call here and declares what it lacks in `capabilities`.
  */
 import { afterAll } from "vitest";
-import { DriverFilesystem } from "../driver-filesystem.js";
+import { DriverFilesystem } from "../driver-backed/driver-filesystem.js";
 import { InMemoryFilesystem } from "../memory/in-memory-filesystem.js";
 import { MemoryDriver } from "../memory/memory-driver.js";
 import { podmanExecTarget, podmanSandboxTarget, releasePodmanTargets } from "../podman/podman.test-support.js";

@@ -4,7 +4,7 @@
  * `HostDriver`. Snapshot strategies extend this class and reach the driver through
  * `hostDriver`.
  */
-import { DriverFilesystem, type FilesystemOptions } from "../driver-filesystem.js";
+import { DriverFilesystem, type FilesystemOptions } from "../driver-backed/driver-filesystem.js";
 import { HostSnapshots, type HostRestoreOptions, type HostSnapshotOptions } from "./snapshots/host-snapshots.js";
 import type { FilesystemDiff, FilesystemSnapshot, SnapshotableFilesystem, SnapshotOptions } from "../snapshot-contract.js";
 import { HostDriver } from "./host-driver.js";

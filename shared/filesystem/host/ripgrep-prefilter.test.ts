@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DriverFilesystem } from "../driver-filesystem.js";
+import { DriverFilesystem } from "../driver-backed/driver-filesystem.js";
 import { compileGrepPattern } from "../grep-engine.js";
 import { HostDriver } from "./host-driver.js";
 import { HostFilesystem } from "./host-filesystem.js";

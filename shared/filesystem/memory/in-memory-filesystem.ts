@@ -5,7 +5,7 @@
 import { SnapshotRestoreError } from "../../errors.js";
 import type { SnapshotRetentionPolicy } from "../snapshot-retention.js";
 import type { FilesystemDiff, FilesystemSnapshot, SnapshotableFilesystem, SnapshotOptions } from "../snapshot-contract.js";
-import { DriverFilesystem, type FilesystemOptions } from "../driver-filesystem.js";
+import { DriverFilesystem, type FilesystemOptions } from "../driver-backed/driver-filesystem.js";
 import { MemoryDriver } from "./memory-driver.js";
 import { MemorySnapshots } from "./memory-snapshots.js";
 

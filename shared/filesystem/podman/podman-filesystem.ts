@@ -5,7 +5,7 @@
  * (`SnapshotableFilesystem`) are copies kept inside the container (`exec-snapshots.ts`).
  */
 import type { FilesystemDiff, FilesystemSnapshot, SnapshotableFilesystem, SnapshotOptions } from "../snapshot-contract.js";
-import { DriverFilesystem, type FilesystemOptions } from "../driver-filesystem.js";
+import { DriverFilesystem, type FilesystemOptions } from "../driver-backed/driver-filesystem.js";
 import { PodmanExecDriver, type PodmanExecDriverOptions } from "./exec-driver.js";
 import { ExecSnapshots, type ExecSnapshotOptions } from "./exec-snapshots.js";
 

@@ -16,13 +16,13 @@ import {
   IsADirectoryError,
   NotADirectoryError,
   PermissionDeniedError,
-} from "../errors.js";
-import type { DriverStat, FilesystemDriver, WalkEntry } from "./driver.js";
-import { globMatcher } from "./glob.js";
-import { ReadAhead } from "./read-ahead.js";
-import { compileGrepPattern, GrepMatcher, type GrepFile } from "./grep-engine.js";
-import { resolveLimits, type FilesystemLimits } from "./limits.js";
-import { comparePaths, displayPath, joinPath, parentPath, relativeTo, resolveWorkspacePath } from "./paths.js";
+} from "../../errors.js";
+import type { DriverStat, FilesystemDriver, WalkEntry } from "../driver.js";
+import { globMatcher } from "../glob.js";
+import { ReadAhead } from "../read-ahead.js";
+import { compileGrepPattern, GrepMatcher, type GrepFile } from "../grep-engine.js";
+import { resolveLimits, type FilesystemLimits } from "../limits.js";
+import { comparePaths, displayPath, joinPath, parentPath, relativeTo, resolveWorkspacePath } from "../paths.js";
 import type {
   ArchiveSummary,
   ByteReader,
@@ -47,9 +47,9 @@ import type {
   WriteMode,
   WriteOptions,
   WriteResult,
-} from "./protocol.js";
-import { BufferedByteWriter, RangeByteReader, Utf8TextReader } from "./streams.js";
-import { checkUtf8Encoding, codePointCount, decodeUtf8OrThrow, encodeUtf8, sliceLines } from "./text.js";
+} from "../protocol.js";
+import { BufferedByteWriter, RangeByteReader, Utf8TextReader } from "../streams.js";
+import { checkUtf8Encoding, codePointCount, decodeUtf8OrThrow, encodeUtf8, sliceLines } from "../text.js";
 
 export interface FilesystemOptions {
   readonly readOnly?: boolean;
@@ -461,7 +461,7 @@ export class DriverFilesystem implements Filesystem {
   // ---------------------------------------------------------------- archives
 
   async exportArchive(archivePath: string, options: ExportArchiveOptions = {}): Promise<ArchiveSummary> {
-    const { writeArchive } = await import("../archive/index.js");
+    const { writeArchive } = await import("../../archive/index.js");
     const base = this.resolve(options.path ?? ".");
     await this.requireDirectory(base);
     const skipped: { path: string; reason: string }[] = [];
@@ -502,7 +502,7 @@ export class DriverFilesystem implements Filesystem {
 
   async importArchive(archivePath: string, options: ImportArchiveOptions = {}): Promise<ArchiveSummary> {
     this.assertWritable();
-    const { extractArchive } = await import("../archive/index.js");
+    const { extractArchive } = await import("../../archive/index.js");
     let summary: ArchiveSummary | null = null;
     await this.driver.replaceTree(async (tx) => {
       summary = await extractArchive(archivePath, tx, {
