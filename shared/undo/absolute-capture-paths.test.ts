@@ -20,6 +20,14 @@ async function storeFor(workspace: Filesystem): Promise<UndoStore> {
   return UndoStore.create({ workspace, stateDir: await tempDir("wink-undo-abs-state-") });
 }
 
+/** Capture `src/lib.rs` by `absolute`, change it, restore: the original comes back. */
+async function roundTrip(fs: Filesystem, store: UndoStore, scopeId: string, absolute: string): Promise<void> {
+  expect((await store.register("s", scopeId, { paths: [absolute] })).paths).toEqual(["src/lib.rs"]);
+  await fs.write("src/lib.rs", "fn changed() {}\n");
+  expect((await store.restore("s", scopeId)).restoredPaths).toEqual(["src/lib.rs"]);
+  expect(await fs.read("src/lib.rs")).toMatchObject({ content: "fn original() {}\n" });
+}
+
 describe("explicit capture of an absolute path", () => {
   it("host: <root>/src/lib.rs is that file, captured and restored", async () => {
     const root = await tempDir("wink-undo-abs-ws-");
@@ -27,11 +35,7 @@ describe("explicit capture of an absolute path", () => {
     await writeFile(path.join(root, "src/lib.rs"), "fn original() {}\n");
     const fs = new HostFilesystem({ root, stateDir: await tempDir("wink-undo-abs-tx-"), durable: false });
     const store = await storeFor(fs);
-    const info = await store.register("s", "tc_1", { paths: [path.join(root, "src/lib.rs")] });
-    expect(info.paths).toEqual(["src/lib.rs"]);
-    await writeFile(path.join(root, "src/lib.rs"), "fn changed() {}\n");
-    const result = await store.restore("s", "tc_1");
-    expect(result.restoredPaths).toEqual(["src/lib.rs"]);
+    await roundTrip(fs, store, "tc_1", path.join(root, "src/lib.rs"));
     expect(await readFile(path.join(root, "src/lib.rs"), "utf8")).toBe("fn original() {}\n");
     // The root itself names the whole workspace.
     expect((await store.register("s", "tc_2", { paths: [root] })).paths).toContain("src/lib.rs");
@@ -54,10 +58,7 @@ describe("explicit capture of an absolute path", () => {
     const fs = new InMemoryFilesystem({ mountPoint: "/workspace" });
     await fs.write("src/lib.rs", "fn original() {}\n");
     const store = await storeFor(fs);
-    expect((await store.register("s", "tc_1", { paths: ["/workspace/src/lib.rs"] })).paths).toEqual(["src/lib.rs"]);
-    await fs.write("src/lib.rs", "fn changed() {}\n");
-    await store.restore("s", "tc_1");
-    expect(await fs.read("src/lib.rs")).toMatchObject({ content: "fn original() {}\n" });
+    await roundTrip(fs, store, "tc_1", "/workspace/src/lib.rs");
     await expect(store.register("s", "tc_2", { paths: ["/etc/passwd"] })).rejects.toMatchObject({ code: "EACCES", data: { path: "/etc/passwd" } });
     expect((await store.list("s")).map((s) => s.scopeId)).toEqual(["tc_1"]);
   });
@@ -66,9 +67,6 @@ describe("explicit capture of an absolute path", () => {
     const fs = new InMemoryFilesystem();
     await fs.write("src/lib.rs", "fn original() {}\n");
     const store = await storeFor(fs);
-    expect((await store.register("s", "tc_1", { paths: ["/src/lib.rs"] })).paths).toEqual(["src/lib.rs"]);
-    await fs.write("src/lib.rs", "fn changed() {}\n");
-    await store.restore("s", "tc_1");
-    expect(await fs.read("src/lib.rs")).toMatchObject({ content: "fn original() {}\n" });
+    await roundTrip(fs, store, "tc_1", "/src/lib.rs");
   });
 });
