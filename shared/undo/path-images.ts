@@ -6,7 +6,7 @@
  * its whole subtree, so that restoring it removes whatever appeared below it since), or
  * absent. Applying images in path order (parents first) recreates exactly that state.
  */
-import { PermissionDeniedError, hasErrorCode } from "../errors.js";
+import { InvalidArgumentError, PermissionDeniedError, hasErrorCode } from "../errors.js";
 import { isWithin, parentPath, resolveWorkspacePath } from "../filesystem/paths.js";
 import type { FileStat, Filesystem } from "../filesystem/protocol.js";
 
@@ -27,6 +27,44 @@ export function normalizeFor(fs: Filesystem, path: unknown): string | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * The absolute spellings of a filesystem's root, normalised as `resolveWorkspacePath` leaves
+ * them ("" for "/"): its mount point, and its root directory when that is absolute and not "/"
+ * (a memory workspace mounted at /workspace does not hold /etc/passwd).
+ */
+function absoluteRoots(fs: Filesystem): string[] {
+  const roots: string[] = [];
+  if (fs.mountPoint) roots.push(fs.mountPoint);
+  if (fs.root.startsWith("/") && (fs.root !== "/" || roots.length === 0)) roots.push(fs.root);
+  return roots.map((root) => resolveWorkspacePath(root));
+}
+
+/**
+ * The normalised form of a path a caller names for explicit capture. A relative path is read as
+ * the protocol reads it. An absolute one names that file, as the spec's `paths:
+ * ["/work/src/lib.rs"]` does: inside the root directory or mount point it is that file; anywhere
+ * else it is refused (EACCES, `reason: "outside-workspace"`), because reading it root-relative
+ * would capture another path (`<root>/tmp/…`) and a later restore would report success having
+ * put nothing back. Malformed paths are refused with EINVAL.
+ */
+export function explicitCapturePath(fs: Filesystem, path: unknown): string {
+  const normalized = normalizeFor(fs, path);
+  if (normalized === null || typeof path !== "string") throw new InvalidArgumentError(`Invalid path to capture: ${JSON.stringify(path)}`, { path: String(path) });
+  if (!path.startsWith("/")) return normalized;
+  let absolute: string;
+  try {
+    absolute = resolveWorkspacePath(path);
+  } catch {
+    throw new PermissionDeniedError(path, `Cannot capture ${path} for undo: it is outside the workspace`, { reason: "outside-workspace" });
+  }
+  for (const root of absoluteRoots(fs)) {
+    if (root === "") return absolute;
+    if (absolute === root) return "";
+    if (absolute.startsWith(`${root}/`)) return absolute.slice(root.length + 1);
+  }
+  throw new PermissionDeniedError(path, `Cannot capture ${path} for undo: it is outside the workspace (${absoluteRoots(fs).map((root) => `/${root}`).join(" or ")})`, { reason: "outside-workspace" });
 }
 
 /** Stat that answers null for "nothing there" (also below a file, where a path cannot exist). */

@@ -25,7 +25,7 @@ import { BodyStore, TEMP_PREFIX, sha256Hex, writeFileAtomic } from "./body-store
 import type { UndoPathState, UndoManifest, UndoSnapshotKind } from "./manifest.js";
 import { UNDO_BODIES_DIR, UNDO_MANIFEST_NAME, UNDO_SNAPSHOTS_DIR, compareUndoManifests, isValidUndoSessionId, parseUndoManifest, serializeUndoManifest } from "./manifest.js";
 import type { PathImage } from "./path-images.js";
-import { applyImages, applyImagesAtomically, currentImagesFor, highestMissing, isCovered, normalizeFor, shallowImage, statOrNull, subtreeImages } from "./path-images.js";
+import { applyImages, applyImagesAtomically, currentImagesFor, explicitCapturePath, highestMissing, isCovered, normalizeFor, shallowImage, statOrNull, subtreeImages } from "./path-images.js";
 
 /** Default per-session byte cap: 1 GiB. */
 export const DEFAULT_SESSION_BYTE_CAP = 1024 ** 3;
@@ -587,11 +587,7 @@ export class UndoStore {
    */
   async register(sessionId: string, scopeId: string, options: RegisterOptions = {}): Promise<UndoSnapshotInfo> {
     checkScopeId(scopeId);
-    const paths = options.paths?.map((path) => {
-      const normalized = normalizeFor(this.workspace, path);
-      if (normalized === null) throw new InvalidArgumentError(`Invalid path to capture: ${JSON.stringify(path)}`, { path: String(path) });
-      return normalized;
-    });
+    const paths = options.paths?.map((path) => explicitCapturePath(this.workspace, path));
     return this.locked(sessionId, async (session) => {
       const existing = session.byScope.get(scopeId);
       const record = existing ?? (await this.createRecord(session, scopeId, "tool_call", options.turnId === undefined ? session.currentTurn : options.turnId, paths === undefined));
