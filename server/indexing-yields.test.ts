@@ -8,23 +8,9 @@ import { open, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { cleanUp, snapshotLine, tempDir, testApp } from "./server.test-support.js";
-import { startClient } from "./loopback-client.test-support.js";
+import { POLL_PROBE, startClient, type PollProbeResult } from "./loopback-client.test-support.js";
 
 afterEach(cleanUp);
-
-const PROBE = `
-const [quick] = args;
-const latencies = [];
-while (!stopped()) {
-  const at = performance.now();
-  const response = await fetch(quick);
-  await response.text();
-  if (response.status !== 200) throw new Error("quick request failed: " + response.status);
-  latencies.push(performance.now() - at);
-  await sleep(20);
-}
-report({ count: latencies.length, maxMs: Math.max(0, ...latencies) });
-`;
 
 /** `lines` snapshot lines of about 730 bytes each (the 1 GiB / 1.5 M lines of the issue's file). */
 async function bigSession(file: string, lines: number): Promise<void> {
@@ -50,7 +36,7 @@ describe("indexing a big session file yields to other requests (issue 29, item 5
     const base = `http://127.0.0.1:${(app.app.server.address() as { port: number }).port}`;
     expect((await fetch(`${base}/api/meta?file=small.jsonl`)).status).toBe(200);
 
-    const probe = startClient<{ count: number; maxMs: number }>(PROBE, [`${base}/api/meta?file=small.jsonl`]);
+    const probe = startClient<PollProbeResult>(POLL_PROBE, [`${base}/api/meta?file=small.jsonl`]);
     await new Promise((resolve) => setTimeout(resolve, 200));
     const started = performance.now();
     const big = app.state.directory.get("big.jsonl");
@@ -58,7 +44,7 @@ describe("indexing a big session file yields to other requests (issue 29, item 5
     const index = await app.state.directory.ensureIndexed(big);
     const indexingMs = performance.now() - started;
     probe.stop();
-    const { count, maxMs } = await probe.result;
+    const { quickCount: count, quickMaxMs: maxMs } = await probe.result;
     expect(index.lineCount).toBe(400_000);
     // The indexing took long enough to have stalled the probe (it did, for its whole length).
     expect(indexingMs).toBeGreaterThan(1500);
