@@ -18,38 +18,18 @@ import { afterEach, describe, expect, it } from "vitest";
 import { InMemoryFilesystem } from "../shared/filesystem/memory/index.js";
 import type { WinkApp } from "./app.js";
 import { cleanUp, snapshotLine, tempDir, testApp } from "./server.test-support.js";
-import { curlGet, startClient } from "./loopback-client.test-support.js";
+import { POLL_PROBE, curlGet, startClient, type PollProbeResult } from "./loopback-client.test-support.js";
 
 afterEach(cleanUp);
 
 const REF = "wink_debug.session:FilesystemSnapshotRef";
-
-/** GET `quick` every 20 ms until stopped; report how many answers came and the longest wait. */
-const PROBE = `
-const [quick] = args;
-const latencies = [];
-while (!stopped()) {
-  const at = performance.now();
-  const response = await fetch(quick);
-  await response.text();
-  if (response.status !== 200) throw new Error("quick request failed: " + response.status);
-  latencies.push(performance.now() - at);
-  await sleep(20);
-}
-report({ quickCount: latencies.length, quickMaxMs: Math.max(0, ...latencies) });
-`;
-
-interface ProbeResult {
-  quickCount: number;
-  quickMaxMs: number;
-}
 
 /**
  * GET `slow` with curl (its own process, so receiving a big body stalls no one) while a
  * second process polls `quick`: the slow answer, and how the quick ones fared meanwhile.
  */
 async function whileRunning(slow: string, quick: string): Promise<{ slow: { status: number; bytes: number; ms: number }; quickCount: number; quickMaxMs: number; mainShare: number }> {
-  const probe = startClient<ProbeResult>(PROBE, [quick]);
+  const probe = startClient<PollProbeResult>(POLL_PROBE, [quick]);
   await sleep(200); // the probe is polling before the slow request starts
   const before = cpuTimes();
   const started = performance.now();

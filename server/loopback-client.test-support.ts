@@ -74,3 +74,23 @@ export function curlGet(url: string, options: { timeoutSeconds?: number; extraAr
     });
   });
 }
+
+/** A client program (`startClient`): GET `args[0]` every 20 ms until stopped; reports how many answers came and the longest wait. */
+export const POLL_PROBE = `
+const [quick] = args;
+const latencies = [];
+while (!stopped()) {
+  const at = performance.now();
+  const response = await fetch(quick);
+  await response.text();
+  if (response.status !== 200) throw new Error("quick request failed: " + response.status);
+  latencies.push(performance.now() - at);
+  await sleep(20);
+}
+report({ quickCount: latencies.length, quickMaxMs: Math.max(0, ...latencies) });
+`;
+
+export interface PollProbeResult {
+  quickCount: number;
+  quickMaxMs: number;
+}

@@ -48,6 +48,24 @@ describe("/api/files of huge session files", () => {
     expect(kept.files[0]?.sessions).toHaveLength(1);
   }, 120_000);
 
+  it("writes /api/entries of a file of many lines as it sends it, in WINK's shape", async () => {
+    const dir = await tempDir();
+    await generated(dir, "small.jsonl", 0, 3);
+    await generated(dir, "big.jsonl", 0, 20_000);
+    const app = await testApp({ path: dir });
+    const small = await get(app, "/api/entries?file=small.jsonl");
+    const big = await get(app, "/api/entries?file=big.jsonl");
+    expect(big.statusCode, big.body).toBe(200);
+    // Built whole, the answer has a content-length; written as it is sent, it has none.
+    expect(small.headers["content-length"]).toBeDefined();
+    expect(big.headers["content-length"]).toBeUndefined();
+    expect(big.headers["content-type"]).toMatch(/^application\/json/);
+    const entries = big.json() as { path: string; line_number: number; selected: boolean }[];
+    expect(entries).toHaveLength(20_000);
+    expect(entries.slice(0, 3)).toEqual((small.json() as unknown[]).map((entry) => ({ ...(entry as object), path: "big.jsonl" })));
+    expect(entries[19_999]).toMatchObject({ line_number: 20_000, session_id: "s-19999", name: "s-19999 (line 20000)", selected: false });
+  });
+
   it("pages the files themselves", async () => {
     const dir = await tempDir();
     for (let i = 0; i < 3; i++) await generated(dir, `run-${i}.jsonl`, 0, 1);

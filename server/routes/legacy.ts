@@ -7,11 +7,12 @@
  * WINK's bundle meta merged with the snapshot meta of the bundle's session line.
  */
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { lazySlicePage, snapshotEntries, slicePage, slicePageLength } from "../../shared/viewer/index.js";
+import { lazySlicePage, lazySnapshotEntries, snapshotEntries, slicePage, slicePageLength } from "../../shared/viewer/index.js";
 import { badRequest, notFound } from "../errors.js";
 import { metaFor } from "../library/snapshot-meta.js";
 import type { Selection, ViewerState } from "../library/viewer-state.js";
 import { indexedLine } from "../library/viewer-state.js";
+import type { SessionIndexEntry } from "../../shared/session/index.js";
 import { errorResponses } from "../schemas/common.js";
 import { Meta } from "../schemas/bundles.js";
 import { Entries, RawLine, SelectBody, SelectorQuery, SliceParams, SlicePage, SliceQuery, SnapshotFiles, SwitchBody } from "../schemas/legacy.js";
@@ -19,6 +20,8 @@ import { STREAM_LINE_BYTES, isoTime, selectorOf, sendJsonBytes, sendStreamedJson
 
 /** Pages of more items than the web app asks for at once (50) are streamed from big lines. */
 const STREAM_MIN_ITEMS = 64;
+/** Files of at least this many lines have their `/api/entries` written as it is sent (~60 bytes of JSON a line). */
+const STREAM_MIN_ENTRIES = 10_000;
 
 export interface LegacyRoutesOptions {
   state: ViewerState;
@@ -46,9 +49,13 @@ export const legacyRoutes: FastifyPluginAsyncTypebox<LegacyRoutesOptions> = asyn
     return metaFor(state, selectorOf(request.query));
   });
 
-  app.get("/api/entries", { schema: { querystring: SelectorQuery, response: { 200: Entries, ...errorResponses } } }, async (request) => {
+  app.get("/api/entries", { schema: { querystring: SelectorQuery, response: { 200: Entries, ...errorResponses } } }, async (request, reply) => {
     const selection = await state.resolve(selectorOf(request.query));
-    return snapshotEntries(selection.record.path, selection.index.entries.map(indexedLine), selection.entry.lineNumber);
+    const { entries } = selection.index;
+    if (entries.length >= STREAM_MIN_ENTRIES) {
+      return sendStreamedJson(reply, lazySnapshotEntries(selection.record.path, entries.length, (index) => indexedLine(entries[index] as SessionIndexEntry), selection.entry.lineNumber), { streamDepth: 1 });
+    }
+    return snapshotEntries(selection.record.path, entries.map(indexedLine), selection.entry.lineNumber);
   });
 
   app.get("/api/slices/:slice_type", { schema: { params: SliceParams, querystring: SliceQuery, response: { 200: SlicePage, ...errorResponses } } }, async (request, reply) => {

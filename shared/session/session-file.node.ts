@@ -16,6 +16,7 @@ import type { LineLocation, PhysicalLine, SessionIndexEntry } from "./session-sc
 import { SessionIndexBuilder, snapshotFromLineBytes, type SessionIndexBuilderOptions } from "./session-scan.node.js";
 import { LineSplitter } from "./physical-lines.node.js";
 import { LongLineWindow } from "./long-line-window.node.js";
+import { EventLoopSlices } from "./event-loop-slices.node.js";
 import type { JsonLinesContents, SessionFileContents, SessionReadOptions } from "./session-text.js";
 import { JsonLinesCollector, snapshotsOf } from "./session-text.js";
 import type { SessionLineError, SnapshotLineResult } from "./snapshot-line.js";
@@ -112,9 +113,12 @@ export async function scanSessionFile(path: string, options: SessionScanOptions 
     // The builder keeps nothing of a line's bytes (only its summary): long lines are scanned
     // where they lie, or (when that cannot tell) share one buffer.
     const scan = options.maxDepth === undefined ? {} : { maxDepth: options.maxDepth };
+    // A server indexes while it answers others: the work is cut into slices of ~20 ms.
+    const slices = new EventLoopSlices();
     for await (const line of linesOf(handle, path, options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES, scan, options.chunkBytes)) {
       if ("bytes" in line) builder.add(line);
       else builder.addSummary(line, line.summary);
+      if (slices.due()) await slices.pause();
     }
     const { lineCount, entries, errors, errorCount } = builder;
     return { path, sizeBytes: stats.size, mtimeMs: stats.mtimeMs, dev: stats.dev, ino: stats.ino, lineCount, entries, errors, errorCount };

@@ -13,6 +13,7 @@ import type { PythonJsonParseOptions } from "./python-json-parse.js";
 import type { SessionLineError, SnapshotLineResult } from "./snapshot-line.js";
 import { parseSnapshotLine } from "./snapshot-line.js";
 import { LineSplitter, type LineLocation, type PhysicalLine } from "./physical-lines.node.js";
+import { SummaryInterning } from "./summary-interning.js";
 
 export type { LineLocation, PhysicalLine } from "./physical-lines.node.js";
 
@@ -50,6 +51,7 @@ export class SessionIndexBuilder {
   readonly #keptErrors: number;
   readonly #errorsFrom: number;
   readonly #keepEntries: boolean;
+  readonly #interning = new SummaryInterning();
 
   constructor(options: SessionIndexBuilderOptions = {}) {
     this.#maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
@@ -85,7 +87,22 @@ export class SessionIndexBuilder {
   /** A line summarised where it lies (`scanEnvelopeWindow`), its bytes never held whole. */
   addSummary(line: LineLocation, summary: EnvelopeSummary): void {
     this.lineCount = line.lineNumber;
-    if (this.#keepEntries) this.entries.push({ ...summary, lineNumber: line.lineNumber, byteOffset: line.byteOffset, byteLength: line.byteLength });
+    if (!this.#keepEntries) return;
+    const shared = this.#interning.intern(summary);
+    // One literal, always the same fields in the same order: every entry gets one hidden class.
+    this.entries.push({
+      version: shared.version,
+      createdAt: shared.createdAt,
+      parentId: shared.parentId,
+      childrenIds: shared.childrenIds,
+      tags: shared.tags,
+      sessionId: shared.sessionId,
+      validationErrors: shared.validationErrors,
+      slices: shared.slices,
+      lineNumber: line.lineNumber,
+      byteOffset: line.byteOffset,
+      byteLength: line.byteLength,
+    });
   }
 }
 

@@ -47,7 +47,19 @@ export function snapshotMeta(path: string, line: IndexedSnapshotLine): SnapshotM
 
 /** `/api/entries`: every loaded line of the file; only `selectedLine` is `selected`. */
 export function snapshotEntries(path: string, lines: readonly IndexedSnapshotLine[], selectedLine: number | null): EntryView[] {
-  return lines.map((line) => ({
+  return lines.map((line) => entryView(path, line, selectedLine));
+}
+
+/**
+ * The same entries made as they are written, for a file of many lines (serialise with
+ * `strictJsonChunks`): 1.5 million lines answered 83 MiB built whole, with its objects.
+ */
+export function lazySnapshotEntries(path: string, count: number, lineAt: (index: number) => IndexedSnapshotLine, selectedLine: number | null): LazyJsonArray {
+  return new LazyJsonArray(count, (index) => entryView(path, lineAt(index), selectedLine));
+}
+
+function entryView(path: string, line: IndexedSnapshotLine, selectedLine: number | null): EntryView {
+  return {
     session_id: line.summary.sessionId,
     name: `${line.summary.sessionId} (line ${line.lineNumber})`,
     path,
@@ -55,7 +67,7 @@ export function snapshotEntries(path: string, lines: readonly IndexedSnapshotLin
     created_at: line.summary.createdAt,
     tags: { ...line.summary.tags },
     selected: line.lineNumber === selectedLine,
-  }));
+  };
 }
 
 export interface SlicePageOptions {
