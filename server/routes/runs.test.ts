@@ -8,7 +8,7 @@ import { cleanUp, get, tempDir, testApp } from "../server.test-support.js";
 
 afterEach(cleanUp);
 
-async function failedRunApp(options: { turns?: number; callsPerTurn?: number } = {}) {
+async function failedRunApp(options: { turns?: number; callsPerTurn?: number; extraFiles?: Record<string, string> } = {}) {
   const dir = await tempDir();
   const file = await writeFailedRun(dir, { turns: 6, callsPerTurn: 12, ...options });
   return { app: await testApp({ path: dir }), file };
@@ -146,4 +146,43 @@ describe("a run's duration", () => {
     const again = await testApp({ path: dir });
     expect((await get(again, "/api/run")).json().stats.duration_ms).toBe(10_000);
   });
+
+  it("a hostile regular expression over long lines of spaces answers partial in bounded time, and /api/meta answers meanwhile (issue 29, item 6)", async () => {
+    // Two workspace files, each one line of 3.5 million spaces and tabs (under the 4 MiB a file may have):
+    // `\s*#?\s*$` took over 10 s a line in V8's linear engine, all of it on the event loop.
+    // Spaces and tabs in a pseudo-random order, so the archive's zip-bomb guard lets them in.
+    let seed = 29;
+    const spaces = `${Array.from({ length: 3_500_000 }, () => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) & 1024 ? " " : "\t")).join("")}x`;
+    const extraFiles = { "blank_1.txt": spaces, "blank_2.txt": `${spaces}y` };
+    const { app } = await failedRunApp({ extraFiles });
+    await app.app.listen({ port: 0, host: "127.0.0.1" });
+    const address = app.app.server.address();
+    if (address === null || typeof address === "string") throw new Error("not listening");
+    const base = `http://127.0.0.1:${address.port}`;
+    const started = Date.now();
+    let done = false;
+    const search = fetch(`${base}/api/run/search?regex=1&q=${encodeURIComponent("\\s*#?\\s*$")}`).then(async (response) => {
+      done = true;
+      return { status: response.status, body: (await response.json()) as { truncated: boolean }, ms: Date.now() - started };
+    });
+    // /api/meta, over and over while the search runs: the slowest answer is the longest stall.
+    let slowestMeta = 0;
+    let metas = 0;
+    while (!done) {
+      const metaStarted = Date.now();
+      const meta = await fetch(`${base}/api/meta`);
+      expect(meta.status).toBe(200);
+      await meta.arrayBuffer();
+      slowestMeta = Math.max(slowestMeta, Date.now() - metaStarted);
+      metas += 1;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(metas).toBeGreaterThan(0);
+    expect(slowestMeta).toBeLessThan(1000);
+    const result = await search;
+    expect(result.status).toBe(200);
+    // Partial: each long line was matched in its first 64 KiB only, and the answer says so.
+    expect(result.body.truncated).toBe(true);
+    expect(result.ms).toBeLessThan(6000);
+  }, 60_000);
 });

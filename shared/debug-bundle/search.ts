@@ -5,6 +5,7 @@
  * each view on its own. A case-insensitive substring, or a regular expression, bounded in
  * hits and time.
  */
+import { createPacer } from "../viewer/event-loop-pacer.js";
 import { searchSnapshot, snippet } from "../viewer/search.js";
 import { createMatcher } from "../viewer/text-matcher.js";
 import type { DebugBundle } from "./bundle.js";
@@ -65,6 +66,7 @@ export async function searchBundles(bundles: readonly DebugBundle[], query: stri
     if (hits.length >= maxHits || now() > deadline) view.truncated = true;
     return view.truncated;
   };
+  const pacer = createPacer();
   const add = (hit: BundleSearchHitView): boolean => {
     if (hits.length >= maxHits) {
       view.truncated = true;
@@ -80,6 +82,7 @@ export async function searchBundles(bundles: readonly DebugBundle[], query: stri
     const path = bundle.path;
     if (scopes.has("members")) {
       for (const member of SEARCHED_MEMBERS) {
+        await pacer.pace();
         if (full()) break;
         const text = await bundle.text(member).catch(() => null);
         const found = text === null ? null : firstSnippet(text);
@@ -90,6 +93,7 @@ export async function searchBundles(bundles: readonly DebugBundle[], query: stri
       const logs = await bundle.logs().catch(() => null);
       // A substring narrows the records with the index first; a regular expression looks at each one.
       for (const index of logs?.matching(regex ? {} : { search: query }) ?? []) {
+        await pacer.pace();
         if (logs === null || (regex && full())) break;
         const entry = logs.entry(index);
         // The index matched the context as written (Python's spacing); its parsed form may differ.
@@ -101,6 +105,7 @@ export async function searchBundles(bundles: readonly DebugBundle[], query: stri
     if (scopes.has("transcript") && !full()) {
       const transcript = await bundle.transcript().catch(() => null);
       for (const index of transcript?.matching(regex ? {} : { search: query }) ?? []) {
+        await pacer.pace();
         if (transcript === null || (regex && full())) break;
         const entry = transcript.entry(index);
         const found = firstSnippet(entry.content, entry.raw_json ?? "", entry.parsed ?? "") ?? (regex ? null : snippet(entry.content, 0, 0));
@@ -128,5 +133,7 @@ export async function searchBundles(bundles: readonly DebugBundle[], query: stri
     }
   }
   full();
+  // A string matched only in its first part (see MAX_REGEX_INPUT) makes the answer partial, not the search shorter.
+  if (matcher.clippedInputs > 0) view.truncated = true;
   return view;
 }

@@ -7,6 +7,7 @@
  */
 import type { SessionSnapshot } from "../session/snapshot-line.js";
 import type { FileSource } from "./file-source.js";
+import { createPacer } from "./event-loop-pacer.js";
 import { searchFile, searchItem } from "./search.js";
 import { createMatcher } from "./text-matcher.js";
 import type { RunSearchGroupView, RunSearchView, SearchHitView, SearchSkippedFileView, TimelineEventView, TurnView } from "./types.js";
@@ -47,6 +48,7 @@ export async function searchRun(sessions: readonly RunSearchSession[], query: st
     if (view.hit_count >= maxHits || now() > deadline) view.truncated = true;
     return view.truncated;
   };
+  const pacing = { pacer: createPacer(), stop: () => now() > deadline };
   const groups = new Map<string, RunSearchGroupView>();
   const group = (key: string, make: () => Omit<RunSearchGroupView, "hits">): RunSearchGroupView => {
     let found = groups.get(key);
@@ -66,7 +68,9 @@ export async function searchRun(sessions: readonly RunSearchSession[], query: st
       turnOfItem.set(`${event.slice_type}\n${event.item_index}`, turn?.number ?? null);
     }
     for (const slice of session.snapshot.slices) {
-      for (let index = 0; index < slice.items.length && !full(); index++) {
+      for (let index = 0; index < slice.items.length; index++) {
+        await pacing.pacer.pace();
+        if (full()) break;
         const hits: SearchHitView[] = [];
         searchItem(slice, index, matcher, hits, maxHits - view.hit_count);
         if (hits.length === 0) continue;
@@ -98,7 +102,7 @@ export async function searchRun(sessions: readonly RunSearchSession[], query: st
           break;
         }
         const skip = (skipped: SearchSkippedFileView) => view.skipped_files.push({ ...skipped, session_id: session.sessionId, line_number: workspace.lineNumber });
-        if (!(await searchFile(source, entry, matcher, hits, maxHits - view.hit_count, budget, view, skip))) {
+        if (!(await searchFile(source, entry, matcher, hits, maxHits - view.hit_count, budget, view, skip, pacing))) {
           spent = true;
           break;
         }
@@ -112,5 +116,7 @@ export async function searchRun(sessions: readonly RunSearchSession[], query: st
     }
   }
   full();
+  // A string matched only in its first part (see MAX_REGEX_INPUT) makes the answer partial, not the search shorter.
+  if (matcher.clippedInputs > 0) view.truncated = true;
   return view;
 }

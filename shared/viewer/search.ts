@@ -10,6 +10,8 @@ import { isJsonObject } from "../session/json-value.js";
 import type { SessionSlice, SessionSnapshot } from "../session/snapshot-line.js";
 import { decodeText } from "./file-content.js";
 import type { FileIndexEntry, FileSource } from "./file-source.js";
+import type { EventLoopPacer } from "./event-loop-pacer.js";
+import { createPacer } from "./event-loop-pacer.js";
 import type { TextMatcher } from "./text-matcher.js";
 import { createMatcher } from "./text-matcher.js";
 import type { SearchHitView, SearchSkippedFileView, SearchView } from "./types.js";
@@ -34,6 +36,8 @@ export interface SearchOptions {
 }
 
 const SNIPPET_RADIUS = 60;
+/** A file's text is matched in pieces of about this many characters, with a turn of the event loop between. */
+const PIECE_CHARS = 256 * 1024;
 const MAX_WALK_DEPTH = 200;
 
 /** Searches `query` in the snapshot's slice items and in `files` (when given). */
@@ -50,10 +54,12 @@ export async function searchSnapshot(snapshot: Pick<SessionSnapshot, "slices">, 
     if (hits.length >= maxHits || now() > deadline) view.truncated = true;
     return view.truncated;
   };
+  const pacing = { pacer: createPacer(), stop: () => now() > deadline };
 
   if (scopes.has("slices")) {
     outer: for (const slice of snapshot.slices) {
       for (let index = 0; index < slice.items.length; index++) {
+        await pacing.pacer.pace();
         if (full()) break outer;
         searchItem(slice, index, matcher, hits, maxHits);
       }
@@ -64,10 +70,12 @@ export async function searchSnapshot(snapshot: Pick<SessionSnapshot, "slices">, 
     const budget = { maxBytes: options.maxBytes ?? 32 * 1024 * 1024, maxFileBytes: options.maxFileBytes ?? 4 * 1024 * 1024 };
     for (const entry of await files.list()) {
       if (full()) break;
-      if (!(await searchFile(files, entry, matcher, hits, maxHits, budget, view, (skipped) => view.skipped_files.push(skipped)))) break;
+      if (!(await searchFile(files, entry, matcher, hits, maxHits, budget, view, (skipped) => view.skipped_files.push(skipped), pacing))) break;
     }
-    full();
   }
+  full();
+  // A string matched only in its first part (see MAX_REGEX_INPUT) makes the answer partial, not the search shorter.
+  if (matcher.clippedInputs > 0) view.truncated = true;
   return view;
 }
 
@@ -95,6 +103,8 @@ export async function searchFile(
   budget: { readonly maxBytes: number; readonly maxFileBytes: number },
   progress: { scanned_files: number; scanned_bytes: number; truncated: boolean },
   skip: (skipped: SearchSkippedFileView) => void,
+  /** Gives the event loop its turns and says when the time is up (the search is then partial). */
+  pacing: { readonly pacer: EventLoopPacer; readonly stop: () => boolean } = { pacer: createPacer(), stop: () => false },
 ): Promise<boolean> {
   const name = matcher.first(entry.path);
   if (name !== null && hits.length < maxHits) hits.push({ kind: "file", path: entry.path, line: 0, column: name.index + 1, snippet: entry.path });
@@ -115,8 +125,22 @@ export async function searchFile(
   progress.scanned_files += 1;
   progress.scanned_bytes += entry.size;
   if (text === null) return true;
-  for (const found of matcher.lines(text, maxHits - hits.length)) {
-    hits.push({ kind: "file", path: entry.path, line: found.line + 1, column: found.match.index + 1, snippet: snippet(found.lineText, found.match.index, found.match.length) });
+  // In pieces that end at a line's end, so no one call holds the event loop for a whole file.
+  let line = 0;
+  for (let start = 0; start < text.length && hits.length < maxHits; ) {
+    await pacing.pacer.pace();
+    if (pacing.stop()) {
+      progress.truncated = true;
+      return false;
+    }
+    const newline = text.indexOf("\n", Math.min(text.length, start + PIECE_CHARS));
+    const end = newline === -1 ? text.length : newline + 1;
+    const piece = text.slice(start, end);
+    for (const found of matcher.lines(piece, maxHits - hits.length)) {
+      hits.push({ kind: "file", path: entry.path, line: line + found.line + 1, column: found.match.index + 1, snippet: snippet(found.lineText, found.match.index, found.match.length) });
+    }
+    for (let at = piece.indexOf("\n"); at !== -1; at = piece.indexOf("\n", at + 1)) line += 1;
+    start = end;
   }
   return true;
 }

@@ -13,11 +13,21 @@ export interface TextMatch {
 
 export interface TextMatcher {
   readonly regex: boolean;
+  /** How many strings a regular expression was run on only in part (see MAX_REGEX_INPUT). */
+  readonly clippedInputs: number;
   /** The first match in `text`, or null. */
   first(text: string): TextMatch | null;
   /** Matches in `text`, one per line at most, with their 0-based line, in order, up to `max`. */
   lines(text: string, max: number): { line: number; lineStart: number; lineText: string; match: TextMatch }[];
 }
+
+/**
+ * The most characters one regular expression match runs on. V8's linear engine costs about
+ * 1 µs a character and grows faster than linearly past a few hundred KiB (a 4 MiB line of
+ * spaces took 14 s for `\s*#?\s*$`), and one call cannot be interrupted: a longer string is
+ * searched in its first 64 KiB (tens of milliseconds) and the search says it is partial.
+ */
+export const MAX_REGEX_INPUT = 64 * 1024;
 
 /** The matcher for `query`; `regex` compiles it with `compile` (InvalidArgumentError when it does not). */
 export function createMatcher(query: string, options: { regex?: boolean; compile?: (source: string) => RegExp } = {}): TextMatcher {
@@ -29,14 +39,23 @@ export function createMatcher(query: string, options: { regex?: boolean; compile
       const reason = error instanceof Error ? error.message.replace(/^Invalid regular expression: /, "") : String(error);
       throw new InvalidArgumentError(`Invalid regex: ${reason}`, { pattern: query.slice(0, 200) });
     }
+    let clippedInputs = 0;
     const first = (text: string): TextMatch | null => {
       pattern.lastIndex = 0;
-      const found = pattern.exec(text);
+      const clipped = text.length > MAX_REGEX_INPUT;
+      if (clipped) clippedInputs += 1;
+      const found = pattern.exec(clipped ? text.slice(0, MAX_REGEX_INPUT) : text);
       // An empty match says nothing: look for a real one.
-      return found === null || found[0].length === 0 ? null : { index: found.index, length: found[0].length };
+      if (found === null || found[0].length === 0) return null;
+      // A match that reaches the cut may only exist because of it (`$`, a greedy run).
+      if (clipped && found.index + found[0].length === MAX_REGEX_INPUT) return null;
+      return { index: found.index, length: found[0].length };
     };
     return {
       regex: true,
+      get clippedInputs() {
+        return clippedInputs;
+      },
       first,
       lines(text, max) {
         const result: ReturnType<TextMatcher["lines"]> = [];
@@ -57,6 +76,7 @@ export function createMatcher(query: string, options: { regex?: boolean; compile
   const needle = query.toLowerCase();
   return {
     regex: false,
+    clippedInputs: 0,
     first(text) {
       if (needle === "") return null;
       const at = text.toLowerCase().indexOf(needle);
