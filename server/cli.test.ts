@@ -152,6 +152,15 @@ describe("wink-debug CLI", () => {
       expect(await cli.exit, memory).toBe(2);
       expect(cli.errors()).toContain(`--memory must be a whole number of MiB, at least 16, got ${memory}`);
     }
+    const timeouts = [
+      { args: ["http://127.0.0.1:9/runs/", "--store-timeout", "0"], message: "--store-timeout must be a whole number of seconds, at least 1, got 0" },
+      { args: ["http://127.0.0.1:9/runs/", "--store-timeout", "soon"], message: "--store-timeout must be a whole number of seconds, at least 1, got soon" },
+      { args: [path.join(FIXTURES, "fszip-pr633"), "--store-timeout", "5"], message: "--store-timeout is for s3:// and http(s):// targets" },
+    ].map((refusal) => ({ ...refusal, cli: startCli(refusal.args) }));
+    for (const { message, cli } of timeouts) {
+      expect(await cli.exit, message).toBe(2);
+      expect(cli.errors()).toContain(message);
+    }
   }, SEVERAL_STARTS_MS);
 
   it("serves a folder of WINK debug bundles", async () => {

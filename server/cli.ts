@@ -63,6 +63,10 @@ Options:
                    DIR must be yours and not group/world-writable (exit 2 otherwise)
   --cache-size MIB most MiB kept in --cache-dir, least recently used dropped first
                    (default ${DEFAULT_DISK_CACHE_BYTES / MIB})
+  --store-timeout SECONDS
+                   a remote store's time budget per request (default 30): to begin
+                   answering, then between two chunks; a read must also end within it
+                   plus its length at 16 KiB/s, or it fails as too slow
   --poll SECONDS   live reload of a remote store: list it again every SECONDS (and
                    revalidate the ETags of open files); without it a remote store is
                    read as it was at start. For a local DIR: poll instead of watching
@@ -118,6 +122,7 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
         recursive: { type: "boolean", short: "r" },
         memory: { type: "string" },
         poll: { type: "string" },
+        "store-timeout": { type: "string" },
         "cache-dir": { type: "string" },
         "cache-size": { type: "string" },
         "endpoint-url": { type: "string" },
@@ -154,7 +159,13 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
   const cacheSizeText = values["cache-size"];
   if (cacheSizeText !== undefined && cacheDir === undefined) throw new UsageError("--cache-size needs --cache-dir");
   if (cacheSizeText !== undefined && (!/^\d{1,7}$/.test(cacheSizeText) || Number(cacheSizeText) < 1)) throw new UsageError(`--cache-size must be a whole number of MiB, at least 1, got ${cacheSizeText}`);
-  const cache = cacheDir === undefined ? {} : { cacheDir: path.resolve(cacheDir), ...(cacheSizeText === undefined ? {} : { cacheBytes: Number(cacheSizeText) * MIB }) };
+  const timeoutText = values["store-timeout"];
+  if (timeoutText !== undefined && !isRemoteTarget(target)) throw new UsageError(`--store-timeout is for s3:// and http(s):// targets, not ${shownTarget(target)}`);
+  if (timeoutText !== undefined && (!/^\d{1,5}$/.test(timeoutText) || Number(timeoutText) < 1)) throw new UsageError(`--store-timeout must be a whole number of seconds, at least 1, got ${timeoutText}`);
+  const store = {
+    ...(timeoutText === undefined ? {} : { timeoutMs: Number(timeoutText) * 1000 }),
+    ...(cacheDir === undefined ? {} : { cacheDir: path.resolve(cacheDir), ...(cacheSizeText === undefined ? {} : { cacheBytes: Number(cacheSizeText) * MIB }) }),
+  };
   for (const name of ["endpoint-url", "profile", "region", "path-style", "no-path-style"] as const) {
     if (values[name] !== undefined && !s3) throw new UsageError(`--${name} is for s3:// targets, not ${shownTarget(target)}`);
   }
@@ -164,7 +175,7 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
   const pathStyle = values["path-style"] === true ? true : values["no-path-style"] === true ? false : undefined;
   const remote: RemoteTargetOptions = s3
     ? {
-        ...cache,
+        ...store,
         s3: {
           ...(endpoint === undefined ? {} : { endpoint }),
           ...(values.profile === undefined ? {} : { profile: values.profile }),
@@ -172,7 +183,7 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
           ...(pathStyle === undefined ? {} : { forcePathStyle: pathStyle }),
         },
       }
-    : cache;
+    : store;
   return {
     target,
     host: values.host ?? "127.0.0.1",

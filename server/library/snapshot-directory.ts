@@ -16,7 +16,7 @@
 import path from "node:path";
 import type { SessionFileIndex, SessionLineError, SessionSnapshot, SnapshotLineResult } from "../../shared/session/index.js";
 import { snapshotFromLineBytes } from "../../shared/session/session-scan.node.js";
-import { SessionLoadError } from "../../shared/errors.js";
+import { SessionLoadError, SourceError } from "../../shared/errors.js";
 import type { DebugBundles } from "./debug-bundles.js";
 import { COLLECT_AFTER_BYTES, collectGarbageSoon } from "./memory-pressure.js";
 import type { FoundFile, ListingProgress, ServedFiles } from "./served-files.js";
@@ -59,12 +59,18 @@ export interface DirectoryChanges {
 // Measured: a parsed line of tool calls or files retains about its own size in the heap
 // (1.0× for a 12.6 MB line, 0.6–1.2× for the fixtures' lines); counted with a margin.
 const PARSED_LINE_HEAP_FACTOR = 1.5;
+/** Remote objects indexed at once in the background: each holds at most one long line while read. */
+const BACKGROUND_INDEXERS = 4;
 
 export class SnapshotDirectory {
   readonly store: ServedFiles;
   readonly recursive: boolean;
   readonly #files = new Map<string, SessionFileRecord>();
   readonly #indexing = new Map<string, Promise<SessionFileIndex>>();
+  /** When each index under way began (what says an object is slow). */
+  readonly #indexingSince = new Map<string, number>();
+  /** Files whose last index failed because the store was too slow (listed as slow; opening one tries again). */
+  readonly #timedOut = new WeakSet<SessionFileRecord>();
   readonly #lines: WeightedCache<string, SessionSnapshot>;
   readonly #parsing = new Map<string, Promise<SessionSnapshot>>();
   readonly #bundles: DebugBundles | null;
@@ -190,11 +196,28 @@ export class SnapshotDirectory {
       })
       .catch((error: unknown) => {
         record.error = error instanceof Error ? error.message : String(error);
+        if (error instanceof SourceError && error.code === "E_SOURCE_TIMEOUT") this.#timedOut.add(record);
+        else this.#timedOut.delete(record);
         throw error;
       })
-      .finally(() => this.#indexing.delete(record.path));
+      .finally(() => {
+        this.#indexing.delete(record.path);
+        this.#indexingSince.delete(record.path);
+      });
     this.#indexing.set(record.path, task);
+    this.#indexingSince.set(record.path, Date.now());
     return task;
+  }
+
+  /** Whether the file's last index failed because the store did not send it in time. */
+  timedOut(record: SessionFileRecord): boolean {
+    return record.index === null && record.error !== null && this.#timedOut.has(record);
+  }
+
+  /** How long the file's index has been read for (ms), or null when none is under way. */
+  indexingFor(record: SessionFileRecord): number | null {
+    const since = this.#indexingSince.get(record.path);
+    return since === undefined ? null : Date.now() - since;
   }
 
   /**
@@ -215,17 +238,21 @@ export class SnapshotDirectory {
   }
 
   /**
-   * Indexes `records` (those not indexed yet) in the background, one at a time, after those
-   * asked for before; resolves when the queue is empty.
+   * Indexes `records` (those not indexed yet) in the background, a few at a time so one
+   * object whose store never answers holds one of them only, after those asked for
+   * before; resolves when the queue is empty.
    */
   indexSome(records: readonly SessionFileRecord[]): Promise<void> {
     for (const record of records) if (record.index === null && record.error === null) this.#queued.add(record);
-    this.#background ??= (async () => {
+    const worker = async (): Promise<void> => {
       for (let next = this.#queued.values().next(); !next.done && !this.#closed; next = this.#queued.values().next()) {
         this.#queued.delete(next.value);
         if (this.#files.get(next.value.path) === next.value) await this.ensureIndexed(next.value).catch(() => undefined);
       }
-    })().finally(() => (this.#background = null));
+    };
+    this.#background ??= Promise.all(Array.from({ length: BACKGROUND_INDEXERS }, worker))
+      .then(() => undefined)
+      .finally(() => (this.#background = null));
     return this.#background;
   }
 

@@ -27,18 +27,45 @@ export interface RunRoutesOptions {
 
 /** Runs of a remote store indexed in the background for one answer (each costs a whole object): a page of the sidebar. */
 const REMOTE_INDEX_PAGE = 100;
+/**
+ * How long one answer of `/api/runs` waits on its runs' summaries, all of them together: a
+ * run not ready by then (its object slow to come from the store) is listed as `slow` and
+ * fills in on a later request, so one object that never answers cannot hold the list.
+ */
+const SUMMARY_DEADLINE_MS = 1_500;
+/** A remote object still being indexed after this long is listed as `slow`, not `pending`. */
+const SLOW_INDEX_MS = 2_000;
 
 export const runRoutes: FastifyPluginAsyncTypebox<RunRoutesOptions> = async (app, { state, health, onIndexed }) => {
   const { directory } = state;
   const source = (record: SessionFileRecord) => ({ kind: record.kind === "bundle" ? ("bundle" as const) : ("session_file" as const), path: record.path, name: record.name });
 
-  const summaryOf = async (record: SessionFileRecord): Promise<RunSummaryView> => {
-    if (record.index === null && record.error === null) return placeholderRunSummary(source(record), isoTime(record.mtimeMs), "pending", null);
-    try {
-      return runSummary(await runOf(state, record));
-    } catch (error) {
-      return placeholderRunSummary(source(record), isoTime(record.mtimeMs), "error", error instanceof Error ? error.message : String(error));
+  const slow = (record: SessionFileRecord, problem: string): RunSummaryView => placeholderRunSummary(source(record), isoTime(record.mtimeMs), "slow", problem);
+  const waiting = (record: SessionFileRecord, waitedMs: number): RunSummaryView =>
+    slow(record, `The store has not finished sending ${record.path} after ${(waitedMs / 1000).toFixed(1)} s; it is listed when it arrives`);
+
+  /** A run's summary, or `slow` when it is not ready by `deadline` (it goes on being read for a later request). */
+  const summaryOf = async (record: SessionFileRecord, deadline: number): Promise<RunSummaryView> => {
+    if (record.index === null && record.error === null) {
+      const indexing = directory.indexingFor(record);
+      if (indexing !== null && indexing >= SLOW_INDEX_MS) return waiting(record, indexing);
+      return placeholderRunSummary(source(record), isoTime(record.mtimeMs), "pending", null);
     }
+    // Not read again for the list (each try costs a whole deadline): opening the run does.
+    if (directory.timedOut(record)) return slow(record, `${record.error ?? ""} (opening the run tries again)`);
+    const started = Date.now();
+    const summary = runOf(state, record).then(
+      (run) => runSummary(run),
+      (error: unknown) => placeholderRunSummary(source(record), isoTime(record.mtimeMs), "error", error instanceof Error ? error.message : String(error)),
+    );
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    // Past the deadline a run still gets one turn of the event loop: a run built already answers at once.
+    const missed = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), Math.max(0, deadline - started))));
+    const answer = await Promise.race([summary, missed]).finally(() => clearTimeout(timer));
+    if (answer !== null) return answer;
+    // The sidebar asks again when told: once this run is built it is listed in full.
+    void summary.then(() => onIndexed?.());
+    return waiting(record, Math.max(Date.now() - started, directory.indexingFor(record) ?? 0));
   };
 
   /** The run a request names, or the newest run that loads. */
@@ -66,7 +93,9 @@ export const runRoutes: FastifyPluginAsyncTypebox<RunRoutesOptions> = async (app
       if (wanted.length > 0) void directory.indexSome(wanted).then(() => onIndexed?.());
     }
     const runs: RunSummaryView[] = [];
-    for (const record of page) runs.push(await summaryOf(record));
+    const deadline = Date.now() + SUMMARY_DEADLINE_MS;
+    // One run at a time (two big latest lines parsed at once would double the peak memory), within one deadline for all.
+    for (const record of page) runs.push(await summaryOf(record, deadline));
     const store = directory.store;
     const current = health?.() ?? null;
     return {

@@ -158,7 +158,10 @@ export class HttpDriver implements SourceDriver {
     this.location = base.href;
     this.headers = { ...(options.headers ?? {}), ...(authorization === null ? {} : { authorization }) };
     this.authenticated = Object.keys(this.headers).some((name) => name.toLowerCase() === "authorization");
-    this.agent = base.protocol === "https:" ? new https.Agent({ keepAlive: true, maxSockets: 8 }) : new http.Agent({ keepAlive: true, maxSockets: 8 });
+    // No cap on sockets: with one, a few objects whose server never answers hold every
+    // socket and every other request (listings included) queues behind them until their
+    // deadline. What runs at once is bounded by the callers (background indexing, views).
+    this.agent = base.protocol === "https:" ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
     this.maxListingBytes = options.maxListingBytes ?? DEFAULT_MAX_LISTING_BYTES;
     if (options.listing !== undefined && options.listing !== "auto") this.listingMode = Promise.resolve(options.listing);
   }

@@ -132,6 +132,41 @@ describe("time budgets", () => {
     }
   });
 
+  it("ends a read whose body drips within the budget between chunks but past its deadline (budget + length at the slowest rate)", async () => {
+    // A real socket answering 206 at once, then one byte every 50 ms: every chunk comes within the 300 ms budget.
+    const sockets = new Set<Socket>();
+    const drip: Server = createServer((socket) => {
+      sockets.add(socket);
+      socket.once("data", () => {
+        socket.write("HTTP/1.1 206 Partial Content\r\nContent-Length: 1000\r\nContent-Range: bytes 0-999/1000\r\nETag: \"v1\"\r\n\r\n");
+        const timer = setInterval(() => socket.write("x"), 50);
+        socket.on("close", () => clearInterval(timer));
+      });
+    });
+    await new Promise<void>((resolve) => drip.listen(0, "127.0.0.1", resolve));
+    const port = (drip.address() as { port: number }).port;
+    try {
+      const source = new Source(createHttpDriver({ url: `http://127.0.0.1:${port}/` }), { timeoutMs: 300, minBytesPerSecond: 1000 });
+      const started = Date.now();
+      const error = await source.read("a.jsonl", { offset: 0, length: 1000 }).catch((caught: unknown) => caught as SourceError);
+      const took = Date.now() - started;
+      expect(error).toBeInstanceOf(SourceError);
+      expect((error as SourceError).code).toBe("E_SOURCE_TIMEOUT");
+      expect((error as SourceError).message).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/a\\.jsonl sent only \\d+ of 1000 bytes in 1300 ms \\(slower than 1000 B/s\\)$`));
+      expect((error as SourceError).data).toMatchObject({ reason: "too-slow", retryable: false, expected: 1000 });
+      // One attempt (not retried), ended at its deadline: 300 ms + 1000 bytes at 1000 B/s.
+      expect(source.stats.requests).toBe(1);
+      expect(took).toBeGreaterThanOrEqual(1_250);
+      expect(took).toBeLessThan(4_000);
+      // Its socket is closed with it.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect([...sockets].every((socket) => socket.destroyed)).toBe(true);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => drip.close(() => resolve()));
+    }
+  });
+
   it("passes the caller's own abort through untouched", async () => {
     const { source, key } = localSource("x".repeat(1000));
     const controller = new AbortController();

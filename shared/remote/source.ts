@@ -19,6 +19,12 @@ import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelay, sleep } from "./ret
 export interface SourceOptions {
   /** Budget per request: until the store answers, then between two chunks of its body (default 30 s). */
   readonly timeoutMs?: number;
+  /**
+   * The slowest transfer a read may be (default 16 KiB/s): a read must end within
+   * `timeoutMs` plus its length at this rate, however steadily the store drips its bytes
+   * (the budget between chunks alone never ends a body sent one byte a second).
+   */
+  readonly minBytesPerSecond?: number;
   readonly retry?: RetryPolicy;
   /** The block cache readers share (default: a new 64 MiB cache for this source). */
   readonly cache?: RangeCache;
@@ -72,15 +78,25 @@ export interface SourceStats {
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_MIN_BYTES_PER_SECOND = 16 * 1024;
 const DEFAULT_LIST_LIMIT = 1000;
 const DEFAULT_MAX_READ_BYTES = 256 * 1024 * 1024;
 
 class TimeoutMarker extends Error {}
+class DeadlineMarker extends Error {}
 
-/** One attempt's abort controller: the caller's signal, plus a re-armable time budget. */
+/**
+ * One attempt's abort controller: the caller's signal, a re-armable time budget, and once
+ * the body's length is known a total deadline for it (its clock stops, like the budget's,
+ * while the consumer holds a chunk).
+ */
 class Attempt {
   readonly controller = new AbortController();
   private timer: ReturnType<typeof setTimeout> | undefined;
+  private deadlineTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Store time left to the deadline, and since when it runs (null: stopped or none). */
+  private deadlineLeftMs: number | null = null;
+  private deadlineSince: number | null = null;
   private finished = false;
   private readonly unlink: () => void;
 
@@ -103,6 +119,29 @@ class Attempt {
     return this.controller.signal.reason instanceof TimeoutMarker;
   }
 
+  get pastDeadline(): boolean {
+    return this.controller.signal.reason instanceof DeadlineMarker;
+  }
+
+  /** Starts the total deadline: the body must be in within `ms` of store time. */
+  limit(ms: number): void {
+    this.deadlineLeftMs = ms;
+    this.runDeadline();
+  }
+
+  private runDeadline(): void {
+    clearTimeout(this.deadlineTimer);
+    if (this.finished || this.deadlineLeftMs === null) return;
+    this.deadlineSince = Date.now();
+    this.deadlineTimer = setTimeout(() => this.controller.abort(new DeadlineMarker()), Math.max(0, this.deadlineLeftMs));
+  }
+
+  private stopDeadline(): void {
+    clearTimeout(this.deadlineTimer);
+    if (this.deadlineLeftMs !== null && this.deadlineSince !== null) this.deadlineLeftMs -= Date.now() - this.deadlineSince;
+    this.deadlineSince = null;
+  }
+
   get callerAborted(): boolean {
     return this.caller?.aborted === true;
   }
@@ -112,15 +151,18 @@ class Attempt {
     clearTimeout(this.timer);
     if (this.finished) return;
     this.timer = setTimeout(() => this.controller.abort(new TimeoutMarker()), this.timeoutMs);
+    if (this.deadlineSince === null) this.runDeadline();
   }
 
   pause(): void {
     clearTimeout(this.timer);
+    this.stopDeadline();
   }
 
   done(): void {
     this.finished = true;
     clearTimeout(this.timer);
+    clearTimeout(this.deadlineTimer);
     this.unlink();
   }
 }
@@ -130,6 +172,7 @@ export class Source {
   readonly cache: RangeCache;
   readonly disk: BlockStore | null;
   private readonly timeoutMs: number;
+  private readonly minBytesPerSecond: number;
   private readonly retry: RetryPolicy;
   private readonly maxReadBytes: number;
   private readonly random: () => number;
@@ -141,6 +184,10 @@ export class Source {
     this.cache = options.cache ?? new RangeCache();
     this.disk = options.disk ?? null;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.minBytesPerSecond = options.minBytesPerSecond ?? DEFAULT_MIN_BYTES_PER_SECOND;
+    if (!(this.timeoutMs > 0) || !(this.minBytesPerSecond > 0)) {
+      throw new SourceError("E_SOURCE_INVALID", `The time budget and the slowest rate must be positive (got ${this.timeoutMs} ms, ${this.minBytesPerSecond} B/s)`, { reason: "timeout" });
+    }
     this.retry = options.retry ?? DEFAULT_RETRY_POLICY;
     this.maxReadBytes = options.maxReadBytes ?? DEFAULT_MAX_READ_BYTES;
     this.random = options.random ?? Math.random;
@@ -207,6 +254,7 @@ export class Source {
     return this.withRetries(url, key, options.signal, async (attempt) => {
       const body = await this.driver.read(key, range, { signal: attempt.signal, ...(options.etag === undefined ? {} : { etag: options.etag }) });
       this.checkVersion(body, options.etag, url, key);
+      attempt.limit(this.deadlineFor(body.length));
       if (body.length > this.maxReadBytes) {
         body.cancel();
         throw new SourceError("E_SOURCE_LIMIT", `Refusing to read ${body.length} bytes of ${url} at once (limit ${this.maxReadBytes}); stream it`, { url, key, limit: this.maxReadBytes });
@@ -341,12 +389,18 @@ export class Source {
       signal,
       async (attempt) => {
         const answer = await this.driver.read(key, range, { signal: attempt.signal, ...(etag === undefined ? {} : { etag }) });
+        attempt.limit(this.deadlineFor(answer.length));
         opened = attempt;
         return answer;
       },
       true,
     );
     return { body, attempt: opened as unknown as Attempt };
+  }
+
+  /** How long a body of `length` bytes may take: the budget, plus its length at the slowest rate allowed. */
+  private deadlineFor(length: number): number {
+    return this.timeoutMs + Math.ceil((length * 1000) / this.minBytesPerSecond);
   }
 
   /** A body's chunks, counted: the time budget restarts per chunk; a short or cut body is `E_SOURCE_TRUNCATED`. */
@@ -369,6 +423,18 @@ export class Source {
       body.cancel();
       if (error instanceof SourceError) throw error;
       if (attempt.callerAborted) throw attempt.signal.reason;
+      if (attempt.pastDeadline) {
+        // Not retried: a store this slow for this object is likely as slow again; the
+        // caller (a view, the run list) says so instead of waiting on it.
+        throw new SourceError("E_SOURCE_TIMEOUT", `${url} sent only ${received} of ${body.length} bytes in ${this.deadlineFor(body.length)} ms (slower than ${this.minBytesPerSecond} B/s)`, {
+          url,
+          key,
+          received,
+          expected: body.length,
+          reason: "too-slow",
+          retryable: false,
+        });
+      }
       if (attempt.timedOut) {
         throw new SourceError("E_SOURCE_TIMEOUT", `${url} stopped sending for ${this.timeoutMs} ms after ${received} of ${body.length} bytes`, { url, key, received, expected: body.length });
       }

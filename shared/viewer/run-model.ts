@@ -371,7 +371,7 @@ function sessionView(
 }
 
 /** The summary of a run whose source is not read yet (`pending`) or cannot be read (`error`). */
-export function placeholderRunSummary(source: RunSourceView, modifiedAt: string, state: "pending" | "error", problem: string | null): RunSummaryView {
+export function placeholderRunSummary(source: RunSourceView, modifiedAt: string, state: "pending" | "slow" | "error", problem: string | null): RunSummaryView {
   return {
     source,
     title: source.name,

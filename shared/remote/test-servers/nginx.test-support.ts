@@ -8,6 +8,8 @@
  * - `/throttled/…` → served from the same folder through `limit_req` (2 requests/s, no
  *   burst): bursts get 503 — real rate limiting that a retry with backoff gets through.
  * - `/slow/…` → served at 1 KiB/s (`limit_rate`): a stalled transfer for time budgets.
+ * - `/dripping/…` → the folder, but its `slow.jsonl` at a byte a second without ranges
+ *   (`limit_rate 1; max_ranges 0`): one object that never finishes.
  * - `/private/…` → needs Basic auth (user `reader`, password `opensesame`).
  * - `/plain/…` → the same folder without directory listings (for index files).
  * - `/s3-slowdown/…` → 503 with S3's SlowDown error document: a stand-in S3 endpoint for
@@ -55,6 +57,8 @@ http {
     location /busy/ { add_header Retry-After 0 always; return 503; }
     location /throttled/ { alias ${root}/; limit_req zone=throttle; limit_req_status 503; autoindex on; autoindex_format json; }
     location /slow/ { alias ${root}/; limit_rate 1k; }
+    location /dripping/ { alias ${root}/; autoindex on; autoindex_format json; }
+    location = /dripping/slow.jsonl { alias ${root}/slow.jsonl; limit_rate 1; max_ranges 0; }
     location /private/ { alias ${root}/; auth_basic "runs"; auth_basic_user_file ${dir}/htpasswd; autoindex on; autoindex_format json; }
     location /plain/ { alias ${root}/; autoindex off; }
     location /redirecting/ { alias ${root}/; autoindex on; autoindex_format json; }

@@ -43,8 +43,13 @@ const runSummaryProperties = {
   title: Type.String(),
   root_session_id: NullableString,
   modified_at: Type.String(),
-  /** `pending` while the file is being indexed; `error` when it cannot be read or has no loadable line. */
-  state: Type.Union([Type.Literal("ready"), Type.Literal("pending"), Type.Literal("error")]),
+  /**
+   * `pending` while the file is being indexed; `slow` when its store has not sent it in time
+   * (a remote object read for over 2 s, or a run not built within `/api/runs`' deadline: it
+   * is still read, and a later request lists it); `error` when it cannot be read or has no
+   * loadable line.
+   */
+  state: Type.Union([Type.Literal("ready"), Type.Literal("pending"), Type.Literal("slow"), Type.Literal("error")]),
   problem: NullableString,
   stats: RunStats,
   session_count: Type.Integer(),

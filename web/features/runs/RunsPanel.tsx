@@ -137,7 +137,7 @@ function RunItem({ run, current, selected }: { run: RunSummaryResponse; current:
       <Link to={{ file: run.source.path, line: undefined, view: "run", event: undefined, item: undefined, at: undefined, change: undefined, base: undefined, path: undefined }} className="run-row" aria-current={current ? "page" : undefined} data-testid="run-row" title={run.source.path}>
         <span className="run-row-top">
           <span className="run-title">{run.title}</span>
-          {run.state === "pending" ? <span className="status">indexing</span> : <OutcomeBadge stats={run.stats} />}
+          {run.state === "pending" ? <span className="status">indexing</span> : run.state === "slow" ? <span className="status status-slow">slow</span> : <OutcomeBadge stats={run.stats} />}
         </span>
         <span className="run-meta">
           {run.source.name}
