@@ -120,7 +120,7 @@ export class SnapshotDirectory {
 
   /** Files newest first by `max(ctime, mtime)` (WINK's `/api/snapshots` order). */
   newestFirst(): SessionFileRecord[] {
-    return this.files().sort((a, b) => Math.max(b.ctimeMs, b.mtimeMs) - Math.max(a.ctimeMs, a.mtimeMs) || (a.path < b.path ? -1 : 1));
+    return this.files().sort((a, b) => listedTimeMs(b) - listedTimeMs(a) || (a.path < b.path ? -1 : 1));
   }
 
   get(relativePath: string): SessionFileRecord | undefined {
@@ -371,4 +371,22 @@ export class SnapshotDirectory {
     }
     for (const relative of this.#sniffed.keys()) if (!found.has(relative)) this.#sniffed.delete(relative);
   }
+}
+
+/** WINK names a bundle `{id}_{YYYYmmdd_HHMMSS}.zip` (UTC). */
+const BUNDLE_TIMESTAMP = /_(\d{4})(\d{2})(\d{2})_(\d{2})(\d{2})(\d{2})\.zip$/;
+
+/**
+ * When a file's run happened, for ordering: a bundle's own timestamp from its name (copying or
+ * unpacking bundles gives them new file dates, which put them in the order of the copy), else
+ * the newer of its ctime and mtime.
+ */
+export function listedTimeMs(record: Pick<SessionFileRecord, "name" | "ctimeMs" | "mtimeMs">): number {
+  const stamp = BUNDLE_TIMESTAMP.exec(record.name);
+  if (stamp !== null) {
+    const [, year, month, day, hour, minute, second] = stamp.map(Number);
+    const ms = Date.UTC(year ?? 0, (month ?? 1) - 1, day, hour, minute, second);
+    if (Number.isFinite(ms)) return ms;
+  }
+  return Math.max(record.ctimeMs, record.mtimeMs);
 }

@@ -1,7 +1,7 @@
 // WINK debug bundles served over HTTP (inject): every fixture bundle through every route
 // with no unexpected status and the counts of index.json; WINK's 404s; folders of bundles,
 // a bundle given directly and the EvalLoop layout; grouping, compare, search; hostile bundles.
-import { cp, readdir, writeFile } from "node:fs/promises";
+import { cp, readdir, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { WINK_BUNDLE_FIXTURES } from "../../fixtures/paths.js";
@@ -11,6 +11,11 @@ import { FIXTURES, cleanUp, get, post, snapshotLine, tempDir, testApp, writeSess
 import type { WinkApp } from "../app.js";
 
 afterEach(cleanUp);
+
+/** The iteration bundles, oldest first by the `_YYYYmmdd_HHMMSS` in their names. */
+const ITERATIONS_BY_NAME = FIXTURE_INDEX.filter((fixture) => fixture.scenario === "06-iterations")
+  .map((fixture) => fixture.file)
+  .sort((a, b) => (a.slice(-19) < b.slice(-19) ? -1 : 1));
 
 const q = (file: string) => `file=${encodeURIComponent(file)}`;
 
@@ -196,6 +201,21 @@ describe("discovery", () => {
     expect(new Set(search.hits.map((hit) => hit.kind))).toEqual(new Set(["log", "transcript", "member", "slice", "file"]));
     expect(new Set(search.hits.map((hit) => hit.bundle)).size).toBeGreaterThan(1);
     expect((await get(app, "/api/bundles/search?q=x&scope=logs,nope")).statusCode).toBe(400);
+  });
+
+  it("lists bundles by the timestamp WINK puts in their names, not by their file dates", async () => {
+    const dir = await tempDir();
+    const names = ITERATIONS_BY_NAME.map((file) => path.basename(file));
+    // Copied in reverse, as a copy or an unpacked archive does: the oldest run gets the newest file date.
+    for (const [index, file] of ITERATIONS_BY_NAME.entries()) {
+      const target = path.join(dir, path.basename(file));
+      await cp(path.join(WINK_BUNDLE_FIXTURES, file), target);
+      const when = new Date(Date.UTC(2030, 0, 1) - index * 3_600_000);
+      await utimes(target, when, when);
+    }
+    const app = await testApp({ path: dir });
+    const listed = await json<{ runs: { source: { path: string } }[] }>(app, "/api/runs");
+    expect(listed.runs.map((run) => run.source.path)).toEqual([...names].reverse());
   });
 
   it("serves a bundle given directly, and the EvalLoop layout with -r", async () => {

@@ -11,6 +11,7 @@ import { echoedName, notFound } from "../errors.js";
 import { compileLinearRegex } from "../library/linear-regex.js";
 import type { StoreHealth } from "../library/remote-poller.js";
 import { runOf } from "../library/runs.js";
+import { listedTimeMs } from "../library/snapshot-directory.js";
 import type { SessionFileRecord } from "../library/snapshot-directory.js";
 import type { ViewerState } from "../library/viewer-state.js";
 import { errorResponses } from "../schemas/common.js";
@@ -84,7 +85,7 @@ export const runRoutes: FastifyPluginAsyncTypebox<RunRoutesOptions> = async (app
 
   app.get("/api/runs", { schema: { querystring: RunsQuery, response: { 200: RunList, ...errorResponses } } }, async (request) => {
     const all = directory.newestFirst();
-    const { page, matched, offset } = pageOfRuns(all, (record) => ({ path: record.path, timeMs: Math.max(record.ctimeMs, record.mtimeMs) }), request.query);
+    const { page, matched, offset } = pageOfRuns(all, (record) => ({ path: record.path, timeMs: listedTimeMs(record) }), request.query);
     if (directory.store.indexEverything) {
       if (directory.isIndexing()) void directory.indexAll();
     } else {

@@ -179,10 +179,13 @@ export function App({ source }: { source: SourceSwitch }) {
       </a>
       <Header source={source} onReload={reload} />
       <div className="app-body">
-        <aside className="sidebar" aria-label="Runs and sessions" hidden={preferences.sidebarCollapsed} style={{ width: preferences.sidebarWidth }}>
-          {painted ? <RunsPanel selected={selected} currentFile={state.file ?? run.data?.source.path ?? null} /> : null}
+        {/* The resizer sits inside the landmark: content outside every landmark is lost to a screen reader's region navigation. */}
+        <aside className="sidebar-pane" aria-label="Runs and sessions" hidden={preferences.sidebarCollapsed}>
+          <div className="sidebar" style={{ width: preferences.sidebarWidth }}>
+            {painted ? <RunsPanel selected={selected} currentFile={state.file ?? run.data?.source.path ?? null} /> : null}
+          </div>
+          {preferences.sidebarCollapsed ? null : <SidebarResizer />}
         </aside>
-        {preferences.sidebarCollapsed ? null : <SidebarResizer />}
         <main className="main" id="main" tabIndex={-1}>
           {selected === null ? (
             run.data !== undefined && run.data.sessions.length === 0 ? (

@@ -32,9 +32,9 @@ export function FacetList({ facet, title, values, filters, onChange, display = (
   const headingId = `facet-${facet}`;
   return (
     <section className="facet" aria-labelledby={headingId} data-testid={`facet-${facet}`}>
-      <h4 id={headingId} className="facet-title">
+      <h3 id={headingId} className="facet-title">
         {title}
-      </h4>
+      </h3>
       {values.length === 0 ? <p className="muted small">none</p> : null}
       <ul className="facet-values">
         {shown.map((value) => {
