@@ -4,10 +4,12 @@
  * waterfall), and the sub-agents it started inline where they ran. Virtualised, so 10,000
  * events scroll like 10. The selected event opens beside the list with its arguments and
  * result; where the session's undo store is served with it, its changed files and their
- * diffs. J/K move, Enter opens the item in its slice, O collapses or expands the turn.
+ * diffs. J/K (or ↑/↓ in the list) move, Enter opens the item in its slice, O collapses or
+ * expands the turn.
  */
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react";
+import type { KeyboardEvent } from "react";
 import type { RunSessionResponse, SnapshotRef, TimelineEventResponse, TimelineResponse, ToolCallChangesResponse } from "../../api/api.js";
 import { EmptyState, ErrorState, Kbd, Spinner } from "../../components/feedback.js";
 import { elapsedMs, formatCount, formatDuration, formatOffset, formatTimestamp, plural, shortId } from "../../components/format.js";
@@ -17,7 +19,7 @@ import { Link } from "../../components/Link.js";
 import { PaneResizer } from "../../components/PaneResizer.js";
 import { useRun, useTimeline } from "../../queries/hooks.js";
 import { DETAIL_WIDTH, usePreferences } from "../../state/preferences.js";
-import { doubleKey, useKeymap } from "../../state/shortcuts.js";
+import { doubleKey, isTyping, useKeymap } from "../../state/shortcuts.js";
 import { useNavigate } from "../../state/url-store.js";
 import { showToast } from "../../state/toasts.js";
 import { OutcomeBadge } from "../runs/RunsPanel.js";
@@ -249,30 +251,90 @@ interface ListProps {
 /**
  * The virtualised rows, in a component of their own: scrolling re-renders this list (and
  * only the rows that come into view, each memoised), not the toolbar, side panel or detail.
+ *
+ * The list is one tab stop (a roving tabindex): only its current row (the selected event,
+ * or the row last focused) takes Tab, ↑/↓/Home/End move within it (an event row moved to is
+ * selected), so Tab goes on to the selected event's links instead of through every row. A
+ * newly selected event (N, J/K, a link that went away) takes the focus unless the reviewer
+ * is busy elsewhere (typing, a dialog, another part of the page).
  */
 const TimelineList = memo(function TimelineList({ rows, startedAt, file, filtering, selectedEvent, changesByEvent, scrollTo, centered, onSelect, onOpenItem, onToggleTurn }: ListProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: (index) => ROW_HEIGHT[rows[index]?.kind ?? "event"], overscan: 10 });
+  const [cursor, setCursor] = useState(0);
+  const active = Math.min(cursor, rows.length - 1);
+  // The row to focus once it is drawn: "selected" waits for the selected event's row (its turn may be opening).
+  const pendingFocus = useRef<number | "selected" | null>(null);
   useEffect(() => {
     if (scrollTo !== -1) virtualizer.scrollToIndex(scrollTo, { align: "auto" });
   }, [scrollTo, virtualizer]);
   useEffect(() => {
+    if (scrollTo !== -1) setCursor(scrollTo);
+  }, [scrollTo]);
+  useEffect(() => {
+    if (selectedEvent === undefined) return;
+    const focused = document.activeElement;
+    const idle = focused === null || focused === document.body || (focused instanceof HTMLElement && focused.closest(".timeline") !== null && focused.closest("[role=dialog]") === null && !isTyping(focused));
+    if (idle) pendingFocus.current = "selected";
+  }, [selectedEvent]);
+  useEffect(() => {
     if (centered !== null) virtualizer.scrollToIndex(centered.index, { align: "center" });
   }, [centered, virtualizer]);
+  // Every render: the pending row may have been drawn by this one (the virtualiser draws after it scrolls).
+  useEffect(() => {
+    const pending = pendingFocus.current;
+    if (pending === null) return;
+    const at = pending === "selected" ? scrollTo : pending;
+    if (at === -1) return;
+    const row = scroller.current?.querySelector<HTMLElement>(`[data-row="${at}"] > :is(button, a)`);
+    if (row === null || row === undefined) return;
+    pendingFocus.current = null;
+    row.focus({ preventScroll: true });
+  });
+  const moveTo = (at: number) => {
+    const target = rows[at];
+    if (target === undefined) return;
+    setCursor(at);
+    pendingFocus.current = at;
+    virtualizer.scrollToIndex(at, { align: "auto" });
+    if (target.kind === "event" && target.event.index !== selectedEvent) onSelect(target.event.index);
+  };
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    if (event.altKey || event.ctrlKey || event.metaKey || isTyping(event.target)) return;
+    const at = event.key === "ArrowDown" ? active + 1 : event.key === "ArrowUp" ? active - 1 : event.key === "Home" ? 0 : event.key === "End" ? rows.length - 1 : null;
+    if (at === null) return;
+    event.preventDefault();
+    moveTo(Math.min(rows.length - 1, Math.max(0, at)));
+  };
+  const items = virtualizer.getVirtualItems();
+  // Scrolled away from the current row (the wheel), the list itself keeps the tab stop and hands it to that row.
+  const drawn = items.some((item) => item.index === active);
   return (
-    <div className="timeline-scroller" ref={scroller} data-testid="timeline-events" aria-label="Events by turn" role="region" tabIndex={-1}>
+    <div
+      className="timeline-scroller"
+      ref={scroller}
+      data-testid="timeline-events"
+      aria-label="Events by turn"
+      role="region"
+      tabIndex={drawn ? -1 : 0}
+      onKeyDown={onKeyDown}
+      onFocus={(event) => {
+        if (event.target === scroller.current && !drawn) moveTo(active);
+      }}
+    >
       <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
-        {virtualizer.getVirtualItems().map((item) => {
+        {items.map((item) => {
           const row = rows[item.index];
           if (row === undefined) return null;
+          const tabIndex = item.index === active ? 0 : -1;
           return (
-            <div key={item.key} className={`timeline-row row-${row.kind}`} style={{ transform: `translateY(${item.start}px)`, height: ROW_HEIGHT[row.kind] }}>
+            <div key={item.key} className={`timeline-row row-${row.kind}`} style={{ transform: `translateY(${item.start}px)`, height: ROW_HEIGHT[row.kind] }} data-row={item.index} onFocus={() => setCursor(item.index)}>
               {row.kind === "turn" ? (
-                <TurnRow row={row} filtering={filtering} onToggle={onToggleTurn} />
+                <TurnRow row={row} filtering={filtering} tabIndex={tabIndex} onToggle={onToggleTurn} />
               ) : row.kind === "agent" ? (
-                <AgentRow row={row} startedAt={startedAt} file={file} />
+                <AgentRow row={row} startedAt={startedAt} file={file} tabIndex={tabIndex} />
               ) : (
-                <EventRow row={row} startedAt={startedAt} changes={changesByEvent.get(row.event.index)} selected={row.event.index === selectedEvent} onSelect={onSelect} onOpenItem={onOpenItem} />
+                <EventRow row={row} startedAt={startedAt} changes={changesByEvent.get(row.event.index)} selected={row.event.index === selectedEvent} tabIndex={tabIndex} onSelect={onSelect} onOpenItem={onOpenItem} />
               )}
             </div>
           );
@@ -284,11 +346,11 @@ const TimelineList = memo(function TimelineList({ rows, startedAt, file, filteri
 
 type RowOf<K extends TimelineRow["kind"]> = Extract<TimelineRow, { kind: K }>;
 
-const TurnRow = memo(function TurnRow({ row, filtering, onToggle }: { row: RowOf<"turn">; filtering: boolean; onToggle: (number: number) => void }) {
+const TurnRow = memo(function TurnRow({ row, filtering, tabIndex, onToggle }: { row: RowOf<"turn">; filtering: boolean; tabIndex: number; onToggle: (number: number) => void }) {
   const turn = row.turn;
   const took = elapsedMs(turn.started_at, turn.ended_at);
   return (
-    <button type="button" className={`turn-row${turn.failed_calls + turn.errors > 0 ? " has-failure" : ""}`} aria-expanded={!row.collapsed} onClick={() => onToggle(turn.number)} data-testid="turn-row" data-turn={turn.number}>
+    <button type="button" className={`turn-row${turn.failed_calls + turn.errors > 0 ? " has-failure" : ""}`} aria-expanded={!row.collapsed} tabIndex={tabIndex} onClick={() => onToggle(turn.number)} data-testid="turn-row" data-turn={turn.number}>
       <Icon name={row.collapsed ? "chevronRight" : "chevronDown"} size={13} />
       <strong>{turn.number === 0 ? "Before the first prompt" : `Turn ${turn.number}`}</strong>
       {turn.prompt !== null ? <span className="muted">{visibleText(turn.prompt)}</span> : null}
@@ -302,10 +364,10 @@ const TurnRow = memo(function TurnRow({ row, filtering, onToggle }: { row: RowOf
   );
 });
 
-const AgentRow = memo(function AgentRow({ row, startedAt, file }: { row: RowOf<"agent">; startedAt: string | null; file: string }) {
+const AgentRow = memo(function AgentRow({ row, startedAt, file, tabIndex }: { row: RowOf<"agent">; startedAt: string | null; file: string; tabIndex: number }) {
   const child = row.session;
   return (
-    <Link to={snapshotPatch(file, child.latest_line)} className="event-row agent-row" data-testid="agent-row" title={`Sub-agent ${child.session_id}`}>
+    <Link to={snapshotPatch(file, child.latest_line)} className="event-row agent-row" tabIndex={tabIndex} data-testid="agent-row" title={`Sub-agent ${child.session_id}`}>
       <span className="event-offset mono">{child.stats.started_at === null ? "" : formatOffset(startedAt, child.stats.started_at)}</span>
       <span className="event-icon kind-agent">
         <Icon name="bolt" size={14} />
@@ -327,11 +389,13 @@ interface EventRowProps {
   startedAt: string | null;
   changes: ToolCallChangesResponse | undefined;
   selected: boolean;
+  /** 0 for the list's one tab stop, -1 for the others. */
+  tabIndex: number;
   onSelect: (index: number | undefined) => void;
   onOpenItem: (event: TimelineEventResponse) => void;
 }
 
-const EventRow = memo(function EventRow({ row, startedAt, changes, selected, onSelect, onOpenItem }: EventRowProps) {
+const EventRow = memo(function EventRow({ row, startedAt, changes, selected, tabIndex, onSelect, onOpenItem }: EventRowProps) {
   const event = row.event;
   const failed = event.success === false || event.error !== null;
   return (
@@ -339,6 +403,7 @@ const EventRow = memo(function EventRow({ row, startedAt, changes, selected, onS
       type="button"
       className={`event-row${failed ? " is-failed" : ""}${selected ? " is-selected" : ""}`}
       aria-current={selected ? "true" : undefined}
+      tabIndex={tabIndex}
       onClick={() => onSelect(event.index)}
       onDoubleClick={() => onOpenItem(event)}
       data-testid="timeline-event"
