@@ -5,7 +5,7 @@
  * each view on its own. A case-insensitive substring, or a regular expression, bounded in
  * hits and time.
  */
-import { createPacer } from "../viewer/event-loop-pacer.js";
+import { searchSlices } from "../session/event-loop-slices.js";
 import { searchSnapshot, snippet } from "../viewer/search.js";
 import { createMatcher } from "../viewer/text-matcher.js";
 import type { DebugBundle } from "./bundle.js";
@@ -66,7 +66,7 @@ export async function searchBundles(bundles: readonly DebugBundle[], query: stri
     if (hits.length >= maxHits || now() > deadline) view.truncated = true;
     return view.truncated;
   };
-  const pacer = createPacer();
+  const pacer = searchSlices();
   const add = (hit: BundleSearchHitView): boolean => {
     if (hits.length >= maxHits) {
       view.truncated = true;

@@ -16,7 +16,7 @@ import type { LineLocation, PhysicalLine, SessionIndexEntry } from "./session-sc
 import { SessionIndexBuilder, snapshotFromLineBytes, type SessionIndexBuilderOptions } from "./session-scan.node.js";
 import { LineSplitter } from "./physical-lines.node.js";
 import { LongLineWindow } from "./long-line-window.node.js";
-import { EventLoopSlices } from "./event-loop-slices.node.js";
+import { EventLoopSlices } from "./event-loop-slices.js";
 import type { JsonLinesContents, SessionFileContents, SessionReadOptions } from "./session-text.js";
 import { JsonLinesCollector, snapshotsOf } from "./session-text.js";
 import type { SessionLineError, SnapshotLineResult } from "./snapshot-line.js";

@@ -7,7 +7,7 @@
  */
 import type { SessionSnapshot } from "../session/snapshot-line.js";
 import type { FileSource } from "./file-source.js";
-import { createPacer } from "./event-loop-pacer.js";
+import { searchSlices } from "../session/event-loop-slices.js";
 import { searchFile, searchItem } from "./search.js";
 import { createMatcher } from "./text-matcher.js";
 import type { RunSearchGroupView, RunSearchView, SearchHitView, SearchSkippedFileView, TimelineEventView, TurnView } from "./types.js";
@@ -48,7 +48,7 @@ export async function searchRun(sessions: readonly RunSearchSession[], query: st
     if (view.hit_count >= maxHits || now() > deadline) view.truncated = true;
     return view.truncated;
   };
-  const pacing = { pacer: createPacer(), stop: () => now() > deadline };
+  const pacing = { pacer: searchSlices(), stop: () => now() > deadline };
   const groups = new Map<string, RunSearchGroupView>();
   const group = (key: string, make: () => Omit<RunSearchGroupView, "hits">): RunSearchGroupView => {
     let found = groups.get(key);

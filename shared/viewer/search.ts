@@ -10,8 +10,7 @@ import { isJsonObject } from "../session/json-value.js";
 import type { SessionSlice, SessionSnapshot } from "../session/snapshot-line.js";
 import { decodeText } from "./file-content.js";
 import type { FileIndexEntry, FileSource } from "./file-source.js";
-import type { EventLoopPacer } from "./event-loop-pacer.js";
-import { createPacer } from "./event-loop-pacer.js";
+import { searchSlices, type EventLoopSlices } from "../session/event-loop-slices.js";
 import type { TextMatcher } from "./text-matcher.js";
 import { createMatcher } from "./text-matcher.js";
 import type { SearchHitView, SearchSkippedFileView, SearchView } from "./types.js";
@@ -54,7 +53,7 @@ export async function searchSnapshot(snapshot: Pick<SessionSnapshot, "slices">, 
     if (hits.length >= maxHits || now() > deadline) view.truncated = true;
     return view.truncated;
   };
-  const pacing = { pacer: createPacer(), stop: () => now() > deadline };
+  const pacing = { pacer: searchSlices(), stop: () => now() > deadline };
 
   if (scopes.has("slices")) {
     outer: for (const slice of snapshot.slices) {
@@ -104,7 +103,7 @@ export async function searchFile(
   progress: { scanned_files: number; scanned_bytes: number; truncated: boolean },
   skip: (skipped: SearchSkippedFileView) => void,
   /** Gives the event loop its turns and says when the time is up (the search is then partial). */
-  pacing: { readonly pacer: EventLoopPacer; readonly stop: () => boolean } = { pacer: createPacer(), stop: () => false },
+  pacing: { readonly pacer: EventLoopSlices; readonly stop: () => boolean } = { pacer: searchSlices(), stop: () => false },
 ): Promise<boolean> {
   const name = matcher.first(entry.path);
   if (name !== null && hits.length < maxHits) hits.push({ kind: "file", path: entry.path, line: 0, column: name.index + 1, snippet: entry.path });
