@@ -7,7 +7,7 @@
  * absent. Applying images in path order (parents first) recreates exactly that state.
  */
 import { InvalidArgumentError, PermissionDeniedError, hasErrorCode } from "../errors.js";
-import { isWithin, parentPath, resolveWorkspacePath } from "../filesystem/paths.js";
+import { isWithin, parentPath, resolveWorkspacePath, stripMountPoint } from "../filesystem/paths.js";
 import type { FileStat, Filesystem } from "../filesystem/protocol.js";
 
 export type ImageState =
@@ -61,8 +61,8 @@ export function explicitCapturePath(fs: Filesystem, path: unknown): string {
   }
   for (const root of absoluteRoots(fs)) {
     if (root === "") return absolute;
-    if (absolute === root) return "";
-    if (absolute.startsWith(`${root}/`)) return absolute.slice(root.length + 1);
+    const inside = stripMountPoint(absolute, root);
+    if (inside !== absolute) return inside;
   }
   throw new PermissionDeniedError(path, `Cannot capture ${path} for undo: it is outside the workspace (${absoluteRoots(fs).map((root) => `/${root}`).join(" or ")})`, { reason: "outside-workspace" });
 }
