@@ -118,9 +118,12 @@ export class SnapshotDirectory {
     return [...this.#files.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
-  /** Files newest first by `max(ctime, mtime)` (WINK's `/api/snapshots` order). */
+  /** Files newest first by `listedTimeMs` (WINK's `/api/snapshots` order, bundles by the time in their names). */
   newestFirst(): SessionFileRecord[] {
-    return this.files().sort((a, b) => listedTimeMs(b) - listedTimeMs(a) || (a.path < b.path ? -1 : 1));
+    // Each file's time once, not in every comparison (a bundle's is read from its name).
+    const timed = this.files().map((record) => ({ record, time: listedTimeMs(record) }));
+    timed.sort((a, b) => b.time - a.time || (a.record.path < b.record.path ? -1 : 1));
+    return timed.map(({ record }) => record);
   }
 
   get(relativePath: string): SessionFileRecord | undefined {
