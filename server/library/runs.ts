@@ -10,6 +10,7 @@ import { findFilesystemSnapshotRef } from "../../shared/session/index.js";
 import type { SessionFileIndex, SessionSnapshot } from "../../shared/session/index.js";
 import { buildRun, latestLines } from "../../shared/viewer/index.js";
 import type { RunView } from "../../shared/viewer/index.js";
+import { isoTime } from "./iso-time.js";
 import type { SessionFileRecord } from "./snapshot-directory.js";
 import type { ViewerState } from "./viewer-state.js";
 import { indexedLine } from "./viewer-state.js";
@@ -18,10 +19,6 @@ import { indexedLine } from "./viewer-state.js";
 const MAX_ARCHIVE_NAMING_BYTES = 32 * 1024 * 1024;
 
 const runs = new WeakMap<SessionFileIndex, Promise<RunView>>();
-
-function isoTime(ms: number): string {
-  return new Date(ms).toISOString();
-}
 
 /** The run of one session file (indexed first when needed). */
 export async function runOf(state: ViewerState, record: SessionFileRecord): Promise<RunView> {

@@ -41,7 +41,8 @@ import {
   TranscriptQuery,
 } from "../schemas/bundles.js";
 import { errorResponses } from "../schemas/common.js";
-import { isoTime, workspacePath } from "./request-helpers.js";
+import { isoTime } from "../library/iso-time.js";
+import { workspacePath } from "./request-helpers.js";
 
 export interface BundleRoutesOptions {
   state: ViewerState;

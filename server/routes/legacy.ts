@@ -16,7 +16,8 @@ import type { SessionIndexEntry } from "../../shared/session/index.js";
 import { errorResponses } from "../schemas/common.js";
 import { Meta } from "../schemas/bundles.js";
 import { Entries, RawLine, SelectBody, SelectorQuery, SliceParams, SlicePage, SliceQuery, SnapshotFiles, SwitchBody } from "../schemas/legacy.js";
-import { STREAM_LINE_BYTES, isoTime, selectorOf, sendJsonBytes, sendStreamedJson, type HeavyWork } from "./request-helpers.js";
+import { isoTime } from "../library/iso-time.js";
+import { STREAM_LINE_BYTES, selectorOf, sendJsonBytes, sendStreamedJson, type HeavyWork } from "./request-helpers.js";
 
 /** Pages of more items than the web app asks for at once (50) are streamed from big lines. */
 const STREAM_MIN_ITEMS = 64;

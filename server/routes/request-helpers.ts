@@ -43,10 +43,6 @@ export function workspacePath(input: string): string {
 }
 
 /** Milliseconds since the epoch as ISO-8601 (UTC). */
-export function isoTime(ms: number): string {
-  return new Date(ms).toISOString();
-}
-
 /** Answers of session lines at least this big are streamed (see {@link sendStreamedJson}). */
 export const STREAM_LINE_BYTES = 1024 * 1024;
 

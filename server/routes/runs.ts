@@ -16,7 +16,7 @@ import type { SessionFileRecord } from "../library/snapshot-directory.js";
 import type { ViewerState } from "../library/viewer-state.js";
 import { errorResponses } from "../schemas/common.js";
 import { Run, RunList, RunQuery, RunSearchQuery, RunSearchResult, RunsQuery } from "../schemas/runs.js";
-import { isoTime } from "./request-helpers.js";
+import { isoTime } from "../library/iso-time.js";
 
 export interface RunRoutesOptions {
   state: ViewerState;

@@ -14,7 +14,8 @@ import type { ViewerState } from "../library/viewer-state.js";
 import { indexedLine } from "../library/viewer-state.js";
 import { errorResponses } from "../schemas/common.js";
 import { FileList, FilesQuery, Timeline, TimelineQuery } from "../schemas/sessions.js";
-import { isoTime, selectorOf } from "./request-helpers.js";
+import { isoTime } from "../library/iso-time.js";
+import { selectorOf } from "./request-helpers.js";
 import { withToolCallChanges } from "./tool-calls.js";
 
 export interface SessionRoutesOptions {
