@@ -55,6 +55,7 @@ import {
 import { errnoCode } from "../errno.js";
 import { mapFsError } from "./io/host-errors.js";
 import { type GrepPrefilterQuery, ripgrepCandidates } from "./ripgrep-prefilter.js";
+import { ReservedNames, onceUntilDone } from "../driver-support.js";
 import { STAGING_PREFIX, type TreeApplyOptions, createTreeStaging, recoverTreeChanges, replaceTreeContents } from "./tree-apply/index.js";
 
 export interface HostDriverOptions {
@@ -81,9 +82,7 @@ function toDriverStat(stats: fs.Stats): DriverStat {
   };
 }
 
-function isReserved(path: string): boolean {
-  return path.startsWith(STAGING_PREFIX);
-}
+const reserved = new ReservedNames(STAGING_PREFIX);
 
 /** A host directory as a `FilesystemDriver`. */
 export class HostDriver implements FilesystemDriver {
@@ -93,7 +92,8 @@ export class HostDriver implements FilesystemDriver {
   readonly rootPath: string;
   private readonly applyOptions: TreeApplyOptions;
   private readonly durable: boolean;
-  private recovery: Promise<void> | null = null;
+  /** Completes or discards an interrupted tree change once, before the first operation. */
+  private readonly ready = onceUntilDone(() => recoverTreeChanges(this.rootPath, this.applyOptions));
 
   constructor(options: HostDriverOptions) {
     assertProcFdAvailable();
@@ -108,27 +108,10 @@ export class HostDriver implements FilesystemDriver {
     return this.applyOptions;
   }
 
-  /** Completes or discards an interrupted tree change once, before the first operation. */
-  private ready(): Promise<void> {
-    if (this.recovery === null) {
-      this.recovery = recoverTreeChanges(this.rootPath, this.applyOptions).then(
-        () => undefined,
-        (error: unknown) => {
-          this.recovery = null;
-          throw error;
-        },
-      );
-    }
-    return this.recovery;
-  }
-
-  private refuseReserved(path: string, action: string): void {
-    if (isReserved(path)) throw new PermissionDeniedError(path, `Refusing to ${action} ${displayPath(path)}: reserved for tree changes in progress`, { reason: "reserved" });
-  }
 
   async stat(path: string): Promise<DriverStat | null> {
     await this.ready();
-    if (isReserved(path)) return null;
+    if (reserved.has(path)) return null;
     if (path === "") {
       const root = await openBase(this.rootPath);
       try {
@@ -153,7 +136,7 @@ export class HostDriver implements FilesystemDriver {
   async readFile(path: string, range?: { offset: number; length: number }): Promise<Uint8Array> {
     await this.ready();
     if (path === "") throw new IsADirectoryError(path, "Is a directory: the root");
-    if (isReserved(path)) throw new FileNotFoundError(path);
+    if (reserved.has(path)) throw new FileNotFoundError(path);
     const { parents, name } = splitParent(path);
     return withDirectory(this.rootPath, parents, path, async (dir) => {
       const { fd, size } = await openRegularForRead(dir, name, path);
@@ -168,7 +151,7 @@ export class HostDriver implements FilesystemDriver {
   async writeFile(path: string, data: Uint8Array, options: DriverWriteOptions): Promise<void> {
     await this.ready();
     if (path === "") throw new IsADirectoryError(path, "Cannot write to root");
-    this.refuseReserved(path, "write");
+    reserved.refuse(path, "write");
     const { parents, name } = splitParent(path);
     await withDirectory(
       this.rootPath,
@@ -302,7 +285,7 @@ export class HostDriver implements FilesystemDriver {
 
   async list(path: string): Promise<DriverEntry[]> {
     await this.ready();
-    if (isReserved(path)) throw new FileNotFoundError(path);
+    if (reserved.has(path)) throw new FileNotFoundError(path);
     const segments = path === "" ? [] : path.split("/");
     return withDirectory(this.rootPath, segments, path, async (dir) => {
       let dirents: fs.Dirent[];
@@ -313,7 +296,7 @@ export class HostDriver implements FilesystemDriver {
       }
       const entries: DriverEntry[] = [];
       for (const dirent of dirents) {
-        if (path === "" && isReserved(dirent.name)) continue;
+        if (path === "" && reserved.has(dirent.name)) continue;
         entries.push({ name: dirent.name, kind: dirent.isFile() ? "file" : dirent.isDirectory() ? "directory" : dirent.isSymbolicLink() ? "symlink" : "other" });
       }
       return entries;
@@ -326,7 +309,7 @@ export class HostDriver implements FilesystemDriver {
       if (options.existOk) return;
       throw new FileExistsError(path, "File exists: the root");
     }
-    this.refuseReserved(path, "create");
+    reserved.refuse(path, "create");
     const { parents, name } = splitParent(path);
     await withDirectory(
       this.rootPath,
@@ -349,7 +332,7 @@ export class HostDriver implements FilesystemDriver {
   async remove(path: string, options: { recursive: boolean }): Promise<void> {
     await this.ready();
     if (path === "") throw new PermissionDeniedError(path, "Cannot delete root", { reason: "root" });
-    this.refuseReserved(path, "delete");
+    reserved.refuse(path, "delete");
     const { parents, name } = splitParent(path);
     await withDirectory(this.rootPath, parents, path, async (dir) => {
       const stats = await lstatAt(dir, name);
@@ -378,7 +361,7 @@ export class HostDriver implements FilesystemDriver {
 
   async *walk(path: string): AsyncIterable<WalkEntry> {
     await this.ready();
-    if (isReserved(path)) throw new FileNotFoundError(path);
+    if (reserved.has(path)) throw new FileNotFoundError(path);
     const segments = path === "" ? [] : path.split("/");
     let start = await openBase(this.rootPath);
     try {
@@ -407,7 +390,7 @@ export class HostDriver implements FilesystemDriver {
       if (errnoCode(error) === "ENOENT") return; // removed while we walked
       throw mapFsError(error, rel, "list");
     }
-    if (rel === "") names = names.filter((name) => !isReserved(name));
+    if (rel === "") names = names.filter((name) => !reserved.has(name));
     for (let i = 0; i < names.length; i += WALK_STAT_CONCURRENCY) {
       const batch = names.slice(i, i + WALK_STAT_CONCURRENCY);
       const stats = await Promise.all(batch.map((name) => lstatAt(dir, name)));
@@ -442,7 +425,7 @@ export class HostDriver implements FilesystemDriver {
    */
   async grepCandidates(path: string, query: GrepPrefilterQuery): Promise<ReadonlySet<string> | null> {
     await this.ready();
-    if (isReserved(path)) return null;
+    if (reserved.has(path)) return null;
     return ripgrepCandidates(this.rootPath, path, query);
   }
 

@@ -16,11 +16,12 @@
  * boundary). Names containing a newline are listed but cannot be read or written, and
  * names that are not valid UTF-8 are reported with U+FFFD replacement characters.
  */
-import { hasErrorCode, InvalidArgumentError, PermissionDeniedError } from "../../errors.js";
+import { hasErrorCode, InvalidArgumentError } from "../../errors.js";
 import type { DriverEntry, DriverStat, DriverWriteOptions, FilesystemDriver, TreeTransaction, WalkEntry } from "../driver.js";
 import type { EntryKind } from "../protocol.js";
 import { displayPath } from "../paths.js";
 import type { PodmanContainer } from "./container.js";
+import { ReservedNames, onceUntilDone } from "../driver-support.js";
 import { EXEC_RESERVED_PREFIX } from "./exec-helper-script.js";
 import { parseStatus, statusError, type ExecResponse } from "./exec-protocol.js";
 import { createExecTransport, type ExecPayload, type ExecTransport, type ExecTransportKind } from "./exec-transport.js";
@@ -78,9 +79,7 @@ function toStat(hex: string, size: string, mtime: string, perm: string): DriverS
   return { kind, size: kind === "file" ? Number(size) : 0, mtimeMs: Number(mtime) * 1000, birthtimeMs: null, mode: parseInt(perm, 8) & 0o7777 };
 }
 
-function isReserved(path: string): boolean {
-  return path.startsWith(EXEC_RESERVED_PREFIX);
-}
+const reserved = new ReservedNames(EXEC_RESERVED_PREFIX);
 
 function checkWorkdir(workdir: string): string {
   const normal = workdir.replace(/\/+$/, "");
@@ -128,7 +127,8 @@ export class PodmanExecDriver implements FilesystemDriver {
   /** The helper's scratch directory in the container. */
   readonly tempDir: string;
   private readonly transport: ExecTransport;
-  private recovery: Promise<void> | null = null;
+  /** Finish or roll back a tree swap a crash interrupted, once, before the first operation. */
+  private readonly ready = onceUntilDone(() => this.send("recover", [this.root], "", "recover"));
   private pendingReads: PendingRead[] = [];
 
   constructor(options: PodmanExecDriverOptions) {
@@ -177,30 +177,13 @@ export class PodmanExecDriver implements FilesystemDriver {
     return response;
   }
 
-  /** Finish or roll back a tree swap a crash interrupted, once, before the first operation. */
-  private ready(): Promise<void> {
-    if (this.recovery === null) {
-      this.recovery = this.send("recover", [this.root], "", "recover").then(
-        () => undefined,
-        (error: unknown) => {
-          this.recovery = null;
-          throw error;
-        },
-      );
-    }
-    return this.recovery;
-  }
-
-  private refuseReserved(path: string, action: string): void {
-    if (isReserved(path)) throw new PermissionDeniedError(path, `Refusing to ${action} ${displayPath(path)}: reserved for tree changes in progress`, { reason: "reserved" });
-  }
 
   private addressable(path: string): void {
     if (path.includes("\n")) throw new InvalidArgumentError(`Cannot address ${displayPath(path)} in the container: names with newlines are not supported`, { path });
   }
 
   async stat(path: string): Promise<DriverStat | null> {
-    if (isReserved(path) || path.includes("\n")) return null;
+    if (reserved.has(path) || path.includes("\n")) return null;
     const response = await this.call("stat", [this.root, path], path, "stat");
     if (response.body.length === 0) return null;
     const match = STAT_LINE.exec(response.body.toString("latin1"));
@@ -210,7 +193,7 @@ export class PodmanExecDriver implements FilesystemDriver {
 
   async readFile(path: string, range?: { offset: number; length: number }): Promise<Uint8Array> {
     this.addressable(path);
-    if (isReserved(path)) throw statusError({ ok: false, code: "ENOENT", reason: "missing", detail: "" }, path, "read");
+    if (reserved.has(path)) throw statusError({ ok: false, code: "ENOENT", reason: "missing", detail: "" }, path, "read");
     if (range !== undefined) return this.readOne(path, range);
     return new Promise((resolve, reject) => {
       this.pendingReads.push({ path, resolve, reject });
@@ -295,7 +278,7 @@ export class PodmanExecDriver implements FilesystemDriver {
 
   async writeFile(path: string, data: Uint8Array, options: DriverWriteOptions): Promise<void> {
     this.addressable(path);
-    this.refuseReserved(path, "write");
+    reserved.refuse(path, "write");
     const mode = ((options.fileMode ?? DEFAULT_FILE_MODE) & 0o7777).toString(8);
     await this.call("write", [this.root, path, options.mode, options.createParents ? "1" : "0", mode, String(data.length)], path, options.mode === "append" ? "append to" : "write", {
       size: data.length,
@@ -305,11 +288,11 @@ export class PodmanExecDriver implements FilesystemDriver {
 
   async list(path: string): Promise<DriverEntry[]> {
     this.addressable(path);
-    if (isReserved(path)) throw statusError({ ok: false, code: "ENOENT", reason: "missing", detail: "" }, path, "list");
+    if (reserved.has(path)) throw statusError({ ok: false, code: "ENOENT", reason: "missing", detail: "" }, path, "list");
     const response = await this.call("list", [this.root, path], path, "list");
     const entries: DriverEntry[] = [];
     for (const entry of parseScan(response.body, this.root)) {
-      if (path === "" && isReserved(entry.path)) continue;
+      if (path === "" && reserved.has(entry.path)) continue;
       entries.push({ name: entry.path.slice(entry.path.lastIndexOf("/") + 1), kind: entry.kind });
     }
     return entries;
@@ -317,22 +300,22 @@ export class PodmanExecDriver implements FilesystemDriver {
 
   async mkdir(path: string, options: { parents: boolean; existOk: boolean }): Promise<void> {
     this.addressable(path);
-    this.refuseReserved(path, "create");
+    reserved.refuse(path, "create");
     await this.call("mkdir", [this.root, path, options.parents ? "1" : "0", options.existOk ? "1" : "0"], path, "create directory");
   }
 
   async remove(path: string, options: { recursive: boolean }): Promise<void> {
     this.addressable(path);
-    this.refuseReserved(path, "delete");
+    reserved.refuse(path, "delete");
     await this.call("remove", [this.root, path, options.recursive ? "1" : "0"], path, "delete");
   }
 
   async *walk(path: string): AsyncIterable<WalkEntry> {
     this.addressable(path);
-    if (isReserved(path)) throw statusError({ ok: false, code: "ENOENT", reason: "missing", detail: "" }, path, "walk");
+    if (reserved.has(path)) throw statusError({ ok: false, code: "ENOENT", reason: "missing", detail: "" }, path, "walk");
     const response = await this.call("walk", [this.root, path], path, "walk");
     for (const entry of parseScan(response.body, this.root)) {
-      if (isReserved(entry.path)) continue;
+      if (reserved.has(entry.path)) continue;
       yield entry;
     }
   }
@@ -343,7 +326,7 @@ export class PodmanExecDriver implements FilesystemDriver {
     try {
       const check = (rel: string, action: string): void => {
         this.addressable(rel);
-        this.refuseReserved(rel, action);
+        reserved.refuse(rel, action);
       };
       await fill({
         mkdir: async (rel, mode) => {
