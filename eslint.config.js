@@ -38,6 +38,7 @@ export default tseslint.config(
     plugins: { "react-hooks": reactHooks, "@tanstack/query": pluginQuery },
     rules: {
       ...pluginQuery.configs["flat/recommended"][0].rules,
+      "@tanstack/query/prefer-query-options": "error",
       "react-hooks/rules-of-hooks": "error",
       "react-hooks/exhaustive-deps": "error",
     },

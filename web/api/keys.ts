@@ -13,6 +13,11 @@ const ROOT = "wink" as const;
 
 export const keys = {
   all: [ROOT] as const,
+  /**
+   * Where a query waits whose input is missing (nothing selected yet; its fetcher is
+   * `skipToken`): under no file, so no invalidation or prefetch ever meets it.
+   */
+  waiting: (resource: string) => [ROOT, "waiting", resource] as const,
   files: () => [ROOT, "files"] as const,
   runs: () => [ROOT, "runs"] as const,
   /** The pages of the run list for one filter (the sidebar's). */

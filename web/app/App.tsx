@@ -317,7 +317,7 @@ function pressInSlices(key: string): void {
 function usePaletteCommands(selected: SnapshotRef | null, meta: ReturnType<typeof useMeta>["data"], entries: ReturnType<typeof flattenSnapshots>, reload: () => void, stepSlice: (delta: number) => void, source: SourceSwitch, panels: readonly { id: string; title: string }[]): Command[] {
   const api = useApi();
   const paletteOpen = overlay.use() === "palette";
-  const tree = useQuery({ ...browseQuery(api, selected ?? { file: "", line: 1 }, "none"), enabled: paletteOpen && selected !== null }).data;
+  const tree = useQuery({ ...browseQuery(api, selected, "none"), enabled: paletteOpen }).data;
   const picker = useRef<HTMLInputElement | null>(null);
   const openLocal = useLocalOpener(source.openLocal);
   return useMemo(() => {

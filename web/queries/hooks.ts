@@ -1,11 +1,9 @@
-/** One hook per resource; `null` arguments disable the query (nothing selected yet). */
+/** One hook per resource; a `null` argument makes the query wait (`skipToken`: nothing selected yet). */
 import { useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { RunFilter, SearchScope, SnapshotRef } from "../api/api.js";
 import type { BundleMemberKind, BundleSearchParams, LogsParams, TranscriptParams } from "../api/bundle-api.js";
 import { useApi } from "../api/context.js";
 import * as q from "./options.js";
-
-const placeholder = { file: "", line: 1 } satisfies SnapshotRef;
 
 export function useFiles() {
   return useQuery(q.filesQuery(useApi()));
@@ -33,7 +31,7 @@ export function useRunSearch(file: string | null, session: string | null, query:
 }
 
 export function useDiffStat(base: SnapshotRef | null, target: SnapshotRef | null) {
-  return useQuery({ ...q.diffStatQuery(useApi(), base ?? placeholder, target ?? placeholder), enabled: base !== null && target !== null });
+  return useQuery(q.diffStatQuery(useApi(), base, target));
 }
 
 export function useCurrentSnapshot(enabled: boolean) {
@@ -41,85 +39,85 @@ export function useCurrentSnapshot(enabled: boolean) {
 }
 
 export function useMeta(ref: SnapshotRef | null) {
-  return useQuery({ ...q.metaQuery(useApi(), ref ?? placeholder), enabled: ref !== null });
+  return useQuery(q.metaQuery(useApi(), ref));
 }
 
 export function useTimeline(ref: SnapshotRef | null) {
-  return useQuery({ ...q.timelineQuery(useApi(), ref ?? placeholder), enabled: ref !== null });
+  return useQuery(q.timelineQuery(useApi(), ref));
 }
 
 export function useToolCallDiff(ref: SnapshotRef | null, callId: string | null, path: string | null) {
-  return useQuery({ ...q.toolCallDiffQuery(useApi(), ref ?? placeholder, callId ?? "", path ?? ""), enabled: ref !== null && callId !== null && path !== null });
+  return useQuery(q.toolCallDiffQuery(useApi(), ref, callId, path));
 }
 
 export function useFilesystemMeta(ref: SnapshotRef | null) {
-  return useQuery({ ...q.filesystemMetaQuery(useApi(), ref ?? placeholder), enabled: ref !== null });
+  return useQuery(q.filesystemMetaQuery(useApi(), ref));
 }
 
 export function useBrowse(ref: SnapshotRef | null, base: SnapshotRef | "previous" | "none") {
-  return useQuery({ ...q.browseQuery(useApi(), ref ?? placeholder, base), enabled: ref !== null });
+  return useQuery(q.browseQuery(useApi(), ref, base));
 }
 
 export function useFileContent(ref: SnapshotRef | null, path: string | null) {
-  return useQuery({ ...q.fileContentQuery(useApi(), ref ?? placeholder, path ?? ""), enabled: ref !== null && path !== null });
+  return useQuery(q.fileContentQuery(useApi(), ref, path));
 }
 
 export function useDiff(base: SnapshotRef | null, target: SnapshotRef | null) {
-  return useQuery({ ...q.diffQuery(useApi(), base ?? placeholder, target ?? placeholder), enabled: base !== null && target !== null });
+  return useQuery(q.diffQuery(useApi(), base, target));
 }
 
 export function useFileDiff(base: SnapshotRef | null, target: SnapshotRef | null, path: string | null, basePath: string | null = null) {
-  return useQuery({ ...q.fileDiffQuery(useApi(), base ?? placeholder, target ?? placeholder, path ?? "", basePath), enabled: base !== null && target !== null && path !== null });
+  return useQuery(q.fileDiffQuery(useApi(), base, target, path, basePath));
 }
 
 export function useSliceDiff(base: SnapshotRef | null, target: SnapshotRef | null, sliceType: string | null) {
-  return useQuery({ ...q.sliceDiffQuery(useApi(), base ?? placeholder, target ?? placeholder, sliceType ?? ""), enabled: base !== null && target !== null && sliceType !== null });
+  return useQuery(q.sliceDiffQuery(useApi(), base, target, sliceType));
 }
 
 export function useSearch(ref: SnapshotRef | null, query: string, scope: SearchScope) {
-  return useQuery({ ...q.searchQuery(useApi(), ref ?? placeholder, query, scope), enabled: ref !== null && query.trim() !== "" });
+  return useQuery(q.searchQuery(useApi(), ref, query, scope));
 }
 
 // WINK debug bundles: `file` null (not a bundle, or nothing selected) disables the query.
 
 export function useBundleSummary(file: string | null) {
-  return useQuery({ ...q.bundleSummaryQuery(useApi(), file ?? ""), enabled: file !== null });
+  return useQuery(q.bundleSummaryQuery(useApi(), file));
 }
 
 export function useLogs(file: string | null, params: LogsParams) {
-  return useQuery({ ...q.logsQuery(useApi(), file ?? "", params), enabled: file !== null });
+  return useQuery(q.logsQuery(useApi(), file, params));
 }
 
 export function useLogFacets(file: string | null) {
-  return useQuery({ ...q.logFacetsQuery(useApi(), file ?? ""), enabled: file !== null });
+  return useQuery(q.logFacetsQuery(useApi(), file));
 }
 
 export function useTranscript(file: string | null, params: TranscriptParams) {
-  return useQuery({ ...q.transcriptQuery(useApi(), file ?? "", params), enabled: file !== null });
+  return useQuery(q.transcriptQuery(useApi(), file, params));
 }
 
 export function useTranscriptFacets(file: string | null) {
-  return useQuery({ ...q.transcriptFacetsQuery(useApi(), file ?? ""), enabled: file !== null });
+  return useQuery(q.transcriptFacetsQuery(useApi(), file));
 }
 
 export function useEnvironment(file: string | null) {
-  return useQuery({ ...q.environmentQuery(useApi(), file ?? ""), enabled: file !== null });
+  return useQuery(q.environmentQuery(useApi(), file));
 }
 
 export function useBundleRequest(file: string | null) {
-  return useQuery({ ...q.bundleRequestQuery(useApi(), file ?? ""), enabled: file !== null });
+  return useQuery(q.bundleRequestQuery(useApi(), file));
 }
 
 export function useBundleMember(file: string | null, kind: BundleMemberKind) {
-  return useQuery({ ...q.bundleMemberQuery(useApi(), file ?? "", kind), enabled: file !== null });
+  return useQuery(q.bundleMemberQuery(useApi(), file, kind));
 }
 
 export function useBundleMembers(file: string | null) {
-  return useQuery({ ...q.bundleMembersQuery(useApi(), file ?? ""), enabled: file !== null });
+  return useQuery(q.bundleMembersQuery(useApi(), file));
 }
 
 export function useBundleIntegrity(file: string | null) {
-  return useQuery({ ...q.bundleIntegrityQuery(useApi(), file ?? ""), enabled: file !== null });
+  return useQuery(q.bundleIntegrityQuery(useApi(), file));
 }
 
 export function useBundleGroups(enabled = true) {
@@ -127,9 +125,9 @@ export function useBundleGroups(enabled = true) {
 }
 
 export function useBundleCompare(target: string | null, base: string | null) {
-  return useQuery({ ...q.bundleCompareQuery(useApi(), target ?? "", base), enabled: target !== null });
+  return useQuery(q.bundleCompareQuery(useApi(), target, base));
 }
 
 export function useBundleSearch(query: string, params: BundleSearchParams, enabled = true) {
-  return useQuery({ ...q.bundleSearchQuery(useApi(), query, params), enabled: enabled && query.trim() !== "" });
+  return useQuery({ ...q.bundleSearchQuery(useApi(), query, params), enabled });
 }

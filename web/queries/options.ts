@@ -28,7 +28,7 @@ export const runPagesQuery = (api: Api, filter: RunFilter) =>
   });
 
 /** `null`: no run named yet (the query waits, `skipToken`). */
-export const runQuery = (api: Api, file: string | null) => queryOptions({ queryKey: keys.run(file ?? ""), queryFn: file === null ? skipToken : () => api.run(file) });
+export const runQuery = (api: Api, file: string | null) => queryOptions({ queryKey: file === null ? keys.waiting("run") : keys.run(file), queryFn: file === null ? skipToken : () => api.run(file) });
 
 /** The newest run (where the app lands without a link). */
 export const newestRunQuery = (api: Api, client: QueryClient) =>
@@ -45,20 +45,24 @@ export const newestRunQuery = (api: Api, client: QueryClient) =>
 
 export const runSearchQuery = (api: Api, file: string | null, session: string | null, query: string, regex: boolean, limit = 500) =>
   queryOptions({
-    queryKey: keys.runSearch(file ?? "", session, query, regex, limit),
+    queryKey: file === null ? keys.waiting("run-search") : keys.runSearch(file, session, query, regex, limit),
     queryFn: file === null || query.trim() === "" ? skipToken : () => api.runSearch(file, session, query, regex, limit),
   });
 
-export const diffStatQuery = (api: Api, base: SnapshotRef, target: SnapshotRef) => queryOptions({ queryKey: keys.diffStat(base, target), queryFn: () => api.diffStat(base, target) });
+export const diffStatQuery = (api: Api, base: SnapshotRef | null, target: SnapshotRef | null) =>
+  queryOptions({ queryKey: base === null || target === null ? keys.waiting("diff-stat") : keys.diffStat(base, target), queryFn: base === null || target === null ? skipToken : () => api.diffStat(base, target) });
 
 export const currentQuery = (api: Api) => queryOptions({ queryKey: keys.current(), queryFn: () => api.meta(), staleTime: Infinity });
 
-export const metaQuery = (api: Api, ref: SnapshotRef) => queryOptions({ queryKey: keys.meta(ref), queryFn: () => api.meta(ref) });
+export const metaQuery = (api: Api, ref: SnapshotRef | null) => queryOptions({ queryKey: ref === null ? keys.waiting("meta") : keys.meta(ref), queryFn: ref === null ? skipToken : () => api.meta(ref) });
 
-export const timelineQuery = (api: Api, ref: SnapshotRef) => queryOptions({ queryKey: keys.timeline(ref), queryFn: () => api.timeline(ref) });
+export const timelineQuery = (api: Api, ref: SnapshotRef | null) => queryOptions({ queryKey: ref === null ? keys.waiting("timeline") : keys.timeline(ref), queryFn: ref === null ? skipToken : () => api.timeline(ref) });
 
-export const toolCallDiffQuery = (api: Api, ref: SnapshotRef, callId: string, path: string) =>
-  queryOptions({ queryKey: keys.toolCallDiff(ref, callId, path), queryFn: () => api.toolCallDiff(ref, callId, path) });
+export const toolCallDiffQuery = (api: Api, ref: SnapshotRef | null, callId: string | null, path: string | null) =>
+  queryOptions({
+    queryKey: ref === null || callId === null || path === null ? keys.waiting("tool-call-diff") : keys.toolCallDiff(ref, callId, path),
+    queryFn: ref === null || callId === null || path === null ? skipToken : () => api.toolCallDiff(ref, callId, path),
+  });
 
 export const slicePageQuery = (api: Api, ref: SnapshotRef, sliceType: string, page: number, pageSize = SLICE_PAGE_SIZE) =>
   queryOptions({
@@ -66,58 +70,81 @@ export const slicePageQuery = (api: Api, ref: SnapshotRef, sliceType: string, pa
     queryFn: () => api.slicePage(ref, sliceType, page * pageSize, pageSize),
   });
 
-export const filesystemMetaQuery = (api: Api, ref: SnapshotRef) => queryOptions({ queryKey: keys.filesystemMeta(ref), queryFn: () => api.filesystemMeta(ref) });
+export const filesystemMetaQuery = (api: Api, ref: SnapshotRef | null) =>
+  queryOptions({ queryKey: ref === null ? keys.waiting("filesystem-meta") : keys.filesystemMeta(ref), queryFn: ref === null ? skipToken : () => api.filesystemMeta(ref) });
 
-export const browseQuery = (api: Api, ref: SnapshotRef, base: SnapshotRef | "previous" | "none") =>
+export const browseQuery = (api: Api, ref: SnapshotRef | null, base: SnapshotRef | "previous" | "none") =>
   queryOptions({
-    queryKey: keys.browse(ref, typeof base === "string" ? base : `${base.file}:${base.line}`),
-    queryFn: () => api.browse(ref, base),
+    queryKey: ref === null ? keys.waiting("browse") : keys.browse(ref, typeof base === "string" ? base : `${base.file}:${base.line}`),
+    queryFn: ref === null ? skipToken : () => api.browse(ref, base),
   });
 
-export const fileContentQuery = (api: Api, ref: SnapshotRef, path: string) =>
-  queryOptions({ queryKey: keys.file(ref, path), queryFn: () => api.fileContent(ref, path) });
+export const fileContentQuery = (api: Api, ref: SnapshotRef | null, path: string | null) =>
+  queryOptions({ queryKey: ref === null || path === null ? keys.waiting("file") : keys.file(ref, path), queryFn: ref === null || path === null ? skipToken : () => api.fileContent(ref, path) });
 
-export const diffQuery = (api: Api, base: SnapshotRef, target: SnapshotRef) => queryOptions({ queryKey: keys.diff(base, target), queryFn: () => api.diff(base, target) });
+export const diffQuery = (api: Api, base: SnapshotRef | null, target: SnapshotRef | null) =>
+  queryOptions({ queryKey: base === null || target === null ? keys.waiting("diff") : keys.diff(base, target), queryFn: base === null || target === null ? skipToken : () => api.diff(base, target) });
 
-export const fileDiffQuery = (api: Api, base: SnapshotRef, target: SnapshotRef, path: string, basePath: string | null = null) =>
-  queryOptions({ queryKey: keys.fileDiff(base, target, path, basePath), queryFn: () => api.fileDiff(base, target, path, basePath) });
+export const fileDiffQuery = (api: Api, base: SnapshotRef | null, target: SnapshotRef | null, path: string | null, basePath: string | null = null) =>
+  queryOptions({
+    queryKey: base === null || target === null || path === null ? keys.waiting("file-diff") : keys.fileDiff(base, target, path, basePath),
+    queryFn: base === null || target === null || path === null ? skipToken : () => api.fileDiff(base, target, path, basePath),
+  });
 
-export const sliceDiffQuery = (api: Api, base: SnapshotRef, target: SnapshotRef, sliceType: string) =>
-  queryOptions({ queryKey: keys.sliceDiff(base, target, sliceType), queryFn: () => api.sliceDiff(base, target, sliceType) });
+export const sliceDiffQuery = (api: Api, base: SnapshotRef | null, target: SnapshotRef | null, sliceType: string | null) =>
+  queryOptions({
+    queryKey: base === null || target === null || sliceType === null ? keys.waiting("slice-diff") : keys.sliceDiff(base, target, sliceType),
+    queryFn: base === null || target === null || sliceType === null ? skipToken : () => api.sliceDiff(base, target, sliceType),
+  });
 
-export const searchQuery = (api: Api, ref: SnapshotRef, query: string, scope: SearchScope, limit = 500) =>
-  queryOptions({ queryKey: keys.search(ref, query, scope, limit), queryFn: () => api.search(ref, query, scope, limit) });
+/** An empty query waits: there is nothing to search for yet. */
+export const searchQuery = (api: Api, ref: SnapshotRef | null, query: string, scope: SearchScope, limit = 500) =>
+  queryOptions({ queryKey: ref === null ? keys.waiting("search") : keys.search(ref, query, scope, limit), queryFn: ref === null || query.trim() === "" ? skipToken : () => api.search(ref, query, scope, limit) });
 
 // WINK debug bundles (`Api.bundles`). `file` is the bundle as the run list names it.
 
 /** Log records and transcript entries are fetched in pages of this many (and virtualised on screen). */
 export const BUNDLE_PAGE_SIZE = 100;
 
-export const bundleSummaryQuery = (api: Api, file: string) => queryOptions({ queryKey: keys.bundleSummary(file), queryFn: () => api.bundles.summary(file) });
+export const bundleSummaryQuery = (api: Api, file: string | null) =>
+  queryOptions({ queryKey: file === null ? keys.waiting("bundleSummary") : keys.bundleSummary(file), queryFn: file === null ? skipToken : () => api.bundles.summary(file) });
 
-export const logsQuery = (api: Api, file: string, params: LogsParams) => queryOptions({ queryKey: keys.logs(file, params), queryFn: () => api.bundles.logs(file, params) });
+/** `params` null: the page to ask for is not known yet. */
+export const logsQuery = (api: Api, file: string | null, params: LogsParams | null) =>
+  queryOptions({ queryKey: file === null || params === null ? keys.waiting("logs") : keys.logs(file, params), queryFn: file === null || params === null ? skipToken : () => api.bundles.logs(file, params) });
 
-export const logFacetsQuery = (api: Api, file: string) => queryOptions({ queryKey: keys.logFacets(file), queryFn: () => api.bundles.logFacets(file) });
+export const logFacetsQuery = (api: Api, file: string | null) =>
+  queryOptions({ queryKey: file === null ? keys.waiting("logFacets") : keys.logFacets(file), queryFn: file === null ? skipToken : () => api.bundles.logFacets(file) });
 
-export const transcriptQuery = (api: Api, file: string, params: TranscriptParams) => queryOptions({ queryKey: keys.transcript(file, params), queryFn: () => api.bundles.transcript(file, params) });
+/** `params` null: the page to ask for is not known yet. */
+export const transcriptQuery = (api: Api, file: string | null, params: TranscriptParams | null) =>
+  queryOptions({ queryKey: file === null || params === null ? keys.waiting("transcript") : keys.transcript(file, params), queryFn: file === null || params === null ? skipToken : () => api.bundles.transcript(file, params) });
 
-export const transcriptFacetsQuery = (api: Api, file: string) => queryOptions({ queryKey: keys.transcriptFacets(file), queryFn: () => api.bundles.transcriptFacets(file) });
+export const transcriptFacetsQuery = (api: Api, file: string | null) =>
+  queryOptions({ queryKey: file === null ? keys.waiting("transcriptFacets") : keys.transcriptFacets(file), queryFn: file === null ? skipToken : () => api.bundles.transcriptFacets(file) });
 
-export const environmentQuery = (api: Api, file: string) => queryOptions({ queryKey: keys.environment(file), queryFn: () => api.bundles.environment(file) });
+export const environmentQuery = (api: Api, file: string | null) =>
+  queryOptions({ queryKey: file === null ? keys.waiting("environment") : keys.environment(file), queryFn: file === null ? skipToken : () => api.bundles.environment(file) });
 
-export const bundleRequestQuery = (api: Api, file: string) => queryOptions({ queryKey: keys.bundleRequest(file), queryFn: () => api.bundles.request(file) });
+export const bundleRequestQuery = (api: Api, file: string | null) =>
+  queryOptions({ queryKey: file === null ? keys.waiting("bundleRequest") : keys.bundleRequest(file), queryFn: file === null ? skipToken : () => api.bundles.request(file) });
 
 /** A JSON member as written; `null` when the bundle has none. */
-export const bundleMemberQuery = (api: Api, file: string, kind: BundleMemberKind) => queryOptions({ queryKey: keys.bundleMember(file, kind), queryFn: () => api.bundles.member(file, kind) });
+export const bundleMemberQuery = (api: Api, file: string | null, kind: BundleMemberKind) =>
+  queryOptions({ queryKey: file === null ? keys.waiting("bundleMember") : keys.bundleMember(file, kind), queryFn: file === null ? skipToken : () => api.bundles.member(file, kind) });
 
-export const bundleMembersQuery = (api: Api, file: string) => queryOptions({ queryKey: keys.bundleMembers(file), queryFn: () => api.bundles.members(file) });
+export const bundleMembersQuery = (api: Api, file: string | null) =>
+  queryOptions({ queryKey: file === null ? keys.waiting("bundleMembers") : keys.bundleMembers(file), queryFn: file === null ? skipToken : () => api.bundles.members(file) });
 
 /** Every checksum verified (reads every member once). */
-export const bundleIntegrityQuery = (api: Api, file: string) => queryOptions({ queryKey: keys.bundleIntegrity(file), queryFn: () => api.bundles.integrity(file) });
+export const bundleIntegrityQuery = (api: Api, file: string | null) =>
+  queryOptions({ queryKey: file === null ? keys.waiting("bundleIntegrity") : keys.bundleIntegrity(file), queryFn: file === null ? skipToken : () => api.bundles.integrity(file) });
 
 export const bundleGroupsQuery = (api: Api) => queryOptions({ queryKey: keys.bundleGroups(), queryFn: () => api.bundles.groups() });
 
-export const bundleCompareQuery = (api: Api, target: string, base: string | null) =>
-  queryOptions({ queryKey: keys.bundleCompare(target, base), queryFn: () => api.bundles.compare(target, base ?? undefined) });
+export const bundleCompareQuery = (api: Api, target: string | null, base: string | null) =>
+  queryOptions({ queryKey: target === null ? keys.waiting("bundle-compare") : keys.bundleCompare(target, base), queryFn: target === null ? skipToken : () => api.bundles.compare(target, base ?? undefined) });
 
-export const bundleSearchQuery = (api: Api, query: string, params: BundleSearchParams) => queryOptions({ queryKey: keys.bundleSearch(query, params), queryFn: () => api.bundles.search(query, params) });
+/** An empty query waits: there is nothing to search for yet. */
+export const bundleSearchQuery = (api: Api, query: string, params: BundleSearchParams) =>
+  queryOptions({ queryKey: keys.bundleSearch(query, params), queryFn: query.trim() === "" ? skipToken : () => api.bundles.search(query, params) });

@@ -78,7 +78,7 @@ export function LogsPanel({ file, filters, search, entry, time }: LogsPanelProps
 
   // Where the selected record (or the time jumped to) is among the shown records.
   const landingParams: LogsParams | null = time !== undefined ? { ...params, at: time, limit: 1 } : entry !== undefined ? { ...params, atLine: entry, limit: 1 } : null;
-  const landing = useQuery({ ...logsQuery(api, file, landingParams ?? {}), enabled: landingParams !== null });
+  const landing = useQuery(logsQuery(api, file, landingParams));
   const landed = landing.data?.entries[0] ?? null;
   const position = landingParams !== null && landing.data !== undefined ? landing.data.offset : null;
 

@@ -56,10 +56,10 @@ export function TranscriptPanel({ file, filters, search, entry }: TranscriptPane
   const total = first.data?.total ?? 0;
 
   // The selected entry; a result drawn under its tool use is found through that use.
-  const target = useQuery({ ...transcriptQuery(api, file, { atRowid: entry ?? 1, limit: 1 }), enabled: entry !== undefined });
+  const target = useQuery(transcriptQuery(api, file, entry === undefined ? null : { atRowid: entry, limit: 1 }));
   const targetEntry = target.data?.entries[0];
   const rowOf = nested && targetEntry?.entry_type === "tool_result" && targetEntry.paired_rowid !== null ? targetEntry.paired_rowid : entry;
-  const landing = useQuery({ ...transcriptQuery(api, file, { ...params, atRowid: rowOf ?? 1, limit: 1 }), enabled: rowOf !== undefined });
+  const landing = useQuery(transcriptQuery(api, file, rowOf === undefined ? null : { ...params, atRowid: rowOf, limit: 1 }));
   const position = rowOf !== undefined && landing.data !== undefined ? landing.data.offset : null;
 
   const virtualizer = useVirtualizer({ count: total, getScrollElement: () => scroller.current, estimateSize: () => 96, overscan: 6 });
