@@ -171,4 +171,17 @@ describe("npm pack", () => {
     expect(result.exports).toBeGreaterThan(100);
     expect(result.internal).toEqual([]);
   }, 60_000);
+
+  it("imports the viewer's model from wink-debug/viewer, apart from the agent library", async () => {
+    const script = `
+      const viewer = await import("wink-debug/viewer");
+      const shared = await import("wink-debug/shared");
+      const diff = viewer.diffText("a\\nb\\n", "a\\nc\\n");
+      console.log(JSON.stringify({ hunks: diff.hunks.length, inLibrary: ["diffWorkspaces", "diffText", "buildTimeline", "groupBundles"].filter((name) => name in shared) }));
+    `;
+    const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], { cwd: consumer() });
+    const result = JSON.parse(stdout) as { hunks: number; inLibrary: string[] };
+    expect(result.hunks).toBe(1);
+    expect(result.inLibrary).toEqual([]);
+  }, 60_000);
 });

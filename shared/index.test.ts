@@ -8,6 +8,7 @@ import ts from "typescript";
 import { expect, it } from "vitest";
 import * as browser from "./browser.js";
 import * as shared from "./index.js";
+import * as viewer from "./viewer-model.js";
 
 /**
  * The type-only names an entry module exports, read from its source: each is listed by name
@@ -33,6 +34,18 @@ function describeExports(module: Record<string, unknown>): string[] {
 
 it("keeps the list of public exports", () => {
   expect(describeExports(shared)).toMatchSnapshot();
+});
+
+it("keeps the list of the viewer model's exports (wink-debug/viewer), none of them the library's", () => {
+  expect(describeExports(viewer)).toMatchSnapshot();
+  expect(typeExports("./viewer-model.ts")).toMatchSnapshot();
+  const libraryTypes = new Set(typeExports("./index.ts"));
+  for (const name of Object.keys(viewer)) expect(shared, name).not.toHaveProperty(name);
+  expect(typeExports("./viewer-model.ts").filter((name) => libraryTypes.has(name))).toEqual([]);
+});
+
+it("keeps the viewer's view types out of the agent library", () => {
+  expect(typeExports("./index.ts").filter((name) => name.endsWith("View"))).toEqual([]);
 });
 
 it("keeps the modules' shared helpers internal", () => {
@@ -64,6 +77,6 @@ it("keeps internal types out of the public list", () => {
 it("keeps the browser-safe types a subset of the public ones", () => {
   const types = new Set(typeExports("./index.ts"));
   const browserTypes = typeExports("./browser.ts");
-  expect(browserTypes.length).toBeGreaterThan(100);
+  expect(browserTypes.length).toBeGreaterThan(40);
   expect(browserTypes.filter((name) => !types.has(name))).toEqual([]);
 });

@@ -1,15 +1,17 @@
 /**
- * wink-debug/shared — the library agents and the viewer are built on.
+ * wink-debug/shared — the library agents (and the viewer) are built on.
  *
  * protocol → backends → archives and snapshots → undo → tool handlers → session files;
  * sources (local folders, HTTP and S3 stores read by ranges) beside them.
  *
- * The public API, listed name by name on purpose: what a user of the library needs. Helpers
- * the modules share (staging prefixes, line decoders, encoders, the viewer's page builders)
- * stay internal; server/ and web/ import them from their module paths. Types likewise: the
- * Filesystem protocol and its drivers' contract, errors, the options and results of the
- * functions and classes exported here, the session and viewer shapes. `index.test.ts`
- * snapshots both lists, so an API change shows up in review.
+ * The public API, listed name by name on purpose: what a user of the agent library needs.
+ * The viewer's model (its views of runs, timelines, diffs and bundles, and the computations
+ * that make them) is `wink-debug/viewer` (`viewer-model.ts`): an agent builder never needs it.
+ * Helpers the modules share (staging prefixes, line decoders, encoders, the viewer's page
+ * builders) stay internal; server/ and web/ import them from their module paths. Types
+ * likewise: the Filesystem protocol and its drivers' contract, errors, the options and results
+ * of the functions and classes exported here, the session shapes. `index.test.ts` snapshots
+ * the lists, so an API change shows up in review.
  */
 // Errors: one class per condition, each with a stable code (docs/errors.md).
 export { ArchiveError, BackendUnavailableError, DirectoryNotEmptyError, ERROR_CODES, FileExistsError, FileNotFoundError, FilesystemError, InvalidArgumentError, IsADirectoryError, NoSpaceError, NotADirectoryError, OperationTimeoutError, PermissionDeniedError, SessionLoadError, SnapshotCreationError, SnapshotError, SnapshotIncompatibleError, SnapshotNotFoundError, SnapshotRestoreError, SourceError, StorageIOError, SymlinkLoopError, WinkError, hasErrorCode } from "./errors.js";
@@ -35,12 +37,9 @@ export type { ContainerWorkspaceOptions, ExportSnapshotOptions, FilesystemSnapsh
 // Session files: the writer, the readers, Python-compatible JSON (docs/session-format.md).
 export { Session, dumpSession, dumpSessionTree, dumpsPython, pythonIsoTimestamp, parsePythonJson, parsePythonJsonLossless, toStrictJson, strictJsonChunks, readSessionFile, scanSessionFile, readSnapshotAt, parseSessionText, parseJsonLinesText, readJsonLinesFile, buildSessionTree, findFilesystemSnapshotRef, extractVirtualFiles, snapshotWithFilesystem, restoreWithFilesystem, rollbackWithFilesystem, LazyJsonArray, FILESYSTEM_SNAPSHOT_REF_TYPE, SNAPSHOT_SCHEMA_VERSION, DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_JSON_DEPTH } from "./session/index.js";
 export type { ArchiveExporter, CoordinatedSnapshot, CoordinatedSnapshotOptions, DumpSessionOptions, DumpSessionTreeOptions, DumpsPythonOptions, FilesystemSnapshotRefInfo, JsonArray, JsonLineRecord, JsonLineResult, JsonLinesContents, JsonObject, JsonValue, NativeSnapshotTarget, PythonJsonParseOptions, ReadSnapshotAtOptions, SessionFileContents, SessionFileIndex, SessionIndexEntry, SessionLineError, SessionLineErrorKind, SessionOpenOptions, SessionOptions, SessionReadOptions, SessionScanOptions, SessionSlice, SessionSnapshot, SessionTree, SessionTreeInput, SessionTreeNode, SliceHeader, SliceKind, SliceWriteOptions, SnapshotEnvelope, SnapshotLineResult, StrictJsonChunkOptions, StrictJsonOptions, VirtualFile } from "./session/index.js";
-// Comparing and searching snapshots (the rest of the viewer model is the server's and the web's, imported from shared/viewer).
-export { diffWorkspaces, diffText, searchSnapshot, buildTimeline } from "./viewer/index.js";
-export type { BrowseView, ChangeKind, DiffEngine, DiffStatView, EntryView, ErrorBodyView, FileChangeStatus, FileChangeView, FileContentView, FileDiffView, FileListView, FileSource, FileStatView, FileStream, FileTreeEntryView, FileTreeNodeView, FilesDiffView, FilesystemMetaView, FilesystemSourceKind, HunkView, LineErrorView, RenameDetectionView, RunErrorView, RunFailureView, RunListView, RunPanelView, RunSearchGroupView, RunSearchSkippedFileView, RunSearchView, RunSessionView, RunSnapshotView, RunSourceKind, RunSourceView, RunSpawnView, RunStatsView, RunStoreView, RunSummaryView, RunView, SearchHitView, SearchOptions, SearchSkippedFileView, SearchView, SessionFileView, SessionNodeView, SliceChangeStatus, SliceChangeView, SliceDiffView, SliceItemChangeView, SliceKindView, SlicePageView, SliceSummaryView, SnapshotDiffView, SnapshotFileView, SnapshotMetaView, SnapshotRefView, TextDiffOptions, TextDiffResult, TimelineArgumentView, TimelineChangesView, TimelineErrorSource, TimelineErrorView, TimelineEventKind, TimelineEventView, TimelineInput, TimelineView, ToolCallAfterSource, ToolCallChangeKind, ToolCallChangesView, ToolCallFileDiffView, ToolCallFileView, ToolCallSideView, ToolStatsView, TurnSourceView, TurnView, UndoPathKindView } from "./viewer/index.js";
 // Sources: local folders, HTTP and S3 stores read by ranges (docs/remote-sources.md).
 export { openSource, isRemoteTarget, redactUrl, Source, RandomAccessReader, RangeCache, LineIndex, INDEX_FILE_NAME, renderIndexFile, parseIndexFile, DEFAULT_RANGE_CACHE_BYTES, DEFAULT_RETRY_POLICY } from "./remote/index.js";
 export type { ByteRange, CallOptions, DriverBody, DriverCapabilities, DriverListOptions, DriverReadOptions, DriverStatOptions, LineIndexOptions, LineSpan, ListPage, ObjectInfo, OpenSourceOptions, SkippedFolder, RangeCacheOptions, RangeRead, RangeStream, ReaderOptions, RetryPolicy, S3Credentials, SourceDriver, SourceListOptions, SourceOptions, SourceReadOptions, SourceStats } from "./remote/index.js";
 // WINK debug bundles.
-export { DebugBundle, looksLikeDebugBundle, parseBundleManifest, DEFAULT_DEBUG_BUNDLE_LIMITS, BUNDLE_MEMBERS, groupBundles, compareBundles, searchBundles } from "./debug-bundle/index.js";
-export type { BundleCompareView, BundleErrorView, BundleFileView, BundleGroupView, BundleIntegrityView, BundleListItemView, BundleManifest, BundleMemberName, BundleMetaView, BundleRequestView, BundleSearchHitView, BundleSearchOptions, BundleSearchScope, BundleSearchView, BundleSession, BundleSessionEntry, BundleSessionLineView, BundleStatus, BundleSummaryView, DebugBundleLimits, EnvironmentView, FacetCountView, LogEntryView, LogFacetsView, LogPageView, LogQuery, MetricComparisonView, OpenDebugBundleOptions, ParsedBundleManifest, TranscriptEntryView, TranscriptFacetsView, TranscriptPageView, TranscriptQuery } from "./debug-bundle/index.js";
+export { DebugBundle, looksLikeDebugBundle, parseBundleManifest, DEFAULT_DEBUG_BUNDLE_LIMITS, BUNDLE_MEMBERS } from "./debug-bundle/index.js";
+export type { BundleManifest, BundleMemberName, BundleSession, BundleSessionEntry, BundleStatus, DebugBundleLimits, LogQuery, OpenDebugBundleOptions, ParsedBundleManifest, TranscriptQuery } from "./debug-bundle/index.js";
