@@ -64,7 +64,8 @@ function send(request: IncomingMessage, response: ServerResponse, status: number
 
 /**
  * A server for `state` that answers `GET /api/meta` (no query) itself and holds every other
- * request for the full app. `bindHost`: the address it will listen on (allowed as a Host).
+ * request for the full app. `bindHost`: the address it will listen on (allowed as a Host);
+ * the connection cap and keep-alive (`http/connection-limits.ts`) hold for the full app too.
  */
 export function createFirstStage(state: ViewerState, options: { bindHost?: string } & ReceiveTimeouts & ConnectionLimits = {}): FirstStage {
   const extra = boundHostNames(options.bindHost);

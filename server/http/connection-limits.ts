@@ -7,9 +7,8 @@
  * so a fresh request (the viewer's page) always gets a connection while someone else holds an
  * idle one, the reserve stays for requests being answered, and the process never runs out of
  * descriptors (which stops it accepting anything at all). A connection whose request is being
- * answered is never closed here: only when it would take the cap's last place from one of
- * those is a new connection closed at once. Used on the CLI's server (`first-stage.ts`)
- * and on a server Fastify creates (`app.ts`).
+ * answered is never closed here: when those fill every place, a new connection is closed at
+ * once. Used on the CLI's server (`first-stage.ts`) and on a server Fastify creates (`app.ts`).
  */
 import { readFileSync } from "node:fs";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
