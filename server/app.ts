@@ -12,6 +12,8 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify from "fastify";
 import type { FastifyInstance } from "fastify";
 import { CpuPool } from "./cpu-pool.js";
+import { limitConnections } from "./http/connection-limits.js";
+import type { ConnectionLimits } from "./http/connection-limits.js";
 import { refuseUpgrades } from "./http/request-origin.js";
 import { ComputedResponses } from "./library/computed-responses.js";
 import { DirectoryWatcher } from "./library/directory-watcher.js";
@@ -81,6 +83,8 @@ export interface AppOptions extends ServedStateOptions {
    * handler as `handler` for the caller to attach once the app is ready.
    */
   server?: Server;
+  /** The connection cap, reserve and keep-alive of the server the app creates (a given `server` has its own: `createFirstStage`'s). */
+  connections?: ConnectionLimits;
   /** Hears of each route's request schema as routes are registered (the validator generator and its test use it). */
   onRequestSchema?: (notice: RequestSchemaNotice) => void;
 }
@@ -175,6 +179,8 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
 
   // WebSocket upgrades never reach Fastify's hooks: answered with the same checks (a given server answers them already).
   if (given === undefined) app.server.on("upgrade", refuseUpgrades(options.bindHost));
+  // The same cap and keep-alive as the CLI's server (a given one is held to them already).
+  if (given === undefined) limitConnections(app.server, options.connections);
 
   app.addHook("onReady", async () => {
     // Only a schema without a generated validator (run from source) loads Ajv.

@@ -152,6 +152,16 @@ describe("wink-debug CLI", () => {
       expect(await cli.exit, memory).toBe(2);
       expect(cli.errors()).toContain(`--memory must be a whole number of MiB, at least 16, got ${memory}`);
     }
+    const caps = [
+      { cap: "3", message: "--max-connections must be a whole number, at least 8, got 3" },
+      { cap: "lots", message: "--max-connections must be a whole number, at least 8, got lots" },
+      // Linux caps the open-file limit far below this (fs.nr_open: 1,048,576 by default).
+      { cap: "9999999", message: "--max-connections must be below the open-file limit (ulimit -n: " },
+    ].map((refusal) => ({ ...refusal, cli: startCli([path.join(FIXTURES, "fszip-pr633"), "--max-connections", refusal.cap]) }));
+    for (const { message, cli } of caps) {
+      expect(await cli.exit, message).toBe(2);
+      expect(cli.errors()).toContain(message);
+    }
     const timeouts = [
       { args: ["http://127.0.0.1:9/runs/", "--store-timeout", "0"], message: "--store-timeout must be a whole number of seconds, at least 1, got 0" },
       { args: ["http://127.0.0.1:9/runs/", "--store-timeout", "soon"], message: "--store-timeout must be a whole number of seconds, at least 1, got soon" },
@@ -179,6 +189,28 @@ describe("wink-debug CLI", () => {
     const url = await waitForUrl(cli.output);
     expect((await fetch(`${url}api/meta`)).status).toBe(200);
     expect((await (await fetch(`${url}api/filesystem/tree`)).json()) as unknown[]).toHaveLength(18);
+    cli.child.kill("SIGTERM");
+    expect(await cli.exit).toBe(0);
+  });
+
+  it("holds its connections to --max-connections, idle ones shed first", async () => {
+    const cli = startCli([path.join(FIXTURES, "fszip-pr633"), "--port", "0", "--max-connections", "16"]);
+    const url = new URL(await waitForUrl(cli.output));
+    const idle = Array.from({ length: 40 }, () => net.connect({ host: "127.0.0.1", port: Number(url.port) }));
+    const closed = await Promise.all(
+      idle.map(
+        (socket) =>
+          new Promise<boolean>((resolve) => {
+            socket.on("error", () => undefined);
+            socket.once("close", () => resolve(true));
+            setTimeout(() => resolve(false), 2_000);
+          }),
+      ),
+    );
+    // 16 less the reserve of 4 (a quarter of the cap) stay open, waiting for their request.
+    expect(closed.filter(Boolean)).toHaveLength(40 - 12);
+    expect((await fetch(`${url.href}api/meta`)).status).toBe(200);
+    for (const socket of idle) socket.destroy();
     cli.child.kill("SIGTERM");
     expect(await cli.exit).toBe(0);
   });
@@ -211,6 +243,7 @@ describe("wink-debug CLI", () => {
     expect(help.output()).toContain("Usage: wink-debug");
     expect(help.output()).toMatch(/--memory MIB +memory for caches .*\(default 96\)/s);
     expect(help.output()).toMatch(/--cache-dir DIR +keep what is read from a remote store .*without it nothing is written anywhere/s);
+    expect(help.output()).toMatch(/--max-connections N\s+most connections open at once \(default: the open-file limit less\s+256 for files, at most 4096: 768 under ulimit -n 1024\)/);
     expect(help.output()).toMatch(/--cache-size MIB most MiB kept in --cache-dir, .*\(default 1024\)/s);
     const version = startCli(["--version"]);
     expect(await version.exit).toBe(0);

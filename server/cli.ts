@@ -22,6 +22,7 @@ import { parseArgs } from "node:util";
 import { SourceError } from "../shared/errors.js";
 import { DEFAULT_DISK_CACHE_BYTES, isRemoteTarget, redactUrl } from "../shared/remote/index.js";
 import { createFirstStage } from "./first-stage.js";
+import { DEFAULT_KEEP_ALIVE_TIMEOUT_MS, DEFAULT_RESERVE, FILE_HEADROOM, MAX_DEFAULT_CONNECTIONS, MIN_CONNECTIONS, defaultMaxConnections, openFileLimit } from "./http/connection-limits.js";
 import type { RemoteTargetOptions } from "./library/open-target.js";
 import { DEFAULT_MEMORY_BYTES, closeServedState, openServedState } from "./library/served-state.js";
 import { packageRoot, packageVersion } from "./package-root.js";
@@ -70,6 +71,12 @@ Options:
   --poll SECONDS   live reload of a remote store: list it again every SECONDS (and
                    revalidate the ETags of open files); without it a remote store is
                    read as it was at start. For a local DIR: poll instead of watching
+  --max-connections N
+                   most connections open at once (default: the open-file limit less
+                   ${FILE_HEADROOM} for files, at most ${MAX_DEFAULT_CONNECTIONS}: ${defaultMaxConnections(1024)} under ulimit -n 1024). Idle ones
+                   (kept alive ${DEFAULT_KEEP_ALIVE_TIMEOUT_MS / 1000} s after an answer) are closed first, the longest idle
+                   first; ${DEFAULT_RESERVE} (a quarter of a smaller cap) are kept free of them, so
+                   the viewer's own page always gets through
   -h, --help       show this help
   -v, --version    print the version
 
@@ -98,6 +105,7 @@ interface CliOptions {
   open: boolean;
   recursive: boolean;
   memoryBytes: number;
+  maxConnections: number;
   /** Seconds between two polls (remote live reload, or local polling), or undefined. */
   pollSeconds: number | undefined;
   remote: RemoteTargetOptions;
@@ -121,6 +129,7 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
         "no-open": { type: "boolean" },
         recursive: { type: "boolean", short: "r" },
         memory: { type: "string" },
+        "max-connections": { type: "string" },
         poll: { type: "string" },
         "store-timeout": { type: "string" },
         "cache-dir": { type: "string" },
@@ -145,6 +154,12 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
   if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) throw new UsageError(`--port must be a number from 0 to 65535, got ${portText}`);
   const memoryText = values.memory ?? String(DEFAULT_MEMORY_BYTES / MIB);
   if (!/^\d{1,7}$/.test(memoryText) || Number(memoryText) < MIN_MEMORY_MIB) throw new UsageError(`--memory must be a whole number of MiB, at least ${MIN_MEMORY_MIB}, got ${memoryText}`);
+  const fileLimit = openFileLimit();
+  const maxConnectionsText = values["max-connections"] ?? String(defaultMaxConnections(fileLimit));
+  if (!/^\d{1,7}$/.test(maxConnectionsText) || Number(maxConnectionsText) < MIN_CONNECTIONS) throw new UsageError(`--max-connections must be a whole number, at least ${MIN_CONNECTIONS}, got ${maxConnectionsText}`);
+  if (fileLimit !== null && Number(maxConnectionsText) >= fileLimit) {
+    throw new UsageError(`--max-connections must be below the open-file limit (ulimit -n: ${fileLimit}), which files need too (default here: ${defaultMaxConnections(fileLimit)}), got ${maxConnectionsText}`);
+  }
   const target = positionals[0] ?? path.join(packageRoot(), "examples", "snapshots");
   const pollText = values.poll;
   if (pollText !== undefined && (!/^\d{1,6}$/.test(pollText) || Number(pollText) < 1 || Number(pollText) > MAX_POLL_SECONDS)) {
@@ -192,6 +207,7 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
     open: values.open === true && values["no-open"] !== true,
     recursive: values.recursive === true,
     memoryBytes: Number(memoryText) * MIB,
+    maxConnections: Number(maxConnectionsText),
     pollSeconds: pollText === undefined ? undefined : Number(pollText),
     remote,
   };
@@ -325,7 +341,7 @@ async function main(): Promise<void> {
     process.stdout.write(`Port ${original} is in use; using ${port} instead.\n`);
   }
   // The first stage listens and answers the first /api/meta while Fastify and the routes load (server/first-stage.ts).
-  const stage = createFirstStage(state, { bindHost: options.host });
+  const stage = createFirstStage(state, { bindHost: options.host, maxConnections: options.maxConnections });
   try {
     await new Promise<void>((resolve, reject) => {
       stage.server.once("error", reject);

@@ -11,15 +11,14 @@ import http from "node:http";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { toStrictJson } from "../shared/session/index.js";
 import { describeError, errorJson } from "./errors.js";
+import { limitConnections } from "./http/connection-limits.js";
+import type { ConnectionCount, ConnectionLimits } from "./http/connection-limits.js";
 import { boundHostNames, refuseUpgrades, requestRefusal } from "./http/request-origin.js";
 import { addSecurityHeaders } from "./http/response-headers.js";
 import { metaFor } from "./library/snapshot-meta.js";
 import type { ViewerState } from "./library/viewer-state.js";
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
-
-/** The keep-alive Fastify gives a server it creates. */
-const FASTIFY_KEEP_ALIVE_MS = 72_000;
 
 /**
  * How long a client may take to send a request's headers, and the whole request (body
@@ -42,6 +41,8 @@ const JSON_TYPE = "application/json; charset=utf-8";
 
 export interface FirstStage {
   readonly server: Server;
+  /** Its connections, held to the limits given (`http/connection-limits.ts`), the full app's too. */
+  readonly connections: ConnectionCount;
   /** Requests answered by the first stage so far. */
   readonly answered: number;
   /** Resolves once a request was answered or is waiting: the full app is wanted now. */
@@ -63,9 +64,10 @@ function send(request: IncomingMessage, response: ServerResponse, status: number
 
 /**
  * A server for `state` that answers `GET /api/meta` (no query) itself and holds every other
- * request for the full app. `bindHost`: the address it will listen on (allowed as a Host).
+ * request for the full app. `bindHost`: the address it will listen on (allowed as a Host);
+ * the connection cap and keep-alive (`http/connection-limits.ts`) hold for the full app too.
  */
-export function createFirstStage(state: ViewerState, options: { bindHost?: string } & ReceiveTimeouts = {}): FirstStage {
+export function createFirstStage(state: ViewerState, options: { bindHost?: string } & ReceiveTimeouts & ConnectionLimits = {}): FirstStage {
   const extra = boundHostNames(options.bindHost);
   const waiting: [IncomingMessage, ServerResponse][] = [];
   let handler: Handler | null = null;
@@ -111,15 +113,16 @@ export function createFirstStage(state: ViewerState, options: { bindHost?: strin
       headersTimeout: options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
       requestTimeout: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       connectionsCheckingInterval: options.checkIntervalMs ?? DEFAULT_CHECK_INTERVAL_MS,
-      keepAliveTimeout: FASTIFY_KEEP_ALIVE_MS,
     },
     onRequest,
   );
   server.setTimeout(0);
+  const connections = limitConnections(server, options);
   server.on("upgrade", refuseUpgrades(options.bindHost));
 
   return {
     server,
+    connections,
     wanted,
     get answered() {
       return answered;
