@@ -16,16 +16,18 @@
  * step fails. One store instance owns a state directory; calls for one session are serialised.
  */
 import { randomUUID } from "node:crypto";
-import { mkdir, mkdtemp, readdir, readFile, realpath, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { InvalidArgumentError, SnapshotNotFoundError, SnapshotRestoreError, WinkError } from "../errors.js";
 import type { Filesystem } from "../filesystem/protocol.js";
-import { BodyStore, TEMP_PREFIX, sha256Hex, writeFileAtomic } from "./body-store.node.js";
-import type { UndoPathState, UndoManifest, UndoSnapshotKind } from "./manifest.js";
-import { UNDO_BODIES_DIR, UNDO_MANIFEST_NAME, UNDO_SNAPSHOTS_DIR, compareUndoManifests, isValidUndoSessionId, parseUndoManifest, serializeUndoManifest } from "./manifest.js";
+import type { UndoPathState, UndoSnapshotKind } from "./manifest.js";
+import { UNDO_SNAPSHOTS_DIR, compareUndoManifests, isValidUndoSessionId } from "./manifest.js";
 import type { PathImage } from "./path-images.js";
 import { applyImages, applyImagesAtomically, currentImagesFor, explicitCapturePath, highestMissing, isCovered, normalizeFor, shallowImage, statOrNull, subtreeImages } from "./path-images.js";
+import { type EntryRecord, SnapshotRecord, type StagedEntry, UndoSession, type UndoSnapshotInfo } from "./undo-session.node.js";
+
+export type { UndoSnapshotInfo } from "./undo-session.node.js";
 
 /** Default per-session byte cap: 1 GiB. */
 export const DEFAULT_SESSION_BYTE_CAP = 1024 ** 3;
@@ -53,11 +55,6 @@ export type MutationIntent =
   | { readonly kind: "delete"; readonly path: string }
   | { readonly kind: "replace-all" };
 
-/** A snapshot as `list()` and `get()` describe it. */
-export interface UndoSnapshotInfo extends Pick<UndoManifest, "snapshotId" | "sessionId" | "scopeId" | "kind" | "turnId" | "capturedAt" | "open" | "closedAt" | "restoredAt"> {
-  /** Captured paths, sorted. */
-  readonly paths: readonly string[];
-}
 
 /** A session that has undo state (ACP `session/list`). */
 export interface UndoSessionInfo {
@@ -91,97 +88,6 @@ export interface RegisterOptions {
   readonly turnId?: string | null;
 }
 
-/** Pre-images staged for a call: their bodies are stored and referenced. */
-interface StagedEntry {
-  readonly path: string;
-  readonly state: UndoPathState;
-}
-
-interface EntryRecord {
-  before: UndoPathState;
-  after?: UndoPathState;
-}
-
-class SnapshotRecord {
-  readonly entries = new Map<string, EntryRecord>();
-  manifestBytes = 0;
-  /** Its directory exists on disk. */
-  dirReady = false;
-  open: boolean;
-  closedAt: string | null = null;
-  restoredAt: string | null = null;
-  undoneScopeIds: string[] | undefined;
-
-  constructor(
-    readonly snapshotId: string,
-    readonly scopeId: string,
-    readonly kind: UndoSnapshotKind,
-    readonly turnId: string | null,
-    readonly capturedAt: string,
-    readonly sequence: number,
-    open: boolean,
-  ) {
-    this.open = open;
-  }
-
-  paths(): string[] {
-    return [...this.entries.keys()].sort();
-  }
-
-  toManifest(sessionId: string, workspaceRoot: string): UndoManifest {
-    return {
-      snapshotId: this.snapshotId,
-      sessionId,
-      scopeId: this.scopeId,
-      kind: this.kind,
-      turnId: this.turnId,
-      capturedAt: this.capturedAt,
-      sequence: this.sequence,
-      workspaceRoot,
-      open: this.open,
-      closedAt: this.closedAt,
-      restoredAt: this.restoredAt,
-      entries: this.paths().map((path) => {
-        const entry = this.entries.get(path) as EntryRecord;
-        return entry.after === undefined ? { path, before: entry.before } : { path, before: entry.before, after: entry.after };
-      }),
-      ...(this.undoneScopeIds === undefined ? {} : { undoneScopeIds: this.undoneScopeIds }),
-    };
-  }
-}
-
-class SessionState {
-  /** Snapshots in registration order. */
-  readonly records = new Map<string, SnapshotRecord>();
-  /** The tool-call snapshot of each scope. */
-  readonly byScope = new Map<string, SnapshotRecord>();
-  /** Scopes whose snapshot was evicted by the byte cap: not captured again. */
-  readonly evicted = new Set<string>();
-  /** Redo snapshots, oldest first. */
-  readonly redos = new Set<SnapshotRecord>();
-  readonly refs = new Map<string, { size: number; count: number }>();
-  bodyBytes = 0;
-  manifestBytes = 0;
-  bodiesDirReady = false;
-  nextSequence = 0;
-  currentTurn: string | null = null;
-  cap: number;
-  queue: Promise<unknown> = Promise.resolve();
-
-  constructor(
-    readonly sessionId: string,
-    readonly dir: string,
-    readonly bodies: BodyStore,
-    cap: number,
-  ) {
-    this.cap = cap;
-  }
-
-  get totalBytes(): number {
-    return this.bodyBytes + this.manifestBytes;
-  }
-}
-
 function checkSessionId(sessionId: unknown): asserts sessionId is string {
   if (!isValidUndoSessionId(sessionId)) {
     throw new InvalidArgumentError(`Invalid session id ${JSON.stringify(sessionId)}: use 1–200 letters, digits, "_", "-" or "." (it names a directory)`, { sessionId: String(sessionId) });
@@ -210,7 +116,7 @@ export class UndoStore {
   private readonly recordPostImages: boolean;
   private readonly clock: () => Date;
   private readonly newId: () => string;
-  private readonly sessions = new Map<string, Promise<SessionState>>();
+  private readonly sessions = new Map<string, Promise<UndoSession>>();
   private readonly caps = new Map<string, number>();
   /** Manifests that could not be read when a session was loaded (left on disk untouched). */
   readonly problems: { path: string; message: string }[] = [];
@@ -253,7 +159,7 @@ export class UndoStore {
     this.caps.set(sessionId, bytes);
     await this.locked(sessionId, async (session) => {
       session.cap = bytes;
-      await this.enforceCap(session, null);
+      await session.enforceCap(null);
     });
   }
 
@@ -264,18 +170,18 @@ export class UndoStore {
 
   // ------------------------------------------------------------------ sessions and locking
 
-  private session(sessionId: string): Promise<SessionState> {
+  private session(sessionId: string): Promise<UndoSession> {
     checkSessionId(sessionId);
     let loading = this.sessions.get(sessionId);
     if (loading === undefined) {
-      loading = this.loadSession(sessionId);
+      loading = UndoSession.load(sessionId, this.sessionDir(sessionId), { workspaceRoot: this.workspace.root, durable: this.durable, cap: this.caps.get(sessionId) ?? this.defaultByteCap, problems: this.problems });
       this.sessions.set(sessionId, loading);
       loading.catch(() => this.sessions.delete(sessionId));
     }
     return loading;
   }
 
-  private async locked<T>(sessionId: string, task: (session: SessionState) => Promise<T>): Promise<T> {
+  private async locked<T>(sessionId: string, task: (session: UndoSession) => Promise<T>): Promise<T> {
     const session = await this.session(sessionId);
     const run = session.queue.then(
       () => task(session),
@@ -285,149 +191,11 @@ export class UndoStore {
     return run;
   }
 
-  private async loadSession(sessionId: string): Promise<SessionState> {
-    const dir = this.sessionDir(sessionId);
-    const session = new SessionState(sessionId, dir, new BodyStore(join(dir, UNDO_BODIES_DIR), this.durable), this.caps.get(sessionId) ?? this.defaultByteCap);
-    let names: string[];
-    try {
-      names = await readdir(dir);
-    } catch {
-      return session;
-    }
-    const onDisk = await session.bodies.scan();
-    const records: SnapshotRecord[] = [];
-    for (const name of names) {
-      if (name === UNDO_BODIES_DIR || name.startsWith(TEMP_PREFIX)) continue;
-      const manifestPath = join(dir, name, UNDO_MANIFEST_NAME);
-      for (const leftover of await readdir(join(dir, name)).catch(() => [] as string[])) {
-        if (leftover.startsWith(TEMP_PREFIX)) await rm(join(dir, name, leftover), { force: true });
-      }
-      let text: string;
-      try {
-        text = await readFile(manifestPath, "utf8");
-      } catch {
-        // A crash between creating the directory and renaming its manifest in (or while removing it).
-        await rm(join(dir, name), { recursive: true, force: true });
-        continue;
-      }
-      try {
-        const manifest = parseUndoManifest(text, manifestPath);
-        if (manifest.sessionId !== sessionId || manifest.snapshotId !== name) throw new InvalidArgumentError(`manifest names session ${manifest.sessionId}, snapshot ${manifest.snapshotId}`);
-        const record = new SnapshotRecord(manifest.snapshotId, manifest.scopeId, manifest.kind, manifest.turnId, manifest.capturedAt, manifest.sequence, manifest.open);
-        record.closedAt = manifest.closedAt;
-        record.restoredAt = manifest.restoredAt;
-        record.undoneScopeIds = manifest.undoneScopeIds === undefined ? undefined : [...manifest.undoneScopeIds];
-        record.manifestBytes = Buffer.byteLength(text);
-        record.dirReady = true;
-        for (const entry of manifest.entries) record.entries.set(entry.path, entry.after === undefined ? { before: entry.before } : { before: entry.before, after: entry.after });
-        records.push(record);
-      } catch (error) {
-        this.problems.push({ path: manifestPath, message: error instanceof Error ? error.message : String(error) });
-      }
-    }
-    records.sort(compareUndoManifests);
-    for (const record of records) {
-      session.records.set(record.snapshotId, record);
-      if (record.kind === "tool_call") session.byScope.set(record.scopeId, record);
-      else session.redos.add(record);
-      session.manifestBytes += record.manifestBytes;
-      session.nextSequence = Math.max(session.nextSequence, record.sequence + 1);
-      for (const state of statesOf(record)) if (state.kind === "file") this.ref(session, state.bodyHash, onDisk.get(state.bodyHash) ?? 0);
-    }
-    // Bodies no manifest names were stored for a call that failed or crashed: drop them.
-    for (const hash of onDisk.keys()) if (!session.refs.has(hash)) await session.bodies.remove(hash);
-    return session;
-  }
-
-  // ------------------------------------------------------------------ bodies and manifests
-
-  private ref(session: SessionState, hash: string, size: number): void {
-    const entry = session.refs.get(hash);
-    if (entry === undefined) {
-      session.refs.set(hash, { size, count: 1 });
-      session.bodyBytes += size;
-    } else {
-      entry.count += 1;
-    }
-  }
-
-  private async unref(session: SessionState, hash: string): Promise<void> {
-    const entry = session.refs.get(hash);
-    if (entry === undefined) return;
-    entry.count -= 1;
-    if (entry.count > 0) return;
-    session.refs.delete(hash);
-    session.bodyBytes -= entry.size;
-    await session.bodies.remove(hash);
-  }
-
-  /** Store the images' bodies (deduplicated) and reference them. */
-  private async stage(session: SessionState, images: readonly PathImage[]): Promise<StagedEntry[]> {
-    const staged: StagedEntry[] = [];
-    for (const image of images) {
-      const { state } = image;
-      if (state.kind === "file") {
-        const hash = sha256Hex(state.bytes);
-        // A body the session already references is on disk: no I/O at all.
-        if (!session.refs.has(hash)) {
-          if (!session.bodiesDirReady) {
-            await mkdir(session.bodies.dir, { recursive: true });
-            session.bodiesDirReady = true;
-          }
-          await session.bodies.put(state.bytes, hash);
-        }
-        this.ref(session, hash, state.bytes.length);
-        staged.push({ path: image.path, state: { kind: "file", bodyHash: hash, sizeBytes: state.bytes.length, mode: state.mode } });
-      } else {
-        staged.push({ path: image.path, state });
-      }
-    }
-    return staged;
-  }
-
-  private async unstage(session: SessionState, staged: readonly StagedEntry[]): Promise<void> {
-    for (const entry of staged) if (entry.state.kind === "file") await this.unref(session, entry.state.bodyHash);
-  }
-
-  private async writeManifest(session: SessionState, record: SnapshotRecord): Promise<void> {
-    const dir = join(session.dir, record.snapshotId);
-    if (!record.dirReady) {
-      await mkdir(dir, { recursive: true });
-      record.dirReady = true;
-    }
-    const text = serializeUndoManifest(record.toManifest(session.sessionId, this.workspace.root));
-    await writeFileAtomic(join(dir, UNDO_MANIFEST_NAME), text, this.durable, dir);
-    const bytes = Buffer.byteLength(text);
-    session.manifestBytes += bytes - record.manifestBytes;
-    record.manifestBytes = bytes;
-  }
-
-  private async removeRecord(session: SessionState, record: SnapshotRecord): Promise<void> {
-    // The manifest goes first: a crash in between leaves unreferenced bodies, which loading removes.
-    await rm(join(session.dir, record.snapshotId), { recursive: true, force: true });
-    session.records.delete(record.snapshotId);
-    session.redos.delete(record);
-    if (session.byScope.get(record.scopeId) === record) session.byScope.delete(record.scopeId);
-    session.manifestBytes -= record.manifestBytes;
-    for (const state of statesOf(record)) if (state.kind === "file") await this.unref(session, state.bodyHash);
-  }
-
-  /** Evict the oldest snapshots (never `keep`) until the session fits its cap. */
-  private async enforceCap(session: SessionState, keep: SnapshotRecord | null): Promise<void> {
-    if (session.totalBytes <= session.cap) return;
-    for (const record of [...session.records.values()]) {
-      if (session.totalBytes <= session.cap) return;
-      if (record === keep) continue;
-      if (record.kind === "tool_call") session.evicted.add(record.scopeId);
-      await this.removeRecord(session, record);
-    }
-  }
-
   /**
    * A new snapshot. Its manifest is written with its first pre-images (or by the caller):
    * an empty open snapshot lost in a crash held nothing to restore.
    */
-  private async createRecord(session: SessionState, scopeId: string, kind: UndoSnapshotKind, turnId: string | null, open: boolean): Promise<SnapshotRecord> {
+  private async createRecord(session: UndoSession, scopeId: string, kind: UndoSnapshotKind, turnId: string | null, open: boolean): Promise<SnapshotRecord> {
     const snapshotId = this.newId();
     if (!isValidUndoSessionId(snapshotId) || session.records.has(snapshotId)) throw new InvalidArgumentError(`Snapshot id ${JSON.stringify(snapshotId)} is not a fresh, path-safe id`, { snapshotId });
     const record = new SnapshotRecord(snapshotId, scopeId, kind, turnId, this.clock().toISOString(), session.nextSequence++, open);
@@ -436,46 +204,11 @@ export class UndoStore {
       session.byScope.set(scopeId, record);
       session.evicted.delete(scopeId);
       // New work starts a new history: what was rolled back can no longer be redone.
-      for (const redo of [...session.redos]) await this.removeRecord(session, redo);
+      for (const redo of [...session.redos]) await session.removeRecord(redo);
     } else {
       session.redos.add(record);
     }
     return record;
-  }
-
-  private merge(record: SnapshotRecord, staged: readonly StagedEntry[]): void {
-    for (const entry of staged) record.entries.set(entry.path, { before: entry.state });
-  }
-
-  private async loadImages(session: SessionState, record: SnapshotRecord, which: "before" | "after" = "before"): Promise<PathImage[]> {
-    const images: PathImage[] = [];
-    for (const path of record.paths()) {
-      const entry = record.entries.get(path) as EntryRecord;
-      const state = which === "before" ? entry.before : entry.after;
-      if (state === undefined) continue;
-      if (state.kind === "file") {
-        const bytes = await session.bodies.get(state.bodyHash, { path, snapshotId: record.snapshotId });
-        images.push({ path, state: { kind: "file", bytes, mode: state.mode } });
-      } else {
-        images.push({ path, state });
-      }
-    }
-    return images;
-  }
-
-  private info(session: SessionState, record: SnapshotRecord): UndoSnapshotInfo {
-    return {
-      snapshotId: record.snapshotId,
-      sessionId: session.sessionId,
-      scopeId: record.scopeId,
-      kind: record.kind,
-      turnId: record.turnId,
-      capturedAt: record.capturedAt,
-      open: record.open,
-      closedAt: record.closedAt,
-      restoredAt: record.restoredAt,
-      paths: record.paths(),
-    };
   }
 
   // ------------------------------------------------------------------ capture
@@ -508,10 +241,10 @@ export class UndoStore {
       }
       if (record === undefined || !record.open) return operation();
       // Write-ahead: the pre-images are on disk and named by the manifest before the workspace changes.
-      const staged = await this.stage(session, await this.imagesFor(record, intent));
+      const staged = await session.stage(await this.imagesFor(record, intent));
       if (staged.length > 0) {
-        this.merge(record, staged);
-        await this.writeManifest(session, record);
+        record.addBefore(staged);
+        await session.writeManifest(record);
       }
       let result: T;
       try {
@@ -519,12 +252,12 @@ export class UndoStore {
       } catch (error) {
         if (staged.length > 0) {
           for (const entry of staged) record.entries.delete(entry.path);
-          await this.unstage(session, staged);
-          await this.writeManifest(session, record);
+          await session.unstage(staged);
+          await session.writeManifest(record);
         }
         throw error;
       }
-      if (staged.length > 0) await this.enforceCap(session, record);
+      if (staged.length > 0) await session.enforceCap(record);
       return result;
     });
   }
@@ -538,14 +271,14 @@ export class UndoStore {
       await mkdir(session.bodies.dir, { recursive: true });
       session.bodiesDirReady = true;
       const body = await session.bodies.put(bytes);
-      this.ref(session, body.hash, body.size);
+      session.ref(body.hash, body.size);
       return { hash: body.hash, size: body.size };
     });
   }
 
   /** Release a body pinned with `pinBody`. */
   async releaseBody(sessionId: string, hash: string): Promise<void> {
-    await this.locked(sessionId, (session) => this.unref(session, hash));
+    await this.locked(sessionId, (session) => session.unref(hash));
   }
 
   /**
@@ -567,14 +300,14 @@ export class UndoStore {
         if (entry.state.kind === "file") {
           const pinned = session.refs.get(entry.state.bodyHash);
           if (pinned === undefined) throw new InvalidArgumentError(`Pre-image of ${entry.path} names body ${entry.state.bodyHash}, which is not in the store`, { path: entry.path });
-          this.ref(session, entry.state.bodyHash, pinned.size);
+          session.ref(entry.state.bodyHash, pinned.size);
         }
         added.push(entry);
       }
-      this.merge(record, added);
-      await this.writeManifest(session, record);
-      await this.enforceCap(session, record);
-      return this.info(session, record);
+      record.addBefore(added);
+      await session.writeManifest(record);
+      await session.enforceCap(record);
+      return session.info(record);
     });
   }
 
@@ -597,17 +330,17 @@ export class UndoStore {
         existing.open = true;
         existing.closedAt = null;
         existing.restoredAt = null;
-        await this.writeManifest(session, existing);
+        await session.writeManifest(existing);
       }
       for (const path of paths ?? []) {
         if (isCovered(record.entries, path)) continue;
         const exists = (await statOrNull(this.workspace, path)) !== null;
         const images = exists ? await subtreeImages(this.workspace, path, (p) => isCovered(record.entries, p)) : [{ path: await highestMissing(this.workspace, path), state: { kind: "absent" as const } }];
-        this.merge(record, await this.stage(session, images));
+        record.addBefore(await session.stage(images));
       }
-      if (paths !== undefined) await this.writeManifest(session, record);
-      await this.enforceCap(session, record);
-      return this.info(session, record);
+      if (paths !== undefined) await session.writeManifest(record);
+      await session.enforceCap(record);
+      return session.info(record);
     });
   }
 
@@ -617,11 +350,11 @@ export class UndoStore {
       const record = session.byScope.get(scopeId);
       if (record === undefined) return null;
       await this.closeRecord(session, record);
-      return this.info(session, record);
+      return session.info(record);
     });
   }
 
-  private async closeRecord(session: SessionState, record: SnapshotRecord): Promise<void> {
+  private async closeRecord(session: UndoSession, record: SnapshotRecord): Promise<void> {
     if (record.closedAt !== null) return;
     if (this.recordPostImages) {
       const images: PathImage[] = [];
@@ -637,21 +370,21 @@ export class UndoStore {
           // A path that became a symlink has no post-image we can store; the pre-image still restores.
         }
       }
-      for (const entry of await this.stage(session, images)) {
+      for (const entry of await session.stage(images)) {
         const target = record.entries.get(entry.path) as EntryRecord;
-        if (target.after?.kind === "file") await this.unref(session, target.after.bodyHash);
+        if (target.after?.kind === "file") await session.unref(target.after.bodyHash);
         target.after = entry.state;
       }
-      for (const entry of await this.stage(session, created)) {
+      for (const entry of await session.stage(created)) {
         // Below an absent pre-image these paths were absent too; restoring the ancestor removes them.
         if (!record.entries.has(entry.path)) record.entries.set(entry.path, { before: { kind: "absent" }, after: entry.state });
-        else if (entry.state.kind === "file") await this.unref(session, entry.state.bodyHash);
+        else if (entry.state.kind === "file") await session.unref(entry.state.bodyHash);
       }
     }
     record.open = false;
     record.closedAt = this.clock().toISOString();
-    await this.writeManifest(session, record);
-    await this.enforceCap(session, record);
+    await session.writeManifest(record);
+    await session.enforceCap(record);
   }
 
   // ------------------------------------------------------------------ restore
@@ -667,12 +400,12 @@ export class UndoStore {
       }
       await this.closeRecord(session, record);
       try {
-        await applyImagesAtomically(this.workspace, await this.loadImages(session, record));
+        await applyImagesAtomically(this.workspace, await session.loadImages(record));
       } catch (error) {
         throw restoreError(error, `Cannot restore tool call ${scopeId}`, { sessionId, scopeId, snapshotId: record.snapshotId });
       }
       record.restoredAt = this.clock().toISOString();
-      await this.writeManifest(session, record);
+      await session.writeManifest(record);
       return { snapshotId: record.snapshotId, scopeId, restoredPaths: record.paths() };
     });
   }
@@ -680,14 +413,14 @@ export class UndoStore {
   /** Snapshots of a session, by capture time. */
   async list(sessionId: string): Promise<UndoSnapshotInfo[]> {
     const session = await this.session(sessionId);
-    return [...session.records.values()].sort(compareUndoManifests).map((record) => this.info(session, record));
+    return [...session.records.values()].sort(compareUndoManifests).map((record) => session.info(record));
   }
 
   /** The snapshot of a scope, or null. */
   async get(sessionId: string, scopeId: string): Promise<UndoSnapshotInfo | null> {
     const session = await this.session(sessionId);
     const record = session.byScope.get(scopeId);
-    return record === undefined ? null : this.info(session, record);
+    return record === undefined ? null : session.info(record);
   }
 
   /** Remove a scope's snapshot (manifest and unshared bodies). False when there was none. */
@@ -695,7 +428,7 @@ export class UndoStore {
     return this.locked(sessionId, async (session) => {
       const record = session.byScope.get(scopeId);
       if (record === undefined) return false;
-      await this.removeRecord(session, record);
+      await session.removeRecord(record);
       return true;
     });
   }
@@ -734,7 +467,7 @@ export class UndoStore {
     checkScopeId(turnId);
     return this.locked(sessionId, async (session) => {
       session.currentTurn = turnId;
-      for (const redo of [...session.redos]) await this.removeRecord(session, redo);
+      for (const redo of [...session.redos]) await session.removeRecord(redo);
       return turnId;
     });
   }
@@ -747,7 +480,7 @@ export class UndoStore {
   }
 
   /** Turns whose tool calls are in effect, oldest first, each with those calls in order. */
-  private appliedTurns(session: SessionState): { turnId: string; records: SnapshotRecord[] }[] {
+  private appliedTurns(session: UndoSession): { turnId: string; records: SnapshotRecord[] }[] {
     const turns = new Map<string, SnapshotRecord[]>();
     for (const record of session.records.values()) {
       if (record.kind !== "tool_call" || record.turnId === null || record.restoredAt !== null) continue;
@@ -779,28 +512,28 @@ export class UndoStore {
           const paths = new Set(turn.records.flatMap((record) => record.paths()));
           const redo = await this.createRecord(session, `redo:${turn.turnId}`, "redo", turn.turnId, false);
           redos.push(redo);
-          this.merge(redo, await this.stage(session, await currentImagesFor(this.workspace, paths)));
+          redo.addBefore(await session.stage(await currentImagesFor(this.workspace, paths)));
           redo.undoneScopeIds = turn.records.map((record) => record.scopeId);
           redo.closedAt = redo.capturedAt;
-          await this.writeManifest(session, redo);
+          await session.writeManifest(redo);
           for (const record of [...turn.records].reverse()) {
-            await applyImages(this.workspace, await this.loadImages(session, record));
+            await applyImages(this.workspace, await session.loadImages(record));
             undone.push(record);
           }
         }
       } catch (error) {
         // Put every rolled-back turn back, latest redo image first, then forget the redo snapshots.
-        for (const redo of [...redos].reverse()) await applyImages(this.workspace, await this.loadImages(session, redo));
-        for (const redo of redos) await this.removeRecord(session, redo);
+        for (const redo of [...redos].reverse()) await applyImages(this.workspace, await session.loadImages(redo));
+        for (const redo of redos) await session.removeRecord(redo);
         throw restoreError(error, `Cannot roll back session ${sessionId}`, { sessionId });
       }
       const now = this.clock().toISOString();
       for (const record of undone) {
         record.restoredAt = now;
-        await this.writeManifest(session, record);
+        await session.writeManifest(record);
       }
       session.currentTurn = null;
-      await this.enforceCap(session, redos[redos.length - 1] ?? null);
+      await session.enforceCap(redos[redos.length - 1] ?? null);
       return {
         turnIds: redos.map((redo) => redo.turnId as string),
         toolCallIds: undone.map((record) => record.scopeId),
@@ -816,7 +549,7 @@ export class UndoStore {
       const redo = [...session.redos].pop();
       if (redo === undefined) throw new SnapshotNotFoundError(sessionId, `Nothing to redo in session ${sessionId}`, { sessionId });
       try {
-        await applyImagesAtomically(this.workspace, await this.loadImages(session, redo));
+        await applyImagesAtomically(this.workspace, await session.loadImages(redo));
       } catch (error) {
         throw restoreError(error, `Cannot redo turn ${redo.turnId ?? ""}`, { sessionId, turnId: redo.turnId, snapshotId: redo.snapshotId });
       }
@@ -826,10 +559,10 @@ export class UndoStore {
         const record = session.byScope.get(scopeId);
         if (record === undefined) continue;
         record.restoredAt = null;
-        await this.writeManifest(session, record);
+        await session.writeManifest(record);
         toolCalls.push({ toolCallId: scopeId, restoredPaths: record.paths() });
       }
-      await this.removeRecord(session, redo);
+      await session.removeRecord(redo);
       return { turnIds: redo.turnId === null ? [] : [redo.turnId], toolCallIds: scopes, restoredPaths: redo.paths(), toolCalls };
     });
   }
@@ -843,13 +576,4 @@ async function createdContents(fs: Filesystem, path: string): Promise<PathImage[
   const images = (await subtreeImages(fs, path)).slice(1);
   const bytes = images.reduce((sum, image) => sum + (image.state.kind === "file" ? image.state.bytes.length : 0), 0);
   return images.length > MAX_CREATED_ENTRIES || bytes > MAX_CREATED_BYTES ? [] : images;
-}
-
-function statesOf(record: SnapshotRecord): UndoPathState[] {
-  const states: UndoPathState[] = [];
-  for (const entry of record.entries.values()) {
-    states.push(entry.before);
-    if (entry.after !== undefined) states.push(entry.after);
-  }
-  return states;
 }
