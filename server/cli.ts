@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
  * `wink-debug [DIR|FILE|URL] [--host 127.0.0.1] [--port 8000] [--open|--no-open] [--recursive] [--cache-dir DIR]`
+ * (and the subcommands `wink-debug bundle …`, `wink-debug failures …`)
  *
  * Serves a directory of WINK session files and debug bundles (or the directory of one
  * file), an S3 bucket or prefix (`s3://bucket/prefix`) or an HTTP folder
@@ -83,9 +84,11 @@ credential_process, instance roles; they are never printed nor sent to the brows
   --path-style     address buckets as ENDPOINT/bucket/key (the default with --endpoint-url)
   --no-path-style  address buckets as bucket.ENDPOINT/key (virtual-hosted)
 
-Command:
+Commands:
   wink-debug bundle DIR|FILE -o run.html
                    write one self-contained HTML file (viewer + data) that opens offline
+  wink-debug failures DIR|FILE [-r] [--json] [--since DATE] [--baseline FILE] [--fail-on-new]
+                   what failed across the runs, grouped by signature (--help for more)
 `;
 
 class UsageError extends Error {}
@@ -265,6 +268,17 @@ async function main(): Promise<void> {
       process.exitCode = await bundleMain(process.argv.slice(3));
     } catch (error) {
       if (error instanceof BundleError) fail(2, error.message);
+      throw error;
+    }
+    return;
+  }
+  // `wink-debug failures …`: failure groups across runs (server/failures.ts).
+  if (process.argv[2] === "failures") {
+    const { FailuresError, failuresMain } = await import("./failures.js");
+    try {
+      process.exitCode = await failuresMain(process.argv.slice(3));
+    } catch (error) {
+      if (error instanceof FailuresError) fail(2, error.message);
       throw error;
     }
     return;
