@@ -34,7 +34,8 @@ Options:
   -r, --recursive   also read subdirectories (e.g. an EvalLoop's {target}/{request_id}/*.zip)
   --json            print one JSON document instead of the table (fields: docs/eval.md)
   --since DATE      only runs from DATE on (ISO 8601 date or date-time; a bundle's time
-                    is the one in its name, a session file's its modification time)
+                    is the one in its name, a session file's its file time), as the
+                    viewer's run list filters them
   --baseline FILE   an earlier --json output: groups it does not have are marked new
   --fail-on-new     exit 1 when a group is new against --baseline
   -h, --help        show this help
