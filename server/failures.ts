@@ -108,7 +108,6 @@ async function readBaseline(file: string): Promise<Set<string>> {
 
 /** Control characters (a terminal's escape sequences) shown, not sent: agent messages and file names are data. */
 function printable(text: string): string {
-  // eslint-disable-next-line no-control-regex -- control characters are what is replaced
   return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
 }
 

@@ -68,9 +68,16 @@ const RULES: readonly Rule[] = [
     emit: (m) => (/^[A-Za-z]\.[A-Za-z]$/.test(m) ? null : PLACEHOLDERS.path),
   },
   { pattern: /[A-Za-z0-9_-]+/y, emit: (m) => (isIdWord(m) ? PLACEHOLDERS.id : null) },
-  // A number: hex (0x1f), or digits with `.` or `,` groups (1,024 and 0.08 are one number each); a unit after it stays.
-  { pattern: /0x[0-9a-f]+(?![\w])|\d+(?:[.,]\d+)*/iy, emit: () => PLACEHOLDERS.number },
 ];
+
+/**
+ * A number: hex (0x1f), or digits with `.` or `,` groups (1,024 and 0.08 are one number
+ * each); a unit after it stays. It also starts after a hyphen (-3, worker-7, utf-8), where
+ * the other rules do not.
+ */
+const NUMBER: Rule = { pattern: /0x[0-9a-f]+(?![\w])|\d+(?:[.,]\d+)*/iy, emit: () => PLACEHOLDERS.number };
+const AT_TOKEN_START: readonly Rule[] = [...RULES, NUMBER];
+const AFTER_HYPHEN: readonly Rule[] = [NUMBER];
 
 const TOKEN_CHARACTER = /[\p{L}\p{N}_.@+~\\/-]/u;
 
@@ -97,13 +104,14 @@ export function messageTemplate(message: string, callId: string | null = null): 
   let at = 0;
   scan: while (at < text.length) {
     // Rules start where a word or a path does (so the apostrophe of "doesn't" opens no string).
-    if (startsToken(text, at)) {
-      if (callId !== null && callId !== "" && text.startsWith(callId, at)) {
+    const start = startsToken(text, at);
+    if (start || text[at - 1] === "-") {
+      if (start && callId !== null && callId !== "" && text.startsWith(callId, at)) {
         out += PLACEHOLDERS.id;
         at += callId.length;
         continue;
       }
-      for (const rule of RULES) {
+      for (const rule of start ? AT_TOKEN_START : AFTER_HYPHEN) {
         rule.pattern.lastIndex = at;
         const match = rule.pattern.exec(text);
         if (match === null || match[0] === "") continue;
