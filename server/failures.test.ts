@@ -229,6 +229,22 @@ describe("wink-debug failures", () => {
     expect(broken).toBe("{not json\n");
   });
 
+  it("shows control characters of a message in the table rather than sending them to the terminal", async () => {
+    const dir = await tempDir("wink-failures-escape-");
+    await writeSessionRun(path.join(dir, "run.jsonl"), "a0000000-0000-4000-8000-0000000000e5", new Date("2026-11-26T10:00:00Z"), [
+      { tool: "shell", params: { command: "make" }, message: "\u001b[31mred\u001b[0m failure \u0007", success: false, callId: "call_e5" },
+    ]);
+    const out: string[] = [];
+    const io = { out: (text: string) => out.push(text), err: () => undefined, interactive: false };
+    expect(await failuresMain([dir], io)).toBe(0);
+    const table = out.join("");
+    expect(table).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+    expect(table).toContain("e.g. run.jsonl, turn 1: \\x1b[31mred\\x1b[0m failure \\x07");
+    out.length = 0;
+    await failuresMain([dir, "--json"], io);
+    expect(report(out.join("")).groups[0]?.example.message).toBe("\u001b[31mred\u001b[0m failure \u0007");
+  });
+
   it("reads one file when the target names one", async () => {
     const out: string[] = [];
     const code = await failuresMain([path.join(target, "req-02", "run-02.jsonl"), "--json"], { out: (text) => out.push(text), err: () => undefined, interactive: false });
