@@ -255,30 +255,31 @@ function openBrowser(url: string): void {
   child.unref();
 }
 
+/** A subcommand: its main (returning the exit code) and the error it refuses bad input with (exit 2). */
+interface Subcommand {
+  readonly run: (argv: readonly string[]) => Promise<number>;
+  readonly Refusal: new (message: string) => Error;
+}
+
+/** `wink-debug bundle …` (server/bundle.ts) and `wink-debug failures …` (server/failures.ts), each loaded only when asked for. */
+const SUBCOMMANDS = new Map<string, () => Promise<Subcommand>>([
+  ["bundle", async () => import("./bundle.js").then(({ BundleError, bundleMain }) => ({ run: bundleMain, Refusal: BundleError }))],
+  ["failures", async () => import("./failures.js").then(({ FailuresError, failuresMain }) => ({ run: failuresMain, Refusal: FailuresError }))],
+]);
+
 function fail(code: number, message: string): never {
   process.stderr.write(`wink-debug: error: ${message}\n`);
   process.exit(code);
 }
 
 async function main(): Promise<void> {
-  // `wink-debug bundle …`: the self-contained HTML writer (server/bundle.ts).
-  if (process.argv[2] === "bundle") {
-    const { BundleError, bundleMain } = await import("./bundle.js");
+  const subcommand = SUBCOMMANDS.get(process.argv[2] ?? "");
+  if (subcommand !== undefined) {
+    const { run, Refusal } = await subcommand();
     try {
-      process.exitCode = await bundleMain(process.argv.slice(3));
+      process.exitCode = await run(process.argv.slice(3));
     } catch (error) {
-      if (error instanceof BundleError) fail(2, error.message);
-      throw error;
-    }
-    return;
-  }
-  // `wink-debug failures …`: failure groups across runs (server/failures.ts).
-  if (process.argv[2] === "failures") {
-    const { FailuresError, failuresMain } = await import("./failures.js");
-    try {
-      process.exitCode = await failuresMain(process.argv.slice(3));
-    } catch (error) {
-      if (error instanceof FailuresError) fail(2, error.message);
+      if (error instanceof Refusal) fail(2, error.message);
       throw error;
     }
     return;

@@ -5,7 +5,6 @@
  * stdout (a table, or one JSON document), progress to stderr.
  */
 import { readFile } from "node:fs/promises";
-import { parseArgs } from "node:util";
 import { InvalidArgumentError, WinkError } from "../shared/errors.js";
 import { isRemoteTarget } from "../shared/remote/index.js";
 import { failureReport, pageOfRuns, reportSignatures } from "../shared/viewer/index.js";
@@ -13,6 +12,7 @@ import type { FailureGroupView, FailureReportView } from "../shared/viewer/index
 import { readRunDigests } from "./library/run-digests.js";
 import { closeServedState, openServedState } from "./library/served-state.js";
 import { listedTimeMs } from "./library/snapshot-directory.js";
+import { parseSubcommandArgs } from "./subcommand-args.js";
 
 /** A problem with the command line or its inputs, reported as one line with exit code 2. */
 export class FailuresError extends Error {
@@ -54,24 +54,19 @@ interface FailuresOptions {
 }
 
 function parse(argv: readonly string[]): FailuresOptions | "help" {
-  let values;
-  let positionals;
-  try {
-    ({ values, positionals } = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      options: {
-        recursive: { type: "boolean", short: "r" },
-        json: { type: "boolean" },
-        since: { type: "string" },
-        baseline: { type: "string" },
-        "fail-on-new": { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-    }));
-  } catch (error) {
-    throw new FailuresError(`${error instanceof Error ? error.message : String(error)}\n${FAILURES_USAGE}`);
-  }
+  const { values, positionals } = parseSubcommandArgs(
+    argv,
+    {
+      recursive: { type: "boolean", short: "r" },
+      json: { type: "boolean" },
+      since: { type: "string" },
+      baseline: { type: "string" },
+      "fail-on-new": { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+    FAILURES_USAGE,
+    (message) => new FailuresError(message),
+  );
   if (values.help === true) return "help";
   if (positionals.length !== 1) throw new FailuresError(`expected one DIR or FILE, got ${positionals.length}\n${FAILURES_USAGE}`);
   const target = positionals[0] as string;
