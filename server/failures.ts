@@ -7,7 +7,7 @@
 import { readFile } from "node:fs/promises";
 import { InvalidArgumentError, WinkError } from "../shared/errors.js";
 import { isRemoteTarget } from "../shared/remote/index.js";
-import { failureReport, pageOfRuns, reportSignatures } from "../shared/viewer/index.js";
+import { failureReport, pageOfRuns, reportSignatures, timeBound } from "../shared/viewer/index.js";
 import type { FailureGroupView, FailureReportView } from "../shared/viewer/index.js";
 import { readRunDigests } from "./library/run-digests.js";
 import { closeServedState, openServedState } from "./library/served-state.js";
@@ -73,13 +73,11 @@ function parse(argv: readonly string[]): FailuresOptions | "help" {
   // Remote stores are read by range and indexed as shown: counting every run of one is the run index's job (issue 30, item 1).
   if (isRemoteTarget(target)) throw new FailuresError("failures reads local folders and files; remote stores (s3://, http(s)://) are not read by it yet");
   const since = values.since ?? null;
-  if (since !== null) {
-    try {
-      pageOfRuns([], () => ({ path: "", timeMs: 0 }), { since });
-    } catch (error) {
-      if (error instanceof InvalidArgumentError) throw new FailuresError(`--since must be an ISO 8601 date or date-time, got ${since}`);
-      throw error;
-    }
+  try {
+    timeBound(since ?? undefined, "--since", false);
+  } catch (error) {
+    if (error instanceof InvalidArgumentError) throw new FailuresError(error.message);
+    throw error;
   }
   if (values["fail-on-new"] === true && values.baseline === undefined) throw new FailuresError("--fail-on-new needs --baseline FILE (an earlier --json output)");
   if (values.baseline === "") throw new FailuresError("--baseline must name a file");

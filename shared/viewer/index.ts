@@ -19,7 +19,7 @@ export { MAX_TEMPLATE_CHARS, MAX_TEMPLATED_CHARS, PLACEHOLDERS, callSignature, m
 export type { FailureReportOptions } from "./failure-groups.js";
 export { MAX_GROUP_ARGUMENTS, failureReport, failureSignature, groupFailures, notLoadedDigest, reportSignatures, runDigest } from "./failure-groups.js";
 export type { RunPage, RunPageQuery } from "./run-page.js";
-export { pageOfRuns } from "./run-page.js";
+export { pageOfRuns, timeBound } from "./run-page.js";
 export type { RunSearchOptions, RunSearchSession } from "./run-search.js";
 export { searchRun } from "./run-search.js";
 export type { TextMatch, TextMatcher } from "./text-matcher.js";
