@@ -245,6 +245,17 @@ describe("wink-debug failures", () => {
     expect(report(out.join("")).groups[0]?.example.message).toBe("\u001b[31mred\u001b[0m failure \u0007");
   });
 
+  it("reports a folder whose runs all fail to load (the viewer refuses to serve it), exit 0", async () => {
+    const dir = await tempDir("wink-failures-broken-");
+    await writeFile(path.join(dir, "a.jsonl"), "{not json\n");
+    await writeFile(path.join(dir, "b.json"), "[]\n");
+    const out: string[] = [];
+    expect(await failuresMain([dir, "--json"], { out: (text) => out.push(text), err: () => undefined, interactive: false })).toBe(0);
+    const doc = report(out.join(""));
+    expect({ runs: doc.runs, failed: doc.failed_runs, notLoaded: doc.not_loaded_runs, groups: doc.groups.length }).toEqual({ runs: 2, failed: 0, notLoaded: 2, groups: 0 });
+    expect(doc.not_loaded.map((run) => run.run)).toEqual(["a.jsonl", "b.json"]);
+  });
+
   it("reads one file when the target names one", async () => {
     const out: string[] = [];
     const code = await failuresMain([path.join(target, "req-02", "run-02.jsonl"), "--json"], { out: (text) => out.push(text), err: () => undefined, interactive: false });
