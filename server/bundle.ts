@@ -11,12 +11,12 @@
 import { createHash } from "node:crypto";
 import { readFile, readdir, realpath, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { hasErrorCode } from "../shared/errors.js";
 import type { OpenRegularOptions } from "../shared/filesystem/open-regular.node.js";
 import { openRegularFile, readRegularFile } from "../shared/filesystem/open-regular.node.js";
 import { sniffDebugBundle } from "./library/debug-bundles.js";
 import { packageRoot } from "./package-root.js";
+import { parseSubcommandArgs } from "./subcommand-args.js";
 
 /** Largest run bundled by default (the HTML holds it base64-encoded, in memory, in the browser). */
 export const DEFAULT_MAX_BUNDLE_BYTES = 64 * 1024 * 1024;
@@ -192,17 +192,12 @@ FILE is one session file or one debug bundle.
 
 /** The `bundle` subcommand; returns the process exit code (0 done, 2 bad input). */
 export async function bundleMain(argv: readonly string[], out: (text: string) => void = (text) => process.stdout.write(text)): Promise<number> {
-  let values;
-  let positionals;
-  try {
-    ({ values, positionals } = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      options: { output: { type: "string", short: "o" }, recursive: { type: "boolean", short: "r" }, "max-size": { type: "string" }, help: { type: "boolean", short: "h" } },
-    }));
-  } catch (error) {
-    throw new BundleError(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
-  }
+  const { values, positionals } = parseSubcommandArgs(
+    argv,
+    { output: { type: "string", short: "o" }, recursive: { type: "boolean", short: "r" }, "max-size": { type: "string" }, help: { type: "boolean", short: "h" } },
+    USAGE,
+    (message) => new BundleError(message),
+  );
   if (values.help) {
     out(USAGE);
     return 0;

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
  * `wink-debug [DIR|FILE|URL] [--host 127.0.0.1] [--port 8000] [--open|--no-open] [--recursive] [--cache-dir DIR]`
+ * (and the subcommands `wink-debug bundle …`, `wink-debug failures …`)
  *
  * Serves a directory of WINK session files and debug bundles (or the directory of one
  * file), an S3 bucket or prefix (`s3://bucket/prefix`) or an HTTP folder
@@ -90,9 +91,11 @@ credential_process, instance roles; they are never printed nor sent to the brows
   --path-style     address buckets as ENDPOINT/bucket/key (the default with --endpoint-url)
   --no-path-style  address buckets as bucket.ENDPOINT/key (virtual-hosted)
 
-Command:
+Commands:
   wink-debug bundle DIR|FILE -o run.html
                    write one self-contained HTML file (viewer + data) that opens offline
+  wink-debug failures DIR|FILE [-r] [--json] [--since DATE] [--baseline FILE] [--fail-on-new]
+                   what failed across the runs, grouped by signature (--help for more)
 `;
 
 class UsageError extends Error {}
@@ -268,19 +271,31 @@ function openBrowser(url: string): void {
   child.unref();
 }
 
+/** A subcommand: its main (returning the exit code) and the error it refuses bad input with (exit 2). */
+interface Subcommand {
+  readonly run: (argv: readonly string[]) => Promise<number>;
+  readonly Refusal: new (message: string) => Error;
+}
+
+/** `wink-debug bundle …` (server/bundle.ts) and `wink-debug failures …` (server/failures.ts), each loaded only when asked for. */
+const SUBCOMMANDS = new Map<string, () => Promise<Subcommand>>([
+  ["bundle", async () => import("./bundle.js").then(({ BundleError, bundleMain }) => ({ run: bundleMain, Refusal: BundleError }))],
+  ["failures", async () => import("./failures.js").then(({ FailuresError, failuresMain }) => ({ run: failuresMain, Refusal: FailuresError }))],
+]);
+
 function fail(code: number, message: string): never {
   process.stderr.write(`wink-debug: error: ${message}\n`);
   process.exit(code);
 }
 
 async function main(): Promise<void> {
-  // `wink-debug bundle …`: the self-contained HTML writer (server/bundle.ts).
-  if (process.argv[2] === "bundle") {
-    const { BundleError, bundleMain } = await import("./bundle.js");
+  const subcommand = SUBCOMMANDS.get(process.argv[2] ?? "");
+  if (subcommand !== undefined) {
+    const { run, Refusal } = await subcommand();
     try {
-      process.exitCode = await bundleMain(process.argv.slice(3));
+      process.exitCode = await run(process.argv.slice(3));
     } catch (error) {
-      if (error instanceof BundleError) fail(2, error.message);
+      if (error instanceof Refusal) fail(2, error.message);
       throw error;
     }
     return;

@@ -15,7 +15,7 @@ import { openTarget } from "./open-target.js";
 import { RemoteFiles } from "./remote-files.js";
 import type { ListingProgress, ServedFiles } from "./served-files.js";
 import { SnapshotDirectory } from "./snapshot-directory.js";
-import { ViewerState } from "./viewer-state.js";
+import { ViewerState, noRunsFound } from "./viewer-state.js";
 import { MemoryBudget } from "./weighted-cache.js";
 
 /** The default cache budget: a 25 MB session line parsed (counted 1.5×) and room for archives and files beside it. */
@@ -33,6 +33,12 @@ export interface ServedStateOptions {
   bundleLimits?: Partial<DebugBundleLimits>;
   /** Bytes all caches may keep together (default {@link DEFAULT_MEMORY_BYTES}). */
   memoryBytes?: number;
+  /**
+   * Make a file current (default true): the newest that loads, or the one the target names.
+   * False for a reader of every run (`wink-debug failures`), to whom a folder whose runs all
+   * fail to load is still a folder of runs; a target without any still fails.
+   */
+  pickCurrent?: boolean;
 }
 
 export interface ServedState {
@@ -41,6 +47,8 @@ export interface ServedState {
   readonly archives: ArchiveCache;
   readonly bundles: DebugBundles;
   readonly state: ViewerState;
+  /** The file the target named (relative to the root), or null for a folder. */
+  readonly preferred: string | null;
 }
 
 /**
@@ -60,11 +68,13 @@ export async function openServedState(options: ServedStateOptions): Promise<Serv
     const state = new ViewerState(directory, archives, target.displayRoot, bundles);
     if (target.preferred !== null) {
       if (directory.get(target.preferred) === undefined) throw new SessionLoadError(`Not a session file (.jsonl or .json) or a WINK debug bundle (.zip): ${target.shown}`, { path: target.shown });
-      await state.initialize(target.preferred);
-    } else {
+      if (options.pickCurrent !== false) await state.initialize(target.preferred);
+    } else if (options.pickCurrent !== false) {
       await state.initialize();
+    } else if (directory.files().length === 0) {
+      throw new SessionLoadError(noRunsFound(target.displayRoot, directory.recursive), { path: target.shown });
     }
-    return { memory, files, archives, bundles, state };
+    return { memory, files, archives, bundles, state, preferred: target.preferred };
   } catch (error) {
     await archives.close();
     await files.close();

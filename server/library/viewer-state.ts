@@ -70,6 +70,11 @@ function storeWide(error: unknown): boolean {
 }
 const MAX_CACHED_WORKSPACES = 1000;
 
+/** What to say of a target with no session file or bundle. */
+export function noRunsFound(displayRoot: string, recursive: boolean): string {
+  return `No session files or debug bundles found under ${displayRoot}${recursive ? "" : " (-r also looks in subdirectories, e.g. an EvalLoop's {request_id}/ folders)"}`;
+}
+
 export class ViewerState {
   #current: { file: string; line: number; sessionId: string } | null = null;
   /** Recently resolved workspaces: a file request then costs no `lstat` of candidate archives. */
@@ -97,7 +102,7 @@ export class ViewerState {
   async initialize(preferred?: string): Promise<void> {
     const candidates = preferred === undefined ? this.directory.newestFirst() : [this.directory.get(preferred)].filter((r): r is SessionFileRecord => r !== undefined);
     if (candidates.length === 0) {
-      throw new SessionLoadError(preferred === undefined ? `No session files or debug bundles found under ${this.displayRoot}${this.directory.recursive ? "" : " (-r also looks in subdirectories, e.g. an EvalLoop's {request_id}/ folders)"}` : `Not a session file: ${preferred}`, { path: preferred ?? this.displayRoot });
+      throw new SessionLoadError(preferred === undefined ? noRunsFound(this.displayRoot, this.directory.recursive) : `Not a session file: ${preferred}`, { path: preferred ?? this.displayRoot });
     }
     let lastError: unknown = null;
     // A remote file that does not load cost a whole object: try only the newest few.

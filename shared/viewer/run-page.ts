@@ -24,8 +24,12 @@ export interface RunPage<T> {
 
 const DAY_MS = 86_400_000;
 
-/** A date bound as epoch milliseconds, or null when absent; `EINVAL` naming the parameter when it does not parse. */
-function timeBound(value: string | undefined, name: string, endOfDay: boolean): number | null {
+/**
+ * A date bound as epoch milliseconds, or null when absent; `EINVAL` naming the parameter
+ * (`name`: `since`, or a CLI's `--since`) when it does not parse. `endOfDay`: a bare date
+ * stands for the last millisecond of its day (an `until`).
+ */
+export function timeBound(value: string | undefined, name: string, endOfDay: boolean): number | null {
   if (value === undefined || value === "") return null;
   const ms = Date.parse(value);
   if (!Number.isFinite(ms)) throw new InvalidArgumentError(`${name} must be an ISO 8601 date or date-time, got ${value}`, { [name]: value });

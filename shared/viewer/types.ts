@@ -149,3 +149,14 @@ export interface RunExtraFailure {
   created_at: string;
   transcript_rowid: number;
 }
+
+/** `call`: a failed tool call; `run_error`: the run's own error. */
+export type FailureKindView = Static<typeof S.FailureKind>;
+/** One failure of a run: a failed call, or the run's error. */
+export type RunFailureDigestView = Static<typeof S.RunFailureDigest>;
+/** A run as the failure report counts it: loaded (outcome, times, failures), or not loaded and why. */
+export type RunDigestView = Static<typeof S.RunDigest>;
+/** Failures with one signature, across runs. */
+export type FailureGroupView = Static<typeof S.FailureGroup>;
+/** `wink-debug failures --json`. */
+export type FailureReportView = Static<typeof S.FailureReport>;

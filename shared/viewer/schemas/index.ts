@@ -9,3 +9,4 @@ export * from "./diffs.js";
 export * from "./search.js";
 export * from "./tool-calls.js";
 export * from "./runs.js";
+export * from "./failures.js";

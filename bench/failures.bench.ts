@@ -1,0 +1,135 @@
+/**
+ * `wink-debug failures DIR -r --json` (the built CLI) on a generated eval, against a plain
+ * peer measured in the same run: Python's `zipfile` and `json` reading each run's error and
+ * session in turn and counting its failed calls (what issue 30 names as the peer to beat).
+ *
+ * The eval: RUNS runs (default 1,000) in an EvalLoop layout (`req-NNNN/<file>`), copies of the
+ * real fixtures in turn — the bundles 01, 02, 03, 05, 06 (×3) and the session files of
+ * `fixtures/wink` and the bundled example — so sizes are the fixtures' (bundles 14–301 KB,
+ * session files 9 KB–0.9 MB). Written once under bench/.work/.
+ *
+ * Reported: wall time and peak RSS (`/usr/bin/time`), median of ROUNDS (default 3) after one
+ * warm-up each (page cache warm for both), and the counts both found (they must agree on
+ * failed calls of session events; the CLI also reads bundles' transcripts).
+ *
+ * Run: npm run bench -- failures   (or: RUNS=1000 node --import tsx bench/failures.bench.ts after npm run build)
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { copyFile, mkdir, readdir, rm, writeFile } from "node:fs/promises";
+import { loadavg } from "node:os";
+import path from "node:path";
+import { WINK_BUNDLE_FIXTURES, WINK_FIXTURES } from "../fixtures/paths.js";
+import { packageRoot } from "../server/package-root.js";
+
+const RUNS = Number(process.env.RUNS ?? 1000);
+const ROUNDS = Number(process.env.ROUNDS ?? 3);
+const ROOT = packageRoot();
+const WORK = path.join(ROOT, "bench", ".work", `failures-${RUNS}`);
+const CLI = path.join(ROOT, "dist", "server", "cli.cjs");
+
+async function sources(): Promise<string[]> {
+  const bundles: string[] = [];
+  for (const scenario of await readdir(WINK_BUNDLE_FIXTURES, { withFileTypes: true })) {
+    if (!scenario.isDirectory() || scenario.name.startsWith("08")) continue;
+    for (const file of await readdir(path.join(WINK_BUNDLE_FIXTURES, scenario.name))) if (file.endsWith(".zip")) bundles.push(path.join(WINK_BUNDLE_FIXTURES, scenario.name, file));
+  }
+  const sessions = [
+    path.join(WINK_FIXTURES, "acc0d4c3-321a-5d97-a3a9-505f3aba4219.jsonl"),
+    path.join(WINK_FIXTURES, "db5c4ea2-559a-52c5-8313-741e72978682.jsonl"),
+    path.join(ROOT, "examples", "snapshots", "5f0c2b8e-3d41-4a9b-8c7e-1f2a3b4c5d6e.jsonl"),
+  ];
+  return [...bundles.sort(), ...sessions];
+}
+
+async function generate(): Promise<void> {
+  const marker = path.join(WORK, ".complete");
+  if (existsSync(marker)) return;
+  await rm(WORK, { recursive: true, force: true });
+  const all = await sources();
+  for (let i = 0; i < RUNS; i++) {
+    const source = all[i % all.length] as string;
+    const dir = path.join(WORK, `req-${String(i).padStart(5, "0")}`);
+    await mkdir(dir, { recursive: true });
+    await copyFile(source, path.join(dir, path.basename(source)));
+  }
+  await writeFile(marker, "");
+}
+
+const PEER = `
+import json, os, sys, zipfile
+root = sys.argv[1]
+runs = failed_calls = errors = 0
+def calls(line):
+    global failed_calls
+    snapshot = json.loads(line)
+    for slice in snapshot.get("slices", []):
+        if slice.get("slice_type", "").endswith(":ToolInvoked"):
+            for item in slice.get("items", []):
+                result = item.get("result") or {}
+                if result.get("success") is False:
+                    failed_calls += 1
+for folder, _, files in os.walk(root):
+    for name in sorted(files):
+        file = os.path.join(folder, name)
+        if name.endswith(".zip"):
+            runs += 1
+            with zipfile.ZipFile(file) as z:
+                names = set(z.namelist())
+                if "debug_bundle/error.json" in names:
+                    json.loads(z.read("debug_bundle/error.json"))
+                    errors += 1
+                member = "debug_bundle/session/after.jsonl" if "debug_bundle/session/after.jsonl" in names else "debug_bundle/session/before.jsonl"
+                if member in names:
+                    lines = [l for l in z.read(member).decode().splitlines() if l.strip()]
+                    if lines: calls(lines[-1])
+        elif name.endswith(".jsonl"):
+            runs += 1
+            latest = {}
+            with open(file) as f:
+                for line in f:
+                    if line.strip():
+                        latest[json.loads(line)["tags"]["session_id"]] = line
+            for line in latest.values(): calls(line)
+print(json.dumps({"runs": runs, "failed_calls": failed_calls, "errors": errors}))
+`;
+
+/** Wall seconds, peak RSS (KiB) and stdout of one run under /usr/bin/time. */
+function timed(command: string, args: string[]): { seconds: number; rssKib: number; stdout: string } {
+  const stats = path.join(WORK, "..", `failures-time-${process.pid}.txt`);
+  const stdout = execFileSync("/usr/bin/time", ["-f", "%e %M", "-o", stats, command, ...args], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024, stdio: ["ignore", "pipe", "ignore"] });
+  const [seconds, rss] = execFileSync("cat", [stats], { encoding: "utf8" }).trim().split(/\s+/).map(Number);
+  return { seconds: seconds ?? Number.NaN, rssKib: rss ?? Number.NaN, stdout };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(CLI)) throw new Error("dist/server/cli.cjs is missing: npm run build first");
+  await generate();
+  const size = Number(execFileSync("du", ["-sb", WORK], { encoding: "utf8" }).split(/\s+/)[0]);
+  console.log(`failures: ${RUNS} runs, ${(size / 1024 / 1024).toFixed(1)} MB, ${ROUNDS} rounds after a warm-up (load ${loadavg().map((l) => l.toFixed(1)).join(" ")})`);
+  const ours = () => timed(process.execPath, [CLI, "failures", WORK, "-r", "--json"]);
+  const peer = () => timed("python3", ["-c", PEER, WORK]);
+  ours();
+  peer();
+  const a: ReturnType<typeof ours>[] = [];
+  const b: ReturnType<typeof peer>[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    a.push(ours());
+    b.push(peer());
+  }
+  const report = JSON.parse(a[0]?.stdout ?? "{}") as { runs: number; failed_runs: number; not_loaded_runs: number; groups: { occurrences: number; kind: string }[] };
+  const calls = report.groups.filter((group) => group.kind === "call").reduce((sum, group) => sum + group.occurrences, 0);
+  const peerCounts = JSON.parse(b[0]?.stdout ?? "{}") as { runs: number; failed_calls: number; errors: number };
+  const ms = (values: number[]) => `${(median(values) * 1000).toFixed(0)} ms (min ${(Math.min(...values) * 1000).toFixed(0)})`;
+  const mib = (values: number[]) => `${(median(values) / 1024).toFixed(0)} MiB`;
+  console.log(`  wink-debug failures -r --json  ${ms(a.map((r) => r.seconds))}, peak RSS ${mib(a.map((r) => r.rssKib))}: ${report.runs} runs, ${report.failed_runs} failed, ${report.not_loaded_runs} did not load, ${report.groups.length} groups, ${calls} failed calls`);
+  console.log(`  python3 zipfile + json         ${ms(b.map((r) => r.seconds))}, peak RSS ${mib(b.map((r) => r.rssKib))}: ${peerCounts.runs} runs, ${peerCounts.failed_calls} failed ToolInvoked, ${peerCounts.errors} error.json`);
+  console.log(`  ratio (ours / peer, medians)   ${(median(a.map((r) => r.seconds)) / median(b.map((r) => r.seconds))).toFixed(2)}×`);
+}
+
+await main();

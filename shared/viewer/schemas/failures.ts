@@ -1,0 +1,104 @@
+/**
+ * Failures across the runs of a target (an eval, a night of CI): each run in a few fields,
+ * the failure groups their failed calls and run errors form, and the report `wink-debug
+ * failures --json` prints (docs/eval.md documents every field).
+ */
+import { Type } from "typebox";
+import { NullableInteger, NullableString } from "./common.js";
+import { RunSourceKind } from "./runs.js";
+import { TimelineArgument } from "./sessions.js";
+
+/** `call`: a failed tool call (or an event carrying an error); `run_error`: the run's own error (a bundle's `error.json`). */
+export const FailureKind = Type.Union([Type.Literal("call"), Type.Literal("run_error")]);
+
+/** One failure of a run: a failed call, or the run's error. */
+export const RunFailureDigest = Type.Object({
+  kind: FailureKind,
+  /** The tool (or the event's title) of a failed call; null for a run error. */
+  tool: NullableString,
+  /** A run error's type (`error.json`'s `type`); null for a call, or when the error names none. */
+  error_type: NullableString,
+  argument: Type.Union([TimelineArgument, Type.Null()]),
+  message: Type.String(),
+  session_id: NullableString,
+  turn: NullableInteger,
+  call_id: NullableString,
+  /** When it happened: the call's time; for a run error, when the run ended (else started, else the file's time). */
+  created_at: NullableString,
+});
+
+/** A run as the failure report counts it: loaded (its outcome, times and failures), or not loaded and why. */
+export const RunDigest = Type.Object({
+  /** Relative to the target (POSIX separators). */
+  run: Type.String(),
+  kind: RunSourceKind,
+  /** `failed` as the run list says it; `not_loaded` when the run could not be read or holds no loadable line. */
+  outcome: Type.Union([Type.Literal("ok"), Type.Literal("failed"), Type.Literal("not_loaded")]),
+  /** Why the run did not load; null when it did. */
+  reason: NullableString,
+  /** The file's modification time. */
+  modified_at: Type.String(),
+  started_at: NullableString,
+  ended_at: NullableString,
+  tool_calls: Type.Integer(),
+  failures: Type.Array(RunFailureDigest),
+});
+
+/** How often a tool occurs in a group. */
+export const FailureToolCount = Type.Object({ name: Type.String(), occurrences: Type.Integer() });
+
+/** How often a key argument (`name`: the parameter, `value`: its text) occurs in a group. */
+export const FailureArgumentCount = Type.Object({ name: Type.String(), value: Type.String(), occurrences: Type.Integer() });
+
+/** The occurrence shown for a group: the first in time (then in run order). */
+export const FailureExample = Type.Object({
+  run: Type.String(),
+  message: Type.String(),
+  session_id: NullableString,
+  turn: NullableInteger,
+  call_id: NullableString,
+  created_at: NullableString,
+});
+
+/** Failures with one signature, across runs. */
+export const FailureGroup = Type.Object({
+  /** `<tool>: <template>` for a call, `run error <type>: <template>` for a run error (docs/eval.md). */
+  signature: Type.String(),
+  kind: FailureKind,
+  tool: NullableString,
+  error_type: NullableString,
+  /** The message with its varying parts as placeholders (`<n>`, `<id>`, `<path>`, `<str>`…). */
+  template: Type.String(),
+  occurrences: Type.Integer(),
+  /** Runs with at least one occurrence. */
+  runs: Type.Integer(),
+  /** `runs` over every run of the report (those that did not load included), 0 to 1. */
+  run_share: Type.Number(),
+  first_seen: NullableString,
+  last_seen: NullableString,
+  /** The tools of its occurrences, most frequent first (none for run errors). */
+  tools: Type.Array(FailureToolCount),
+  /** The most frequent key arguments of its occurrences (paths, commands…), at most 5. */
+  arguments: Type.Array(FailureArgumentCount),
+  example: FailureExample,
+  /** With a baseline only: true when the baseline has no group of this signature. */
+  new: Type.Optional(Type.Boolean()),
+});
+
+/** `wink-debug failures --json`. */
+export const FailureReport = Type.Object({
+  format: Type.Literal("wink-debug-failures"),
+  version: Type.Literal(1),
+  /** Runs of the target (after `--since`), loaded or not. */
+  runs: Type.Integer(),
+  /** Runs that loaded and failed. */
+  failed_runs: Type.Integer(),
+  /** Runs that did not load (listed in `not_loaded`). */
+  not_loaded_runs: Type.Integer(),
+  since: NullableString,
+  /** Sorted by runs affected, then occurrences, then signature. */
+  groups: Type.Array(FailureGroup),
+  not_loaded: Type.Array(Type.Object({ run: Type.String(), reason: Type.String() })),
+  /** With `--baseline`: the file, and how many groups it does not have. */
+  baseline: Type.Union([Type.Object({ file: Type.String(), new_groups: Type.Integer() }), Type.Null()]),
+});
