@@ -24,6 +24,7 @@ export type { Layer } from "./layers.mjs";
 export const ENTRY_POINTS: ReadonlySet<string> = new Set([
   "shared/index.ts", // wink-debug/shared
   "shared/browser.ts", // the browser-safe part, type-checked by web/tsconfig.json
+  "shared/viewer-model.ts", // wink-debug/viewer
   "shared/filesystem/conformance/index.ts", // wink-debug/conformance
   "server/schemas/index.ts", // the HTTP contract in one import
 ]);
