@@ -9,12 +9,12 @@
  */
 import { parentPort } from "node:worker_threads";
 import { SessionLoadError, WinkError } from "../shared/errors.js";
-import { lineFromBytes } from "../shared/session/line-text.js";
-import { parseSnapshotLine } from "../shared/session/snapshot-line.js";
-import { strictJsonChunks } from "../shared/session/strict-json.js";
-import { countChangedLines } from "../shared/viewer/diff-stat.js";
-import { diffFileContents } from "../shared/viewer/snapshot-diff.js";
-import type { FileDiffView } from "../shared/viewer/types.js";
+import { lineFromBytes } from "../shared/session/index.js";
+import { parseSnapshotLine } from "../shared/session/index.js";
+import { strictJsonChunks } from "../shared/session/index.js";
+import { countChangedLines } from "../shared/viewer/index.js";
+import { diffFileContents } from "../shared/viewer/index.js";
+import type { FileDiffView } from "../shared/viewer/index.js";
 import { gitDiffHunks } from "./library/git-diff.js";
 
 /** A task as the pool sends it. */

@@ -19,7 +19,7 @@ import { lstat } from "node:fs/promises";
 import type { ArchiveLimits, ArchiveReader } from "../../shared/archive/index.js";
 import { openArchive } from "../../shared/archive/index.js";
 import { ArchiveError, SourceError } from "../../shared/errors.js";
-import { openRegularFile } from "../../shared/filesystem/open-regular.node.js";
+import { openRegularFile } from "../../shared/filesystem/index.js";
 import type { ArchiveManifestRead, FileIndexEntry, FileSource, FileStream } from "../../shared/viewer/index.js";
 import { archiveManifestSummary } from "../../shared/viewer/index.js";
 import { MemoryBudget, WeightedCache } from "./weighted-cache.js";

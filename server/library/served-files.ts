@@ -8,12 +8,12 @@
 import type { Dirent } from "node:fs";
 import { lstat, readdir } from "node:fs/promises";
 import path from "node:path";
-import type { OpenedRegularFile } from "../../shared/filesystem/open-regular.node.js";
-import { openRegularFile } from "../../shared/filesystem/open-regular.node.js";
+import type { OpenedRegularFile } from "../../shared/filesystem/index.js";
+import { openRegularFile } from "../../shared/filesystem/index.js";
 import type { LineLocation, SessionFileIndex, SessionLineError } from "../../shared/session/index.js";
 import { readLineBytes, scanSessionFile } from "../../shared/session/index.js";
-import { UNDO_SNAPSHOTS_DIR } from "../../shared/undo/manifest.js";
-import { UNDO_STATE_DIR_NAME } from "../../shared/undo/store-files.node.js";
+import { UNDO_SNAPSHOTS_DIR } from "../../shared/undo/index.js";
+import { UNDO_STATE_DIR_NAME } from "../../shared/undo/index.js";
 import type { SkippedFolder } from "../../shared/remote/index.js";
 import { isBundleCandidate, sniffDebugBundle } from "./debug-bundles.js";
 

@@ -15,7 +15,7 @@
  */
 import path from "node:path";
 import type { SessionFileIndex, SessionLineError, SessionSnapshot, SnapshotLineResult } from "../../shared/session/index.js";
-import { snapshotFromLineBytes } from "../../shared/session/session-scan.node.js";
+import { snapshotFromLineBytes } from "../../shared/session/index.js";
 import { SessionLoadError, SourceError } from "../../shared/errors.js";
 import type { DebugBundles } from "./debug-bundles.js";
 import { COLLECT_AFTER_BYTES, collectGarbageSoon } from "./memory-pressure.js";

@@ -6,13 +6,13 @@
 import path from "node:path";
 import type { SessionSnapshot } from "../../shared/session/index.js";
 import type { EnvelopeSummary } from "../../shared/session/index.js";
-import type { ResolvedWorkspace } from "../../shared/viewer/workspace-resolve.js";
-import { resolveWorkspace as resolveWorkspaceOf } from "../../shared/viewer/workspace-resolve.js";
+import type { ResolvedWorkspace } from "../../shared/viewer/index.js";
+import { resolveWorkspace as resolveWorkspaceOf } from "../../shared/viewer/index.js";
 import type { ArchiveCache } from "./archive-cache.js";
 import type { ServedFiles } from "./served-files.js";
 
-export type { ResolvedWorkspace } from "../../shared/viewer/workspace-resolve.js";
-export { bundleWorkspace, workspaceMetaView as filesystemMeta } from "../../shared/viewer/workspace-resolve.js";
+export type { ResolvedWorkspace } from "../../shared/viewer/index.js";
+export { bundleWorkspace, workspaceMetaView as filesystemMeta } from "../../shared/viewer/index.js";
 
 const hasSlice = (summary: EnvelopeSummary, name: string): boolean => summary.slices.some((slice) => slice.displayName === name || slice.itemDisplayName === name);
 

@@ -4,7 +4,7 @@
  */
 import { Readable } from "node:stream";
 import type { FastifyReply } from "fastify";
-import { resolveWorkspacePath } from "../../shared/filesystem/paths.js";
+import { resolveWorkspacePath } from "../../shared/filesystem/index.js";
 import type { StrictJsonChunkOptions } from "../../shared/session/index.js";
 import { strictJsonChunks } from "../../shared/session/index.js";
 import type { CpuPool } from "../cpu-pool.js";

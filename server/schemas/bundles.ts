@@ -8,8 +8,8 @@
  * (`shared/debug-bundle/schemas.ts`).
  */
 import { Type } from "typebox";
-import { BundleMeta } from "../../shared/debug-bundle/schemas.js";
-import { SnapshotMeta } from "../../shared/viewer/schemas/snapshot.js";
+import { BundleMeta } from "../../shared/debug-bundle/index.js";
+import { SnapshotMeta } from "../../shared/viewer/schemas/index.js";
 
 export {
   BundleCompare,
@@ -34,7 +34,7 @@ export {
   TranscriptEntry,
   TranscriptFacets,
   TranscriptPage,
-} from "../../shared/debug-bundle/schemas.js";
+} from "../../shared/debug-bundle/index.js";
 
 const bundleFile = Type.Optional(Type.String({ minLength: 1, maxLength: 4096 }));
 /** A comma-separated list of values (WINK's filter syntax). */

@@ -3,9 +3,9 @@
  * shapes themselves live in the library (`shared/viewer/schemas/`).
  */
 import { Type } from "typebox";
-import { ErrorBody } from "../../shared/viewer/schemas/common.js";
+import { ErrorBody } from "../../shared/viewer/schemas/index.js";
 
-export { ErrorBody, SliceKind, SnapshotRef, Tags } from "../../shared/viewer/schemas/common.js";
+export { ErrorBody, SliceKind, SnapshotRef, Tags } from "../../shared/viewer/schemas/index.js";
 
 /** Error responses every route may give. */
 export const errorResponses = { 400: ErrorBody, 403: ErrorBody, 404: ErrorBody, 415: ErrorBody, 422: ErrorBody, 500: ErrorBody } as const;

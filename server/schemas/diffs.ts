@@ -4,7 +4,7 @@
  */
 import { Type } from "typebox";
 
-export { DiffStat, FileDiff, Hunk, SliceDiff, SnapshotDiff } from "../../shared/viewer/schemas/diffs.js";
+export { DiffStat, FileDiff, Hunk, SliceDiff, SnapshotDiff } from "../../shared/viewer/schemas/index.js";
 
 /** The two sides: `base_*` and `target_*` selectors. Without a base, the session's previous line; without a target, the current snapshot. */
 export const diffSideProperties = {

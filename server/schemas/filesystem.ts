@@ -6,7 +6,7 @@
 import { Type } from "typebox";
 import { selectorProperties } from "./common.js";
 
-export { Browse, ChangeKind, FileContent, FileTree, FileTreeEntry, FileTreeNode, FilesystemMeta, FilesystemSourceKind as SourceKind } from "../../shared/viewer/schemas/filesystem.js";
+export { Browse, ChangeKind, FileContent, FileTree, FileTreeEntry, FileTreeNode, FilesystemMeta, FilesystemSourceKind as SourceKind } from "../../shared/viewer/schemas/index.js";
 
 export const BrowseQuery = Type.Object(
   {

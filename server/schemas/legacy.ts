@@ -6,7 +6,7 @@
 import { Type } from "typebox";
 import { SelectorQuery, selectorProperties } from "./common.js";
 
-export { Entries, Entry, SliceSummary, SlicePage, SnapshotFile, SnapshotFiles, SnapshotMeta } from "../../shared/viewer/schemas/snapshot.js";
+export { Entries, Entry, SliceSummary, SlicePage, SnapshotFile, SnapshotFiles, SnapshotMeta } from "../../shared/viewer/schemas/index.js";
 
 export const SliceParams = Type.Object({ slice_type: Type.String({ minLength: 1 }) });
 

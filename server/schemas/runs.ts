@@ -4,7 +4,7 @@
  */
 import { Type } from "typebox";
 
-export { Run, RunError, RunFailure, RunList, RunSearchResult, RunSession, RunSnapshot, RunSource, RunStats, RunStore, RunSummary } from "../../shared/viewer/schemas/runs.js";
+export { Run, RunError, RunFailure, RunList, RunSearchResult, RunSession, RunSnapshot, RunSource, RunStats, RunStore, RunSummary } from "../../shared/viewer/schemas/index.js";
 
 /**
  * A page of the runs, newest first: `offset`/`limit` (default: every run), `q` (the file's

@@ -5,7 +5,7 @@
 import { Type } from "typebox";
 import { selectorProperties } from "./common.js";
 
-export { SearchHit, SearchResult } from "../../shared/viewer/schemas/search.js";
+export { SearchHit, SearchResult } from "../../shared/viewer/schemas/index.js";
 
 export const SearchQuery = Type.Object(
   {

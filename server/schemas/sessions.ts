@@ -5,7 +5,7 @@
 import { Type } from "typebox";
 import { selectorProperties } from "./common.js";
 
-export { FileList, LineError, SessionFile, SessionNode, Timeline, TimelineError, TimelineEvent, Turn, TurnSource } from "../../shared/viewer/schemas/sessions.js";
+export { FileList, LineError, SessionFile, SessionNode, Timeline, TimelineError, TimelineEvent, Turn, TurnSource } from "../../shared/viewer/schemas/index.js";
 
 export const FilesQuery = Type.Object(
   {

@@ -5,7 +5,7 @@
 import { Type } from "typebox";
 import { selectorProperties } from "./common.js";
 
-export { TimelineChanges, ToolCallChanges, ToolCallFile, ToolCallFileDiff } from "../../shared/viewer/schemas/tool-calls.js";
+export { TimelineChanges, ToolCallChanges, ToolCallFile, ToolCallFileDiff } from "../../shared/viewer/schemas/index.js";
 
 /** One changed file of one tool call (`call_id` as the timeline event's `call_id`, `path` as listed in `changes`). */
 export const ToolCallDiffQuery = Type.Object(

@@ -23,3 +23,6 @@ export { BUNDLE_SEARCH_SCOPES, searchBundles } from "./search.js";
 export type { BundleSearchOptions, BundleSearchScope } from "./search.js";
 export { BUNDLE_PANELS, bundlePanels, bundleRunParts, transcriptFailures } from "./run-parts.js";
 export type { BundlePanelId, BundleRunParts } from "./run-parts.js";
+
+// What server/ uses of this folder besides the rest of this list: it imports through this entry, never a module path (lint holds it).
+export { BundleCompare, BundleError, BundleFile, BundleGroup, BundleGroups, BundleIntegrity, BundleList, BundleListItem, BundleMembers, BundleMeta, BundleRequest, BundleSearch, BundleSearchHit, BundleSummary, Environment, LogEntry, LogFacets, LogPage, RawMember, TranscriptEntry, TranscriptFacets, TranscriptPage } from "./schemas.js";

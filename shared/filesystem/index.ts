@@ -7,3 +7,7 @@ export type * from "./driver.js";
 export * from "./memory/index.js";
 export * from "./host/index.js";
 export * from "./podman/index.js";
+
+// What server/ uses of this folder besides the rest of this list: it imports through this entry, never a module path (lint holds it).
+export type { OpenRegularOptions, OpenedRegularFile } from "./open-regular.node.js";
+export { openNamedFile, openRegularFile, readRegularFile } from "./open-regular.node.js";

@@ -29,3 +29,8 @@ export {
 export { DEFAULT_MAX_MESSAGE_BYTES, NdjsonConnection, serveAcpUndoStdio, type AcpStdioOptions, type NdjsonConnectionOptions } from "./ndjson-transport.node.js";
 export { WorkspaceChangeTracker, type ChangeTrackingStrategy, type TrackOptions, type WorkspaceChanges } from "./workspace-changes.node.js";
 export { UNDO_STATE_DIR_NAME, loadUndoSessionFiles, readToolCallChangesFromStore, undoSessionDir } from "./store-files.node.js";
+
+// What server/ uses of this folder besides the rest of this list: it imports through this entry, never a module path (lint holds it).
+export { UNDO_BODIES_DIR, UNDO_MANIFEST_NAME, UNDO_SNAPSHOTS_DIR, isUndoBodyHash, isValidUndoSessionId } from "./manifest.js";
+export type { BodyLoader, ToolCallChangesResult } from "./tool-call-changes.js";
+export { readToolCallChanges } from "./tool-call-changes.js";

@@ -45,3 +45,10 @@ export type { ToolCallDiffContext, ToolCallDiffOptions } from "./tool-call-chang
 export { timelineChanges, snapshotAfter, toolCallFileDiff } from "./tool-call-changes.js";
 export type { ArchiveManifestRead, ArchiveManifestSummaryView, FilesystemMetaInput } from "./filesystem-meta.js";
 export { archiveManifestSummary, filesystemMetaView } from "./filesystem-meta.js";
+
+// What server/ uses of this folder besides the rest of this list: it imports through this entry, never a module path (lint holds it).
+export type { ServerErrorCode } from "./server-errors.js";
+export { SERVER_ERROR_CODES } from "./server-errors.js";
+export type { FileDiffView } from "./types.js";
+export type { ResolvedWorkspace } from "./workspace-resolve.js";
+export { bundleWorkspace, resolveWorkspace, workspaceMetaView } from "./workspace-resolve.js";
