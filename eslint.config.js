@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { layerImportRules } from "./scripts/layers.mjs";
 
 const NODE_BUILTINS = { group: ["node:*", "fs", "path", "os", "child_process", "zlib", "crypto"], message: "browser-safe module: no Node built-ins" };
-/** server/ reaches shared/ through a folder's entry (`index.js`, `browser.js`) or a top-level module, never a module inside a folder. */
+/** server/ and web/ reach shared/ through a folder's entry (`index.js`, `browser.js`) or a top-level module, never a module inside a folder. */
 const THROUGH_ENTRIES = { regex: "^(\\.\\./)+shared/([^/]+/)+(?!(index|browser)\\.js$)[^/]+$", message: "import shared/ through the folder's entry (its index.js), not a module path (docs/architecture.md)" };
 const isBrowserSafe = (file) =>
   (/^(web\/|shared\/(session|viewer|remote)\/)/.test(file) || file === "shared/browser.ts") && !/\.node\.ts$/.test(file) && file !== "shared/remote/index.ts";
@@ -49,5 +49,5 @@ export default tseslint.config(
   // Code the browser also runs (web/, shared/session, shared/viewer, shared/remote, the browser
   // entry; not *.node.ts) must not reach for Node built-ins either: one set of options per rule
   // and file, so both restrictions go into the same blocks.
-  ...layerImportRules(path.dirname(fileURLToPath(import.meta.url)), (file) => [...(isBrowserSafe(file) ? [NODE_BUILTINS] : []), ...(file.startsWith("server/") ? [THROUGH_ENTRIES] : [])]),
+  ...layerImportRules(path.dirname(fileURLToPath(import.meta.url)), (file) => [...(isBrowserSafe(file) ? [NODE_BUILTINS] : []), ...(/^(server|web)\//.test(file) ? [THROUGH_ENTRIES] : [])]),
 );

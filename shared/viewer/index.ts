@@ -49,6 +49,10 @@ export { archiveManifestSummary, filesystemMetaView } from "./filesystem-meta.js
 // What server/ uses of this folder besides the rest of this list: it imports through this entry, never a module path (lint holds it).
 export type { ServerErrorCode } from "./server-errors.js";
 export { SERVER_ERROR_CODES } from "./server-errors.js";
-export type { FileDiffView } from "./types.js";
 export type { ResolvedWorkspace } from "./workspace-resolve.js";
 export { bundleWorkspace, resolveWorkspace, workspaceMetaView } from "./workspace-resolve.js";
+
+// What web/ uses of this folder besides the rest of this list: it imports through this entry, never a module path (lint holds it).
+export { crc32 } from "./crc32.js";
+export type { UnifiedDiffFile } from "./unified-diff.js";
+export { parseUnifiedDiff } from "./unified-diff.js";

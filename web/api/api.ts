@@ -5,11 +5,11 @@
  * functions the server runs. Response types are
  * the library's, derived from the TypeBox schemas the server declares its routes with.
  */
-import type * as V from "../../shared/viewer/types.js";
-import type { RunPageQuery } from "../../shared/viewer/run-page.js";
+import type * as V from "../../shared/viewer/index.js";
+import type { RunPageQuery } from "../../shared/viewer/index.js";
 import type { BundleApi } from "./bundle-api.js";
 
-export type { RunPageQuery } from "../../shared/viewer/run-page.js";
+export type { RunPageQuery } from "../../shared/viewer/index.js";
 
 export type BrowseResponse = V.BrowseView;
 export type FileContentResponse = V.FileContentView;

@@ -7,7 +7,7 @@
  * on it unchanged.
  */
 import type { LogQuery, TranscriptQuery } from "../../shared/debug-bundle/index.js";
-import type * as B from "../../shared/debug-bundle/types.js";
+import type * as B from "../../shared/debug-bundle/index.js";
 
 export type BundleCompareResponse = B.BundleCompareView;
 export type BundleFileResponse = B.BundleFileView;

@@ -3,7 +3,7 @@
  * "WINK debug bundles"). Agent data (log context, members, search snippets) is read with
  * the lossless parser, so integers beyond 2^53 stay exact.
  */
-import type * as B from "../../shared/debug-bundle/types.js";
+import type * as B from "../../shared/debug-bundle/index.js";
 import { ApiError } from "./api.js";
 import type { BundleApi, BundleMemberKind, BundleSearchParams, LogsParams, TranscriptParams } from "./bundle-api.js";
 

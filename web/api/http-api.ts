@@ -3,7 +3,7 @@
  * `response.json()`: integers beyond 2^53 arrive as `bigint`, so what the user sees is
  * exactly what the agent wrote.
  */
-import { parsePythonJson } from "../../shared/session/python-json-parse.js";
+import { parsePythonJson } from "../../shared/session/browser.js";
 import type { Api, ChangeNotice, RunPageQuery, SearchScope, SnapshotRef } from "./api.js";
 import { ApiError } from "./api.js";
 import { subscribeShared } from "./shared-events.js";

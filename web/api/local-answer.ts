@@ -4,10 +4,10 @@
  * into `ApiError`s carrying the status the server would give.
  */
 import { ERROR_CODES, WinkError } from "../../shared/errors.js";
-import { parsePythonJson } from "../../shared/session/python-json-parse.js";
-import { toStrictJson } from "../../shared/session/strict-json.js";
-import type { ServerErrorCode } from "../../shared/viewer/server-errors.js";
-import { SERVER_ERROR_CODES } from "../../shared/viewer/server-errors.js";
+import { parsePythonJson } from "../../shared/session/browser.js";
+import { toStrictJson } from "../../shared/session/browser.js";
+import type { ServerErrorCode } from "../../shared/viewer/index.js";
+import { SERVER_ERROR_CODES } from "../../shared/viewer/index.js";
 import { ApiError } from "./api.js";
 
 /** The same value as the HTTP API would deliver it (bigints exact, non-finite floats as markers). */

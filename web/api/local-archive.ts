@@ -15,15 +15,15 @@
  */
 import JSZip from "jszip";
 import { FileNotFoundError, IsADirectoryError } from "../../shared/errors.js";
-import { checkManifest, readArchiveCatalog, withArchivePath, type ArchiveCatalog } from "../../shared/archive/catalog.js";
-import { corrupt, memoryRange, type CentralEntry, type ReadRange } from "../../shared/archive/central-directory.js";
-import { checkEntryLimits, checkInflated, inflatedTooMuch, locateEntry } from "../../shared/archive/entry-checks.js";
-import { resolveArchiveLimits, type ArchiveLimits } from "../../shared/filesystem/archive-limits.js";
-import type { ArchiveManifest } from "../../shared/archive/manifest.js";
-import { CENTRAL_HEADER_SIZE, EOCD_SIZE, LOCAL_HEADER_SIZE, METHOD_DEFLATE, METHOD_STORED, SIG_CENTRAL_HEADER, SIG_EOCD, SIG_LOCAL_HEADER, U32_MAX } from "../../shared/archive/zip-format.js";
-import { comparePaths } from "../../shared/filesystem/paths.js";
-import type { FileIndexEntry, FileSource } from "../../shared/viewer/file-source.js";
-import { crc32 } from "../../shared/viewer/crc32.js";
+import { checkManifest, readArchiveCatalog, withArchivePath, type ArchiveCatalog } from "../../shared/archive/browser.js";
+import { corrupt, memoryRange, type CentralEntry, type ReadRange } from "../../shared/archive/browser.js";
+import { checkEntryLimits, checkInflated, inflatedTooMuch, locateEntry } from "../../shared/archive/browser.js";
+import { resolveArchiveLimits, type ArchiveLimits } from "../../shared/filesystem/browser.js";
+import type { ArchiveManifest } from "../../shared/archive/browser.js";
+import { CENTRAL_HEADER_SIZE, EOCD_SIZE, LOCAL_HEADER_SIZE, METHOD_DEFLATE, METHOD_STORED, SIG_CENTRAL_HEADER, SIG_EOCD, SIG_LOCAL_HEADER, U32_MAX } from "../../shared/archive/browser.js";
+import { comparePaths } from "../../shared/filesystem/browser.js";
+import type { FileIndexEntry, FileSource } from "../../shared/viewer/index.js";
+import { crc32 } from "../../shared/viewer/index.js";
 
 export interface LocalArchive {
   readonly source: FileSource;

@@ -6,9 +6,9 @@
  */
 import { DebugBundle, bundleMetaView, compareBundles, groupBundles, previousRun, sameRequest, searchBundles } from "../../shared/debug-bundle/index.js";
 import type { BundleSummaryView } from "../../shared/debug-bundle/index.js";
-import { BUNDLE_MEMBERS, looksLikeDebugBundle } from "../../shared/debug-bundle/layout.js";
-import type { SnapshotMetaView } from "../../shared/viewer/types.js";
-import type * as B from "../../shared/debug-bundle/types.js";
+import { BUNDLE_MEMBERS, looksLikeDebugBundle } from "../../shared/debug-bundle/index.js";
+import type { SnapshotMetaView } from "../../shared/viewer/index.js";
+import type * as B from "../../shared/debug-bundle/index.js";
 import type { ApiError } from "./api.js";
 import type { BundleApi, BundleMemberKind, BundleSearchParams, LogsParams, TranscriptParams } from "./bundle-api.js";
 import { answer, serverError } from "./local-answer.js";

@@ -19,7 +19,7 @@ import { BUNDLE_PAGE_SIZE, transcriptQuery } from "../../queries/options.js";
 import { useKeymap } from "../../state/shortcuts.js";
 import { useNavigate } from "../../state/url-store.js";
 import type { FacetFilter } from "../../state/view-state.js";
-import { parsePythonJson } from "../../../shared/session/python-json-parse.js";
+import { parsePythonJson } from "../../../shared/session/browser.js";
 import { visibleText } from "../slices/json-model.js";
 import { sanitizeHtml } from "../slices/sanitize.js";
 import { TruncatedText } from "../slices/TruncatedText.js";

@@ -1,5 +1,5 @@
 /** What an item card's header says about the item: a name and, for tool calls, the outcome. */
-import { isJsonObject, ownValue } from "../../../shared/session/json-value.js";
+import { isJsonObject, ownValue } from "../../../shared/session/browser.js";
 
 export interface ItemSummary {
   readonly title: string | null;

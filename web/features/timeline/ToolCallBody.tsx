@@ -6,7 +6,7 @@
  */
 import { Suspense, lazy, useMemo } from "react";
 import type { ReactNode } from "react";
-import { diffText } from "../../../shared/viewer/text-diff.js";
+import { diffText } from "../../../shared/viewer/index.js";
 import { Spinner } from "../../components/feedback.js";
 import { Link } from "../../components/Link.js";
 import { usePreferences } from "../../state/preferences.js";
