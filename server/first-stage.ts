@@ -10,7 +10,7 @@
 import http from "node:http";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { toStrictJson } from "../shared/session/index.js";
-import { describeError, errorJson } from "./errors.js";
+import { describeError, errorJson } from "./http/errors.js";
 import { limitConnections } from "./http/connection-limits.js";
 import type { ConnectionCount, ConnectionLimits } from "./http/connection-limits.js";
 import { boundHostNames, refuseUpgrades, requestRefusal } from "./http/request-origin.js";

@@ -14,7 +14,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
-import { ServerError, errorJson } from "../errors.js";
+import { ServerError, errorJson } from "./errors.js";
 
 const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
 const WILDCARDS = new Set(["0.0.0.0", "::", "[::]", ""]);

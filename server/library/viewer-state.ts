@@ -7,7 +7,7 @@ import path from "node:path";
 import type { SessionFileIndex, SessionIndexEntry, SessionSnapshot } from "../../shared/session/index.js";
 import { SessionLoadError, SourceError } from "../../shared/errors.js";
 import type { IndexedSnapshotLine } from "../../shared/viewer/index.js";
-import { ServerError, echoedName, notFound } from "../errors.js";
+import { ServerError, echoedName, notFound } from "../http/errors.js";
 import type { DebugBundle } from "../../shared/debug-bundle/index.js";
 import type { ArchiveCache } from "./archive-cache.js";
 import type { DebugBundles } from "./debug-bundles.js";

@@ -10,7 +10,7 @@
 import type { FastifyPluginAsync } from "fastify";
 import fp from "fastify-plugin";
 import { SourceError } from "../../shared/errors.js";
-import { describeError, errorJson } from "../errors.js";
+import { describeError, errorJson } from "../http/errors.js";
 
 const plugin: FastifyPluginAsync = async (app) => {
   app.setErrorHandler(async (error, request, reply) => {

@@ -5,7 +5,7 @@
  */
 import type { FastifyPluginAsync } from "fastify";
 import fp from "fastify-plugin";
-import { ServerError } from "../errors.js";
+import { ServerError } from "../http/errors.js";
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 

@@ -13,7 +13,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { BUNDLE_MEMBERS, BUNDLE_SEARCH_SCOPES, compareBundles, groupBundles, previousRun, sameRequest, searchBundles } from "../../shared/debug-bundle/index.js";
 import type { BundleSearchScope, BundleSummaryView, DebugBundle } from "../../shared/debug-bundle/index.js";
-import { badRequest, echoedName, notFound } from "../errors.js";
+import { badRequest, echoedName, notFound } from "../http/errors.js";
 import type { SessionFileRecord } from "../library/snapshot-directory.js";
 import { compileLinearRegex } from "../library/linear-regex.js";
 import type { ViewerState } from "../library/viewer-state.js";

@@ -6,7 +6,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { countChangedLines, diffFileContents, diffSlice, diffSliceSummaries, diffStats, diffWorkspaces, planFileDiff, readFileDiffContents } from "../../shared/viewer/index.js";
 import type { LineCounter, LineCounts, SnapshotRefView } from "../../shared/viewer/index.js";
-import { badRequest } from "../errors.js";
+import { badRequest } from "../http/errors.js";
 import { gitDiffHunks } from "../library/git-diff.js";
 import type { Selection, ViewerState } from "../library/viewer-state.js";
 import { errorResponses } from "../schemas/common.js";

@@ -12,7 +12,7 @@ import type { FileIndexEntry, FileSource } from "../../shared/viewer/index.js";
 import { toStrictJson } from "../../shared/session/index.js";
 import type { MemoryBudget } from "../library/weighted-cache.js";
 import { WeightedCache } from "../library/weighted-cache.js";
-import { notFound } from "../errors.js";
+import { notFound } from "../http/errors.js";
 import type { Selection, ViewerState } from "../library/viewer-state.js";
 import { filesystemMeta } from "../library/workspace-source.js";
 import { DATA_CSP } from "../http/response-headers.js";

@@ -8,7 +8,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { lazySlicePage, lazySnapshotEntries, snapshotEntries, slicePage, slicePageLength } from "../../shared/viewer/index.js";
-import { badRequest, notFound } from "../errors.js";
+import { badRequest, notFound } from "../http/errors.js";
 import { metaFor } from "../library/snapshot-meta.js";
 import type { Selection, ViewerState } from "../library/viewer-state.js";
 import { indexedLine } from "../library/viewer-state.js";

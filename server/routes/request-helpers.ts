@@ -9,7 +9,7 @@ import type { StrictJsonChunkOptions } from "../../shared/session/index.js";
 import { strictJsonChunks } from "../../shared/session/index.js";
 import type { CpuPool } from "../cpu-pool.js";
 import type { ComputedResponses } from "../library/computed-responses.js";
-import { badRequest } from "../errors.js";
+import { badRequest } from "../http/errors.js";
 import type { SnapshotSelector } from "../library/viewer-state.js";
 
 /** The snapshot selector of a query (`file`, `line`, `session`). */

@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import path from "node:path";
 import { pageOfRuns, placeholderRunSummary, runSummary, searchRun, sessionEvents } from "../../shared/viewer/index.js";
 import type { RunSearchSession, RunSummaryView } from "../../shared/viewer/index.js";
-import { echoedName, notFound } from "../errors.js";
+import { echoedName, notFound } from "../http/errors.js";
 import { compileLinearRegex } from "../library/linear-regex.js";
 import type { StoreHealth } from "../library/remote-poller.js";
 import { runOf } from "../library/runs.js";

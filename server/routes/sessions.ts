@@ -7,7 +7,7 @@ import path from "node:path";
 import type { SessionLineError } from "../../shared/session/index.js";
 import { DEFAULT_LISTED_ERRORS, buildTimeline, sessionFileView } from "../../shared/viewer/index.js";
 import type { SessionFilePage, SessionFileView } from "../../shared/viewer/index.js";
-import { echoedName, notFound } from "../errors.js";
+import { echoedName, notFound } from "../http/errors.js";
 import type { SessionFileRecord } from "../library/snapshot-directory.js";
 import type { UndoStores } from "../library/undo-stores.js";
 import type { ViewerState } from "../library/viewer-state.js";

@@ -6,7 +6,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { timelineChanges, toolCallFileDiff } from "../../shared/viewer/index.js";
 import type { SnapshotRefView, TimelineView } from "../../shared/viewer/index.js";
-import { notFound } from "../errors.js";
+import { notFound } from "../http/errors.js";
 import { gitDiffHunks } from "../library/git-diff.js";
 import type { UndoStores } from "../library/undo-stores.js";
 import type { Selection, ViewerState } from "../library/viewer-state.js";

@@ -5,12 +5,12 @@
  */
 
 import type { FastifyError } from "fastify";
-import { ERROR_CODES, WinkError } from "../shared/errors.js";
-import type { ServerErrorCode } from "../shared/viewer/index.js";
-import { SERVER_ERROR_CODES } from "../shared/viewer/index.js";
+import { ERROR_CODES, WinkError } from "../../shared/errors.js";
+import type { ServerErrorCode } from "../../shared/viewer/index.js";
+import { SERVER_ERROR_CODES } from "../../shared/viewer/index.js";
 
-export type { ServerErrorCode } from "../shared/viewer/index.js";
-export { SERVER_ERROR_CODES } from "../shared/viewer/index.js";
+export type { ServerErrorCode } from "../../shared/viewer/index.js";
+export { SERVER_ERROR_CODES } from "../../shared/viewer/index.js";
 
 /** An error the server answers with its table status and `{detail: message}`. */
 export class ServerError extends Error {

@@ -3,11 +3,11 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { FileNotFoundError, SessionLoadError } from "../shared/errors.js";
+import { FileNotFoundError, SessionLoadError } from "../../shared/errors.js";
 import { SERVER_ERROR_CODES, ServerError } from "./errors.js";
-import { packageRoot } from "./package-root.js";
+import { packageRoot } from "../package-root.js";
 import { describeError } from "./errors.js";
-import { FIXTURES, cleanUp, get, testApp } from "./server.test-support.js";
+import { FIXTURES, cleanUp, get, testApp } from "../server.test-support.js";
 
 afterEach(cleanUp);
 
