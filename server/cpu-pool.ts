@@ -28,7 +28,7 @@ export interface CpuPoolOptions {
 interface Pending {
   readonly task: CpuTask;
   readonly transfer: readonly ArrayBuffer[];
-  readonly resolve: (json: Uint8Array) => void;
+  readonly resolve: (json: Uint8Array[]) => void;
   readonly reject: (error: unknown) => void;
 }
 
@@ -66,13 +66,14 @@ export class CpuPool {
   }
 
   /**
-   * Runs `task` on the worker thread; resolves with its JSON response bytes. Its byte arrays
+   * Runs `task` on the worker thread; resolves with its JSON response bytes, in chunks (a
+   * huge answer is never joined into one buffer, see `sendJsonBytes`). Its byte arrays
    * are copied, except the buffers in `transfer`, which move to the thread (the caller must
    * own them whole and not use them again).
    */
-  run(task: CpuTask, transfer: readonly ArrayBuffer[] = []): Promise<Uint8Array> {
+  run(task: CpuTask, transfer: readonly ArrayBuffer[] = []): Promise<Uint8Array[]> {
     if (this.#closed) return Promise.reject(new Error("The server is shutting down"));
-    return new Promise<Uint8Array>((resolve, reject) => {
+    return new Promise<Uint8Array[]>((resolve, reject) => {
       this.#queue.push({ task, transfer, resolve, reject });
       this.#next();
     });
@@ -132,7 +133,7 @@ export class CpuPool {
     this.#next();
   }
 
-  #finish(error: unknown, json?: Uint8Array): void {
+  #finish(error: unknown, json?: Uint8Array[]): void {
     const current = this.#current;
     if (current === null) return;
     this.#current = null;
