@@ -57,8 +57,8 @@ Options:
   -r, --recursive  also serve subdirectories (e.g. an EvalLoop's {target}/{request_id}/*.zip)
   --memory MIB     memory for caches (parsed session lines, archive indexes, file
                    contents, blocks read from a remote store), in MiB (default ${DEFAULT_MEMORY_BYTES / MIB});
-                   the process uses about this plus 70 MiB, plus twice the largest
-                   line while it parses (~6x a line of 100 MiB while /api/raw writes it)
+                   the process uses about this plus 70 MiB, plus ~3x the largest
+                   line while it parses it (~1.3x a line of 100 MiB while /api/raw writes it)
   --cache-dir DIR  keep what is read from a remote store (blocks, session indexes) in DIR
                    (created 0700), so a later start reads it from disk instead of the
                    store (only for the same ETag); without it nothing is written anywhere.

@@ -17,6 +17,7 @@ import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { ERROR_CODES, WinkError, type ErrorCode } from "../shared/errors.js";
 import type { CpuReply, CpuRequest, CpuTask } from "./cpu-worker.js";
+import { collectGarbageSoon } from "./library/memory-pressure.js";
 
 export type { CpuTask } from "./cpu-worker.js";
 
@@ -28,7 +29,9 @@ export interface CpuPoolOptions {
 interface Pending {
   readonly task: CpuTask;
   readonly transfer: readonly ArrayBuffer[];
-  readonly resolve: (json: Uint8Array) => void;
+  /** Each chunk of the answer, as the worker posts it. */
+  readonly onChunk: (chunk: Uint8Array) => void;
+  readonly resolve: () => void;
   readonly reject: (error: unknown) => void;
 }
 
@@ -66,14 +69,26 @@ export class CpuPool {
   }
 
   /**
-   * Runs `task` on the worker thread; resolves with its JSON response bytes. Its byte arrays
-   * are copied, except the buffers in `transfer`, which move to the thread (the caller must
-   * own them whole and not use them again).
+   * Runs `task` on the worker thread; resolves with its JSON response bytes, in the chunks
+   * the worker wrote them in (see {@link stream}).
    */
-  run(task: CpuTask, transfer: readonly ArrayBuffer[] = []): Promise<Uint8Array> {
+  async run(task: CpuTask, transfer: readonly ArrayBuffer[] = []): Promise<Uint8Array[]> {
+    const chunks: Uint8Array[] = [];
+    await this.stream(task, transfer, (chunk) => chunks.push(chunk));
+    return chunks;
+  }
+
+  /**
+   * Runs `task` on the worker thread, handing each chunk of its JSON response bytes to
+   * `onChunk` as soon as the worker posts it (a huge answer is then never whole on either
+   * thread); resolves when the answer is complete. Its byte arrays are copied, except the
+   * buffers in `transfer`, which move to the thread (the caller must own them whole and not
+   * use them again).
+   */
+  stream(task: CpuTask, transfer: readonly ArrayBuffer[], onChunk: (chunk: Uint8Array) => void): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("The server is shutting down"));
-    return new Promise<Uint8Array>((resolve, reject) => {
-      this.#queue.push({ task, transfer, resolve, reject });
+    return new Promise<void>((resolve, reject) => {
+      this.#queue.push({ task, transfer, onChunk, resolve, reject });
       this.#next();
     });
   }
@@ -110,8 +125,15 @@ export class CpuPool {
     const spec = workerSpec();
     const worker = new Worker(spec.source, { eval: spec.eval, workerData: spec.workerData });
     worker.on("message", (reply: CpuReply) => {
-      if (this.#current?.id !== reply.id) return;
-      if (reply.ok) this.#finish(null, reply.json);
+      const current = this.#current;
+      if (current?.id !== reply.id) return;
+      if ("chunk" in reply) {
+        current.onChunk(reply.chunk);
+        return;
+      }
+      // The task's huge input, handed back to be freed here (see cpu-worker.ts).
+      if (reply.spent !== undefined) collectGarbageSoon();
+      if (reply.ok) this.#finish(null);
       else this.#finish(rebuild(reply.error));
       this.#next();
     });
@@ -132,12 +154,12 @@ export class CpuPool {
     this.#next();
   }
 
-  #finish(error: unknown, json?: Uint8Array): void {
+  #finish(error: unknown): void {
     const current = this.#current;
     if (current === null) return;
     this.#current = null;
     clearTimeout(current.timer);
-    if (error === null && json !== undefined) current.resolve(json);
+    if (error === null) current.resolve();
     else current.reject(error);
   }
 }

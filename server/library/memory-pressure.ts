@@ -8,14 +8,17 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 
-let collect: (() => void) | null | undefined;
+/** V8's `gc`: a full collection, or with `{ type: "minor" }` only the young generation (~1 ms). */
+type Collect = (options?: { type: "minor" | "major" }) => void;
 
-function collector(): (() => void) | null {
+let collect: Collect | null | undefined;
+
+function collector(): Collect | null {
   if (collect !== undefined) return collect;
   try {
     setFlagsFromString("--expose-gc");
     const gc = runInNewContext("gc") as unknown;
-    collect = typeof gc === "function" ? (gc as () => void) : null;
+    collect = typeof gc === "function" ? (gc as Collect) : null;
   } catch {
     collect = null;
   }
@@ -26,12 +29,21 @@ function collector(): (() => void) | null {
 export const COLLECT_AFTER_BYTES = 8 * 1024 * 1024;
 
 let pending: NodeJS.Immediate | null = null;
+let pendingType: "minor" | "major" = "minor";
 
-/** Schedules one full collection after the current work (coalesced). */
-export function collectGarbageSoon(): void {
+/**
+ * Schedules one collection after the current work (coalesced; a full one when any caller
+ * asked for it). `minor`: only the young generation, for short-lived objects that hold
+ * big buffers (the chunks of an answer sent as the worker writes it).
+ */
+export function collectGarbageSoon(type: "minor" | "major" = "major"): void {
+  if (type === "major") pendingType = "major";
   if (pending !== null) return;
   pending = setImmediate(() => {
+    const options = { type: pendingType };
     pending = null;
-    collector()?.();
+    pendingType = "minor";
+    collector()?.(options);
   });
 }
+

@@ -71,7 +71,7 @@ export const diffRoutes: FastifyPluginAsyncTypebox<DiffRoutesOptions> = async (a
   // held the event loop up to 2 s on this route, as jsdiff spent its budget on each.
   const countLines: LineCounter = async (before, after) => {
     if (before.byteLength + after.byteLength <= INLINE_DIFF_MAX_BYTES) return countChangedLines(before, after);
-    return JSON.parse(decoder.decode(await heavy.pool.run({ kind: "line-counts", before, after }))) as LineCounts;
+    return JSON.parse(decoder.decode(Buffer.concat(await heavy.pool.run({ kind: "line-counts", before, after })))) as LineCounts;
   };
 
   app.get("/api/diff/stat", { schema: { querystring: DiffQuery, response: { 200: DiffStat, ...errorResponses } } }, async (request) => {

@@ -80,13 +80,14 @@ export const legacyRoutes: FastifyPluginAsyncTypebox<LegacyRoutesOptions> = asyn
     // reader): written item by item (line → slices → slice → items → item), in bounded slices.
     const parsed = record.kind === "bundle" ? await state.snapshot(selection) : state.directory.cachedSnapshot(record, entry.lineNumber);
     if (parsed !== undefined) return sendStreamedJson(reply, parsed.raw, { streamDepth: 4 });
-    // Not parsed yet: parsed and written back on the worker thread (a 120 MiB line held the
-    // event loop ~2 s), kept in the memory budget for the file as this index read it.
+    // Not parsed yet: written from its bytes on the worker thread (a 120 MiB line held the
+    // event loop ~2 s) and sent as the worker writes it, kept in the memory budget for the
+    // file as this index read it when it fits there.
     const key = `raw\n${record.path}\n${entry.lineNumber}\n${index.dev}:${index.ino}:${index.sizeBytes}:${index.mtimeMs}`;
-    const json = await heavy.responses.get(key, async () => {
+    const json = await heavy.responses.stream(key, entry.byteLength, async (push) => {
       const bytes = await state.directory.readLine(record, entry.lineNumber);
       const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-      return heavy.pool.run({ kind: "raw-line", bytes, lineNumber: entry.lineNumber }, owned ? [bytes.buffer as ArrayBuffer] : []);
+      await heavy.pool.stream({ kind: "raw-line", bytes, lineNumber: entry.lineNumber }, owned ? [bytes.buffer as ArrayBuffer] : [], push);
     });
     return sendJsonBytes(reply, json);
   });

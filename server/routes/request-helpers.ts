@@ -8,7 +8,7 @@ import { resolveWorkspacePath } from "../../shared/filesystem/index.js";
 import type { StrictJsonChunkOptions } from "../../shared/session/index.js";
 import { strictJsonChunks } from "../../shared/session/index.js";
 import type { CpuPool } from "../cpu-pool.js";
-import type { ComputedResponses } from "../library/computed-responses.js";
+import type { ComputedResponses, JsonAnswer } from "../library/computed-responses.js";
 import { badRequest } from "../http/errors.js";
 import type { SnapshotSelector } from "../library/viewer-state.js";
 
@@ -63,7 +63,24 @@ export interface HeavyWork {
   readonly responses: ComputedResponses;
 }
 
-/** Sends JSON already serialised (the route's schema documents its shape). */
-export function sendJsonBytes(reply: FastifyReply, json: Uint8Array | string): FastifyReply {
-  return reply.type("application/json; charset=utf-8").send(typeof json === "string" ? json : Buffer.from(json.buffer, json.byteOffset, json.byteLength));
+/**
+ * Sends JSON already serialised (the route's schema documents its shape). Chunks are sent
+ * one after the other with the socket's back-pressure, never joined (a 100 MiB answer
+ * joined cost its size twice while it was); chunks still being written are sent as they come.
+ */
+export function sendJsonBytes(reply: FastifyReply, json: Uint8Array | string | JsonAnswer): FastifyReply {
+  reply.type("application/json; charset=utf-8");
+  if (typeof json === "string") return reply.send(json);
+  if (json instanceof Uint8Array) return reply.send(asBuffer(json));
+  if (Array.isArray(json)) {
+    const chunks = json as readonly Uint8Array[];
+    if (chunks.length === 1) return reply.send(asBuffer(chunks[0] as Uint8Array));
+    reply.header("content-length", chunks.reduce((total, chunk) => total + chunk.byteLength, 0));
+  }
+  return reply.send(Readable.from(json, { objectMode: false }));
 }
+
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
