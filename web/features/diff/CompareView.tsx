@@ -233,6 +233,22 @@ function changeTitle(change: FileChangeResponse): string {
   return `${change.status} ${change.path}`;
 }
 
+/**
+ * A rename's or copy's source, cut in the middle: its directories give way (ellipsis) before
+ * its file name does, so a long `from weakincentives/…/name.py` still says which file; the
+ * full path is in the title.
+ */
+function MovedFrom({ status, from }: { status: FileChangeResponse["status"]; from: string }) {
+  const slash = from.lastIndexOf("/");
+  return (
+    <span className="muted moved-from" title={from} data-testid="moved-from">
+      <span className="moved-word">{status === "renamed" ? "from" : "copy of"}</span>
+      {slash === -1 ? null : <span className="moved-dir">{from.slice(0, slash + 1)}</span>}
+      <span className="moved-base">{from.slice(slash + 1)}</span>
+    </span>
+  );
+}
+
 function ChangeList({ diff, tree, path, slice, viewed, onToggleViewed, statTruncated }: { diff: SnapshotDiffResponse; tree: ChangeTreeDirectory; path: string | undefined; slice: string | undefined; viewed: ReadonlySet<string>; onToggleViewed: (path: string) => void; statTruncated: boolean }) {
   const { files } = diff;
   const sliceChanges = diff.slices.filter((entry) => entry.status !== "unchanged");
@@ -269,7 +285,7 @@ function ChangeList({ diff, tree, path, slice, viewed, onToggleViewed, statTrunc
           <span className={`change-badge badge-${change.status}`}>{change.status === "copied" ? "C" : change.status[0]?.toUpperCase()}</span>
           <span className="change-name mono">
             {node.name}
-            {moved ? <span className="muted moved-from">{change.status === "renamed" ? "from" : "copy of"} {change.old_path}</span> : null}
+            {moved && change.old_path !== null ? <MovedFrom status={change.status} from={change.old_path} /> : null}
           </span>
           {moved ? <span className="similarity">{change.similarity} %</span> : null}
           <LineCount added={node.counts?.added ?? null} removed={node.counts?.removed ?? null} />
