@@ -234,15 +234,15 @@ function changeTitle(change: FileChangeResponse): string {
 }
 
 /**
- * A rename's or copy's source, cut in the middle: its directories give way (ellipsis) before
- * its file name does, so a long `from weakincentives/…/name.py` still says which file; the
- * full path is in the title.
+ * A rename's or copy's source, on a line of its own under the name (the whole width of the
+ * row), cut in the middle: its directories give way (ellipsis) before its file name does, so
+ * a long `from weakincentives/…/name.py` still says which file; the full path is in the title.
  */
 function MovedFrom({ status, from }: { status: FileChangeResponse["status"]; from: string }) {
   const slash = from.lastIndexOf("/");
   return (
     <span className="muted moved-from" title={from} data-testid="moved-from">
-      <span className="moved-word">{status === "renamed" ? "from" : "copy of"}</span>
+      <span className="moved-word">{status === "renamed" ? "from" : "copy of"}</span>{" "}
       {slash === -1 ? null : <span className="moved-dir">{from.slice(0, slash + 1)}</span>}
       <span className="moved-base">{from.slice(slash + 1)}</span>
     </span>
@@ -283,12 +283,10 @@ function ChangeList({ diff, tree, path, slice, viewed, onToggleViewed, statTrunc
           aria-current={change.path === path ? "true" : undefined}
         >
           <span className={`change-badge badge-${change.status}`}>{change.status === "copied" ? "C" : change.status[0]?.toUpperCase()}</span>
-          <span className="change-name mono">
-            {node.name}
-            {moved && change.old_path !== null ? <MovedFrom status={change.status} from={change.old_path} /> : null}
-          </span>
+          <span className="change-name mono">{node.name}</span>
           {moved ? <span className="similarity">{change.similarity} %</span> : null}
           <LineCount added={node.counts?.added ?? null} removed={node.counts?.removed ?? null} />
+          {moved && change.old_path !== null ? <MovedFrom status={change.status} from={change.old_path} /> : null}
         </Link>
       </li>
     );
