@@ -44,9 +44,9 @@ for (const size of [
     // The rename's source: its file name is drawn inside the row, the full path in the title.
     const from = row.getByTestId("moved-from");
     await expect(from).toHaveAttribute("title", FAILED_RUN_DEEP_RENAME.from);
-    const base = from.locator(".moved-base");
-    await expect(base).toHaveText(path.posix.basename(FAILED_RUN_DEEP_RENAME.from));
-    await expect(from).toContainText(`from ${path.posix.dirname(FAILED_RUN_DEEP_RENAME.from)}/`);
+    const base = from.locator(".cut-tail");
+    await expect(base).toHaveText(`/${path.posix.basename(FAILED_RUN_DEEP_RENAME.from)}`);
+    await expect(from).toHaveText(`from ${FAILED_RUN_DEEP_RENAME.from}`);
     const [baseBox, rowBox] = await Promise.all([base.boundingBox(), row.boundingBox()]);
     expect(baseBox).not.toBeNull();
     expect(rowBox).not.toBeNull();

@@ -11,6 +11,7 @@ import { Suspense, lazy, useEffect, useMemo, useRef } from "react";
 import type { CSSProperties, ReactNode, RefObject } from "react";
 import type { FileChangeResponse, SnapshotDiffResponse, SnapshotRef } from "../../api/api.js";
 import { sameRef } from "../../api/api.js";
+import { CutPath } from "../../components/CutPath.js";
 import { EmptyState, ErrorState, Spinner } from "../../components/feedback.js";
 import { formatBytes, formatTimestamp, plural, shortId } from "../../components/format.js";
 import { Icon } from "../../components/Icon.js";
@@ -239,12 +240,9 @@ function changeTitle(change: FileChangeResponse): string {
  * a long `from weakincentives/…/name.py` still says which file; the full path is in the title.
  */
 function MovedFrom({ status, from }: { status: FileChangeResponse["status"]; from: string }) {
-  const slash = from.lastIndexOf("/");
   return (
     <span className="muted moved-from" title={from} data-testid="moved-from">
-      <span className="moved-word">{status === "renamed" ? "from" : "copy of"}</span>{" "}
-      {slash === -1 ? null : <span className="moved-dir">{from.slice(0, slash + 1)}</span>}
-      <span className="moved-base">{from.slice(slash + 1)}</span>
+      <span className="moved-word">{status === "renamed" ? "from" : "copy of"}</span> <CutPath value={from} />
     </span>
   );
 }
