@@ -17,6 +17,8 @@ export type { RunInput } from "./run-model.js";
 export { buildRun, latestLines, placeholderRunSummary, runSummary } from "./run-model.js";
 export type { RunPage, RunPageQuery } from "./run-page.js";
 export { pageOfRuns } from "./run-page.js";
+export type { LandingProbe } from "./landing-run.js";
+export { LANDING_LOOKAHEAD_RUNS, landingRun } from "./landing-run.js";
 export type { RunSearchOptions, RunSearchSession } from "./run-search.js";
 export { searchRun } from "./run-search.js";
 export type { TextMatch, TextMatcher } from "./text-matcher.js";

@@ -175,10 +175,15 @@ export function buildRun(input: RunInput): RunView {
   }
   failures.sort((a, b) => compareTimes(a.created_at, b.created_at));
 
-  // The root session carries the failures its source records elsewhere (they ran in it).
-  if (root !== undefined && (extra.length > 0 || (input.recordedToolCalls ?? 0) > root.stats.tool_calls)) sessions[0] = { ...root, stats: withExtraFailures(root.stats, extra.length, input.recordedToolCalls ?? 0) };
+  // The root session carries the failures its source records elsewhere (they ran in it), and
+  // the run's own error: a session badge saying "ok" under a run that failed contradicted it.
+  const runFailed = (input.error ?? null) !== null;
+  if (root !== undefined && (extra.length > 0 || runFailed || (input.recordedToolCalls ?? 0) > root.stats.tool_calls)) {
+    const stats = withExtraFailures(root.stats, extra.length, input.recordedToolCalls ?? 0);
+    sessions[0] = { ...root, stats: runFailed ? { ...stats, outcome: "failed" } : stats };
+  }
   const spanStats: RunStatsView[] = input.span === undefined ? [] : [{ ...EMPTY_STATS, started_at: input.span.startedAt, ended_at: input.span.endedAt }];
-  const stats = withExtraFailures(combineStats([...sessions.map((session) => session.stats), ...spanStats], input.lineErrors.length > 0 || (input.error ?? null) !== null), 0, input.recordedToolCalls ?? 0);
+  const stats = withExtraFailures(combineStats([...sessions.map((session) => session.stats), ...spanStats], input.lineErrors.length > 0 || runFailed), 0, input.recordedToolCalls ?? 0);
   const summary: RunSummaryView = {
     source: input.source,
     title: (root === undefined ? null : root.title) ?? input.source.name,
