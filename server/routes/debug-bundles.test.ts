@@ -243,6 +243,21 @@ describe("discovery", () => {
     expect((await json<{ source: { path: string } }>(await testApp({ path: quiet }), "/api/run")).source.path).toBe(path.basename(ITERATIONS_BY_NAME[ITERATIONS_BY_NAME.length - 1] ?? ""));
   });
 
+  it("lists a JSON document beside the runs as not a session file, not as a run whose lines did not load", async () => {
+    const dir = await tempDir();
+    await cp(path.join(WINK_BUNDLE_FIXTURES, "index.json"), path.join(dir, "truth.json"));
+    await cp(path.join(WINK_BUNDLE_FIXTURES, fixtureBundle("01-small-success").file), path.join(dir, "run.zip"));
+    await writeFile(path.join(dir, "broken.jsonl"), "{not json\n");
+    const app = await testApp({ path: dir });
+    await json(app, "/api/files?wait=1");
+    const runs = (await json<{ runs: { source: { path: string }; state: string; problem: string | null; load_errors: number; stats: { outcome: string } }[] }>(app, "/api/runs")).runs;
+    const byPath = new Map(runs.map((run) => [run.source.path, run]));
+    expect(byPath.get("truth.json")).toMatchObject({ state: "not_session", load_errors: 0, stats: { outcome: "ok" }, problem: expect.stringMatching(/^Not a session file/) });
+    // A session file whose lines do not load is still a broken run.
+    expect(byPath.get("broken.jsonl")).toMatchObject({ state: "error", load_errors: 1, stats: { outcome: "failed" } });
+    expect(byPath.get("run.zip")?.state).toBe("ready");
+  });
+
   it("serves a bundle given directly, and the EvalLoop layout with -r", async () => {
     const evaluation = fixtureBundle("08-eval");
     const direct = await testApp({ path: path.join(WINK_BUNDLE_FIXTURES, evaluation.file) });
