@@ -10,7 +10,7 @@ import path from "node:path";
 import { FAILED_RUN_DEEP_RENAME, writeFailedRun } from "./fixtures/runs.js";
 import { startServer } from "./support/server.js";
 import type { RunningServer } from "./support/server.js";
-import { expect, test } from "./support/test.js";
+import { REVIEW_SIZES, expect, test } from "./support/test.js";
 
 let dir: string;
 let server: RunningServer;
@@ -25,10 +25,7 @@ test.afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-for (const size of [
-  { width: 1440, height: 900 },
-  { width: 1024, height: 768 },
-]) {
+for (const size of REVIEW_SIZES) {
   test(`at ${size.width}×${size.height} a long file name and a rename's source stay readable in the compare tree`, async ({ page, guarded }) => {
     await page.setViewportSize(size);
     await page.goto(server.url);

@@ -18,7 +18,7 @@ import { WINK_BUNDLE_FIXTURES } from "../fixtures/paths.js";
 import { FIXTURE_INDEX, fixtureBundle } from "../shared/debug-bundle/bundle.test-support.js";
 import { startServer } from "./support/server.js";
 import type { RunningServer } from "./support/server.js";
-import { expect, test } from "./support/test.js";
+import { REVIEW_SIZES, expect, test } from "./support/test.js";
 
 const FAILED = fixtureBundle("02-failed-run");
 /** A newer run of the folder that succeeded with no failed call (iteration 1 of 06). */
@@ -57,10 +57,7 @@ test.afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-for (const size of [
-  { width: 1440, height: 900 },
-  { width: 1024, height: 768 },
-]) {
+for (const size of REVIEW_SIZES) {
   test(`at ${size.width}×${size.height} the folder opens on its failed run, which nowhere says ok`, async ({ page, guarded }) => {
     expect(NEWER.file.slice(-19) > FAILED.file.slice(-19)).toBe(true);
     await page.setViewportSize(size);

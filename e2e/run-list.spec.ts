@@ -17,7 +17,7 @@ import { FIXTURE_INDEX, fixtureBundle } from "../shared/debug-bundle/bundle.test
 import { DEEP_TREE_LEVELS, deepTreeName, writeDeepTreeRun } from "./fixtures/deep-tree-run.js";
 import { startServer } from "./support/server.js";
 import type { RunningServer } from "./support/server.js";
-import { expect, test } from "./support/test.js";
+import { REVIEW_SIZES, expect, test } from "./support/test.js";
 
 const ITERATIONS = FIXTURE_INDEX.filter((fixture) => fixture.scenario === "06-iterations").sort((a, b) => (a.iteration ?? 0) - (b.iteration ?? 0));
 const FIRST = ITERATIONS[0] ?? fixtureBundle("06-iterations");
@@ -43,10 +43,7 @@ test.afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-for (const size of [
-  { width: 1440, height: 900 },
-  { width: 1024, height: 768 },
-]) {
+for (const size of REVIEW_SIZES) {
   test(`at ${size.width}×${size.height} the run list is quiet, grouped and readable`, async ({ page, guarded }) => {
     await page.setViewportSize(size);
     await page.goto(server.url);

@@ -12,7 +12,7 @@ import type { Locator } from "@playwright/test";
 import { LONG_PATHS_WRITES, writeLongPathsRun } from "./fixtures/long-paths-run.js";
 import { startServer } from "./support/server.js";
 import type { RunningServer } from "./support/server.js";
-import { expect, test } from "./support/test.js";
+import { REVIEW_SIZES, expect, test } from "./support/test.js";
 
 let dir: string;
 let file: string;
@@ -42,10 +42,7 @@ function whole(locator: Locator): Promise<boolean> {
   return locator.evaluate((element) => element.scrollWidth <= element.clientWidth);
 }
 
-for (const size of [
-  { width: 1440, height: 900 },
-  { width: 1024, height: 768 },
-]) {
+for (const size of REVIEW_SIZES) {
   test(`at ${size.width}×${size.height} the rows keep the tool and the file name beside the open event panel`, async ({ page, guarded }) => {
     await page.setViewportSize(size);
     await page.goto(`${server.url}?file=${file}&line=2&view=timeline&event=${FIRST_WRITE + 4}`);
