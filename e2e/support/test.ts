@@ -72,4 +72,10 @@ export const test = base.extend<{ guarded: Guarded }>({
   },
 });
 
+/** The screens the review journeys are checked at: a desktop and a laptop. */
+export const REVIEW_SIZES = [
+  { width: 1440, height: 900 },
+  { width: 1024, height: 768 },
+] as const;
+
 export { expect };

@@ -5,10 +5,10 @@
  * request). A bundle's run adds what the bundle holds beyond its session: `error.json`, its
  * panels, and the failed calls of its transcript.
  */
-import { bundleRunParts } from "../../shared/debug-bundle/index.js";
+import { BUNDLE_MEMBERS, bundleRunParts } from "../../shared/debug-bundle/index.js";
 import { findFilesystemSnapshotRef } from "../../shared/session/index.js";
 import type { SessionFileIndex, SessionSnapshot } from "../../shared/session/index.js";
-import { buildRun, latestLines } from "../../shared/viewer/index.js";
+import { buildRun, landingRun, latestLines } from "../../shared/viewer/index.js";
 import type { RunView } from "../../shared/viewer/index.js";
 import { isoTime } from "./iso-time.js";
 import type { SessionFileRecord } from "./snapshot-directory.js";
@@ -29,6 +29,28 @@ export async function runOf(state: ViewerState, record: SessionFileRecord): Prom
   runs.set(index, building);
   building.catch(() => runs.delete(index));
   return building;
+}
+
+/** How long the landing page looks for a failed run (past it, the newest run that loads is shown, or the failed one found by then). */
+export const LANDING_LOOKAHEAD_MS = 1_000;
+
+/**
+ * The run the landing page opens (`/api/run` without a file; shared/viewer/landing-run.ts):
+ * of the newest few, the newest run that failed (a bundle with `error.json`, known without
+ * building its run), else the newest with a failed call, else the newest run that loads;
+ * null when none loads. `records` is newest first. On a remote store only runs already
+ * indexed are looked at (indexing one costs its whole object). The runs built here are the
+ * ones the sidebar's first page builds next (they are cached).
+ */
+export async function landingRecord(state: ViewerState, records: readonly SessionFileRecord[], now: () => number = Date.now): Promise<SessionFileRecord | null> {
+  const until = now() + LANDING_LOOKAHEAD_MS;
+  return landingRun(records, {
+    loads: async (record) => ((await state.directory.ensureIndexed(record).catch(() => null))?.entries.length ?? 0) > 0,
+    failed: async (record) => record.kind === "bundle" && state.bundles !== null && (await state.bundles.open(record.absolutePath, record.path).catch(() => null))?.has(BUNDLE_MEMBERS.error) === true,
+    failedCalls: async (record) => (await runOf(state, record).catch(() => null))?.stats.outcome === "failed",
+    skip: (record) => state.directory.store.remote && record.index === null,
+    timeLeft: () => now() < until,
+  });
 }
 
 async function build(state: ViewerState, record: SessionFileRecord, index: SessionFileIndex): Promise<RunView> {

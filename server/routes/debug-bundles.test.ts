@@ -218,6 +218,46 @@ describe("discovery", () => {
     expect(listed.runs.map((run) => run.source.path)).toEqual([...names].reverse());
   });
 
+  it("lands on the newest failed run, not on the newer successful one beside it", async () => {
+    const dir = await tempDir();
+    const failed = fixtureBundle("02-failed-run");
+    const newer = FIXTURE_INDEX.filter((fixture) => fixture.status === "success" && fixture.file.slice(-19) > failed.file.slice(-19));
+    expect(newer.length).toBeGreaterThan(1);
+    for (const fixture of [failed, ...newer]) await cp(path.join(WINK_BUNDLE_FIXTURES, fixture.file), path.join(dir, path.basename(fixture.file)));
+    const app = await testApp({ path: dir });
+    const listed = await json<{ runs: { source: { path: string } }[] }>(app, "/api/runs");
+    expect(listed.runs[0]?.source.path).not.toBe(path.basename(failed.file));
+    const landing = await json<{ source: { path: string }; error: { type: string } | null }>(app, "/api/run");
+    expect(landing.source.path).toBe(path.basename(failed.file));
+    expect(landing.error?.type).toBe("PromptEvaluationError");
+    // With no run that failed as a whole, the newest with a failed call.
+    const calm = await tempDir();
+    for (const fixture of newer) await cp(path.join(WINK_BUNDLE_FIXTURES, fixture.file), path.join(calm, path.basename(fixture.file)));
+    const calmApp = await testApp({ path: calm });
+    // Of the runs that succeeded, 05 (a failed search) and 03 (three failed calls) had calls
+    // that failed: the newer of them is opened, not 08, the newest.
+    expect((await json<{ source: { path: string } }>(calmApp, "/api/run")).source.path).toBe(path.basename(fixtureBundle("05-odd-values").file));
+    const quiet = await tempDir();
+    for (const fixture of FIXTURE_INDEX.filter((candidate) => candidate.scenario === "06-iterations")) await cp(path.join(WINK_BUNDLE_FIXTURES, fixture.file), path.join(quiet, path.basename(fixture.file)));
+    // With no failed run at all, the newest run.
+    expect((await json<{ source: { path: string } }>(await testApp({ path: quiet }), "/api/run")).source.path).toBe(path.basename(ITERATIONS_BY_NAME[ITERATIONS_BY_NAME.length - 1] ?? ""));
+  });
+
+  it("lists a JSON document beside the runs as not a session file, not as a run whose lines did not load", async () => {
+    const dir = await tempDir();
+    await cp(path.join(WINK_BUNDLE_FIXTURES, "index.json"), path.join(dir, "truth.json"));
+    await cp(path.join(WINK_BUNDLE_FIXTURES, fixtureBundle("01-small-success").file), path.join(dir, "run.zip"));
+    await writeFile(path.join(dir, "broken.jsonl"), "{not json\n");
+    const app = await testApp({ path: dir });
+    await json(app, "/api/files?wait=1");
+    const runs = (await json<{ runs: { source: { path: string }; state: string; problem: string | null; load_errors: number; stats: { outcome: string } }[] }>(app, "/api/runs")).runs;
+    const byPath = new Map(runs.map((run) => [run.source.path, run]));
+    expect(byPath.get("truth.json")).toMatchObject({ state: "not_session", load_errors: 0, stats: { outcome: "ok" }, problem: expect.stringMatching(/^Not a session file/) });
+    // A session file whose lines do not load is still a broken run.
+    expect(byPath.get("broken.jsonl")).toMatchObject({ state: "error", load_errors: 1, stats: { outcome: "failed" } });
+    expect(byPath.get("run.zip")?.state).toBe("ready");
+  });
+
   it("serves a bundle given directly, and the EvalLoop layout with -r", async () => {
     const evaluation = fixtureBundle("08-eval");
     const direct = await testApp({ path: path.join(WINK_BUNDLE_FIXTURES, evaluation.file) });

@@ -10,7 +10,7 @@ import type { RunSearchSession, RunSummaryView } from "../../shared/viewer/index
 import { echoedName, notFound } from "../http/errors.js";
 import { compileLinearRegex } from "../library/linear-regex.js";
 import type { StoreHealth } from "../library/remote-poller.js";
-import { runOf } from "../library/runs.js";
+import { landingRecord, runOf } from "../library/runs.js";
 import { listedTimeMs } from "../library/snapshot-directory.js";
 import type { SessionFileRecord } from "../library/snapshot-directory.js";
 import type { ViewerState } from "../library/viewer-state.js";
@@ -69,18 +69,16 @@ export const runRoutes: FastifyPluginAsyncTypebox<RunRoutesOptions> = async (app
     return waiting(record, Math.max(Date.now() - started, directory.indexingFor(record) ?? 0));
   };
 
-  /** The run a request names, or the newest run that loads. */
+  /** The run a request names, or the landing page's (`landingRecord`: the newest failed run of the newest few, else the newest that loads). */
   const recordOf = async (file: string | undefined): Promise<SessionFileRecord> => {
     if (file !== undefined) {
       const record = directory.get(file);
       if (record === undefined) throw notFound(`Unknown session file: ${echoedName(file)}`);
       return record;
     }
-    for (const record of directory.newestFirst()) {
-      const index = await directory.ensureIndexed(record).catch(() => null);
-      if (index !== null && index.entries.length > 0) return record;
-    }
-    throw notFound("No session file of the directory holds a loadable line");
+    const landing = await landingRecord(state, directory.newestFirst());
+    if (landing === null) throw notFound("No session file of the directory holds a loadable line");
+    return landing;
   };
 
   app.get("/api/runs", { schema: { querystring: RunsQuery, response: { 200: RunList, ...errorResponses } } }, async (request) => {

@@ -15,7 +15,7 @@ afterAll(async () => {
 });
 
 /** The run of a fixture bundle, built as the server and the in-browser API build it. */
-async function runOf(fixture: FixtureBundle): Promise<RunView> {
+async function runOf(fixture: FixtureBundle, options: { withoutTranscript?: boolean } = {}): Promise<RunView> {
   const handle = await openBundleFile(fixturePath(fixture));
   opened.push(handle);
   const { bundle } = handle;
@@ -23,7 +23,10 @@ async function runOf(fixture: FixtureBundle): Promise<RunView> {
   const lines = session.entries.map((entry) => ({ lineNumber: entry.lineNumber, summary: entry }));
   const latest = new Map<string, SessionSnapshot>();
   for (const [id, line] of latestLines(lines)) latest.set(id, session.snapshot(line) as SessionSnapshot);
-  return buildRun({ ...(await bundleRunParts(bundle)), source: { kind: "bundle", path: fixture.file, name: bundle.name }, modifiedAt: fixture.created_at, lines, lineErrors: session.errors, latest });
+  const parts = await bundleRunParts(bundle);
+  // Without its transcript a failed run records no call at all, failed or not.
+  const extra = options.withoutTranscript === true ? { extraFailures: [], recordedToolCalls: 0 } : {};
+  return buildRun({ ...parts, ...extra, source: { kind: "bundle", path: fixture.file, name: bundle.name }, modifiedAt: fixture.created_at, lines, lineErrors: session.errors, latest });
 }
 
 describe("the failed run (02)", () => {
@@ -54,6 +57,16 @@ describe("the failed run (02)", () => {
     expect(run.stats.duration_ms).toBeGreaterThan(100);
     expect(run.sessions[0]?.snapshots.map((snapshot) => snapshot.label)).toEqual(["before the run"]);
     expect(run.panels.map((panel) => panel.id)).toEqual(BUNDLE_PANELS.map((panel) => panel.id).filter((id) => id !== "eval"));
+  });
+});
+
+describe("a run that failed with no failed call (02 without its transcript)", () => {
+  it("marks its root session failed too: the session's badge does not say ok under the run's error", async () => {
+    const run = await runOf(fixtureBundle("02-failed-run"), { withoutTranscript: true });
+    expect(run.error?.type).toBe("PromptEvaluationError");
+    expect(run.failures).toEqual([]);
+    expect(run.stats.outcome).toBe("failed");
+    expect(run.sessions[0]?.stats).toMatchObject({ outcome: "failed", failed_calls: 0, errors: 0 });
   });
 });
 

@@ -20,3 +20,4 @@ export { lineFromBytes } from "./line-text.js";
 export { SessionIndexBuilder, linesOfChunks, snapshotFromLineBytes } from "./session-scan.node.js";
 export { parseSnapshotLine } from "./snapshot-line.js";
 export { strictJsonChunks } from "./strict-json.js";
+export { transcodeStrictJson } from "./strict-json-transcoder.js";

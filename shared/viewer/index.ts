@@ -20,6 +20,8 @@ export type { FailureReportOptions } from "./failure-groups.js";
 export { MAX_GROUP_ARGUMENTS, failureReport, failureSignature, groupFailures, notLoadedDigest, reportSignatures, runDigest } from "./failure-groups.js";
 export type { RunPage, RunPageQuery } from "./run-page.js";
 export { pageOfRuns, timeBound } from "./run-page.js";
+export type { LandingProbe } from "./landing-run.js";
+export { LANDING_LOOKAHEAD_RUNS, landingRun } from "./landing-run.js";
 export type { RunSearchOptions, RunSearchSession } from "./run-search.js";
 export { searchRun } from "./run-search.js";
 export type { TextMatch, TextMatcher } from "./text-matcher.js";
@@ -56,3 +58,6 @@ export { bundleWorkspace, resolveWorkspace, workspaceMetaView } from "./workspac
 export { crc32 } from "./crc32.js";
 export type { UnifiedDiffFile } from "./unified-diff.js";
 export { parseUnifiedDiff } from "./unified-diff.js";
+
+// What web/ uses of this folder besides the rest of this list: it imports through this entry, never a module path (lint holds it).
+export type { RunView } from "./types.js";

@@ -175,21 +175,29 @@ export function buildRun(input: RunInput): RunView {
   }
   failures.sort((a, b) => compareTimes(a.created_at, b.created_at));
 
-  // The root session carries the failures its source records elsewhere (they ran in it).
-  if (root !== undefined && (extra.length > 0 || (input.recordedToolCalls ?? 0) > root.stats.tool_calls)) sessions[0] = { ...root, stats: withExtraFailures(root.stats, extra.length, input.recordedToolCalls ?? 0) };
+  // The root session carries the failures its source records elsewhere (they ran in it), and
+  // the run's own error: a session badge saying "ok" under a run that failed contradicted it.
+  const runFailed = (input.error ?? null) !== null;
+  if (root !== undefined && (extra.length > 0 || runFailed || (input.recordedToolCalls ?? 0) > root.stats.tool_calls)) {
+    const stats = withExtraFailures(root.stats, extra.length, input.recordedToolCalls ?? 0);
+    sessions[0] = { ...root, stats: runFailed ? { ...stats, outcome: "failed" } : stats };
+  }
   const spanStats: RunStatsView[] = input.span === undefined ? [] : [{ ...EMPTY_STATS, started_at: input.span.startedAt, ended_at: input.span.endedAt }];
-  const stats = withExtraFailures(combineStats([...sessions.map((session) => session.stats), ...spanStats], input.lineErrors.length > 0 || (input.error ?? null) !== null), 0, input.recordedToolCalls ?? 0);
+  const stats = withExtraFailures(combineStats([...sessions.map((session) => session.stats), ...spanStats], input.lineErrors.length > 0 || runFailed), 0, input.recordedToolCalls ?? 0);
+  // A `.json` file with no session line is some other JSON document (a `truth.json`, an
+  // `index.json`): listed as such, not as a run whose thousands of lines "did not load".
+  const notSession = input.lines.length === 0 && input.source.kind === "session_file" && /\.json$/i.test(input.source.name);
   const summary: RunSummaryView = {
     source: input.source,
     title: (root === undefined ? null : root.title) ?? input.source.name,
     root_session_id: root?.session_id ?? null,
     modified_at: input.modifiedAt,
-    state: input.lines.length === 0 ? "error" : "ready",
-    problem: input.lines.length === 0 ? (input.lineErrors[0] === undefined ? "The source holds no loadable snapshot line" : `Line ${input.lineErrors[0].lineNumber}: ${input.lineErrors[0].reason}`) : null,
-    stats,
+    state: notSession ? "not_session" : input.lines.length === 0 ? "error" : "ready",
+    problem: notSession ? NOT_A_SESSION : input.lines.length === 0 ? (input.lineErrors[0] === undefined ? "The source holds no loadable snapshot line" : `Line ${input.lineErrors[0].lineNumber}: ${input.lineErrors[0].reason}`) : null,
+    stats: notSession ? { ...stats, outcome: "ok" } : stats,
     session_count: sessions.length,
     snapshot_count: input.lines.length,
-    load_errors: input.lineErrors.length,
+    load_errors: notSession ? 0 : input.lineErrors.length,
     error: input.error ?? null,
     panels: [...(input.panels ?? [])],
   };
@@ -214,6 +222,9 @@ function withExtraFailures(stats: RunStatsView, count: number, recordedToolCalls
   if (count === 0) return { ...stats, tool_calls: toolCalls };
   return { ...stats, outcome: "failed", failed_calls: stats.failed_calls + count, errors: stats.errors + count, tool_calls: Math.max(toolCalls, stats.failed_calls + count) };
 }
+
+/** What a `.json` file with no session line is said to be. */
+export const NOT_A_SESSION = "Not a session file: a JSON document, not session snapshot lines";
 
 /** The summary part of a run (what `/api/runs` lists). */
 export function runSummary(run: RunView): RunSummaryView {

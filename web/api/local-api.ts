@@ -6,6 +6,7 @@
  * markers) the HTTP API sends. A bundle is a session file of two lines, as on the server.
  */
 import type { DebugBundle } from "../../shared/debug-bundle/index.js";
+import { BUNDLE_MEMBERS } from "../../shared/debug-bundle/index.js";
 import { bundleMetaView } from "../../shared/debug-bundle/index.js";
 import { FileNotFoundError } from "../../shared/errors.js";
 import { summarizeSnapshot } from "../../shared/session/browser.js";
@@ -21,6 +22,7 @@ import { diffFileLists, diffSlice, diffSliceSummaries, diffSourceFile, diffWorks
 import { bundleRunParts } from "../../shared/debug-bundle/index.js";
 import { buildRun, placeholderRunSummary, runSummary } from "../../shared/viewer/index.js";
 import { pageOfRuns } from "../../shared/viewer/index.js";
+import { landingRun } from "../../shared/viewer/index.js";
 import { diffStats } from "../../shared/viewer/index.js";
 import type { RunSearchSession } from "../../shared/viewer/index.js";
 import { searchRun } from "../../shared/viewer/index.js";
@@ -286,10 +288,12 @@ export class LocalApi implements Api {
   }
 
   run(file?: string): Promise<T.RunResponse> {
-    return this.#answer(() => {
-      const chosen = file ?? this.#newestFirst().find((candidate) => candidate.snapshots.length > 0)?.path;
-      if (chosen === undefined) throw serverError("WD_ERR_NOT_FOUND", "No session file of the directory holds a loadable line");
-      return this.#run(chosen);
+    return this.#answer(async () => {
+      if (file !== undefined) return this.#run(file);
+      // The landing run, picked as the server picks it.
+      const landing = await landingRun(this.#newestFirst(), { loads: async (candidate) => candidate.snapshots.length > 0, failed: async (candidate) => candidate.bundle?.has(BUNDLE_MEMBERS.error) === true, failedCalls: async (candidate) => (await this.#run(candidate.path)).stats.outcome === "failed" });
+      if (landing === null) throw serverError("WD_ERR_NOT_FOUND", "No session file of the directory holds a loadable line");
+      return this.#run(landing.path);
     });
   }
 

@@ -22,7 +22,7 @@ export interface Preferences {
 }
 
 export const SIDEBAR_WIDTH = { min: 220, max: 560, default: 320 } as const;
-export const CHANGE_LIST_WIDTH = { min: 200, max: 640, default: 300 } as const;
+export const CHANGE_LIST_WIDTH = { min: 200, max: 640, default: 340 } as const;
 export const DETAIL_WIDTH = { min: 280, max: 900, default: 440 } as const;
 
 const KEYS = {

@@ -47,9 +47,11 @@ const runSummaryProperties = {
    * `pending` while the file is being indexed; `slow` when its store has not sent it in time
    * (a remote object read for over 2 s, or a run not built within `/api/runs`' deadline: it
    * is still read, and a later request lists it); `error` when it cannot be read or has no
-   * loadable line.
+   * loadable line; `not_session` for a `.json` file with no session line (another JSON
+   * document beside the runs: `truth.json`, `index.json`), which the sidebar lists quietly
+   * after the runs.
    */
-  state: Type.Union([Type.Literal("ready"), Type.Literal("pending"), Type.Literal("slow"), Type.Literal("error")]),
+  state: Type.Union([Type.Literal("ready"), Type.Literal("pending"), Type.Literal("slow"), Type.Literal("error"), Type.Literal("not_session")]),
   problem: NullableString,
   stats: RunStats,
   session_count: Type.Integer(),

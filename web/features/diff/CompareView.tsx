@@ -11,6 +11,7 @@ import { Suspense, lazy, useEffect, useMemo, useRef } from "react";
 import type { CSSProperties, ReactNode, RefObject } from "react";
 import type { FileChangeResponse, SnapshotDiffResponse, SnapshotRef } from "../../api/api.js";
 import { sameRef } from "../../api/api.js";
+import { CutPath } from "../../components/CutPath.js";
 import { EmptyState, ErrorState, Spinner } from "../../components/feedback.js";
 import { formatBytes, formatTimestamp, plural, shortId } from "../../components/format.js";
 import { Icon } from "../../components/Icon.js";
@@ -233,6 +234,19 @@ function changeTitle(change: FileChangeResponse): string {
   return `${change.status} ${change.path}`;
 }
 
+/**
+ * A rename's or copy's source, on a line of its own under the name (the whole width of the
+ * row), cut in the middle: its directories give way (ellipsis) before its file name does, so
+ * a long `from weakincentives/…/name.py` still says which file; the full path is in the title.
+ */
+function MovedFrom({ status, from }: { status: FileChangeResponse["status"]; from: string }) {
+  return (
+    <span className="muted moved-from" title={from} data-testid="moved-from">
+      <span className="moved-word">{status === "renamed" ? "from" : "copy of"}</span> <CutPath value={from} />
+    </span>
+  );
+}
+
 function ChangeList({ diff, tree, path, slice, viewed, onToggleViewed, statTruncated }: { diff: SnapshotDiffResponse; tree: ChangeTreeDirectory; path: string | undefined; slice: string | undefined; viewed: ReadonlySet<string>; onToggleViewed: (path: string) => void; statTruncated: boolean }) {
   const { files } = diff;
   const sliceChanges = diff.slices.filter((entry) => entry.status !== "unchanged");
@@ -267,12 +281,10 @@ function ChangeList({ diff, tree, path, slice, viewed, onToggleViewed, statTrunc
           aria-current={change.path === path ? "true" : undefined}
         >
           <span className={`change-badge badge-${change.status}`}>{change.status === "copied" ? "C" : change.status[0]?.toUpperCase()}</span>
-          <span className="change-name mono">
-            {node.name}
-            {moved ? <span className="muted moved-from">{change.status === "renamed" ? "from" : "copy of"} {change.old_path}</span> : null}
-          </span>
+          <span className="change-name mono">{node.name}</span>
           {moved ? <span className="similarity">{change.similarity} %</span> : null}
           <LineCount added={node.counts?.added ?? null} removed={node.counts?.removed ?? null} />
+          {moved && change.old_path !== null ? <MovedFrom status={change.status} from={change.old_path} /> : null}
         </Link>
       </li>
     );

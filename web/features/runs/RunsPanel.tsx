@@ -5,15 +5,16 @@
  * parent's list where it ran. Every row is a link (deep links, new tabs) to the snapshot it
  * names. A remote store's listing progress and failed polls are shown above the list.
  */
-import { useEffect, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import type { RunFilter, RunListResponse, RunSessionResponse, RunSummaryResponse, SnapshotRef } from "../../api/api.js";
 import { EmptyState, ErrorState, Spinner, storeHint } from "../../components/feedback.js";
 import { formatCount, formatDuration, formatTimestamp, plural, shortId } from "../../components/format.js";
 import { Icon } from "../../components/Icon.js";
 import { Link } from "../../components/Link.js";
-import { useRun, useRunPages } from "../../queries/hooks.js";
+import { useBundleGroups, useRun, useRunPages } from "../../queries/hooks.js";
 import { BundleGroupNote } from "../bundle/BundleGroupNote.js";
 import { outcomeText, snapshotPatch } from "./run-links.js";
+import { groupedRunOrder } from "./run-order.js";
 
 export function OutcomeBadge({ stats, testId }: { stats: { outcome: string; failed_calls: number; errors: number }; testId?: string }) {
   const failed = stats.outcome !== "ok";
@@ -43,7 +44,13 @@ export function RunsPanel({ selected, currentFile }: { selected: SnapshotRef | n
   const runs = useRunPages(filter);
   const pages = runs.data?.pages ?? [];
   const first = pages[0];
-  const list = pages.flatMap((page) => page.runs);
+  const list = useMemo(() => (runs.data?.pages ?? []).flatMap((page) => page.runs), [runs.data]);
+  const groups = useBundleGroups(list.some((run) => run.source.kind === "bundle"));
+  const ordered = useMemo(() => {
+    const groupOf = new Map<string, string>();
+    for (const group of groups.data ?? []) if (group.bundles.length > 1) for (const bundle of group.bundles) groupOf.set(bundle.path, group.group_id);
+    return groupedRunOrder(list, (path) => groupOf.get(path) ?? null);
+  }, [list, groups.data]);
   const filtered = filter.q !== "" || filter.since !== "" || filter.until !== "";
   const left = first === undefined ? 0 : first.matched - list.length;
   return (
@@ -78,8 +85,13 @@ export function RunsPanel({ selected, currentFile }: { selected: SnapshotRef | n
         <EmptyState title={filtered ? "No runs match the filter." : "No runs captured yet."} />
       ) : (
         <ul className="run-list" data-testid="run-list">
-          {list.map((run) => (
+          {ordered.runs.map((run) => (
             <RunItem key={run.source.path} run={run} current={run.source.path === currentFile} selected={selected} />
+          ))}
+          {ordered.others.map((run) => (
+            <li key={run.source.path} className="run-item not-session muted small" title={`${run.source.path}: ${run.problem ?? ""}`} data-testid="not-session">
+              <span className="mono">{run.source.name}</span> · not a session file
+            </li>
           ))}
           {runs.hasNextPage ? (
             <li className="pad">
@@ -139,10 +151,11 @@ function RunItem({ run, current, selected }: { run: RunSummaryResponse; current:
           <span className="run-title">{run.title}</span>
           {run.state === "pending" ? <span className="status">indexing</span> : run.state === "slow" ? <span className="status status-slow">slow</span> : <OutcomeBadge stats={run.stats} />}
         </span>
-        <span className="run-meta">
+        {/* When it ran first: runs of one agent share their title, and a name cut at the end hid the time that tells them apart. */}
+        <span className="run-meta" data-testid="run-meta">
+          {started !== null ? `${formatTimestamp(started)} · ` : ""}
+          {run.stats.duration_ms !== null ? `${formatDuration(run.stats.duration_ms)} · ` : ""}
           {run.source.name}
-          {run.stats.duration_ms !== null ? ` · ${formatDuration(run.stats.duration_ms)}` : ""}
-          {started !== null ? ` · ${formatTimestamp(started)}` : ""}
         </span>
         {run.problem !== null ? <span className="session-warning">{run.problem}</span> : null}
         {run.load_errors > 0 ? <span className="session-warning">{plural(run.load_errors, "line")} did not load</span> : null}
@@ -194,6 +207,7 @@ function SessionItem({ file, session, byId, selected }: { file: string; session:
         <Link to={snapshotPatch(file, session.latest_line)} className={`session-link${selected?.file === file && selected.line === session.latest_line ? " is-active" : ""}`} title={session.session_id} data-testid="session-row" data-session={session.session_id}>
           <span className="session-name">{session.depth > 0 ? <Icon name="bolt" size={12} /> : null}{name}</span>
           <span className="session-meta">
+            {session.depth > 0 ? `level ${session.depth} · ` : ""}
             {plural(session.turns.length, "turn")} · {plural(session.snapshots.length, "snapshot")}
             {session.stats.duration_ms !== null ? ` · ${formatDuration(session.stats.duration_ms)}` : ""}
           </span>

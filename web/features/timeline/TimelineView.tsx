@@ -12,6 +12,7 @@ import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { KeyboardEvent } from "react";
 import type { RunSessionResponse, SnapshotRef, TimelineEventResponse, TimelineResponse, ToolCallChangesResponse } from "../../api/api.js";
 import { EmptyState, ErrorState, Kbd, Spinner } from "../../components/feedback.js";
+import { CutPath } from "../../components/CutPath.js";
 import { elapsedMs, formatCount, formatDuration, formatOffset, formatTimestamp, plural, shortId } from "../../components/format.js";
 import { Icon } from "../../components/Icon.js";
 import type { IconName } from "../../components/Icon.js";
@@ -32,6 +33,9 @@ import type { Span, TimelineRow } from "./timeline-rows.js";
 import { ChangesMarker, ToolCallDiffModal } from "./ToolCallChanges.js";
 
 const ROW_HEIGHT = { turn: 34, event: 40, agent: 40 } as const;
+const SCROLL_CONTEXT = ROW_HEIGHT.event * 1.5;
+/** The event panel's width: the reader's, down to what leaves the list 420 px (not under 280 px). */
+const detailColumn = (width: number) => `min(${width}px, max(280px, 100% - 420px))`;
 
 export function TimelineView({ snapshot, selectedEvent, change }: { snapshot: SnapshotRef; selectedEvent: number | undefined; change?: string | undefined }) {
   const timeline = useTimeline(snapshot);
@@ -179,7 +183,7 @@ function TimelineBody({ snapshot, timeline, session, childSessions, selectedEven
         </span>
       </div>
 
-      <div className="timeline-grid" style={selected !== undefined ? { gridTemplateColumns: `minmax(0, 1fr) 8px ${preferences.detailWidth}px` } : undefined}>
+      <div className="timeline-grid" style={selected !== undefined ? { gridTemplateColumns: `minmax(0, 1fr) 8px ${detailColumn(preferences.detailWidth)}` } : undefined}>
         <div className="timeline-main card">
           <div className="toolbar">
             <div className="segmented" role="group" aria-label="Show">
@@ -260,7 +264,8 @@ interface ListProps {
  */
 const TimelineList = memo(function TimelineList({ rows, startedAt, file, filtering, selectedEvent, changesByEvent, scrollTo, centered, onSelect, onOpenItem, onToggleTurn }: ListProps) {
   const scroller = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: (index) => ROW_HEIGHT[rows[index]?.kind ?? "event"], overscan: 10 });
+  // A row scrolled to keeps a row and a half of context on the side it came in from, so the call after the selected one is on screen too.
+  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: (index) => ROW_HEIGHT[rows[index]?.kind ?? "event"], overscan: 10, scrollPaddingStart: SCROLL_CONTEXT, scrollPaddingEnd: SCROLL_CONTEXT });
   const [cursor, setCursor] = useState(0);
   const active = Math.min(cursor, rows.length - 1);
   // The row to focus once it is drawn: "selected" waits for the selected event's row (its turn may be opening).
@@ -353,7 +358,7 @@ const TurnRow = memo(function TurnRow({ row, filtering, tabIndex, onToggle }: { 
     <button type="button" className={`turn-row${turn.failed_calls + turn.errors > 0 ? " has-failure" : ""}`} aria-expanded={!row.collapsed} tabIndex={tabIndex} onClick={() => onToggle(turn.number)} data-testid="turn-row" data-turn={turn.number}>
       <Icon name={row.collapsed ? "chevronRight" : "chevronDown"} size={13} />
       <strong>{turn.number === 0 ? "Before the first prompt" : `Turn ${turn.number}`}</strong>
-      {turn.prompt !== null ? <span className="muted">{visibleText(turn.prompt)}</span> : null}
+      {turn.prompt !== null ? <span className="muted turn-prompt">{visibleText(turn.prompt)}</span> : null}
       <span className="turn-facts muted small">
         {filtering ? `${row.shown} of ${plural(turn.events, "event")}` : plural(turn.events, "event")} · {plural(turn.tool_calls, "call")}
         {took !== null ? ` · ${formatDuration(took)}` : ""}
@@ -414,9 +419,14 @@ const EventRow = memo(function EventRow({ row, startedAt, changes, selected, tab
         <Icon name={kindIcon(event)} size={14} />
       </span>
       <span className="event-text">
-        <span className="event-title">
-          {visibleText(event.title)}
-          {event.argument !== null ? <span className="event-argument mono"> {visibleText(event.argument.value)}</span> : null}
+        <span className="event-title" title={event.argument === null ? undefined : `${event.title} ${event.argument.value}`}>
+          <span className="event-name">{visibleText(event.title)}</span>
+          {event.argument !== null ? (
+            <>
+              {" "}
+              <CutPath value={visibleText(event.argument.value)} className="row-argument mono" />
+            </>
+          ) : null}
         </span>
         <span className="event-summary">{visibleText(event.error ?? event.summary ?? event.display_name)}</span>
       </span>
