@@ -24,8 +24,7 @@ import type { ArchiveLimits, ArchiveReader } from "../../shared/archive/index.js
 import { openArchiveSource } from "../../shared/archive/index.js";
 import type { ObjectInfo, RandomAccessReader, SkippedFolder, Source } from "../../shared/remote/index.js";
 import type { LineLocation, SessionFileIndex } from "../../shared/session/index.js";
-import { SessionIndexBuilder, linesOfChunks } from "../../shared/session/index.js";
-import { EventLoopSlices } from "../../shared/session/index.js";
+import { SessionIndexBuilder, linesOfChunks, EventLoopSlices } from "../../shared/session/index.js";
 import type { ArchiveStatus, FoundFile, ListOptions, ServedFiles } from "./served-files.js";
 import { MAX_DEPTH, SKIPPED_DIRECTORIES, inUndoStore, kindOf } from "./served-files.js";
 

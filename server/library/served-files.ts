@@ -12,8 +12,7 @@ import type { OpenedRegularFile } from "../../shared/filesystem/index.js";
 import { openRegularFile } from "../../shared/filesystem/index.js";
 import type { LineLocation, SessionFileIndex, SessionLineError } from "../../shared/session/index.js";
 import { readLineBytes, scanSessionFile } from "../../shared/session/index.js";
-import { UNDO_SNAPSHOTS_DIR } from "../../shared/undo/index.js";
-import { UNDO_STATE_DIR_NAME } from "../../shared/undo/index.js";
+import { UNDO_SNAPSHOTS_DIR, UNDO_STATE_DIR_NAME } from "../../shared/undo/index.js";
 import type { SkippedFolder } from "../../shared/remote/index.js";
 import { isBundleCandidate, sniffDebugBundle } from "./debug-bundles.js";
 

@@ -8,10 +8,8 @@
 import type { Dirent, Stats } from "node:fs";
 import { lstat, readdir, realpath } from "node:fs/promises";
 import path from "node:path";
-import { UNDO_BODIES_DIR, UNDO_MANIFEST_NAME, UNDO_SNAPSHOTS_DIR, isUndoBodyHash, isValidUndoSessionId } from "../../shared/undo/index.js";
-import { UNDO_STATE_DIR_NAME } from "../../shared/undo/index.js";
+import { UNDO_BODIES_DIR, UNDO_MANIFEST_NAME, UNDO_SNAPSHOTS_DIR, isUndoBodyHash, isValidUndoSessionId, UNDO_STATE_DIR_NAME, readToolCallChanges } from "../../shared/undo/index.js";
 import type { BodyLoader, ToolCallChangesResult } from "../../shared/undo/index.js";
-import { readToolCallChanges } from "../../shared/undo/index.js";
 import { readRegularFile } from "../../shared/filesystem/index.js";
 
 /** A session's undo store as read: the changes by tool call (no contents) and a loader for its bodies. */

@@ -4,8 +4,7 @@
  * to the session file in the served directory and opened through the archive cache.
  */
 import path from "node:path";
-import type { SessionSnapshot } from "../../shared/session/index.js";
-import type { EnvelopeSummary } from "../../shared/session/index.js";
+import type { SessionSnapshot, EnvelopeSummary } from "../../shared/session/index.js";
 import type { ResolvedWorkspace } from "../../shared/viewer/index.js";
 import { resolveWorkspace as resolveWorkspaceOf } from "../../shared/viewer/index.js";
 import type { ArchiveCache } from "./archive-cache.js";

@@ -4,8 +4,7 @@
  * into `ApiError`s carrying the status the server would give.
  */
 import { ERROR_CODES, WinkError } from "../../shared/errors.js";
-import { parsePythonJson } from "../../shared/session/browser.js";
-import { toStrictJson } from "../../shared/session/browser.js";
+import { parsePythonJson, toStrictJson } from "../../shared/session/browser.js";
 import type { ServerErrorCode } from "../../shared/viewer/index.js";
 import { SERVER_ERROR_CODES } from "../../shared/viewer/index.js";
 import { ApiError } from "./api.js";

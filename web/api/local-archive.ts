@@ -15,13 +15,9 @@
  */
 import JSZip from "jszip";
 import { FileNotFoundError, IsADirectoryError } from "../../shared/errors.js";
-import { checkManifest, readArchiveCatalog, withArchivePath, type ArchiveCatalog } from "../../shared/archive/browser.js";
-import { corrupt, memoryRange, type CentralEntry, type ReadRange } from "../../shared/archive/browser.js";
-import { checkEntryLimits, checkInflated, inflatedTooMuch, locateEntry } from "../../shared/archive/browser.js";
-import { resolveArchiveLimits, type ArchiveLimits } from "../../shared/filesystem/browser.js";
+import { checkManifest, readArchiveCatalog, withArchivePath, type ArchiveCatalog, corrupt, memoryRange, type CentralEntry, type ReadRange, checkEntryLimits, checkInflated, inflatedTooMuch, locateEntry, CENTRAL_HEADER_SIZE, EOCD_SIZE, LOCAL_HEADER_SIZE, METHOD_DEFLATE, METHOD_STORED, SIG_CENTRAL_HEADER, SIG_EOCD, SIG_LOCAL_HEADER, U32_MAX } from "../../shared/archive/browser.js";
+import { resolveArchiveLimits, type ArchiveLimits, comparePaths } from "../../shared/filesystem/browser.js";
 import type { ArchiveManifest } from "../../shared/archive/browser.js";
-import { CENTRAL_HEADER_SIZE, EOCD_SIZE, LOCAL_HEADER_SIZE, METHOD_DEFLATE, METHOD_STORED, SIG_CENTRAL_HEADER, SIG_EOCD, SIG_LOCAL_HEADER, U32_MAX } from "../../shared/archive/browser.js";
-import { comparePaths } from "../../shared/filesystem/browser.js";
 import type { FileIndexEntry, FileSource } from "../../shared/viewer/index.js";
 import { crc32 } from "../../shared/viewer/index.js";
 

@@ -4,9 +4,8 @@
  * (`local-archive.ts`) and by the same shared bundle reader the server runs, so every
  * answer has the server's shape. Nothing is stored outside this tab's memory.
  */
-import { DebugBundle, bundleMetaView, compareBundles, groupBundles, previousRun, sameRequest, searchBundles } from "../../shared/debug-bundle/index.js";
+import { DebugBundle, bundleMetaView, compareBundles, groupBundles, previousRun, sameRequest, searchBundles, BUNDLE_MEMBERS, looksLikeDebugBundle } from "../../shared/debug-bundle/index.js";
 import type { BundleSummaryView } from "../../shared/debug-bundle/index.js";
-import { BUNDLE_MEMBERS, looksLikeDebugBundle } from "../../shared/debug-bundle/index.js";
 import type { SnapshotMetaView } from "../../shared/viewer/index.js";
 import type * as B from "../../shared/debug-bundle/index.js";
 import type { ApiError } from "./api.js";
