@@ -5,7 +5,8 @@
  * side-by-side or unified diff (both line-number columns) whose line numbers are permalinks;
  * per slice its item changes and JSON diff. Both sides are labelled in full (turn, line,
  * time). J/K step through changed files, ./, through changes in the open diff, U switches
- * the layout, V marks the file viewed, X swaps the sides.
+ * the layout, V marks the file viewed, X swaps the sides, Shift+←/→ move both sides one
+ * snapshot along the target's session (the previous / next pair).
  */
 import { Suspense, lazy, useEffect, useMemo, useRef } from "react";
 import type { CSSProperties, ReactNode, RefObject } from "react";
@@ -20,11 +21,13 @@ import type { MergeDiffHandle } from "../../editor/MergeDiff.js";
 import { useBundleGroups, useDiff, useDiffStat, useFileContent, useFileDiff, useFiles, useRun, useRuns, useSliceDiff } from "../../queries/hooks.js";
 import { CHANGE_LIST_WIDTH, setPreference, usePreferences } from "../../state/preferences.js";
 import { useKeymap } from "../../state/shortcuts.js";
+import { showToast } from "../../state/toasts.js";
 import { useNavigate } from "../../state/url-store.js";
-import { flattenSnapshots } from "../sessions/snapshot-list.js";
+import { flattenSnapshots, sessionSnapshots } from "../sessions/snapshot-list.js";
 import type { SnapshotEntry } from "../sessions/snapshot-list.js";
 import { bundleLine, runLabel } from "../bundle/bundle-links.js";
 import { defaultBase } from "./default-base.js";
+import { stepPair } from "./step-pair.js";
 import { DiffHeader, LayoutToggle, badgeClass } from "./DiffHeader.js";
 import { HunkList } from "./HunkList.js";
 import { changeTree, treeFiles } from "./change-tree.js";
@@ -80,6 +83,7 @@ export function CompareView({ target, base, path, slice, layout, at, side }: Com
   const groups = useBundleGroups(bundleTarget);
   const bundleRuns = useMemo(() => new Map((groups.data ?? []).flatMap((group) => group.bundles.map((bundle) => [bundle.path, runLabel(bundle)] as const))), [groups.data]);
   const labelOf = useSnapshotLabels(entries, target.file, bundleRuns);
+  const run = useRun(target.file);
   const previousRun = useMemo(() => {
     const bundles = groups.data?.find((group) => group.bundles.some((bundle) => bundle.path === target.file))?.bundles ?? [];
     const previous = bundles[bundles.findIndex((bundle) => bundle.path === target.file) - 1];
@@ -126,6 +130,16 @@ export function CompareView({ target, base, path, slice, layout, at, side }: Com
   const swap = () => {
     if (base !== undefined) navigate({ base: target, file: base.file, line: base.line, at: undefined, side: undefined }, { replace: true });
   };
+  const order = useMemo(() => sessionSnapshots(run.data, target), [run.data, target]);
+  const pairStep = (delta: 1 | -1) => stepPair(order, base, target, delta);
+  const stepBoth = (delta: 1 | -1) => {
+    const pair = pairStep(delta);
+    if (pair === null) {
+      showToast(delta === 1 ? "This is the session's last pair of snapshots" : "This is the session's first pair of snapshots");
+      return;
+    }
+    navigate({ base: pair.base, file: pair.target.file, line: pair.target.line, path: undefined, slice: undefined, at: undefined, side: undefined });
+  };
 
   useKeymap({
     j: () => stepFile(1),
@@ -139,16 +153,24 @@ export function CompareView({ target, base, path, slice, layout, at, side }: Com
       return true;
     },
     x: swap,
+    "shift+arrowleft": () => stepBoth(-1),
+    "shift+arrowright": () => stepBoth(1),
   });
 
   return (
     <section className="compare" aria-label="Compare snapshots">
       <div className="card compare-pickers">
-        <SnapshotPicker label="Base" value={base} entries={entries} labelOf={labelOf} onChange={(ref) => navigate({ base: ref, path: undefined, slice: undefined, at: undefined, side: undefined })} testId="base-picker" />
+        <button type="button" className="icon-btn" title="Previous pair: base and target one snapshot back (Shift+←)" aria-label="Previous pair" onClick={() => stepBoth(-1)} disabled={pairStep(-1) === null} data-testid="previous-pair">
+          <Icon name="chevronLeft" />
+        </button>
+        <SnapshotPicker label="Base" value={base} entries={entries} runFile={target.file} labelOf={labelOf} onChange={(ref) => navigate({ base: ref, path: undefined, slice: undefined, at: undefined, side: undefined })} testId="base-picker" />
         <button type="button" className="icon-btn" title="Swap base and target (X)" aria-label="Swap base and target" onClick={swap}>
           <Icon name="compare" />
         </button>
-        <SnapshotPicker label="Target" value={target} entries={entries} labelOf={labelOf} onChange={(ref) => navigate({ file: ref.file, line: ref.line, path: undefined, slice: undefined, at: undefined, side: undefined })} testId="target-picker" />
+        <SnapshotPicker label="Target" value={target} entries={entries} runFile={target.file} labelOf={labelOf} onChange={(ref) => navigate({ file: ref.file, line: ref.line, path: undefined, slice: undefined, at: undefined, side: undefined })} testId="target-picker" />
+        <button type="button" className="icon-btn" title="Next pair: base and target one snapshot on (Shift+→)" aria-label="Next pair" onClick={() => stepBoth(1)} disabled={pairStep(1) === null} data-testid="next-pair">
+          <Icon name="chevronRight" />
+        </button>
         <LayoutToggle layout={effectiveLayout} onChange={setLayout} />
       </div>
       {base !== undefined && base.file !== target.file && bundleTarget && isBundle(base.file) ? (
@@ -203,8 +225,17 @@ export function CompareView({ target, base, path, slice, layout, at, side }: Com
   );
 }
 
-function SnapshotPicker({ label, value, entries, labelOf, onChange, testId }: { label: string; value: SnapshotRef | undefined; entries: readonly SnapshotEntry[]; labelOf: (ref: SnapshotRef) => string; onChange: (ref: SnapshotRef) => void; testId: string }) {
+/** A snapshot list that starts with the compared run's own snapshots; the directory's other runs follow. */
+function SnapshotPicker({ label, value, entries, runFile, labelOf, onChange, testId }: { label: string; value: SnapshotRef | undefined; entries: readonly SnapshotEntry[]; runFile: string; labelOf: (ref: SnapshotRef) => string; onChange: (ref: SnapshotRef) => void; testId: string }) {
   const key = value === undefined ? "" : `${value.line}\n${value.file}`;
+  const own = entries.filter((entry) => entry.file === runFile);
+  const others = entries.filter((entry) => entry.file !== runFile);
+  const options = (list: readonly SnapshotEntry[]) =>
+    list.map((entry) => (
+      <option key={`${entry.file}:${entry.line}`} value={`${entry.line}\n${entry.file}`}>
+        {labelOf(entry)}
+      </option>
+    ));
   return (
     <label className="field picker">
       <span>{label}</span>
@@ -218,11 +249,8 @@ function SnapshotPicker({ label, value, entries, labelOf, onChange, testId }: { 
         data-testid={testId}
       >
         {value === undefined ? <option value="">Choose a snapshot…</option> : null}
-        {entries.map((entry) => (
-          <option key={`${entry.file}:${entry.line}`} value={`${entry.line}\n${entry.file}`}>
-            {labelOf(entry)}
-          </option>
-        ))}
+        {others.length === 0 ? options(own) : <optgroup label="This run">{options(own)}</optgroup>}
+        {others.length === 0 ? null : <optgroup label="Other runs">{options(others)}</optgroup>}
       </select>
     </label>
   );
