@@ -169,6 +169,15 @@ test("the iterations of one request: compared side by side from the run list (wo
   expect(errors).toEqual([]);
 });
 
+test("a bundle's workspace against its run's start opens on the first text file, not the binary logo.png first in the tree, one column for an added file", async ({ page }) => {
+  const small = fixtureBundle("01-small-success");
+  await page.goto(at(small.file, `&line=2&view=compare&base_file=${encodeURIComponent(small.file)}&base_line=1`));
+  await expect(page.getByTestId("changed-file").first()).toHaveAttribute("data-path", /assets\/logo\.png$/);
+  await expect.poll(() => new URL(page.url()).searchParams.get("path")).toMatch(/\.(py|md|toml|txt|cfg|json)$/);
+  await expect(page.getByText("Binary file.")).toHaveCount(0);
+  await expect(page.getByTestId("merge-diff")).toHaveAttribute("data-single-side", "target");
+});
+
 test("every fixture bundle: each panel loads with no HTTP error and shows index.json's counts", async ({ page }) => {
   test.setTimeout(300_000);
   const errors = httpErrors(page);

@@ -59,13 +59,14 @@ function usePrefetchView(state: ViewState, selected: SnapshotRef | null): void {
   const api = useApi();
   const client = useQueryClient();
   const view = state.view;
+  const copies = state.copies ?? false;
   const base = useSnapshotRef(state.base);
   useEffect(() => {
     if (selected === null) return;
     if (view === "timeline") void client.prefetchQuery(timelineQuery(api, selected));
     else if (view === "files") void client.prefetchQuery(browseQuery(api, selected, base ?? "previous"));
-    else if (view === "compare" && base !== null) void client.prefetchQuery(diffQuery(api, base, selected));
-  }, [api, client, view, base, selected]);
+    else if (view === "compare" && base !== null) void client.prefetchQuery(diffQuery(api, base, selected, copies));
+  }, [api, client, view, base, selected, copies]);
 }
 
 /** The other views' chunks, once the first view is on screen and the browser is idle. */
@@ -250,7 +251,7 @@ function ActiveView({ state, snapshot, meta, bundle }: { state: ViewState; snaps
     case "files":
       return <FilesView snapshot={snapshot} path={state.path} line={state.at} base={filesBase(state.base, snapshot)} />;
     case "compare":
-      return <CompareView target={snapshot} base={state.base} path={state.path} slice={state.slice} layout={state.layout} at={state.at} side={state.side} />;
+      return <CompareView target={snapshot} base={state.base} path={state.path} slice={state.slice} layout={state.layout} at={state.at} side={state.side} copies={state.copies ?? false} />;
     case "search":
       return <SearchView snapshot={snapshot} query={state.q} regex={state.regex ?? false} />;
     case "panel":

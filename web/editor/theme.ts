@@ -26,6 +26,9 @@ const editorTheme = EditorView.theme({
   "&.cm-merge-b .cm-changedText, .cm-insertedLine .cm-changedText": { background: "var(--diff-add-text) !important" },
   "&.cm-merge-a .cm-changedText, .cm-deletedChunk .cm-deletedText": { background: "var(--diff-del-text) !important" },
   ".cm-deletedChunk": { backgroundColor: "var(--diff-del-line) !important" },
+  // An added or deleted file drawn alone (MergeDiff's one column): every line is a change.
+  "&.cm-whole-added .cm-line": { backgroundColor: "var(--diff-add-line)" },
+  "&.cm-whole-deleted .cm-line": { backgroundColor: "var(--diff-del-line)" },
   ".cm-collapsedLines": {
     color: "var(--muted)",
     background: "var(--panel-2)",

@@ -32,8 +32,8 @@ export function useRunSearch(file: string | null, session: string | null, query:
   return useQuery(q.runSearchQuery(useApi(), file, session, query, regex));
 }
 
-export function useDiffStat(base: SnapshotRef | null, target: SnapshotRef | null) {
-  return useQuery({ ...q.diffStatQuery(useApi(), base ?? placeholder, target ?? placeholder), enabled: base !== null && target !== null });
+export function useDiffStat(base: SnapshotRef | null, target: SnapshotRef | null, copies = false) {
+  return useQuery({ ...q.diffStatQuery(useApi(), base ?? placeholder, target ?? placeholder, copies), enabled: base !== null && target !== null });
 }
 
 export function useCurrentSnapshot(enabled: boolean) {
@@ -64,8 +64,8 @@ export function useFileContent(ref: SnapshotRef | null, path: string | null) {
   return useQuery({ ...q.fileContentQuery(useApi(), ref ?? placeholder, path ?? ""), enabled: ref !== null && path !== null });
 }
 
-export function useDiff(base: SnapshotRef | null, target: SnapshotRef | null) {
-  return useQuery({ ...q.diffQuery(useApi(), base ?? placeholder, target ?? placeholder), enabled: base !== null && target !== null });
+export function useDiff(base: SnapshotRef | null, target: SnapshotRef | null, copies = false) {
+  return useQuery({ ...q.diffQuery(useApi(), base ?? placeholder, target ?? placeholder, copies), enabled: base !== null && target !== null });
 }
 
 export function useFileDiff(base: SnapshotRef | null, target: SnapshotRef | null, path: string | null, basePath: string | null = null) {

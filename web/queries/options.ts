@@ -49,7 +49,8 @@ export const runSearchQuery = (api: Api, file: string | null, session: string | 
     queryFn: file === null || query.trim() === "" ? skipToken : () => api.runSearch(file, session, query, regex, limit),
   });
 
-export const diffStatQuery = (api: Api, base: SnapshotRef, target: SnapshotRef) => queryOptions({ queryKey: keys.diffStat(base, target), queryFn: () => api.diffStat(base, target) });
+export const diffStatQuery = (api: Api, base: SnapshotRef, target: SnapshotRef, copies = false) =>
+  queryOptions({ queryKey: copies ? [...keys.diffStat(base, target), "copies"] : keys.diffStat(base, target), queryFn: () => api.diffStat(base, target, { copies }) });
 
 export const currentQuery = (api: Api) => queryOptions({ queryKey: keys.current(), queryFn: () => api.meta(), staleTime: Infinity });
 
@@ -77,7 +78,8 @@ export const browseQuery = (api: Api, ref: SnapshotRef, base: SnapshotRef | "pre
 export const fileContentQuery = (api: Api, ref: SnapshotRef, path: string) =>
   queryOptions({ queryKey: keys.file(ref, path), queryFn: () => api.fileContent(ref, path) });
 
-export const diffQuery = (api: Api, base: SnapshotRef, target: SnapshotRef) => queryOptions({ queryKey: keys.diff(base, target), queryFn: () => api.diff(base, target) });
+export const diffQuery = (api: Api, base: SnapshotRef, target: SnapshotRef, copies = false) =>
+  queryOptions({ queryKey: copies ? [...keys.diff(base, target), "copies"] : keys.diff(base, target), queryFn: () => api.diff(base, target, { copies }) });
 
 export const fileDiffQuery = (api: Api, base: SnapshotRef, target: SnapshotRef, path: string, basePath: string | null = null) =>
   queryOptions({ queryKey: keys.fileDiff(base, target, path, basePath), queryFn: () => api.fileDiff(base, target, path, basePath) });

@@ -1,6 +1,7 @@
 /**
  * Compare any two snapshots (one session or across sessions and files): what changed in
- * the workspace (from sizes and CRCs, renames and copies found as git's -M/-C does), as a
+ * the workspace (from sizes and CRCs, renames found as git's -M does, copies too on request as
+ * -C), as a
  * directory tree with line counts and "viewed" marks; which slices changed; per file a
  * side-by-side or unified diff (both line-number columns) whose line numbers are permalinks;
  * per slice its item changes and JSON diff. Both sides are labelled in full (turn, line,
@@ -49,6 +50,8 @@ export interface CompareViewProps {
   /** A permalinked line of the open file (in the target, or the base with `side`). */
   readonly at?: number | undefined;
   readonly side?: "base" | undefined;
+  /** Look for copies too (git's -C; off by default, as in git). */
+  readonly copies?: boolean;
 }
 
 /** Labels of snapshots that say which one it is in full: session, turn, archive, line, time (a bundle: its run and before/after). */
@@ -71,7 +74,7 @@ function useSnapshotLabels(entries: readonly SnapshotEntry[], file: string, bund
   }, [run.data, entries, file, bundleRuns]);
 }
 
-export function CompareView({ target, base, path, slice, layout, at, side }: CompareViewProps) {
+export function CompareView({ target, base, path, slice, layout, at, side, copies = false }: CompareViewProps) {
   const navigate = useNavigate();
   const files = useFiles();
   const preferences = usePreferences();
@@ -98,8 +101,8 @@ export function CompareView({ target, base, path, slice, layout, at, side }: Com
     if (base === undefined && suggested !== null) navigate({ base: suggested }, { replace: true });
   }, [base, suggested, navigate]);
   const effectiveLayout = layout ?? preferences.diffLayout;
-  const diff = useDiff(base ?? null, target);
-  const stat = useDiffStat(base ?? null, target);
+  const diff = useDiff(base ?? null, target, copies);
+  const stat = useDiffStat(base ?? null, target, copies);
   const handle = useRef<MergeDiffHandle>(null);
   const { viewed, toggle } = useViewedMarks(base, target);
 
@@ -109,12 +112,19 @@ export function CompareView({ target, base, path, slice, layout, at, side }: Com
   const changedSlices = (diff.data?.slices ?? []).filter((entry) => entry.status !== "unchanged");
   const openChange = ordered.find((change) => change.path === path);
   useEffect(() => {
-    // Open the first changed file (or slice) when nothing is picked yet.
-    if (diff.data === undefined || path !== undefined || slice !== undefined) return;
-    const first = ordered[0];
+    // Open the first changed text file with lines to show (or slice) when nothing is picked
+    // yet: a binary first (a bundle's logo.png) opened on "Binary file.", an empty one on "No
+    // line diff". The line counts say which is which; a comparison without them opens its first file.
+    if (diff.data === undefined || path !== undefined || slice !== undefined || stat.isPending) return;
+    const counted = new Map((stat.data?.files ?? []).map((entry) => [entry.path, entry]));
+    const shows = (change: FileChangeResponse) => {
+      const entry = counted.get(change.path);
+      return entry === undefined || (!entry.binary && (entry.added === null || entry.added + (entry.removed ?? 0) > 0));
+    };
+    const first = ordered.find(shows) ?? ordered.find((change) => counted.get(change.path)?.binary !== true) ?? ordered[0];
     if (first !== undefined) navigate({ path: first.path }, { replace: true });
     else if (changedSlices[0] !== undefined) navigate({ slice: changedSlices[0].slice_type }, { replace: true });
-  }, [diff.data, path, slice, changedSlices, ordered, navigate]);
+  }, [diff.data, stat.isPending, stat.data, path, slice, changedSlices, ordered, navigate]);
 
   const stepFile = (delta: number) => {
     const list = [...ordered.map((change) => ({ path: change.path as string | undefined, slice: undefined as string | undefined })), ...changedSlices.map((entry) => ({ path: undefined, slice: entry.slice_type as string | undefined }))];
@@ -188,7 +198,7 @@ export function CompareView({ target, base, path, slice, layout, at, side }: Com
         <ErrorState error={diff.error} title="Could not compare these snapshots" onRetry={() => void diff.refetch()} />
       ) : (
         <div className="compare-layout" style={{ "--change-list-width": `${preferences.changeListWidth}px` } as CSSProperties}>
-          <ChangeList diff={diff.data} tree={tree} path={path} slice={slice} viewed={viewed} onToggleViewed={toggle} statTruncated={stat.data?.truncated ?? false} />
+          <ChangeList diff={diff.data} tree={tree} path={path} slice={slice} viewed={viewed} onToggleViewed={toggle} statTruncated={stat.data?.truncated ?? false} copies={copies} onToggleCopies={() => navigate({ copies: copies ? undefined : true, path: undefined, at: undefined, side: undefined }, { replace: true })} />
           <PaneResizer preference="changeListWidth" range={CHANGE_LIST_WIDTH} label="Resize the list of changes" />
           <div className="compare-main card">
             <div className="side-labels" data-testid="side-labels">
@@ -215,6 +225,8 @@ export function CompareView({ target, base, path, slice, layout, at, side }: Com
               />
             ) : slice !== undefined ? (
               <SliceDiffPane base={base} target={target} sliceType={slice} layout={effectiveLayout} handle={handle} />
+            ) : ordered.length > 0 || changedSlices.length > 0 ? (
+              <Spinner label="Opening the first changed file…" />
             ) : (
               <EmptyState title="Nothing changed between these snapshots." />
             )}
@@ -261,7 +273,7 @@ function changeTitle(change: FileChangeResponse): string {
   return `${change.status} ${change.path}`;
 }
 
-function ChangeList({ diff, tree, path, slice, viewed, onToggleViewed, statTruncated }: { diff: SnapshotDiffResponse; tree: ChangeTreeDirectory; path: string | undefined; slice: string | undefined; viewed: ReadonlySet<string>; onToggleViewed: (path: string) => void; statTruncated: boolean }) {
+function ChangeList({ diff, tree, path, slice, viewed, onToggleViewed, statTruncated, copies, onToggleCopies }: { diff: SnapshotDiffResponse; tree: ChangeTreeDirectory; path: string | undefined; slice: string | undefined; viewed: ReadonlySet<string>; onToggleViewed: (path: string) => void; statTruncated: boolean; copies: boolean; onToggleCopies: () => void }) {
   const { files } = diff;
   const sliceChanges = diff.slices.filter((entry) => entry.status !== "unchanged");
   const viewedCount = files.changes.filter((change) => viewed.has(change.path)).length;
@@ -310,9 +322,27 @@ function ChangeList({ diff, tree, path, slice, viewed, onToggleViewed, statTrunc
       <h3>
         Files{" "}
         <span className="muted small">
-          {files.changes.length === 0 ? `none changed (${files.unchanged_count} unchanged)` : `+${files.added} ~${files.modified} −${files.deleted}${files.renamed > 0 ? ` ↻${files.renamed}` : ""}${files.copied > 0 ? ` ⧉${files.copied}` : ""} · ${files.unchanged_count} unchanged`}
+          {files.changes.length === 0 ? (
+            `none changed (${files.unchanged_count} unchanged)`
+          ) : (
+            <>
+              {`+${files.added} ~${files.modified} −${files.deleted}${files.renamed > 0 ? ` ↻${files.renamed}` : ""}`}
+              {/* An inline icon: ⧉ (U+29C9) is in no font Debian's Chromium has, and drew an empty box. */}
+              {files.copied > 0 ? (
+                <span className="copied-count" title={`${files.copied} copied`} aria-label={`${files.copied} copied`} data-testid="copied-count">
+                  {" "}
+                  <Icon name="copy" size={12} />
+                  {files.copied}
+                </span>
+              ) : null}
+              {` · ${files.unchanged_count} unchanged`}
+            </>
+          )}
         </span>
       </h3>
+      <label className="check small copies-toggle" title="Also list added files that copy a modified one (git diff -C); renames are always found (-M, 50 %)">
+        <input type="checkbox" checked={copies} onChange={onToggleCopies} data-testid="copies-toggle" /> find copies (-C)
+      </label>
       {files.changes.length > 0 ? (
         <p className="muted small viewed-count" data-testid="viewed-count">
           {viewedCount} of {files.changes.length} viewed{statTruncated ? " · line counts for the first files only" : ""}
@@ -405,7 +435,7 @@ function FileDiffPane({ base, target, path, change, layout, handle, at, side, vi
     <>
       {header}
       <Suspense fallback={<Spinner label="Loading the diff viewer…" />}>
-        <MergeDiff path={path} base={baseText.data?.content ?? ""} target={targetText.data?.content ?? ""} hunks={fileDiff.data.hunks} layout={layout} handle={handle} line={at} side={side} onLineClick={onLineClick} />
+        <MergeDiff path={path} base={baseText.data?.content ?? ""} target={targetText.data?.content ?? ""} hunks={fileDiff.data.hunks} layout={layout} handle={handle} line={at} side={side} onLineClick={onLineClick} only={fileDiff.data.status === "added" ? "target" : fileDiff.data.status === "deleted" ? "base" : undefined} />
       </Suspense>
     </>
   );
