@@ -2,7 +2,8 @@
  * The compare view's smaller things (issue 32 item 10), on a two-turn run written here: copies
  * are looked for only on request (git finds them only with -C) and their count draws an icon
  * that renders (⧉ drew an empty box); an added file's side-by-side diff is one column; the
- * view opens on the first changed text file, not on a binary one.
+ * view opens on the first changed text file, not on a binary one. And the editor's find panel
+ * (⌘F / Ctrl+F) drawn in the app's fields and buttons, light and dark.
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -109,6 +110,38 @@ for (const viewport of [
       await expect(merge).toHaveAttribute("data-single-side", "base");
       await expect(merge.locator(".cm-editor")).toHaveCount(1);
       await expect(merge).toContainText("Written in turn 2.");
+    });
+  }
+}
+
+for (const viewport of [
+  { width: 1440, height: 900 },
+  { width: 1024, height: 768 },
+]) {
+  for (const theme of ["light", "dark"] as const) {
+    test(`the find panel looks like the app (${viewport.width}×${viewport.height}, ${theme})`, async ({ page, guarded }) => {
+      await page.setViewportSize(viewport);
+      await page.addInitScript(`localStorage.setItem("wink-theme", ${JSON.stringify(theme)})`);
+      await page.goto(`${server.url}?file=${FILE}&line=2&view=files&path=src/base_module.py`);
+      const content = page.locator("[data-testid=code-view] .cm-content");
+      await content.focus();
+      await page.keyboard.press("Control+f");
+      const panel = page.locator(".cm-panel.cm-search");
+      await expect(panel).toBeVisible();
+      await page.keyboard.type("base_3");
+      await page.keyboard.press("Enter");
+      // CodeMirror's own buttons are grey gradients, light in dark mode too; the app's are flat, on its panel colour.
+      const looks = (selector: string) => page.evaluate<{ image: string; background: string; color: string; radius: string }>(`(() => { const s = getComputedStyle(document.querySelector(${JSON.stringify(selector)})); return { image: s.backgroundImage, background: s.backgroundColor, color: s.color, radius: s.borderTopLeftRadius }; })()`);
+      const app = await looks(".app-header .icon-btn");
+      for (const selector of [".cm-search .cm-button", ".cm-search .cm-textfield"]) {
+        const drawn = await looks(selector);
+        expect(drawn.image, selector).toBe("none");
+        expect(drawn.background, selector).toBe(app.background);
+        expect(drawn.radius, selector).toBe(app.radius);
+      }
+      expect((await looks(".cm-search label")).color).toBe(await page.evaluate<string>(`getComputedStyle(document.querySelector(".muted") ?? document.body).color`));
+      for (const violation of await seriousViolations(page)) expect(violation).toBe("");
+      await guarded.shot(`find-panel-${viewport.width}-${theme}`);
     });
   }
 }
