@@ -2,7 +2,7 @@
  * The selected snapshot above the views: a line with its session, the turn it holds (and its
  * archive), line and time, links to the parent session (at the snapshot that lists this one)
  * and to each child session; and a line of its full identifiers as selectable text (session
- * id, with a copy button; file; schema; slices; every tag), as WINK's viewer shows them: one
+ * id, with a copy button; the file when not named after it; schema; every tag), as WINK's viewer shows them: one
  * "Details" click away, they were what a reviewer pasted into a search or a bug report.
  * Validation problems are always shown.
  */
@@ -14,6 +14,11 @@ import { Link } from "../../components/Link.js";
 import { snapshotPatch } from "../runs/run-links.js";
 import { showToast } from "../../state/toasts.js";
 import { visibleText } from "../slices/json-model.js";
+
+/** True when `file` is `<sessionId>.jsonl` (or `.json`) at the top of the served directory, as WINK writes it. */
+function namedAfter(file: string, sessionId: string): boolean {
+  return file === `${sessionId}.jsonl` || file === `${sessionId}.json`;
+}
 
 export function SnapshotCard({ snapshot, meta, run }: { snapshot: SnapshotRef; meta: SnapshotMetaResponse | undefined; run: RunResponse | undefined }) {
   const session = run?.sessions.find((candidate) => candidate.snapshots.some((entry) => entry.line_number === snapshot.line));
@@ -70,11 +75,14 @@ export function SnapshotCard({ snapshot, meta, run }: { snapshot: SnapshotRef; m
             </button>
           ) : null}
         </span>
-        <span className="context-id">
-          <span className="muted">file</span> <span className="mono selectable">{snapshot.file}</span>
-        </span>
-        <span className="context-id muted">
-          schema {meta?.version ?? "…"} · {meta === undefined ? "…" : plural(meta.slices.length, "slice")}
+        {/* WINK names a session's file after it: the file is said only when it says more than the id. */}
+        {meta !== undefined && !namedAfter(snapshot.file, meta.session_id) ? (
+          <span className="context-id">
+            <span className="muted">file</span> <span className="mono selectable">{snapshot.file}</span>
+          </span>
+        ) : null}
+        <span className="context-id muted" title={meta === undefined ? undefined : `${snapshot.file} · ${plural(meta.slices.length, "slice")}`}>
+          schema {meta?.version ?? "…"}
         </span>
         {tags.length === 0 ? (
           <span className="muted">no tags</span>
