@@ -82,6 +82,17 @@ for (const viewport of [
   });
 }
 
+test("← onto the base says so and offers the snapshot before the target as the base", async ({ page }) => {
+  await page.goto(`${server.url}?file=${file}&line=3&view=compare&base_file=${file}&base_line=2`);
+  await expect(page.getByTestId("target-label")).toContainText("turn 3");
+  await page.keyboard.press("ArrowLeft");
+  await expect(page.getByText("Base and target are the same snapshot")).toBeVisible();
+  await page.getByTestId("compare-previous").focus();
+  await page.keyboard.press("Enter");
+  await expect.poll(() => pair(page)).toEqual({ base: "1", target: "2", baseFile: file });
+  await expect(page.getByText("Base and target are the same snapshot")).toHaveCount(0);
+});
+
 test("? lists the pair keys", async ({ page }) => {
   await page.goto(`${server.url}?file=${file}&line=2&view=compare&base_file=${file}&base_line=1`);
   await expect(page.getByTestId("target-label")).toBeVisible();

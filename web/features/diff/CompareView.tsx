@@ -141,8 +141,8 @@ export function CompareView({ target, base, path, slice, layout, at, side, copie
     if (base !== undefined) navigate({ base: target, file: base.file, line: base.line, at: undefined, side: undefined }, { replace: true });
   };
   const order = useMemo(() => sessionSnapshots(run.data, target), [run.data, target]);
-  const pairStep = (delta: 1 | -1) => stepPair(order, base, target, delta);
-  const stepBoth = (delta: 1 | -1) => {
+  const pairStep = (delta: 1 | 0 | -1) => stepPair(order, base, target, delta);
+  const stepBoth = (delta: 1 | 0 | -1) => {
     const pair = pairStep(delta);
     if (pair === null) {
       showToast(delta === 1 ? "This is the session's last pair of snapshots" : "This is the session's first pair of snapshots");
@@ -191,7 +191,16 @@ export function CompareView({ target, base, path, slice, layout, at, side, copie
       {base === undefined ? (
         <EmptyState title="Pick a base snapshot to compare with">The target is the selected snapshot.</EmptyState>
       ) : sameRef(base, target) ? (
-        <EmptyState title="Base and target are the same snapshot">Pick another base.</EmptyState>
+        <EmptyState title="Base and target are the same snapshot">
+          {/* Zero steps: the target stays, the base becomes the snapshot before it (←/→ moved the target onto the base). */}
+          {pairStep(0) === null ? (
+            "Pick another base."
+          ) : (
+            <button type="button" className="btn" onClick={() => stepBoth(0)} data-testid="compare-previous">
+              Compare with the snapshot before it
+            </button>
+          )}
+        </EmptyState>
       ) : diff.isPending ? (
         <Spinner label="Comparing…" />
       ) : diff.isError ? (

@@ -29,6 +29,9 @@ describe("stepping the compared pair", () => {
   it("pairs a base from another run (or the target itself) with the snapshot before the new target", () => {
     expect(stepPair(order, at(7, "other.jsonl"), at(3), 1)).toEqual({ base: at(3), target: at(4) });
     expect(stepPair(order, at(3), at(3), -1)).toEqual({ base: at(1), target: at(2) });
+    // No step: the target stays, a base equal to it becomes the snapshot before it.
+    expect(stepPair(order, at(3), at(3), 0)).toEqual({ base: at(2), target: at(3) });
+    expect(stepPair(order, at(1), at(1), 0)).toBeNull();
   });
 
   it("stops at either end, and when the target is not in the session", () => {
