@@ -15,7 +15,7 @@ import { parseArgs } from "node:util";
 import { hasErrorCode } from "../shared/errors.js";
 import type { OpenRegularOptions } from "../shared/filesystem/open-regular.node.js";
 import { openRegularFile, readRegularFile } from "../shared/filesystem/open-regular.node.js";
-import { scanSessionFile } from "../shared/session/session-file.node.js";
+import { scanSessionFile } from "../shared/session/index.js";
 import { sniffDebugBundle } from "./library/debug-bundles.js";
 import { packageRoot } from "./package-root.js";
 
