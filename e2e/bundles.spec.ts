@@ -169,6 +169,39 @@ test("the iterations of one request: compared side by side from the run list (wo
   expect(errors).toEqual([]);
 });
 
+test("a bundle's workspace against its run's start opens on the first text file, not the binary logo.png first in the tree, one column for an added file", async ({ page }) => {
+  const small = fixtureBundle("01-small-success");
+  await page.goto(at(small.file, `&line=2&view=compare&base_file=${encodeURIComponent(small.file)}&base_line=1`));
+  await expect(page.getByTestId("changed-file").first()).toHaveAttribute("data-path", /assets\/logo\.png$/);
+  await expect.poll(() => new URL(page.url()).searchParams.get("path")).toMatch(/\.(py|md|toml|txt|cfg|json)$/);
+  await expect(page.getByText("Binary file.")).toHaveCount(0);
+  await expect(page.getByTestId("merge-diff")).toHaveAttribute("data-single-side", "target");
+});
+
+test("the transcript's thinking, system, usage and plan entries read as words, not JSON (1440×900 and 1024×768)", async ({ page, guarded }) => {
+  const long = fixtureBundle("03-long-run");
+  for (const viewport of [
+    { width: 1440, height: 900 },
+    { width: 1024, height: 768 },
+  ]) {
+    await page.setViewportSize(viewport);
+    await page.goto(at(long.file, "&line=2&view=panel&panel=transcript&facets=entry_type%3Athinking,entry_type%3Asystem_event,entry_type%3Atoken_usage,entry_type%3Aunknown"));
+    const entries = page.getByTestId("transcript-entry");
+    await expect(entries.first()).toBeVisible();
+    const thinking = page.locator("[data-testid=transcript-entry][data-type=thinking]").first();
+    await expect(thinking).toBeVisible();
+    for (const type of ["thinking", "system_event", "token_usage"]) {
+      const entry = page.locator(`[data-testid=transcript-entry][data-type=${type}]`).first();
+      await expect(entry, type).toBeVisible();
+      await expect(entry, type).not.toContainText("threadId");
+      await expect(entry, type).not.toContainText('{"');
+    }
+    await expect(page.locator("[data-testid=transcript-entry][data-type=system_event]").first()).toContainText(/Turn \d+ started|Context compacted/);
+    await expect(page.locator("[data-testid=transcript-entry][data-type=token_usage]").first()).toContainText(/[\d,]+ tokens \([\d,]+ in/);
+    await guarded.shot(`bundle-transcript-quiet-${viewport.width}`);
+  }
+});
+
 test("every fixture bundle: each panel loads with no HTTP error and shows index.json's counts", async ({ page }) => {
   test.setTimeout(300_000);
   const errors = httpErrors(page);

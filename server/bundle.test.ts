@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { winkFixture } from "../fixtures/paths.js";
+import { WINK_BUNDLE_FIXTURES, winkFixture } from "../fixtures/paths.js";
 import { BundleError, buildBundle, bundleMain } from "./bundle.js";
 
 let dir: string;
@@ -75,6 +75,20 @@ describe("wink-debug bundle", () => {
     await expect(buildBundle({ source: web, output: path.join(dir, "x.html"), webDir: web })).rejects.toThrow(/No session file/);
     await expect(buildBundle({ source: winkFixture("fszip-pr633"), output: path.join(dir, "x.html"), webDir: web, maxBytes: 1000 })).rejects.toThrow(/larger than 1000 bytes/);
     await expect(buildBundle({ source: winkFixture("fszip-pr633"), output: path.join(dir, "x.html"), webDir: path.join(dir, "no-build") })).rejects.toThrow(/standalone web build is missing/);
+  });
+
+  it("refuses a folder whose runs are all in subfolders, naming it and saying to use -r (a page of its index.json opened on nothing)", async () => {
+    const error = await buildBundle({ source: WINK_BUNDLE_FIXTURES, output: path.join(dir, "flat.html"), webDir: web }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(BundleError);
+    expect(String(error)).toContain(`No loadable session file or WINK debug bundle at the top of ${WINK_BUNDLE_FIXTURES} (index.json: no snapshot line)`);
+    expect(String(error)).toMatch(/its subfolders \(01-small-success, 02-failed-run, 03-long-run, …\) hold 8 session files or debug bundles: run it again with -r \(--recursive\)/);
+    // Nothing at all at the top: the same hint.
+    const nested = path.join(dir, "nested");
+    await mkdir(path.join(nested, "request-1"), { recursive: true });
+    await writeFile(path.join(nested, "request-1", "a.jsonl"), "{}\n");
+    await expect(buildBundle({ source: nested, output: path.join(dir, "nested.html"), webDir: web })).rejects.toThrow(/No session file \(.jsonl or .json\) or WINK debug bundle in .*nested; its subfolders \(request-1\) hold 1 session file or debug bundle: run it again with -r/);
+    const recursive = await buildBundle({ source: WINK_BUNDLE_FIXTURES, output: path.join(dir, "recursive.html"), webDir: web, recursive: true });
+    expect(recursive.files.filter((file) => file.endsWith(".zip"))).toHaveLength(8);
   });
 
   it("parses its command line", async () => {

@@ -14,6 +14,7 @@ import path from "node:path";
 import { hasErrorCode } from "../shared/errors.js";
 import type { OpenRegularOptions } from "../shared/filesystem/index.js";
 import { openRegularFile, readRegularFile } from "../shared/filesystem/index.js";
+import { scanSessionFile } from "../shared/session/index.js";
 import { sniffDebugBundle } from "./library/debug-bundles.js";
 import { packageRoot } from "./package-root.js";
 import { parseSubcommandArgs } from "./subcommand-args.js";
@@ -84,6 +85,15 @@ async function singleFileRun(file: string): Promise<RunFile[]> {
   return [{ path: name, absolute: file }, ...archives.map((entry) => ({ path: entry.name, absolute: path.join(directory, entry.name) }))];
 }
 
+/** "; its subfolders hold 5 runs: add -r …" when `root`'s subfolders hold session files or archives and the listing was flat; else "". */
+async function subfolderHint(root: string, recursive: boolean): Promise<string> {
+  if (recursive) return "";
+  const nested = (await listRun(root, true)).filter((file) => file.path.includes("/") && !file.path.endsWith(".fs.zip"));
+  if (nested.length === 0) return "";
+  const folders = [...new Set(nested.map((file) => file.path.split("/")[0] ?? ""))];
+  return `; its subfolders (${folders.slice(0, 3).join(", ")}${folders.length > 3 ? ", …" : ""}) hold ${nested.length} session file${nested.length === 1 ? "" : "s"} or debug bundle${nested.length === 1 ? "" : "s"}: run it again with -r (--recursive) to bundle them`;
+}
+
 /** Script text safe inside `<script>…</script>` (no early end tag, no comment opener). */
 function inlineScript(code: string): string {
   return code.replace(/<\/(script)/gi, "<\\/$1").replace(/<!--/g, "<\\!--");
@@ -128,7 +138,14 @@ export async function buildBundle(options: BundleOptions): Promise<BundleResult>
   const isDebugBundle = (file: RunFile) => sniffDebugBundle(file.absolute, (absolute) => openRegularFile(absolute, openOptions(file)));
   const debugBundles = (await Promise.all(files.filter((file) => ARCHIVE_FILE.test(file.path)).map(isDebugBundle))).filter(Boolean).length;
   if (!files.some((file) => SESSION_FILE.test(file.path)) && debugBundles === 0) {
-    throw new BundleError(single ? `Not a session file (.jsonl or .json) or a WINK debug bundle: ${source}` : `No session file (.jsonl or .json) or WINK debug bundle in ${source}`);
+    throw new BundleError(single ? `Not a session file (.jsonl or .json) or a WINK debug bundle: ${source}` : `No session file (.jsonl or .json) or WINK debug bundle in ${source}${await subfolderHint(source, options.recursive ?? false)}`);
+  }
+  if (!single && debugBundles === 0 && !(options.recursive ?? false)) {
+    // A folder whose runs are all in subfolders (a tree of bundles with an index.json on top)
+    // made a page of that one .json file that opened on "No loadable snapshot".
+    const loadable = await Promise.all(files.filter((file) => SESSION_FILE.test(file.path)).map(async (file) => (await scanSessionFile(file.absolute, { openFile: (absolute) => openRegularFile(absolute, openOptions(file)) }).catch(() => null))?.entries.length ?? 0));
+    const hint = loadable.every((count) => count === 0) ? await subfolderHint(source, false) : "";
+    if (hint !== "") throw new BundleError(`No loadable session file or WINK debug bundle at the top of ${source} (${files.filter((file) => SESSION_FILE.test(file.path)).map((file) => file.path).join(", ")}: no snapshot line)${hint}`);
   }
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BUNDLE_BYTES;
   let total = 0;

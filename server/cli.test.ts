@@ -1,7 +1,8 @@
 // The real CLI as a user runs it: a child process on a loopback port, talked to over HTTP.
-import { chmod, copyFile, writeFile } from "node:fs/promises";
+import { chmod, copyFile, stat, writeFile } from "node:fs/promises";
 import http from "node:http";
 import net from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { WINK_BUNDLE_FIXTURES } from "../fixtures/paths.js";
@@ -222,6 +223,16 @@ describe("wink-debug CLI", () => {
     expect(((await (await fetch(`${directUrl}api/error`)).json()) as { type: string }).type).toBe("PromptEvaluationError");
     direct.child.kill("SIGTERM");
     expect(await direct.exit).toBe(0);
+  });
+
+  it("bundle on a folder whose runs are in subfolders exits 2 with a hint to use -r, writing nothing", async () => {
+    const output = path.join(os.tmpdir(), `wink-flat-${process.pid}.html`);
+    const flat = startCli(["bundle", WINK_BUNDLE_FIXTURES, "-o", output]);
+    expect(await flat.exit).toBe(2);
+    expect(flat.errors()).toContain(`No loadable session file or WINK debug bundle at the top of ${WINK_BUNDLE_FIXTURES}`);
+    expect(flat.errors()).toContain("run it again with -r (--recursive)");
+    expect(flat.output()).not.toContain("wrote");
+    await expect(stat(output)).rejects.toThrow(/ENOENT/);
   });
 
   it("finds the EvalLoop layout with -r, and says what it found nothing under without", async () => {

@@ -3,7 +3,8 @@
  * app's CSP allows no inline script, and this is not one), then run on the whole document.
  * Returns the violations of impact `serious` or `critical`, one line each, and those of the
  * structural rules below whatever their impact (axe rates them moderate, but content outside
- * every landmark and a skipped heading level are what a screen reader user trips on).
+ * every landmark, a skipped heading level and two landmarks of one name are what a screen
+ * reader user trips on).
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -23,7 +24,7 @@ interface AxeViolation {
   readonly nodes: readonly AxeNode[];
 }
 
-const STRUCTURAL = new Set(["region", "heading-order"]);
+const STRUCTURAL = new Set(["region", "heading-order", "landmark-unique"]);
 
 export async function seriousViolations(page: Page): Promise<string[]> {
   if (!(await page.evaluate("typeof window.axe === 'object'"))) await page.evaluate(source);

@@ -54,7 +54,7 @@ export const diffRoutes: FastifyPluginAsyncTypebox<DiffRoutesOptions> = async (a
     const [baseEntries, targetEntries] = await Promise.all([baseWorkspace.source?.list() ?? [], targetWorkspace.source?.list() ?? []]);
     const files = await diffWorkspaces(
       { base: { source: baseWorkspace.source, entries: baseEntries }, target: { source: targetWorkspace.source, entries: targetEntries } },
-      { renames: query.renames !== "0", copies: query.copies !== "0", threshold: query.similarity ?? 50 },
+      { renames: query.renames !== "0", copies: query.copies === "1", threshold: query.similarity ?? 50 },
     );
     return { base, target, baseWorkspace, targetWorkspace, files };
   };

@@ -16,7 +16,7 @@ export const diffSideProperties = {
   target_session: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
 };
 
-/** Rename and copy detection (git's `-M`/`-C`): on by default, at 50 % similarity. */
+/** Rename and copy detection (git's `-M`/`-C`) at 50 % similarity: renames on by default, copies only with `copies=1` (as git only with -C). */
 export const renameProperties = {
   renames: Type.Optional(Type.Union([Type.Literal("0"), Type.Literal("1")])),
   copies: Type.Optional(Type.Union([Type.Literal("0"), Type.Literal("1")])),

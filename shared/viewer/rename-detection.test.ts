@@ -9,6 +9,7 @@ import { virtualFileSource } from "./file-source.js";
 import * as similarity from "./similarity.js";
 import { chunkCounts, scorePercent, similarityScore } from "./similarity.js";
 import { diffWorkspaces } from "./snapshot-diff.js";
+import type { FileChangeView } from "./types.js";
 import type { VirtualFile } from "../session/workspace-items.js";
 
 // Scoring is counted (and still done by the real function) to see when an answer is reused.
@@ -44,8 +45,8 @@ const target: Record<string, string> = {
   "crlf-moved.txt": (base["crlf.txt"] as string).replace(/\n/g, "\r\n"),
 };
 
-function gitNameStatus(): string[] {
-  const repo = path.join(work, "repo");
+function gitNameStatus(flags: readonly string[]): string[] {
+  const repo = path.join(work, `repo${flags.join("")}`);
   mkdirSync(repo, { recursive: true });
   const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "core.autocrlf=false", ...args], { cwd: repo, encoding: "utf8" });
   git("init", "-q");
@@ -62,25 +63,35 @@ function gitNameStatus(): string[] {
   write(target);
   git("add", "-A");
   git("commit", "-qm", "target");
-  return git("diff", "-M", "-C", "--name-status", "HEAD~1", "HEAD").trim().split("\n");
+  return git("diff", ...flags, "--name-status", "HEAD~1", "HEAD").trim().split("\n");
 }
 
 const vfs = (files: Record<string, string>): VirtualFile[] => Object.entries(files).map(([name, content]) => ({ path: name, segments: name.split("/"), content, sizeBytes: 0, version: null, createdAt: null, updatedAt: null, encoding: null }));
 
+const nameStatus = (changes: readonly FileChangeView[]) =>
+  changes
+    .map((change) => {
+      if (change.status === "renamed" || change.status === "copied") return `${change.status === "renamed" ? "R" : "C"}${String(change.similarity).padStart(3, "0")}\t${change.old_path}\t${change.path}`;
+      return `${change.status[0]?.toUpperCase()}\t${change.path}`;
+    })
+    .sort();
+
 describe("rename and copy detection", () => {
-  it("finds what git -M -C finds, with git's similarity percentages", async () => {
+  it("finds what git -M -C finds when asked for copies, with git's similarity percentages", async () => {
+    const baseSource = virtualFileSource(vfs(base));
+    const targetSource = virtualFileSource(vfs(target));
+    const files = await diffWorkspaces({ base: { source: baseSource, entries: await baseSource.list() }, target: { source: targetSource, entries: await targetSource.list() } }, { copies: true });
+    expect(nameStatus(files.changes)).toEqual(gitNameStatus(["-M", "-C"]).sort());
+    // Every line of rewritten.txt changed: below 50 %, so it stays a delete and an add, as in git.
+    expect(files).toMatchObject({ renamed: 3, copied: 1, added: 2, deleted: 2, modified: 1 });
+  });
+
+  it("by default finds what git diff -M finds: renames at 50 %, no copies (git looks for them only with -C)", async () => {
     const baseSource = virtualFileSource(vfs(base));
     const targetSource = virtualFileSource(vfs(target));
     const files = await diffWorkspaces({ base: { source: baseSource, entries: await baseSource.list() }, target: { source: targetSource, entries: await targetSource.list() } });
-    const ours = files.changes
-      .map((change) => {
-        if (change.status === "renamed" || change.status === "copied") return `${change.status === "renamed" ? "R" : "C"}${String(change.similarity).padStart(3, "0")}\t${change.old_path}\t${change.path}`;
-        return `${change.status[0]?.toUpperCase()}\t${change.path}`;
-      })
-      .sort();
-    expect(ours).toEqual(gitNameStatus().sort());
-    // Every line of rewritten.txt changed: below 50 %, so it stays a delete and an add, as in git.
-    expect(files).toMatchObject({ renamed: 3, copied: 1, added: 2, deleted: 2, modified: 1 });
+    expect(nameStatus(files.changes)).toEqual(gitNameStatus(["-M"]).sort());
+    expect(files).toMatchObject({ renamed: 3, copied: 0, added: 3, rename_detection: { renames: true, copies: false, threshold: 50 } });
   });
 
   it("scores like git's diffcore-delta", () => {
@@ -108,18 +119,18 @@ describe("rename and copy detection", () => {
     const targetSource = virtualFileSource(vfs(target));
     const sides = { base: { source: baseSource, entries: await baseSource.list() }, target: { source: targetSource, entries: await targetSource.list() } };
     const before = scored();
-    const first = await diffWorkspaces(sides);
+    const first = await diffWorkspaces(sides, { copies: true });
     const scoredOnce = scored();
     expect(scoredOnce).toBeGreaterThan(before);
-    const again = await diffWorkspaces(sides);
+    const again = await diffWorkspaces(sides, { copies: true });
     expect(scored()).toBe(scoredOnce);
     expect(again).toEqual(first);
     // Another threshold is another answer, scored again.
-    const strict = await diffWorkspaces(sides, { threshold: 99 });
+    const strict = await diffWorkspaces(sides, { threshold: 99, copies: true });
     expect(scored()).toBeGreaterThan(scoredOnce);
     expect(strict.renamed).toBeLessThan(first.renamed);
     // A caller changing its answer's list changes no later answer.
     again.changes.length = 0;
-    expect((await diffWorkspaces(sides)).changes).toEqual(first.changes);
+    expect((await diffWorkspaces(sides, { copies: true })).changes).toEqual(first.changes);
   });
 });

@@ -25,6 +25,10 @@ export type TimelineResponse = V.TimelineView;
 export type ToolCallFileDiffResponse = V.ToolCallFileDiffView;
 export type RunListResponse = V.RunListView;
 export type RunResponse = V.RunView;
+/** How a comparison finds moved files: renames always (at 50 %, as git), copies on request (git's -C). */
+export interface DiffOptions {
+  readonly copies?: boolean;
+}
 export type RunSearchResponse = V.RunSearchView;
 export type DiffStatResponse = V.DiffStatView;
 export type SessionFileResponse = FileListResponse["files"][number];
@@ -90,9 +94,10 @@ export interface Api {
   fileContent(ref: SnapshotRef, path: string, range?: { offset?: number; limit?: number }): Promise<V.FileContentView>;
   /** Saves one workspace file through the browser's download (never opened as a page). */
   download(ref: SnapshotRef, path: string): Promise<void>;
-  diff(base: SnapshotRef, target: SnapshotRef): Promise<V.SnapshotDiffView>;
+  /** The changed files and slices; copies are looked for only with `copies` (as git's -C). */
+  diff(base: SnapshotRef, target: SnapshotRef, options?: DiffOptions): Promise<V.SnapshotDiffView>;
   /** Lines added and removed per changed file (renames and copies against their source). */
-  diffStat(base: SnapshotRef, target: SnapshotRef): Promise<V.DiffStatView>;
+  diffStat(base: SnapshotRef, target: SnapshotRef, options?: DiffOptions): Promise<V.DiffStatView>;
   /** One file's diff; `basePath` names the file in the base when it was renamed or copied. */
   fileDiff(base: SnapshotRef, target: SnapshotRef, path: string, basePath?: string | null): Promise<FileDiffResponse>;
   sliceDiff(base: SnapshotRef, target: SnapshotRef, sliceType: string): Promise<V.SliceDiffView>;

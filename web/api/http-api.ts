@@ -4,7 +4,7 @@
  * exactly what the agent wrote.
  */
 import { parsePythonJson } from "../../shared/session/browser.js";
-import type { Api, ChangeNotice, RunPageQuery, SearchScope, SnapshotRef } from "./api.js";
+import type { Api, ChangeNotice, DiffOptions, RunPageQuery, SearchScope, SnapshotRef } from "./api.js";
 import { ApiError } from "./api.js";
 import { subscribeShared } from "./shared-events.js";
 import type * as T from "./api.js";
@@ -124,12 +124,12 @@ export class HttpApi implements Api {
     link.remove();
   }
 
-  diff(base: SnapshotRef, target: SnapshotRef): Promise<T.SnapshotDiffResponse> {
-    return this.get("/api/diff", { ...side("base", base), ...side("target", target) });
+  diff(base: SnapshotRef, target: SnapshotRef, options: DiffOptions = {}): Promise<T.SnapshotDiffResponse> {
+    return this.get("/api/diff", { ...side("base", base), ...side("target", target), copies: options.copies === true ? "1" : undefined });
   }
 
-  diffStat(base: SnapshotRef, target: SnapshotRef): Promise<T.DiffStatResponse> {
-    return this.get("/api/diff/stat", { ...side("base", base), ...side("target", target) });
+  diffStat(base: SnapshotRef, target: SnapshotRef, options: DiffOptions = {}): Promise<T.DiffStatResponse> {
+    return this.get("/api/diff/stat", { ...side("base", base), ...side("target", target), copies: options.copies === true ? "1" : undefined });
   }
 
   fileDiff(base: SnapshotRef, target: SnapshotRef, path: string, basePath: string | null = null): Promise<T.FileDiffResponse> {

@@ -10,9 +10,9 @@ import { BUNDLE_MEMBERS, bundleMetaView, bundleRunParts } from "../../shared/deb
 import { FileNotFoundError } from "../../shared/errors.js";
 import { summarizeSnapshot, parseSessionText, findFilesystemSnapshotRef } from "../../shared/session/browser.js";
 import type { SessionLineError, SessionSnapshot } from "../../shared/session/browser.js";
-import { MAX_VIEW_BYTES, fileContent, archiveManifestSummary, buildFileTree, searchSnapshot, sessionFileView, diffFileLists, diffSlice, diffSliceSummaries, diffSourceFile, diffWorkspaces, buildRun, placeholderRunSummary, runSummary, pageOfRuns, landingRun, diffStats, searchRun, sessionEvents, slicePage, snapshotMeta, buildTimeline, compareTimes, bundleWorkspace, resolveWorkspace, workspaceMetaView } from "../../shared/viewer/index.js";
+import { MAX_VIEW_BYTES, landingRun, fileContent, archiveManifestSummary, buildFileTree, searchSnapshot, sessionFileView, diffFileLists, diffSlice, diffSliceSummaries, diffSourceFile, diffWorkspaces, buildRun, placeholderRunSummary, runSummary, pageOfRuns, diffStats, searchRun, sessionEvents, slicePage, snapshotMeta, buildTimeline, compareTimes, bundleWorkspace, resolveWorkspace, workspaceMetaView } from "../../shared/viewer/index.js";
 import type { ArchiveManifestRead, RunSearchSession, RunView, IndexedSnapshotLine, ResolvedWorkspace } from "../../shared/viewer/index.js";
-import type { Api, RunPageQuery, SearchScope, SnapshotRef } from "./api.js";
+import type { Api, DiffOptions, RunPageQuery, SearchScope, SnapshotRef } from "./api.js";
 import type { ApiError } from "./api.js";
 import type * as T from "./api.js";
 import { answer, apiErrorOf, serverError } from "./local-answer.js";
@@ -396,11 +396,11 @@ export class LocalApi implements Api {
     setTimeout(() => URL.revokeObjectURL(url), 10_000);
   }
 
-  diff(base: SnapshotRef, target: SnapshotRef): Promise<T.SnapshotDiffResponse> {
+  diff(base: SnapshotRef, target: SnapshotRef, options: DiffOptions = {}): Promise<T.SnapshotDiffResponse> {
     return this.#answer(async () => {
       const [baseWorkspace, targetWorkspace] = await Promise.all([this.#workspace(base), this.#workspace(target)]);
       const [baseEntries, targetEntries] = await Promise.all([baseWorkspace.source?.list() ?? [], targetWorkspace.source?.list() ?? []]);
-      const files = await diffWorkspaces({ base: { source: baseWorkspace.source, entries: baseEntries }, target: { source: targetWorkspace.source, entries: targetEntries } });
+      const files = await diffWorkspaces({ base: { source: baseWorkspace.source, entries: baseEntries }, target: { source: targetWorkspace.source, entries: targetEntries } }, { copies: options.copies === true });
       const refOf = (ref: SnapshotRef) => {
         const { snapshot } = this.#snapshot(ref);
         return { file: ref.file, line_number: ref.line, session_id: snapshot.sessionId, created_at: snapshot.createdAt };
@@ -409,11 +409,11 @@ export class LocalApi implements Api {
     });
   }
 
-  diffStat(base: SnapshotRef, target: SnapshotRef): Promise<T.DiffStatResponse> {
+  diffStat(base: SnapshotRef, target: SnapshotRef, options: DiffOptions = {}): Promise<T.DiffStatResponse> {
     return answer(async () => {
       const [baseWorkspace, targetWorkspace] = await Promise.all([this.#workspace(base), this.#workspace(target)]);
       const [baseEntries, targetEntries] = await Promise.all([baseWorkspace.source?.list() ?? [], targetWorkspace.source?.list() ?? []]);
-      const files = await diffWorkspaces({ base: { source: baseWorkspace.source, entries: baseEntries }, target: { source: targetWorkspace.source, entries: targetEntries } });
+      const files = await diffWorkspaces({ base: { source: baseWorkspace.source, entries: baseEntries }, target: { source: targetWorkspace.source, entries: targetEntries } }, { copies: options.copies === true });
       return diffStats(files.changes, baseWorkspace.source, targetWorkspace.source);
     });
   }

@@ -14,6 +14,7 @@ import { CommandPalette } from "../features/palette/CommandPalette.js";
 import { RunOverview } from "../features/run/RunOverview.js";
 import { RunsPanel } from "../features/runs/RunsPanel.js";
 import { failurePatch, showsFailure } from "../features/runs/run-links.js";
+import { previousInSession, snapshotChoices } from "../features/palette/snapshot-commands.js";
 import { flattenSnapshots, stepSnapshot } from "../features/sessions/snapshot-list.js";
 import { SnapshotCard } from "../features/snapshot/SnapshotCard.js";
 import { browseQuery, diffQuery, slicePageQuery, timelineQuery } from "../queries/options.js";
@@ -58,13 +59,14 @@ function usePrefetchView(state: ViewState, selected: SnapshotRef | null): void {
   const api = useApi();
   const client = useQueryClient();
   const view = state.view;
+  const copies = state.copies ?? false;
   const base = useSnapshotRef(state.base);
   useEffect(() => {
     if (selected === null) return;
     if (view === "timeline") void client.prefetchQuery(timelineQuery(api, selected));
     else if (view === "files") void client.prefetchQuery(browseQuery(api, selected, base ?? "previous"));
-    else if (view === "compare" && base !== null) void client.prefetchQuery(diffQuery(api, base, selected));
-  }, [api, client, view, base, selected]);
+    else if (view === "compare" && base !== null) void client.prefetchQuery(diffQuery(api, base, selected, copies));
+  }, [api, client, view, base, selected, copies]);
 }
 
 /** The other views' chunks, once the first view is on screen and the browser is idle. */
@@ -108,7 +110,7 @@ export function App({ source }: { source: SourceSwitch }) {
   usePrefetchView(state, selected);
 
   const reload = useCallback(() => {
-    void client.invalidateQueries({ queryKey: keys.all }).then(() => showToast("Snapshot reloaded"));
+    void client.invalidateQueries({ queryKey: keys.all }).then(() => showToast("Data reloaded"));
   }, [client]);
   const stepSlice = useCallback(
     (delta: number) => {
@@ -170,7 +172,7 @@ export function App({ source }: { source: SourceSwitch }) {
     },
   });
 
-  const commands = usePaletteCommands(selected, meta.data, entries, reload, stepSlice, source, run.data?.panels ?? []);
+  const commands = usePaletteCommands(selected, meta.data, entries, run.data, reload, source);
 
   return (
     <div className={`app${preferences.sidebarCollapsed ? " sidebar-collapsed" : ""}`}>
@@ -249,7 +251,7 @@ function ActiveView({ state, snapshot, meta, bundle }: { state: ViewState; snaps
     case "files":
       return <FilesView snapshot={snapshot} path={state.path} line={state.at} base={filesBase(state.base, snapshot)} />;
     case "compare":
-      return <CompareView target={snapshot} base={state.base} path={state.path} slice={state.slice} layout={state.layout} at={state.at} side={state.side} />;
+      return <CompareView target={snapshot} base={state.base} path={state.path} slice={state.slice} layout={state.layout} at={state.at} side={state.side} copies={state.copies ?? false} />;
     case "search":
       return <SearchView snapshot={snapshot} query={state.q} regex={state.regex ?? false} />;
     case "panel":
@@ -293,6 +295,12 @@ function useSelectionBootstrap(landing: SnapshotRef | null) {
   }, [file, line]);
 }
 
+/** A snapshot as the palette names it: its turn label in the run, else its line. */
+function snapshotName(run: RunResponse | undefined, ref: SnapshotRef): string {
+  for (const session of run?.sessions ?? []) for (const snapshot of session.snapshots) if (snapshot.line_number === ref.line) return snapshot.label;
+  return `line ${ref.line}`;
+}
+
 /** Keys of the run's panels: the first three, then "the next one". */
 const PANEL_KEYS = ["7", "8", "9", "0"] as const;
 
@@ -308,27 +316,49 @@ function stepPanel(panels: readonly { id: string }[], state: ViewState, index: n
   return true;
 }
 
-/** Shows the slices view, then gives it `key` as if typed (after the palette has closed). */
+/**
+ * Shows the slices view, then gives it `key` as if typed (after the palette has closed), as
+ * soon as the view is there to take it: its chunk and the snapshot's metadata may still be
+ * loading, and a key pressed before then was lost.
+ */
 function pressInSlices(key: string): void {
   navigate({ view: "slices" });
-  setTimeout(() => dispatchKey(new KeyboardEvent("keydown", { key, bubbles: true, cancelable: true })), 50);
+  const started = Date.now();
+  const attempt = () => {
+    if (dispatchKey(new KeyboardEvent("keydown", { key, bubbles: true, cancelable: true }))) return;
+    if (Date.now() - started < 5000) setTimeout(attempt, 50);
+    else showToast("The slices view did not open in time", "error");
+  };
+  setTimeout(attempt, 0);
 }
 
-function usePaletteCommands(selected: SnapshotRef | null, meta: ReturnType<typeof useMeta>["data"], entries: ReturnType<typeof flattenSnapshots>, reload: () => void, stepSlice: (delta: number) => void, source: SourceSwitch, panels: readonly { id: string; title: string }[]): Command[] {
+function usePaletteCommands(selected: SnapshotRef | null, meta: ReturnType<typeof useMeta>["data"], entries: ReturnType<typeof flattenSnapshots>, run: RunResponse | undefined, reload: () => void, source: SourceSwitch): Command[] {
   const api = useApi();
   const paletteOpen = overlay.use() === "palette";
   const tree = useQuery({ ...browseQuery(api, selected, "none"), enabled: paletteOpen }).data;
   const picker = useRef<HTMLInputElement | null>(null);
   const openLocal = useLocalOpener(source.openLocal);
   return useMemo(() => {
+    const panels = run?.panels ?? [];
+    const previous = previousInSession(run, selected);
     const commands: Command[] = [
-      { id: "reload", group: "Actions", title: "Reload Snapshot", shortcut: "R", run: reload },
+      ...(previous === null || selected === null
+        ? []
+        : [
+            {
+              id: "compare-previous",
+              group: "Actions",
+              title: "Compare with the Previous Turn",
+              subtitle: `${snapshotName(run, previous)} → ${snapshotName(run, selected)}`,
+              run: () => navigate({ ...viewPatch("compare"), base: previous, path: undefined, slice: undefined, at: undefined, side: undefined }),
+            } satisfies Command,
+          ]),
+      { id: "reload", group: "Actions", title: "Reload Data", subtitle: "fetch every view's data again", shortcut: "R", run: reload },
       { id: "theme", group: "Actions", title: "Toggle Dark Mode", shortcut: "D", run: () => setPreference("theme", getPreferences().theme === "dark" ? "light" : "dark") },
       { id: "sidebar", group: "Actions", title: "Toggle Sidebar", shortcut: "[", run: () => setPreference("sidebarCollapsed", !getPreferences().sidebarCollapsed) },
       { id: "help", group: "Actions", title: "Keyboard Shortcuts", shortcut: "?", run: () => overlay.set("help") },
-      { id: "next-slice", group: "Actions", title: "Next Slice", shortcut: "L", run: () => stepSlice(1) },
       // The slices view owns these; the palette presses its keys once the view is shown.
-      { id: "export", group: "Actions", title: "Export JSON", subtitle: "copy the slice's matching items", shortcut: "E", run: () => pressInSlices("e") },
+      { id: "copy-items", group: "Actions", title: "Copy the Slice's Items as JSON", subtitle: "the items its search matches (slices view)", shortcut: "E", run: () => pressInSlices("e") },
       { id: "object-filter", group: "Actions", title: "Focus Object Filter", shortcut: "O", run: () => pressInSlices("o") },
       {
         id: "open-files",
@@ -348,7 +378,7 @@ function usePaletteCommands(selected: SnapshotRef | null, meta: ReturnType<typeo
       ...VIEWS.map((view, index): Command => ({ id: `view-${view}`, group: "Views", title: `Go to ${VIEW_LABELS[view]}`, shortcut: String(index + 1), run: () => navigate(viewPatch(view)) })),
       ...panels.map((panel, index): Command => ({ id: `panel-${panel.id}`, group: "Views", title: `Go to ${panel.title}`, subtitle: "this run's panel", ...(index < 3 ? { shortcut: PANEL_KEYS[index] } : {}), run: () => navigate(panelPatch(panel.id)) })),
       ...(meta?.slices ?? []).map((slice): Command => ({ id: `slice-${slice.slice_type}`, group: "Slices", title: slice.display_name, subtitle: `${slice.item_display_name} · ${slice.count} items`, run: () => navigate({ view: "slices", slice: slice.slice_type, item: undefined }) })),
-      ...entries.map((entry): Command => ({ id: `session-${entry.file}:${entry.line}`, group: "Sessions", title: entry.sessionId, subtitle: `${entry.fileName} · line ${entry.line} · ${entry.createdAt}`, run: () => navigate(selectSnapshotPatch(entry)) })),
+      ...snapshotChoices(entries, run).map(({ entry, title, subtitle, keywords }): Command => ({ id: `session-${entry.file}:${entry.line}`, group: "Sessions", title, subtitle, keywords, run: () => navigate(selectSnapshotPatch(entry)) })),
     ];
     if (tree !== undefined) {
       const walk = (node: typeof tree.root) => {
@@ -361,5 +391,5 @@ function usePaletteCommands(selected: SnapshotRef | null, meta: ReturnType<typeo
     }
     if (source.backToServer !== null) commands.push({ id: "back", group: "Actions", title: "Back to the Server's Snapshots", run: source.backToServer });
     return commands;
-  }, [reload, stepSlice, meta, entries, tree, source, openLocal, panels]);
+  }, [reload, meta, entries, run, selected, tree, source, openLocal]);
 }

@@ -28,6 +28,7 @@ const PATHS = {
   split: "M4 4h16v16H4zM12 4v16",
   rows: "M4 5h16M4 12h16M4 19h16",
   external: "M14 4h6v6m0-6L10 14M19 14v5a1 1 0 0 1-1 1H5a1 1 0 0 1-1-1V6a1 1 0 0 1 1-1h5",
+  chevronLeft: "m15 6-6 6 6 6",
   braces: "M8 4H7a2 2 0 0 0-2 2v4l-2 2 2 2v4a2 2 0 0 0 2 2h1m8-16h1a2 2 0 0 1 2 2v4l2 2-2 2v4a2 2 0 0 1-2 2h-1",
 } as const;
 

@@ -15,12 +15,13 @@ export function Modal({ title, onClose, children, wide = false, className = "" }
   return (
     <div className="modal-backdrop" onMouseDown={(event) => event.target === event.currentTarget && onClose()}>
       <div className={`modal${wide ? " modal-wide" : ""}${className === "" ? "" : ` ${className}`}`} role="dialog" aria-modal="true" aria-label={title} tabIndex={-1} ref={panel}>
-        <header className="modal-header">
+        {/* Not a <header>: outside <main> it would be a second banner landmark beside the app's (axe: landmark-unique). */}
+        <div className="modal-header">
           <h2>{title}</h2>
           <button type="button" className="icon-btn" onClick={onClose} aria-label="Close">
             <Icon name="x" />
           </button>
-        </header>
+        </div>
         {/* Focusable: a long body scrolls, and the keyboard must reach it (axe: scrollable-region-focusable). */}
         <div className="modal-body" tabIndex={0}>
           {children}

@@ -18,6 +18,14 @@ export function formatTimestamp(iso: string): string {
   return match === null ? iso : `${match[1]} ${match[2]}${match[3] ?? ""}`;
 }
 
+/** `2026-11-22T01:32:19.589822+00:00` → `2026-11-22 02:32:19` in the reader's time zone (here UTC+1); unparseable text as written. */
+export function formatLocalTime(iso: string): string {
+  const at = new Date(iso);
+  if (Number.isNaN(at.getTime())) return iso;
+  const two = (value: number) => String(value).padStart(2, "0");
+  return `${at.getFullYear()}-${two(at.getMonth() + 1)}-${two(at.getDate())} ${two(at.getHours())}:${two(at.getMinutes())}:${two(at.getSeconds())}`;
+}
+
 export function formatDuration(ms: number): string {
   if (!Number.isFinite(ms) || ms < 0) return "";
   if (ms < 1) return `${ms.toFixed(2)} ms`;

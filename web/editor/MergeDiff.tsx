@@ -1,7 +1,9 @@
 /**
  * One file's diff with @codemirror/merge: side by side or unified, unchanged stretches
  * collapsed (click to expand), syntax highlighting, only the viewport rendered. The chunks
- * come from the server's hunks (see hunk-changes.ts); `N`/`Shift+N` step through them.
+ * come from the server's hunks (see hunk-changes.ts); `N`/`Shift+N` step through them. An
+ * added or deleted file is one column side by side (the side it has): beside it an empty
+ * pane took half the width.
  */
 import { Change, MergeView, diff, goToNextChunk, goToPreviousChunk, unifiedMergeView } from "@codemirror/merge";
 import { EditorState } from "@codemirror/state";
@@ -31,11 +33,13 @@ export interface MergeDiffProps {
   readonly side?: "base" | undefined;
   /** Clicking a line number: its line and side (a permalink). */
   readonly onLineClick?: (line: number, side: "base" | "target") => void;
+  /** The file exists on this side only (added: `target`, deleted: `base`): drawn alone, every line marked. */
+  readonly only?: "base" | "target" | undefined;
 }
 
 const COLLAPSE = { margin: 3, minSize: 6 };
 
-export function MergeDiff({ path, base, target, hunks, layout, handle, line, side, onLineClick }: MergeDiffProps) {
+export function MergeDiff({ path, base, target, hunks, layout, handle, line, side, onLineClick, only }: MergeDiffProps) {
   const host = useRef<HTMLDivElement>(null);
   const navigable = useRef<EditorView | null>(null);
   const sides = useRef<{ a: EditorView | null; b: EditorView | null }>({ a: null, b: null });
@@ -73,7 +77,20 @@ export function MergeDiff({ path, base, target, hunks, layout, handle, line, sid
           },
         });
       const common = [EditorState.readOnly.of(true), EditorView.editable.of(false), highlightActiveLine(), highlightActiveLineGutter(), appEditorTheme, language];
-      if (layout === "split") {
+      if (layout === "split" && only !== undefined) {
+        const view = new EditorView({
+          parent,
+          state: EditorState.create({
+            doc: only === "base" ? base : target,
+            extensions: [...common, numbers(only), EditorView.editorAttributes.of({ class: only === "base" ? "cm-whole-deleted" : "cm-whole-added" }), EditorView.contentAttributes.of({ "aria-label": `${path} in the ${only} (${only === "base" ? "deleted" : "added"})` })],
+          }),
+        });
+        navigable.current = null;
+        sides.current = only === "base" ? { a: view, b: null } : { a: null, b: view };
+        focusableScroller(view, `${path}, ${only === "base" ? "deleted" : "added"}`);
+        revealLine(view, reveal.current.line);
+        destroy = () => view.destroy();
+      } else if (layout === "split") {
         const merge = new MergeView({
           a: { doc: base, extensions: [...common, numbers("base"), EditorView.contentAttributes.of({ "aria-label": `${path} in the base` })] },
           b: { doc: target, extensions: [...common, numbers("target"), EditorView.contentAttributes.of({ "aria-label": `${path} in the target` })] },
@@ -113,13 +130,14 @@ export function MergeDiff({ path, base, target, hunks, layout, handle, line, sid
       navigable.current = null;
       sides.current = { a: null, b: null };
     };
-  }, [path, base, target, hunks, layout]);
+  }, [path, base, target, hunks, layout, only]);
 
   useEffect(() => {
     revealLine(side === "base" ? sides.current.a : sides.current.b, line);
   }, [line, side]);
 
-  return <div className={`merge-diff layout-${layout}`} ref={host} data-testid="merge-diff" />;
+  const single = layout === "split" ? only : undefined;
+  return <div className={`merge-diff layout-${layout}${single === undefined ? "" : " is-single"}`} ref={host} data-testid="merge-diff" data-single-side={single} />;
 }
 
 /** Selects and centres a line (the target of a permalink). */

@@ -17,7 +17,21 @@ const editorTheme = EditorView.theme({
   ".cm-selectionBackground, &.cm-focused .cm-selectionBackground, ::selection": { backgroundColor: "var(--selection) !important" },
   ".cm-searchMatch": { backgroundColor: "var(--search-match)", outline: "1px solid var(--accent-soft)" },
   ".cm-panels": { backgroundColor: "var(--panel)", color: "var(--text)", borderColor: "var(--border)" },
-  ".cm-panel input, .cm-panel button": { fontSize: "12px" },
+  ".cm-panels.cm-panels-top": { borderBottom: "1px solid var(--border)" },
+  ".cm-panels.cm-panels-bottom": { borderTop: "1px solid var(--border)" },
+  // The find panel (⌘F / Ctrl+F) in the app's fields and buttons: CodeMirror's own are grey gradients that ignore dark mode.
+  ".cm-panel.cm-search": { display: "flex", flexWrap: "wrap", alignItems: "center", gap: "6px", padding: "6px 34px 6px 10px", fontFamily: "var(--sans)", fontSize: "12px" },
+  ".cm-panel.cm-search br": { display: "none" },
+  ".cm-panel input, .cm-panel button, .cm-panel label": { fontSize: "12px", margin: "0" },
+  ".cm-textfield": { color: "var(--text)", backgroundColor: "var(--panel)", border: "1px solid var(--border-strong)", borderRadius: "var(--radius-small)", padding: "3px 8px", minWidth: "0" },
+  ".cm-textfield:focus": { borderColor: "var(--accent)", boxShadow: "var(--focus)", outline: "none" },
+  ".cm-button": { color: "var(--text)", backgroundColor: "var(--panel)", backgroundImage: "none", border: "1px solid var(--border-strong)", borderRadius: "var(--radius-small)", padding: "3px 10px", cursor: "pointer", textTransform: "none" },
+  ".cm-button:hover": { borderColor: "var(--accent)", color: "var(--accent)" },
+  ".cm-button:active": { backgroundImage: "none", backgroundColor: "var(--accent-soft)" },
+  ".cm-panel.cm-search label": { display: "inline-flex", alignItems: "center", gap: "4px", color: "var(--muted)" },
+  ".cm-panel.cm-search input[type=checkbox]": { accentColor: "var(--accent)", margin: "0" },
+  ".cm-panel.cm-search [name=close]": { color: "var(--muted)", backgroundColor: "transparent", border: "none", fontSize: "18px", lineHeight: "1", top: "6px", right: "8px", cursor: "pointer" },
+  ".cm-panel.cm-search [name=close]:hover": { color: "var(--text)" },
   ".cm-line.cm-target-line": { backgroundColor: "var(--target-line)" },
   // merge view
   ".cm-changedLine": { backgroundColor: "var(--diff-changed-line) !important" },
@@ -26,6 +40,9 @@ const editorTheme = EditorView.theme({
   "&.cm-merge-b .cm-changedText, .cm-insertedLine .cm-changedText": { background: "var(--diff-add-text) !important" },
   "&.cm-merge-a .cm-changedText, .cm-deletedChunk .cm-deletedText": { background: "var(--diff-del-text) !important" },
   ".cm-deletedChunk": { backgroundColor: "var(--diff-del-line) !important" },
+  // An added or deleted file drawn alone (MergeDiff's one column): every line is a change.
+  "&.cm-whole-added .cm-line": { backgroundColor: "var(--diff-add-line)" },
+  "&.cm-whole-deleted .cm-line": { backgroundColor: "var(--diff-del-line)" },
   ".cm-collapsedLines": {
     color: "var(--muted)",
     background: "var(--panel-2)",

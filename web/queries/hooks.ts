@@ -30,8 +30,8 @@ export function useRunSearch(file: string | null, session: string | null, query:
   return useQuery(q.runSearchQuery(useApi(), file, session, query, regex));
 }
 
-export function useDiffStat(base: SnapshotRef | null, target: SnapshotRef | null) {
-  return useQuery(q.diffStatQuery(useApi(), base, target));
+export function useDiffStat(base: SnapshotRef | null, target: SnapshotRef | null, copies = false) {
+  return useQuery(q.diffStatQuery(useApi(), base, target, copies));
 }
 
 export function useCurrentSnapshot(enabled: boolean) {
@@ -62,8 +62,8 @@ export function useFileContent(ref: SnapshotRef | null, path: string | null) {
   return useQuery(q.fileContentQuery(useApi(), ref, path));
 }
 
-export function useDiff(base: SnapshotRef | null, target: SnapshotRef | null) {
-  return useQuery(q.diffQuery(useApi(), base, target));
+export function useDiff(base: SnapshotRef | null, target: SnapshotRef | null, copies = false) {
+  return useQuery(q.diffQuery(useApi(), base, target, copies));
 }
 
 export function useFileDiff(base: SnapshotRef | null, target: SnapshotRef | null, path: string | null, basePath: string | null = null) {

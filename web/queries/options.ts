@@ -49,8 +49,11 @@ export const runSearchQuery = (api: Api, file: string | null, session: string | 
     queryFn: file === null || query.trim() === "" ? skipToken : () => api.runSearch(file, session, query, regex, limit),
   });
 
-export const diffStatQuery = (api: Api, base: SnapshotRef | null, target: SnapshotRef | null) =>
-  queryOptions({ queryKey: base === null || target === null ? keys.waiting("diff-stat") : keys.diffStat(base, target), queryFn: base === null || target === null ? skipToken : () => api.diffStat(base, target) });
+export const diffStatQuery = (api: Api, base: SnapshotRef | null, target: SnapshotRef | null, copies = false) =>
+  queryOptions({
+    queryKey: base === null || target === null ? keys.waiting("diff-stat") : copies ? [...keys.diffStat(base, target), "copies"] : keys.diffStat(base, target),
+    queryFn: base === null || target === null ? skipToken : () => api.diffStat(base, target, { copies }),
+  });
 
 export const currentQuery = (api: Api) => queryOptions({ queryKey: keys.current(), queryFn: () => api.meta(), staleTime: Infinity });
 
@@ -82,8 +85,11 @@ export const browseQuery = (api: Api, ref: SnapshotRef | null, base: SnapshotRef
 export const fileContentQuery = (api: Api, ref: SnapshotRef | null, path: string | null) =>
   queryOptions({ queryKey: ref === null || path === null ? keys.waiting("file") : keys.file(ref, path), queryFn: ref === null || path === null ? skipToken : () => api.fileContent(ref, path) });
 
-export const diffQuery = (api: Api, base: SnapshotRef | null, target: SnapshotRef | null) =>
-  queryOptions({ queryKey: base === null || target === null ? keys.waiting("diff") : keys.diff(base, target), queryFn: base === null || target === null ? skipToken : () => api.diff(base, target) });
+export const diffQuery = (api: Api, base: SnapshotRef | null, target: SnapshotRef | null, copies = false) =>
+  queryOptions({
+    queryKey: base === null || target === null ? keys.waiting("diff") : copies ? [...keys.diff(base, target), "copies"] : keys.diff(base, target),
+    queryFn: base === null || target === null ? skipToken : () => api.diff(base, target, { copies }),
+  });
 
 export const fileDiffQuery = (api: Api, base: SnapshotRef | null, target: SnapshotRef | null, path: string | null, basePath: string | null = null) =>
   queryOptions({

@@ -39,6 +39,8 @@ export interface ViewState {
   readonly side?: "base";
   /** Search view: the query is a regular expression. */
   readonly regex?: boolean;
+  /** Compare view: copies are looked for too (git's -C). */
+  readonly copies?: boolean;
   /** `view=panel`: the run's panel shown (a bundle's logs, transcript…). */
   readonly panel?: string;
   /** Logs panel: the record's 1-based line in `logs/app.jsonl`; transcript panel: the entry's rowid. */
@@ -120,6 +122,7 @@ export function parseViewState(params: URLSearchParams): ViewState {
   if (change !== undefined) state.change = change;
   if (params.get("side") === "base") state.side = "base";
   if (params.get("regex") === "1") state.regex = true;
+  if (params.get("copies") === "1") state.copies = true;
   const panel = text(params.get("panel"));
   if (panel !== undefined) state.panel = panel;
   const entry = positiveInt(params.get("entry"), 1);
@@ -154,6 +157,7 @@ export function serializeViewState(state: ViewState): URLSearchParams {
   if (state.change !== undefined) params.set("change", state.change);
   if (state.side !== undefined) params.set("side", state.side);
   if (state.regex === true) params.set("regex", "1");
+  if (state.copies === true) params.set("copies", "1");
   if (state.panel !== undefined) params.set("panel", state.panel);
   if (state.entry !== undefined) params.set("entry", String(state.entry));
   if (state.time !== undefined) params.set("time", state.time);

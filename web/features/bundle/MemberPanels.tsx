@@ -32,10 +32,14 @@ export function MissingMember({ member, summary }: { member: string; summary: Bu
   );
 }
 
-/** The scrolling column of a member panel: focusable, so the keyboard can scroll it (axe: scrollable-region-focusable). */
+/**
+ * The scrolling column of a member panel: focusable, so the keyboard can scroll it (axe:
+ * scrollable-region-focusable). Named "… panel": its member sections are regions named by
+ * their titles, and a section titled like its panel ("Config") made two landmarks of one name.
+ */
 export function PanelColumn({ label, testId, children }: { label: string; testId: string; children: ReactNode }) {
   return (
-    <div className="member-panels" tabIndex={0} role="region" aria-label={label} data-testid={testId}>
+    <div className="member-panels" tabIndex={0} role="region" aria-label={`${label} panel`} data-testid={testId}>
       {children}
     </div>
   );

@@ -27,6 +27,7 @@ import { nestsToolResults, transcriptParams } from "./facet-filters.js";
 import { FacetList, FacetsAside } from "./FacetList.js";
 import { useRowNavigation } from "./row-navigation.js";
 import { SearchField } from "./SearchField.js";
+import { quietEntryText } from "./entry-text.js";
 import { clockOf } from "./time-input.js";
 import { ValueTree } from "./ValueTree.js";
 
@@ -265,7 +266,14 @@ function EntryBody({ entry }: { entry: TranscriptEntryResponse }) {
     const call = toolCallOf(entry);
     return call.arguments === null || call.arguments === undefined ? null : <Arguments value={call.arguments} path={`use-${entry.rowid}`} />;
   }
-  if (type === "system_event" || type === "token_usage" || type === "unknown") return <p className="entry-line mono small">{visibleText(entry.content.replace(/\s+/g, " ").slice(0, 300))}</p>;
+  // Thinking, system, usage, plan and error entries in words; their JSON only when nothing in it is recognised.
+  const readable = type === "thinking" || type === "error" || type === "system" || type === "system_event" || type === "token_usage" || type === "unknown" ? quietEntryText(type, parsed(entry)) : null;
+  if (type === "system_event" || type === "token_usage" || type === "unknown" || type === "system") {
+    return readable === null ? <p className="entry-line mono small">{visibleText(entry.content.replace(/\s+/g, " ").slice(0, 300))}</p> : <p className="entry-line small" data-testid="entry-readable" title={visibleText(readable)}>
+        {visibleText(readable)}
+      </p>;
+  }
+  if (readable !== null) return <TruncatedText text={readable} className={`entry-text${type === "thinking" ? " entry-thinking" : ""}`} />;
   if (html !== null && (type === "user_message" || type === "assistant_message")) {
     // Sanitised twice (server: no raw HTML; here: DOMPurify), never executed.
     return <div className="markdown-body entry-markdown" tabIndex={0} role="region" aria-label={`${type.replace(/_/g, " ")} ${entry.rowid}`} dangerouslySetInnerHTML={{ __html: html }} />;

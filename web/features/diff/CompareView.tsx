@@ -1,11 +1,13 @@
 /**
  * Compare any two snapshots (one session or across sessions and files): what changed in
- * the workspace (from sizes and CRCs, renames and copies found as git's -M/-C does), as a
+ * the workspace (from sizes and CRCs, renames found as git's -M does, copies too on request as
+ * -C), as a
  * directory tree with line counts and "viewed" marks; which slices changed; per file a
  * side-by-side or unified diff (both line-number columns) whose line numbers are permalinks;
  * per slice its item changes and JSON diff. Both sides are labelled in full (turn, line,
  * time). J/K step through changed files, ./, through changes in the open diff, U switches
- * the layout, V marks the file viewed, X swaps the sides.
+ * the layout, V marks the file viewed, X swaps the sides, Shift+←/→ move both sides one
+ * snapshot along the target's session (the previous / next pair).
  */
 import { Suspense, lazy, useEffect, useMemo, useRef } from "react";
 import type { CSSProperties, ReactNode, RefObject } from "react";
@@ -21,11 +23,13 @@ import type { MergeDiffHandle } from "../../editor/MergeDiff.js";
 import { useBundleGroups, useDiff, useDiffStat, useFileContent, useFileDiff, useFiles, useRun, useRuns, useSliceDiff } from "../../queries/hooks.js";
 import { CHANGE_LIST_WIDTH, setPreference, usePreferences } from "../../state/preferences.js";
 import { useKeymap } from "../../state/shortcuts.js";
+import { showToast } from "../../state/toasts.js";
 import { useNavigate } from "../../state/url-store.js";
-import { flattenSnapshots } from "../sessions/snapshot-list.js";
+import { flattenSnapshots, sessionSnapshots } from "../sessions/snapshot-list.js";
 import type { SnapshotEntry } from "../sessions/snapshot-list.js";
 import { bundleLine, runLabel } from "../bundle/bundle-links.js";
 import { defaultBase } from "./default-base.js";
+import { stepPair } from "./step-pair.js";
 import { DiffHeader, LayoutToggle, badgeClass } from "./DiffHeader.js";
 import { HunkList } from "./HunkList.js";
 import { changeTree, treeFiles } from "./change-tree.js";
@@ -47,6 +51,8 @@ export interface CompareViewProps {
   /** A permalinked line of the open file (in the target, or the base with `side`). */
   readonly at?: number | undefined;
   readonly side?: "base" | undefined;
+  /** Look for copies too (git's -C; off by default, as in git). */
+  readonly copies?: boolean;
 }
 
 /** Labels of snapshots that say which one it is in full: session, turn, archive, line, time (a bundle: its run and before/after). */
@@ -69,7 +75,7 @@ function useSnapshotLabels(entries: readonly SnapshotEntry[], file: string, bund
   }, [run.data, entries, file, bundleRuns]);
 }
 
-export function CompareView({ target, base, path, slice, layout, at, side }: CompareViewProps) {
+export function CompareView({ target, base, path, slice, layout, at, side, copies = false }: CompareViewProps) {
   const navigate = useNavigate();
   const files = useFiles();
   const preferences = usePreferences();
@@ -81,6 +87,7 @@ export function CompareView({ target, base, path, slice, layout, at, side }: Com
   const groups = useBundleGroups(bundleTarget);
   const bundleRuns = useMemo(() => new Map((groups.data ?? []).flatMap((group) => group.bundles.map((bundle) => [bundle.path, runLabel(bundle)] as const))), [groups.data]);
   const labelOf = useSnapshotLabels(entries, target.file, bundleRuns);
+  const run = useRun(target.file);
   const previousRun = useMemo(() => {
     const bundles = groups.data?.find((group) => group.bundles.some((bundle) => bundle.path === target.file))?.bundles ?? [];
     const previous = bundles[bundles.findIndex((bundle) => bundle.path === target.file) - 1];
@@ -95,8 +102,8 @@ export function CompareView({ target, base, path, slice, layout, at, side }: Com
     if (base === undefined && suggested !== null) navigate({ base: suggested }, { replace: true });
   }, [base, suggested, navigate]);
   const effectiveLayout = layout ?? preferences.diffLayout;
-  const diff = useDiff(base ?? null, target);
-  const stat = useDiffStat(base ?? null, target);
+  const diff = useDiff(base ?? null, target, copies);
+  const stat = useDiffStat(base ?? null, target, copies);
   const handle = useRef<MergeDiffHandle>(null);
   const { viewed, toggle } = useViewedMarks(base, target);
 
@@ -106,12 +113,19 @@ export function CompareView({ target, base, path, slice, layout, at, side }: Com
   const changedSlices = (diff.data?.slices ?? []).filter((entry) => entry.status !== "unchanged");
   const openChange = ordered.find((change) => change.path === path);
   useEffect(() => {
-    // Open the first changed file (or slice) when nothing is picked yet.
-    if (diff.data === undefined || path !== undefined || slice !== undefined) return;
-    const first = ordered[0];
+    // Open the first changed text file with lines to show (or slice) when nothing is picked
+    // yet: a binary first (a bundle's logo.png) opened on "Binary file.", an empty one on "No
+    // line diff". The line counts say which is which; a comparison without them opens its first file.
+    if (diff.data === undefined || path !== undefined || slice !== undefined || stat.isPending) return;
+    const counted = new Map((stat.data?.files ?? []).map((entry) => [entry.path, entry]));
+    const shows = (change: FileChangeResponse) => {
+      const entry = counted.get(change.path);
+      return entry === undefined || (!entry.binary && (entry.added === null || entry.added + (entry.removed ?? 0) > 0));
+    };
+    const first = ordered.find(shows) ?? ordered.find((change) => counted.get(change.path)?.binary !== true) ?? ordered[0];
     if (first !== undefined) navigate({ path: first.path }, { replace: true });
     else if (changedSlices[0] !== undefined) navigate({ slice: changedSlices[0].slice_type }, { replace: true });
-  }, [diff.data, path, slice, changedSlices, ordered, navigate]);
+  }, [diff.data, stat.isPending, stat.data, path, slice, changedSlices, ordered, navigate]);
 
   const stepFile = (delta: number) => {
     const list = [...ordered.map((change) => ({ path: change.path as string | undefined, slice: undefined as string | undefined })), ...changedSlices.map((entry) => ({ path: undefined, slice: entry.slice_type as string | undefined }))];
@@ -127,6 +141,16 @@ export function CompareView({ target, base, path, slice, layout, at, side }: Com
   const swap = () => {
     if (base !== undefined) navigate({ base: target, file: base.file, line: base.line, at: undefined, side: undefined }, { replace: true });
   };
+  const order = useMemo(() => sessionSnapshots(run.data, target), [run.data, target]);
+  const pairStep = (delta: 1 | 0 | -1) => stepPair(order, base, target, delta);
+  const stepBoth = (delta: 1 | 0 | -1) => {
+    const pair = pairStep(delta);
+    if (pair === null) {
+      showToast(delta === 1 ? "This is the session's last pair of snapshots" : "This is the session's first pair of snapshots");
+      return;
+    }
+    navigate({ base: pair.base, file: pair.target.file, line: pair.target.line, path: undefined, slice: undefined, at: undefined, side: undefined });
+  };
 
   useKeymap({
     j: () => stepFile(1),
@@ -140,16 +164,24 @@ export function CompareView({ target, base, path, slice, layout, at, side }: Com
       return true;
     },
     x: swap,
+    "shift+arrowleft": () => stepBoth(-1),
+    "shift+arrowright": () => stepBoth(1),
   });
 
   return (
     <section className="compare" aria-label="Compare snapshots">
       <div className="card compare-pickers">
-        <SnapshotPicker label="Base" value={base} entries={entries} labelOf={labelOf} onChange={(ref) => navigate({ base: ref, path: undefined, slice: undefined, at: undefined, side: undefined })} testId="base-picker" />
+        <button type="button" className="icon-btn" title="Previous pair: base and target one snapshot back (Shift+←)" aria-label="Previous pair" onClick={() => stepBoth(-1)} disabled={pairStep(-1) === null} data-testid="previous-pair">
+          <Icon name="chevronLeft" />
+        </button>
+        <SnapshotPicker label="Base" value={base} entries={entries} runFile={target.file} labelOf={labelOf} onChange={(ref) => navigate({ base: ref, path: undefined, slice: undefined, at: undefined, side: undefined })} testId="base-picker" />
         <button type="button" className="icon-btn" title="Swap base and target (X)" aria-label="Swap base and target" onClick={swap}>
           <Icon name="compare" />
         </button>
-        <SnapshotPicker label="Target" value={target} entries={entries} labelOf={labelOf} onChange={(ref) => navigate({ file: ref.file, line: ref.line, path: undefined, slice: undefined, at: undefined, side: undefined })} testId="target-picker" />
+        <SnapshotPicker label="Target" value={target} entries={entries} runFile={target.file} labelOf={labelOf} onChange={(ref) => navigate({ file: ref.file, line: ref.line, path: undefined, slice: undefined, at: undefined, side: undefined })} testId="target-picker" />
+        <button type="button" className="icon-btn" title="Next pair: base and target one snapshot on (Shift+→)" aria-label="Next pair" onClick={() => stepBoth(1)} disabled={pairStep(1) === null} data-testid="next-pair">
+          <Icon name="chevronRight" />
+        </button>
         <LayoutToggle layout={effectiveLayout} onChange={setLayout} />
       </div>
       {base !== undefined && base.file !== target.file && bundleTarget && isBundle(base.file) ? (
@@ -160,14 +192,23 @@ export function CompareView({ target, base, path, slice, layout, at, side }: Com
       {base === undefined ? (
         <EmptyState title="Pick a base snapshot to compare with">The target is the selected snapshot.</EmptyState>
       ) : sameRef(base, target) ? (
-        <EmptyState title="Base and target are the same snapshot">Pick another base.</EmptyState>
+        <EmptyState title="Base and target are the same snapshot">
+          {/* Zero steps: the target stays, the base becomes the snapshot before it (←/→ moved the target onto the base). */}
+          {pairStep(0) === null ? (
+            "Pick another base."
+          ) : (
+            <button type="button" className="btn" onClick={() => stepBoth(0)} data-testid="compare-previous">
+              Compare with the snapshot before it
+            </button>
+          )}
+        </EmptyState>
       ) : diff.isPending ? (
         <Spinner label="Comparing…" />
       ) : diff.isError ? (
         <ErrorState error={diff.error} title="Could not compare these snapshots" onRetry={() => void diff.refetch()} />
       ) : (
         <div className="compare-layout" style={{ "--change-list-width": `${preferences.changeListWidth}px` } as CSSProperties}>
-          <ChangeList diff={diff.data} tree={tree} path={path} slice={slice} viewed={viewed} onToggleViewed={toggle} statTruncated={stat.data?.truncated ?? false} />
+          <ChangeList diff={diff.data} tree={tree} path={path} slice={slice} viewed={viewed} onToggleViewed={toggle} statTruncated={stat.data?.truncated ?? false} copies={copies} onToggleCopies={() => navigate({ copies: copies ? undefined : true, path: undefined, at: undefined, side: undefined }, { replace: true })} />
           <PaneResizer preference="changeListWidth" range={CHANGE_LIST_WIDTH} label="Resize the list of changes" />
           <div className="compare-main card">
             <div className="side-labels" data-testid="side-labels">
@@ -194,6 +235,8 @@ export function CompareView({ target, base, path, slice, layout, at, side }: Com
               />
             ) : slice !== undefined ? (
               <SliceDiffPane base={base} target={target} sliceType={slice} layout={effectiveLayout} handle={handle} />
+            ) : ordered.length > 0 || changedSlices.length > 0 ? (
+              <Spinner label="Opening the first changed file…" />
             ) : (
               <EmptyState title="Nothing changed between these snapshots." />
             )}
@@ -204,8 +247,17 @@ export function CompareView({ target, base, path, slice, layout, at, side }: Com
   );
 }
 
-function SnapshotPicker({ label, value, entries, labelOf, onChange, testId }: { label: string; value: SnapshotRef | undefined; entries: readonly SnapshotEntry[]; labelOf: (ref: SnapshotRef) => string; onChange: (ref: SnapshotRef) => void; testId: string }) {
+/** A snapshot list that starts with the compared run's own snapshots; the directory's other runs follow. */
+function SnapshotPicker({ label, value, entries, runFile, labelOf, onChange, testId }: { label: string; value: SnapshotRef | undefined; entries: readonly SnapshotEntry[]; runFile: string; labelOf: (ref: SnapshotRef) => string; onChange: (ref: SnapshotRef) => void; testId: string }) {
   const key = value === undefined ? "" : `${value.line}\n${value.file}`;
+  const own = entries.filter((entry) => entry.file === runFile);
+  const others = entries.filter((entry) => entry.file !== runFile);
+  const options = (list: readonly SnapshotEntry[]) =>
+    list.map((entry) => (
+      <option key={`${entry.file}:${entry.line}`} value={`${entry.line}\n${entry.file}`}>
+        {labelOf(entry)}
+      </option>
+    ));
   return (
     <label className="field picker">
       <span>{label}</span>
@@ -219,11 +271,8 @@ function SnapshotPicker({ label, value, entries, labelOf, onChange, testId }: { 
         data-testid={testId}
       >
         {value === undefined ? <option value="">Choose a snapshot…</option> : null}
-        {entries.map((entry) => (
-          <option key={`${entry.file}:${entry.line}`} value={`${entry.line}\n${entry.file}`}>
-            {labelOf(entry)}
-          </option>
-        ))}
+        {others.length === 0 ? options(own) : <optgroup label="This run">{options(own)}</optgroup>}
+        {others.length === 0 ? null : <optgroup label="Other runs">{options(others)}</optgroup>}
       </select>
     </label>
   );
@@ -247,7 +296,7 @@ function MovedFrom({ status, from }: { status: FileChangeResponse["status"]; fro
   );
 }
 
-function ChangeList({ diff, tree, path, slice, viewed, onToggleViewed, statTruncated }: { diff: SnapshotDiffResponse; tree: ChangeTreeDirectory; path: string | undefined; slice: string | undefined; viewed: ReadonlySet<string>; onToggleViewed: (path: string) => void; statTruncated: boolean }) {
+function ChangeList({ diff, tree, path, slice, viewed, onToggleViewed, statTruncated, copies, onToggleCopies }: { diff: SnapshotDiffResponse; tree: ChangeTreeDirectory; path: string | undefined; slice: string | undefined; viewed: ReadonlySet<string>; onToggleViewed: (path: string) => void; statTruncated: boolean; copies: boolean; onToggleCopies: () => void }) {
   const { files } = diff;
   const sliceChanges = diff.slices.filter((entry) => entry.status !== "unchanged");
   const viewedCount = files.changes.filter((change) => viewed.has(change.path)).length;
@@ -294,9 +343,27 @@ function ChangeList({ diff, tree, path, slice, viewed, onToggleViewed, statTrunc
       <h3>
         Files{" "}
         <span className="muted small">
-          {files.changes.length === 0 ? `none changed (${files.unchanged_count} unchanged)` : `+${files.added} ~${files.modified} −${files.deleted}${files.renamed > 0 ? ` ↻${files.renamed}` : ""}${files.copied > 0 ? ` ⧉${files.copied}` : ""} · ${files.unchanged_count} unchanged`}
+          {files.changes.length === 0 ? (
+            `none changed (${files.unchanged_count} unchanged)`
+          ) : (
+            <>
+              {`+${files.added} ~${files.modified} −${files.deleted}${files.renamed > 0 ? ` ↻${files.renamed}` : ""}`}
+              {/* An inline icon: ⧉ (U+29C9) is in no font Debian's Chromium has, and drew an empty box. */}
+              {files.copied > 0 ? (
+                <span className="copied-count" title={`${files.copied} copied`} aria-label={`${files.copied} copied`} data-testid="copied-count">
+                  {" "}
+                  <Icon name="copy" size={12} />
+                  {files.copied}
+                </span>
+              ) : null}
+              {` · ${files.unchanged_count} unchanged`}
+            </>
+          )}
         </span>
       </h3>
+      <label className="check small copies-toggle" title="Also list added files that copy a modified one (git diff -C); renames are always found (-M, 50 %)">
+        <input type="checkbox" checked={copies} onChange={onToggleCopies} data-testid="copies-toggle" /> find copies (-C)
+      </label>
       {files.changes.length > 0 ? (
         <p className="muted small viewed-count" data-testid="viewed-count">
           {viewedCount} of {files.changes.length} viewed{statTruncated ? " · line counts for the first files only" : ""}
@@ -389,7 +456,7 @@ function FileDiffPane({ base, target, path, change, layout, handle, at, side, vi
     <>
       {header}
       <Suspense fallback={<Spinner label="Loading the diff viewer…" />}>
-        <MergeDiff path={path} base={baseText.data?.content ?? ""} target={targetText.data?.content ?? ""} hunks={fileDiff.data.hunks} layout={layout} handle={handle} line={at} side={side} onLineClick={onLineClick} />
+        <MergeDiff path={path} base={baseText.data?.content ?? ""} target={targetText.data?.content ?? ""} hunks={fileDiff.data.hunks} layout={layout} handle={handle} line={at} side={side} onLineClick={onLineClick} only={fileDiff.data.status === "added" ? "target" : fileDiff.data.status === "deleted" ? "base" : undefined} />
       </Suspense>
     </>
   );

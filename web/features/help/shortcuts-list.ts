@@ -86,6 +86,7 @@ export const SHORTCUTS: readonly ShortcutGroup[] = [
       ["U", "Side by side ⇄ unified"],
       ["V", "Mark the file viewed"],
       ["X", "Swap base and target"],
+      ["Shift+← / Shift+→", "Previous / next pair: base and target one snapshot back / on in the session"],
     ],
   },
 ];

@@ -1,6 +1,6 @@
 /**
- * The command palette (⌘K / Ctrl+K): actions, views, slices, sessions and files of the
- * selected snapshot, filtered by substring with the match highlighted. ↑/↓ move, Enter
+ * The command palette (⌘K / Ctrl+K): actions, views, slices, sessions (their snapshots, by
+ * agent and turn) and files of the selected snapshot, filtered by substring with the match highlighted. ↑/↓ move, Enter
  * runs, Esc or the backdrop closes, hover selects.
  */
 import { useEffect, useMemo, useRef, useState } from "react";
@@ -11,6 +11,8 @@ export interface Command {
   readonly group: "Actions" | "Views" | "Slices" | "Sessions" | "Files";
   readonly title: string;
   readonly subtitle?: string;
+  /** Also matched by the filter, not shown (a session's full id). */
+  readonly keywords?: string;
   readonly shortcut?: string;
   readonly run: () => void;
 }
@@ -38,7 +40,7 @@ export function filterCommands(commands: readonly Command[], query: string): Com
     let taken = 0;
     for (const command of commands) {
       if (command.group !== group || taken >= MAX_PER_GROUP) continue;
-      if (needle !== "" && !`${command.title} ${command.subtitle ?? ""}`.toLowerCase().includes(needle)) continue;
+      if (needle !== "" && !`${command.title} ${command.subtitle ?? ""} ${command.keywords ?? ""}`.toLowerCase().includes(needle)) continue;
       result.push(command);
       taken++;
     }

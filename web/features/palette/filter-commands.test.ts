@@ -5,7 +5,7 @@ import type { Command } from "./CommandPalette.js";
 const run = () => undefined;
 const commands: Command[] = [
   { id: "f1", group: "Files", title: "main.py", subtitle: "src/main.py", run },
-  { id: "a1", group: "Actions", title: "Reload Snapshot", run },
+  { id: "a1", group: "Actions", title: "Reload Data", run },
   { id: "s1", group: "Slices", title: "Plan", subtitle: "Plan · 1 items", run },
   ...Array.from({ length: 20 }, (_, i): Command => ({ id: `x${i}`, group: "Sessions", title: `session ${i}`, run })),
 ];

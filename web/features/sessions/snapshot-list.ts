@@ -3,7 +3,7 @@
  * path, each file's session tree depth-first), for previous/next navigation, the palette
  * and the compare pickers.
  */
-import type { FileListResponse, SessionNodeResponse, SnapshotRef } from "../../api/api.js";
+import type { FileListResponse, RunResponse, SessionNodeResponse, SnapshotRef } from "../../api/api.js";
 
 export interface SnapshotEntry extends SnapshotRef {
   readonly sessionId: string;
@@ -36,4 +36,11 @@ export function stepSnapshot(entries: readonly SnapshotEntry[], ref: SnapshotRef
 /** A one-line label: `file.jsonl · line 3 · 07dca5ce…`. */
 export function snapshotLabel(entry: SnapshotEntry): string {
   return `${entry.fileName} · line ${entry.line} · ${entry.sessionId}`;
+}
+
+/** The snapshots of the session `target` belongs to, in the run's order (oldest first); empty when the run does not list it. */
+export function sessionSnapshots(run: RunResponse | undefined, target: SnapshotRef): SnapshotRef[] {
+  if (run === undefined || run.source.path !== target.file) return [];
+  const session = run.sessions.find((candidate) => candidate.snapshots.some((snapshot) => snapshot.line_number === target.line));
+  return (session?.snapshots ?? []).map((snapshot) => ({ file: target.file, line: snapshot.line_number }));
 }
