@@ -11,7 +11,7 @@ import path from "node:path";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify from "fastify";
 import type { FastifyInstance } from "fastify";
-import { CpuPool } from "./cpu-pool.js";
+import { CpuPool } from "./cpu/cpu-pool.js";
 import { limitConnections } from "./http/connection-limits.js";
 import type { ConnectionLimits } from "./http/connection-limits.js";
 import { refuseUpgrades } from "./http/request-origin.js";

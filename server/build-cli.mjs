@@ -88,13 +88,12 @@ await build({
 const text = readFileSync(bundle, "utf8");
 const ascii = text.replace(/[^\0-\x7f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
 if (ascii !== text) writeFileSync(bundle, ascii);
-// The CPU worker (server/cpu-pool.ts starts dist/server/cpu-worker.js beside the bundle): one
-// self-contained ES module too, since the package ships no other module of dist/server.
+// The CPU worker (server/cpu/cpu-pool.ts, bundled, starts dist/server/cpu-worker.js beside the
+// bundle): one self-contained ES module too, since the package ships no other module of dist/server.
 const worker = path.join(server, "cpu-worker.js");
 await build({
-  entryPoints: [worker],
+  entryPoints: [path.join(server, "cpu", "cpu-worker.js")],
   outfile: worker,
-  allowOverwrite: true,
   bundle: true,
   platform: "node",
   format: "esm",

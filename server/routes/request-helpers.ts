@@ -7,7 +7,7 @@ import type { FastifyReply } from "fastify";
 import { resolveWorkspacePath } from "../../shared/filesystem/index.js";
 import type { StrictJsonChunkOptions } from "../../shared/session/index.js";
 import { strictJsonChunks } from "../../shared/session/index.js";
-import type { CpuPool } from "../cpu-pool.js";
+import type { CpuPool } from "../cpu/cpu-pool.js";
 import type { ComputedResponses, JsonAnswer } from "../library/computed-responses.js";
 import { badRequest } from "../http/errors.js";
 import type { SnapshotSelector } from "../library/viewer-state.js";

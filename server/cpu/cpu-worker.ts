@@ -10,12 +10,12 @@
  */
 import { isUtf8 } from "node:buffer";
 import { parentPort } from "node:worker_threads";
-import { SessionLoadError, WinkError } from "../shared/errors.js";
-import { lineBody, lineFromBytes, parseSnapshotLine, scanEnvelope, strictJsonChunks, transcodeStrictJson } from "../shared/session/index.js";
-import { countChangedLines, diffFileContents } from "../shared/viewer/index.js";
-import type { FileDiffView } from "../shared/viewer/index.js";
-import { gitDiffHunks } from "./library/git-diff.js";
-import { COLLECT_AFTER_BYTES } from "./library/memory-pressure.js";
+import { SessionLoadError, WinkError } from "../../shared/errors.js";
+import { lineBody, lineFromBytes, parseSnapshotLine, scanEnvelope, strictJsonChunks, transcodeStrictJson } from "../../shared/session/index.js";
+import { countChangedLines, diffFileContents } from "../../shared/viewer/index.js";
+import type { FileDiffView } from "../../shared/viewer/index.js";
+import { gitDiffHunks } from "../library/git-diff.js";
+import { COLLECT_AFTER_BYTES } from "../library/memory-pressure.js";
 
 /** A task as the pool sends it. */
 export type CpuTask =

@@ -15,9 +15,9 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
-import { ERROR_CODES, WinkError, type ErrorCode } from "../shared/errors.js";
+import { ERROR_CODES, WinkError, type ErrorCode } from "../../shared/errors.js";
 import type { CpuReply, CpuRequest, CpuTask } from "./cpu-worker.js";
-import { collectGarbageSoon } from "./library/memory-pressure.js";
+import { collectGarbageSoon } from "../library/memory-pressure.js";
 
 export type { CpuTask } from "./cpu-worker.js";
 
