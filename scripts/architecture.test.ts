@@ -36,10 +36,8 @@ it("has no import circle", () => {
   expect(graph.circles).toEqual([]);
 });
 
-it("has no folder loop in shared/ or server/", () => {
-  // web/ is left out until its features stop borrowing each other's components (issue 28
-  // step 4: diff -> bundle -> search -> runs -> bundle); the figures print its loops meanwhile.
-  expect(graph.folderLoops.map((loop) => loop.folders).filter((folders) => !folders.some((folder) => folder.startsWith("web/")))).toEqual([]);
+it("has no folder loop anywhere (shared/, server/, web/)", () => {
+  expect(graph.folderLoops.map((loop) => loop.folders)).toEqual([]);
 });
 
 it("names every module only tests import *.test-support.ts (the suffix the build leaves out of dist/)", () => {

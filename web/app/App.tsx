@@ -13,7 +13,7 @@ import type { Command } from "../features/palette/CommandPalette.js";
 import { CommandPalette } from "../features/palette/CommandPalette.js";
 import { RunOverview } from "../features/run/RunOverview.js";
 import { RunsPanel } from "../features/runs/RunsPanel.js";
-import { failurePatch, showsFailure } from "../features/runs/run-links.js";
+import { failurePatch, showsFailure } from "../state/run-links.js";
 import { previousInSession, snapshotChoices } from "../features/palette/snapshot-commands.js";
 import { flattenSnapshots, stepSnapshot } from "../features/sessions/snapshot-list.js";
 import { SnapshotCard } from "../features/snapshot/SnapshotCard.js";

@@ -10,7 +10,7 @@ import { ErrorState, Spinner } from "../../components/feedback.js";
 import { formatCount, formatDuration } from "../../components/format.js";
 import { Link } from "../../components/Link.js";
 import { useBundleCompare } from "../../queries/hooks.js";
-import { compareBundlesPatch, runLabel } from "./bundle-links.js";
+import { compareBundlesPatch, runLabel } from "../../state/bundle-links.js";
 
 /** The metrics shown without unfolding: what changes between attempts that a reader asks first. */
 const HEADLINE = ["timing.duration_ms", "token_usage.input_tokens", "token_usage.output_tokens", "token_usage.total_tokens"];

@@ -12,8 +12,8 @@ import { Icon } from "../../components/Icon.js";
 import { Link } from "../../components/Link.js";
 import { useBundleGroups, useBundleSummary, useLogs, useTranscript } from "../../queries/hooks.js";
 import { panelPatch } from "../../state/view-state.js";
-import { visibleText } from "../slices/json-model.js";
-import { bundleLine, compareBundlesPatch, runLabel } from "./bundle-links.js";
+import { visibleText } from "../../components/json-model.js";
+import { bundleLine, compareBundlesPatch, runLabel } from "../../state/bundle-links.js";
 import { integrityText } from "./integrity-text.js";
 
 export function BundleRunCards({ file, panels }: { file: string; panels: readonly { id: string; title: string }[] }) {

@@ -10,10 +10,10 @@ import { plural } from "../../components/format.js";
 import { useEnvironment } from "../../queries/hooks.js";
 import { parseUnifiedDiff } from "../../../shared/viewer/index.js";
 import type { UnifiedDiffFile } from "../../../shared/viewer/index.js";
-import { badgeClass } from "../diff/DiffHeader.js";
-import { HunkList } from "../diff/HunkList.js";
-import { unifiedRows } from "../diff/hunk-rows.js";
-import { visibleText } from "../slices/json-model.js";
+import { badgeClass } from "../../components/DiffHeader.js";
+import { HunkList } from "../../components/HunkList.js";
+import { unifiedRows } from "../../components/hunk-rows.js";
+import { visibleText } from "../../components/json-model.js";
 import { PanelColumn } from "./MemberPanels.js";
 import { TruncatedText } from "../slices/TruncatedText.js";
 

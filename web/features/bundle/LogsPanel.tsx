@@ -20,7 +20,7 @@ import { useKeymap } from "../../state/shortcuts.js";
 import { showToast } from "../../state/toasts.js";
 import { useNavigate } from "../../state/url-store.js";
 import type { FacetFilter } from "../../state/view-state.js";
-import { visibleText } from "../slices/json-model.js";
+import { visibleText } from "../../components/json-model.js";
 import { logsParams } from "./facet-filters.js";
 import { FacetList, FacetsAside } from "./FacetList.js";
 import { useRowNavigation } from "./row-navigation.js";

@@ -12,7 +12,7 @@ import { formatBytes, formatCount, formatDuration, formatTimestamp, plural } fro
 import { Fact } from "../../components/Fact.js";
 import { Icon } from "../../components/Icon.js";
 import { useBundleIntegrity, useBundleMember, useBundleMembers, useBundleRequest, useBundleSummary } from "../../queries/hooks.js";
-import { visibleText } from "../slices/json-model.js";
+import { visibleText } from "../../components/json-model.js";
 import { ValueTree } from "./ValueTree.js";
 
 /** Why WINK leaves a member out, for the "missing" notice. */

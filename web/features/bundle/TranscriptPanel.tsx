@@ -20,7 +20,7 @@ import { useKeymap } from "../../state/shortcuts.js";
 import { useNavigate } from "../../state/url-store.js";
 import type { FacetFilter } from "../../state/view-state.js";
 import { parsePythonJson } from "../../../shared/session/browser.js";
-import { visibleText } from "../slices/json-model.js";
+import { visibleText } from "../../components/json-model.js";
 import { sanitizeHtml } from "../slices/sanitize.js";
 import { TruncatedText } from "../slices/TruncatedText.js";
 import { nestsToolResults, transcriptParams } from "./facet-filters.js";

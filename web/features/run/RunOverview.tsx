@@ -13,9 +13,9 @@ import { Fact } from "../../components/Fact.js";
 import { Icon } from "../../components/Icon.js";
 import { Link } from "../../components/Link.js";
 import { useDiff, useFiles, useRun } from "../../queries/hooks.js";
-import { visibleText } from "../slices/json-model.js";
+import { visibleText } from "../../components/json-model.js";
 import { OutcomeBadge } from "../runs/RunsPanel.js";
-import { failurePatch, snapshotPatch, turnDiffPatch } from "../runs/run-links.js";
+import { failurePatch, snapshotPatch, turnDiffPatch } from "../../state/run-links.js";
 import { noFailuresText } from "./failures-heading.js";
 
 // Only bundle runs need it: loaded with the first one.

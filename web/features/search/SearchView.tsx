@@ -14,10 +14,10 @@ import { useBundleGroups, useBundleSearch, useRun, useRunSearch, useSearch } fro
 import { useKeymap } from "../../state/shortcuts.js";
 import { useNavigate } from "../../state/url-store.js";
 import type { ViewPatch } from "../../state/view-state.js";
-import { bundleLine } from "../bundle/bundle-links.js";
-import { BundleSearchHits } from "../bundle/BundleSearchHits.js";
-import { sessionOfLine } from "../runs/run-links.js";
-import { HitGroup as SharedHitGroup } from "./HitGroup.js";
+import { bundleLine } from "../../state/bundle-links.js";
+import { BundleSearchHits } from "./BundleSearchHits.js";
+import { sessionOfLine } from "../../state/run-links.js";
+import { HitGroup as SharedHitGroup } from "../../components/HitGroup.js";
 
 /** `bundles`: every debug bundle of the directory (a bundle's run only). */
 type Where = "session" | "snapshot" | "bundles";

@@ -6,8 +6,8 @@
  */
 import { memo, useState } from "react";
 import type { ReactNode } from "react";
-import { arrayPreview, asMarkdown, containerPaths, entriesOf, isPrimitiveArray, kindOf, primitiveText, visibleText } from "./json-model.js";
-import type { JsonKind } from "./json-model.js";
+import { arrayPreview, asMarkdown, containerPaths, entriesOf, isPrimitiveArray, kindOf, primitiveText, visibleText } from "../../components/json-model.js";
+import type { JsonKind } from "../../components/json-model.js";
 import { MarkdownBlock } from "./MarkdownBlock.js";
 import { TRUNCATE_LINES, TruncatedText } from "./TruncatedText.js";
 import type { TreeState } from "./tree-state.js";

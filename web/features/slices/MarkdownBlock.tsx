@@ -1,6 +1,6 @@
 /** A markdown string: rendered (sanitised again here) or raw, with a pop-out. */
 import { useMemo, useState } from "react";
-import type { MarkdownValue } from "./json-model.js";
+import type { MarkdownValue } from "../../components/json-model.js";
 import { sanitizeHtml } from "./sanitize.js";
 import { TruncatedText } from "./TruncatedText.js";
 

@@ -23,7 +23,7 @@ import { useNavigate } from "../../state/url-store.js";
 import { prettyJson } from "../../../shared/viewer/index.js";
 import type { JsonValue } from "../../../shared/session/browser.js";
 import { itemSummary } from "./item-summary.js";
-import { itemMatches, pruneByKey } from "./json-model.js";
+import { itemMatches, pruneByKey } from "../../components/json-model.js";
 import { JsonTree } from "./JsonTree.js";
 import { SlicesPanel } from "./SlicesPanel.js";
 import { useTreeState } from "./tree-state.js";

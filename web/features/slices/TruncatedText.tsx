@@ -1,6 +1,6 @@
 /** Preformatted text cut to its first 25 lines, with an Expand/Collapse toggle. */
 import { useState } from "react";
-import { visibleText } from "./json-model.js";
+import { visibleText } from "../../components/json-model.js";
 
 export const TRUNCATE_LINES = 25;
 

@@ -11,9 +11,9 @@ import { copyText } from "../../components/clipboard.js";
 import { formatTimestamp, plural, shortId } from "../../components/format.js";
 import { Icon } from "../../components/Icon.js";
 import { Link } from "../../components/Link.js";
-import { snapshotPatch } from "../runs/run-links.js";
+import { snapshotPatch } from "../../state/run-links.js";
 import { showToast } from "../../state/toasts.js";
-import { visibleText } from "../slices/json-model.js";
+import { visibleText } from "../../components/json-model.js";
 
 /** True when `file` is `<sessionId>.jsonl` (or `.json`) at the top of the served directory, as WINK writes it. */
 function namedAfter(file: string, sessionId: string): boolean {

@@ -12,8 +12,8 @@ import { formatDuration, formatTimestamp } from "../../components/format.js";
 import { Icon } from "../../components/Icon.js";
 import { Link } from "../../components/Link.js";
 import { SLICE_PAGE_SIZE, slicePageQuery } from "../../queries/options.js";
-import { turnDiffPatch } from "../runs/run-links.js";
-import { visibleText } from "../slices/json-model.js";
+import { turnDiffPatch } from "../../state/run-links.js";
+import { visibleText } from "../../components/json-model.js";
 import { ToolCallChangesPanel } from "./ToolCallChanges.js";
 import { EventBody, ToolCallBody } from "./ToolCallBody.js";
 

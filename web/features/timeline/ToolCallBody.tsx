@@ -10,9 +10,9 @@ import { diffText } from "../../../shared/viewer/index.js";
 import { Spinner } from "../../components/feedback.js";
 import { Link } from "../../components/Link.js";
 import { usePreferences } from "../../state/preferences.js";
-import { HunkList } from "../diff/HunkList.js";
+import { HunkList } from "../../components/HunkList.js";
 import { JsonTree } from "../slices/JsonTree.js";
-import { asMarkdown, visibleText } from "../slices/json-model.js";
+import { asMarkdown, visibleText } from "../../components/json-model.js";
 import { useTreeState } from "../slices/tree-state.js";
 
 const CodeView = lazy(() => import("../../editor/CodeView.js").then((module) => ({ default: module.CodeView })));

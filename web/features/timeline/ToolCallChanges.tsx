@@ -14,9 +14,9 @@ import type { MergeDiffHandle } from "../../editor/MergeDiff.js";
 import { useToolCallDiff } from "../../queries/hooks.js";
 import { setPreference, usePreferences } from "../../state/preferences.js";
 import { useKeymap } from "../../state/shortcuts.js";
-import { DiffHeader, LayoutToggle, badgeClass } from "../diff/DiffHeader.js";
-import { HunkList } from "../diff/HunkList.js";
-import { visibleText } from "../slices/json-model.js";
+import { DiffHeader, LayoutToggle, badgeClass } from "../../components/DiffHeader.js";
+import { HunkList } from "../../components/HunkList.js";
+import { visibleText } from "../../components/json-model.js";
 
 const MergeDiff = lazy(() => import("../../editor/MergeDiff.js").then((module) => ({ default: module.MergeDiff })));
 

@@ -2,7 +2,7 @@
  * How slice values are shown: their kind (markdown wrappers, float and truncation markers
  * as the API sends them), previews, item search and the object filter. Pure functions.
  */
-import { toStrictJson } from "../../../shared/session/browser.js";
+import { toStrictJson } from "../../shared/session/browser.js";
 
 export type JsonKind = "string" | "number" | "boolean" | "null" | "array" | "object" | "markdown" | "truncated";
 

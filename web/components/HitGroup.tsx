@@ -3,10 +3,10 @@
  * hit a link to where it is, with where it is and a snippet whose match is marked. The
  * search view and the bundle hits draw their groups with it.
  */
-import { Link } from "../../components/Link.js";
-import { plural } from "../../components/format.js";
-import type { ViewPatch } from "../../state/view-state.js";
-import { visibleText } from "../slices/json-model.js";
+import { Link } from "./Link.js";
+import { plural } from "./format.js";
+import type { ViewPatch } from "../state/view-state.js";
+import { visibleText } from "./json-model.js";
 
 /** `text` with the first match of `query` (a substring, any case; or a regular expression) marked. */
 export function Snippet({ text, query, regex }: { text: string; query: string; regex: boolean }) {

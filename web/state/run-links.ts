@@ -1,7 +1,7 @@
 /** Where the run views link to: a failure in its timeline, a snapshot, a turn's diff. */
-import type { RunFailureResponse, RunSessionResponse, TurnResponse } from "../../api/api.js";
-import { panelPatch } from "../../state/view-state.js";
-import type { ViewPatch, ViewState } from "../../state/view-state.js";
+import type { RunFailureResponse, RunSessionResponse, TurnResponse } from "../api/api.js";
+import { panelPatch } from "./view-state.js";
+import type { ViewPatch, ViewState } from "./view-state.js";
 
 /**
  * The failing call in context: its session's timeline at the latest line, the call

@@ -3,7 +3,7 @@
  * large to load whole): unified rows with both line numbers, or split rows pairing removed
  * and added lines of a block. Pure; virtualised by `HunkList`.
  */
-import type { HunkResponse } from "../../api/api.js";
+import type { HunkResponse } from "../api/api.js";
 
 export type RowKind = "context" | "add" | "del" | "hunk" | "note";
 

@@ -2,8 +2,8 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useImperativeHandle, useMemo, useRef } from "react";
 import type { ReactNode, Ref } from "react";
-import type { HunkResponse } from "../../api/api.js";
-import type { MergeDiffHandle } from "../../editor/MergeDiff.js";
+import type { HunkResponse } from "../api/api.js";
+import type { MergeDiffHandle } from "../editor/MergeDiff.js";
 import { splitRows, unifiedRows } from "./hunk-rows.js";
 import type { SplitCell } from "./hunk-rows.js";
 

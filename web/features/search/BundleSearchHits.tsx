@@ -8,7 +8,7 @@
 import type { BundleSearchResponse } from "../../api/bundle-api.js";
 import { panelPatch } from "../../state/view-state.js";
 import type { ViewPatch } from "../../state/view-state.js";
-import { HitGroup } from "../search/HitGroup.js";
+import { HitGroup } from "../../components/HitGroup.js";
 import type { BundlePanelId } from "../../../shared/debug-bundle/index.js";
 
 type Hit = BundleSearchResponse["hits"][number];

@@ -1,6 +1,6 @@
 /** Where the bundle views link to: a bundle's default line, two runs compared, a run named by its place in its request. */
-import type { BundleSummaryResponse } from "../../api/bundle-api.js";
-import type { ViewPatch } from "../../state/view-state.js";
+import type { BundleSummaryResponse } from "../api/bundle-api.js";
+import type { ViewPatch } from "./view-state.js";
 
 /** The line a bundle opens on: after the run when it loads, else before (a failed run). */
 export function bundleLine(summary: Pick<BundleSummaryResponse, "session">): number {

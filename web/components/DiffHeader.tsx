@@ -1,7 +1,7 @@
 /** The bar above a diff (change badge, title, facts, the keys that move through it) and the layout switch. */
 import type { ReactNode } from "react";
-import { Kbd } from "../../components/feedback.js";
-import { Icon } from "../../components/Icon.js";
+import { Kbd } from "./feedback.js";
+import { Icon } from "./Icon.js";
 
 export type DiffLayout = "split" | "unified";
 

@@ -2,10 +2,10 @@
  * Under a bundle in the run list: its place among the runs of its request ("iteration 2 of
  * 3") and a link comparing it with the run before it. Nothing for a bundle alone in its request.
  */
-import { Icon } from "../../components/Icon.js";
-import { Link } from "../../components/Link.js";
-import { useBundleGroups } from "../../queries/hooks.js";
-import { compareBundlesPatch, runLabel } from "./bundle-links.js";
+import { Icon } from "./Icon.js";
+import { Link } from "./Link.js";
+import { useBundleGroups } from "../queries/hooks.js";
+import { compareBundlesPatch, runLabel } from "../state/bundle-links.js";
 
 export function BundleGroupNote({ path }: { path: string }) {
   const groups = useBundleGroups();
