@@ -1,24 +1,14 @@
 /** A virtualised diff from hunks alone (slice diffs; files too large to load whole). */
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useImperativeHandle, useMemo, useRef } from "react";
-import type { ReactNode, Ref } from "react";
-import type { HunkResponse } from "../api/api.js";
-import type { MergeDiffHandle } from "../editor/MergeDiff.js";
+import type { ReactNode } from "react";
+import type { HunksViewProps } from "../editor/MergeDiff.js";
 import { splitRows, unifiedRows } from "./hunk-rows.js";
 import type { SplitCell } from "./hunk-rows.js";
 
 const ROW = 20;
 
-export interface HunkListProps {
-  readonly hunks: readonly HunkResponse[];
-  readonly layout: "split" | "unified";
-  readonly handle?: Ref<MergeDiffHandle>;
-  /** A line to reveal and mark (a permalink), in the target unless `side` is `base`. */
-  readonly line?: number | undefined;
-  readonly side?: "base" | undefined;
-  /** Clicking a line number (for permalinks). */
-  readonly onLineClick?: (line: number, side: "base" | "target") => void;
-}
+export type HunkListProps = HunksViewProps;
 
 export function HunkList({ hunks, layout, handle, line, side, onLineClick }: HunkListProps) {
   const scroller = useRef<HTMLDivElement>(null);

@@ -21,18 +21,22 @@ export interface MergeDiffHandle {
   previous(): void;
 }
 
-export interface MergeDiffProps {
-  readonly path: string;
-  readonly base: string;
-  readonly target: string;
+/** What every drawing of a diff's hunks takes (this editor, and the virtualised `HunkList`). */
+export interface HunksViewProps {
   readonly hunks: readonly HunkResponse[];
   readonly layout: "split" | "unified";
   readonly handle?: Ref<MergeDiffHandle>;
-  /** A line to reveal (1-based), in the target unless `side` is `base`. */
+  /** A line to reveal (1-based) and mark (a permalink), in the target unless `side` is `base`. */
   readonly line?: number | undefined;
   readonly side?: "base" | undefined;
   /** Clicking a line number: its line and side (a permalink). */
   readonly onLineClick?: (line: number, side: "base" | "target") => void;
+}
+
+export interface MergeDiffProps extends HunksViewProps {
+  readonly path: string;
+  readonly base: string;
+  readonly target: string;
   /** The file exists on this side only (added: `target`, deleted: `base`): drawn alone, every line marked. */
   readonly only?: "base" | "target" | undefined;
 }
