@@ -252,8 +252,10 @@ describe("wink-debug failures", () => {
     const out: string[] = [];
     expect(await failuresMain([dir, "--json"], { out: (text) => out.push(text), err: () => undefined, interactive: false })).toBe(0);
     const doc = report(out.join(""));
-    expect({ runs: doc.runs, failed: doc.failed_runs, notLoaded: doc.not_loaded_runs, groups: doc.groups.length }).toEqual({ runs: 2, failed: 0, notLoaded: 2, groups: 0 });
-    expect(doc.not_loaded.map((run) => run.run)).toEqual(["a.jsonl", "b.json"]);
+    expect({ runs: doc.runs, failed: doc.failed_runs, notLoaded: doc.not_loaded_runs, groups: doc.groups.length }).toEqual({ runs: 1, failed: 0, notLoaded: 1, groups: 0 });
+    expect(doc.not_loaded.map((run) => run.run)).toEqual(["a.jsonl"]);
+    // A .json file with no session line (an eval's truth.json) is no run: listed apart, as the run list does.
+    expect(doc.not_sessions).toEqual(["b.json"]);
   });
 
   it("reads one file when the target names one", async () => {

@@ -142,6 +142,7 @@ export function formatFailureTable(report: FailureReportView): string {
     lines.push("", `Did not load (${report.not_loaded.length}):`);
     for (const run of report.not_loaded) lines.push(`  ${printable(run.run)}: ${clipped(run.reason, MESSAGE_CHARS)}`);
   }
+  if (report.not_sessions.length > 0) lines.push("", `Not session files, left out (${report.not_sessions.length}): ${report.not_sessions.map(printable).join(", ")}`);
   return `${lines.join("\n")}\n`;
 }
 

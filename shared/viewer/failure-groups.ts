@@ -16,6 +16,7 @@ export const MAX_GROUP_ARGUMENTS = 5;
 /** A run's digest: its outcome, times and failures (failed calls in time order, then its error). */
 export function runDigest(run: RunView): RunDigestView {
   if (run.state === "error") return notLoadedDigest(run.source, run.modified_at, run.problem ?? "The run does not load");
+  if (run.state === "not_session") return { ...notLoadedDigest(run.source, run.modified_at, "not a session file"), outcome: "not_session" };
   const failures: RunFailureDigestView[] = run.failures.map((failure) => ({
     kind: "call",
     tool: failure.title,
@@ -152,7 +153,8 @@ export interface FailureReportOptions {
 
 /** The report of `runs` (every run of the target, loaded or not): counts, groups, and the runs that did not load. */
 export function failureReport(runs: readonly RunDigestView[], options: FailureReportOptions = {}): FailureReportView {
-  const ordered = [...runs].sort((a, b) => byText(a.run, b.run));
+  const all = [...runs].sort((a, b) => byText(a.run, b.run));
+  const ordered = all.filter((run) => run.outcome !== "not_session");
   const baseline = options.baseline ?? null;
   const groups = groupFailures(ordered).map((group) => (baseline === null ? group : { ...group, new: !baseline.signatures.has(group.signature) }));
   const notLoaded = ordered.filter((run) => run.outcome === "not_loaded");
@@ -165,6 +167,7 @@ export function failureReport(runs: readonly RunDigestView[], options: FailureRe
     since: options.since ?? null,
     groups,
     not_loaded: notLoaded.map((run) => ({ run: run.run, reason: run.reason ?? "" })),
+    not_sessions: all.filter((run) => run.outcome === "not_session").map((run) => run.run),
     baseline: baseline === null ? null : { file: baseline.file, new_groups: groups.filter((group) => group.new === true).length },
   };
 }

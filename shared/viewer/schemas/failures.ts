@@ -32,8 +32,12 @@ export const RunDigest = Type.Object({
   /** Relative to the target (POSIX separators). */
   run: Type.String(),
   kind: RunSourceKind,
-  /** `failed` as the run list says it; `not_loaded` when the run could not be read or holds no loadable line. */
-  outcome: Type.Union([Type.Literal("ok"), Type.Literal("failed"), Type.Literal("not_loaded")]),
+  /**
+   * `failed` as the run list says it; `not_loaded` when the run could not be read or holds no
+   * loadable line; `not_session` for a `.json` file with no session line (an eval's
+   * `truth.json`, an `index.json`): not a run, listed apart as the run list does.
+   */
+  outcome: Type.Union([Type.Literal("ok"), Type.Literal("failed"), Type.Literal("not_loaded"), Type.Literal("not_session")]),
   /** Why the run did not load; null when it did. */
   reason: NullableString,
   /** The file's modification time. */
@@ -89,7 +93,7 @@ export const FailureGroup = Type.Object({
 export const FailureReport = Type.Object({
   format: Type.Literal("wink-debug-failures"),
   version: Type.Literal(1),
-  /** Runs of the target (after `--since`), loaded or not. */
+  /** Runs of the target (after `--since`), loaded or not (files that are not sessions left out). */
   runs: Type.Integer(),
   /** Runs that loaded and failed. */
   failed_runs: Type.Integer(),
@@ -99,6 +103,8 @@ export const FailureReport = Type.Object({
   /** Sorted by runs affected, then occurrences, then signature. */
   groups: Type.Array(FailureGroup),
   not_loaded: Type.Array(Type.Object({ run: Type.String(), reason: Type.String() })),
+  /** `.json` files of the target that hold no session line: not runs, not counted in `runs`. */
+  not_sessions: Type.Array(Type.String()),
   /** With `--baseline`: the file, and how many groups it does not have. */
   baseline: Type.Union([Type.Object({ file: Type.String(), new_groups: Type.Integer() }), Type.Null()]),
 });
