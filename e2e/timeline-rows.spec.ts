@@ -69,7 +69,11 @@ for (const size of REVIEW_SIZES) {
     }
     expect(names.size).toBe(LONG_PATHS_WRITES.length);
 
-    // The turn's header is one line: none of its parts wraps.
+    // The turn's header is one line: none of its parts wraps. The list is virtualised: back at
+    // its top, the header is drawn again (a shorter window leaves it out once scrolled past).
+    await page.getByTestId("timeline-events").evaluate((element) => {
+      element.scrollTop = 0;
+    });
     const header = page.locator("[data-testid=turn-row][data-turn='1']");
     await header.scrollIntoViewIfNeeded();
     const headerBox = await box(header);
