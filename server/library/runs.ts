@@ -7,7 +7,7 @@
  */
 import { bundleRunParts } from "../../shared/debug-bundle/index.js";
 import { findFilesystemSnapshotRef } from "../../shared/session/index.js";
-import type { SessionFileIndex, SessionSnapshot } from "../../shared/session/index.js";
+import type { CompactSessionIndex, SessionSnapshot } from "../../shared/session/index.js";
 import { buildRun, latestLines } from "../../shared/viewer/index.js";
 import type { RunView } from "../../shared/viewer/index.js";
 import type { SessionFileRecord } from "./snapshot-directory.js";
@@ -17,7 +17,7 @@ import { indexedLine } from "./viewer-state.js";
 /** Files larger than this get snapshot labels without archive names (naming them parses every line). */
 const MAX_ARCHIVE_NAMING_BYTES = 32 * 1024 * 1024;
 
-const runs = new WeakMap<SessionFileIndex, Promise<RunView>>();
+const runs = new WeakMap<CompactSessionIndex, Promise<RunView>>();
 
 function isoTime(ms: number): string {
   return new Date(ms).toISOString();
@@ -34,14 +34,14 @@ export async function runOf(state: ViewerState, record: SessionFileRecord): Prom
   return building;
 }
 
-async function build(state: ViewerState, record: SessionFileRecord, index: SessionFileIndex): Promise<RunView> {
-  const lines = index.entries.map(indexedLine);
+async function build(state: ViewerState, record: SessionFileRecord, index: CompactSessionIndex): Promise<RunView> {
+  const lines = index.lines.map(indexedLine);
   const latest = new Map<string, SessionSnapshot>();
   // One line at a time: two big lines parsed at once would double the peak memory.
   for (const [sessionId, lineNumber] of latestLines(lines)) latest.set(sessionId, await state.directory.readSnapshot(record, lineNumber));
   const archives = new Map<number, string | null>();
   if (index.sizeBytes <= MAX_ARCHIVE_NAMING_BYTES) {
-    for (const entry of index.entries) {
+    for (const entry of index.lines) {
       if (!entry.slices.some((slice) => slice.displayName === "FilesystemSnapshotRef")) continue;
       const snapshot = await state.directory.readSnapshot(record, entry.lineNumber).catch(() => null);
       archives.set(entry.lineNumber, snapshot === null ? null : (findFilesystemSnapshotRef(snapshot)?.archiveName ?? null));

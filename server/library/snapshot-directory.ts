@@ -14,7 +14,8 @@
  * index was built from (same device and inode locally, same ETag remotely).
  */
 import path from "node:path";
-import type { SessionFileIndex, SessionLineError, SessionSnapshot, SnapshotLineResult } from "../../shared/session/index.js";
+import type { CompactSessionIndex, SessionLineError, SessionSnapshot, SnapshotLineResult } from "../../shared/session/index.js";
+import { SessionLines } from "../../shared/session/session-lines.js";
 import { snapshotFromLineBytes } from "../../shared/session/session-scan.node.js";
 import { SessionLoadError, SourceError } from "../../shared/errors.js";
 import type { DebugBundles } from "./debug-bundles.js";
@@ -36,7 +37,7 @@ export interface SessionFileRecord {
   ctimeMs: number;
   /** The store's validator (a remote object's ETag), or null. */
   version: string | null;
-  index: SessionFileIndex | null;
+  index: CompactSessionIndex | null;
   /** Why the file could not be read at all, or null. */
   error: string | null;
 }
@@ -66,7 +67,7 @@ export class SnapshotDirectory {
   readonly store: ServedFiles;
   readonly recursive: boolean;
   readonly #files = new Map<string, SessionFileRecord>();
-  readonly #indexing = new Map<string, Promise<SessionFileIndex>>();
+  readonly #indexing = new Map<string, Promise<CompactSessionIndex>>();
   /** When each index under way began (what says an object is slow). */
   readonly #indexingSince = new Map<string, number>();
   /** Files whose last index failed because the store was too slow (listed as slow; opening one tries again). */
@@ -172,7 +173,7 @@ export class SnapshotDirectory {
   }
 
   /** Re-reads one file's index now (POST /api/reload); the old index stays when reading fails. */
-  async reindex(record: SessionFileRecord): Promise<SessionFileIndex> {
+  async reindex(record: SessionFileRecord): Promise<CompactSessionIndex> {
     if (record.kind === "bundle") this.#bundles?.forget(record.absolutePath);
     const index = await this.#scan(record);
     this.#forget(record.path);
@@ -181,7 +182,7 @@ export class SnapshotDirectory {
   }
 
   /** The file's index, reading it first if needed (concurrent callers share one read). */
-  async ensureIndexed(record: SessionFileRecord): Promise<SessionFileIndex> {
+  async ensureIndexed(record: SessionFileRecord): Promise<CompactSessionIndex> {
     if (record.index !== null) return record.index;
     const running = this.#indexing.get(record.path);
     if (running !== undefined) return running;
@@ -285,7 +286,7 @@ export class SnapshotDirectory {
    * `limit` line errors of a file from the `from`-th: from its index while they are among
    * the kept ones, else read again from the file (re-indexed once when it changed).
    */
-  async lineErrors(record: SessionFileRecord, from: number, limit: number): Promise<{ index: SessionFileIndex; errors: SessionLineError[] }> {
+  async lineErrors(record: SessionFileRecord, from: number, limit: number): Promise<{ index: CompactSessionIndex; errors: SessionLineError[] }> {
     for (let attempt = 0; ; attempt++) {
       const index = await this.ensureIndexed(record);
       const kept = index.errors.length >= index.errorCount;
@@ -303,13 +304,13 @@ export class SnapshotDirectory {
   }
 
   /** A session file's index from disk, or a bundle's from its session members. */
-  async #scan(record: SessionFileRecord): Promise<SessionFileIndex> {
+  async #scan(record: SessionFileRecord): Promise<CompactSessionIndex> {
     if (record.kind === "session") return this.store.scanSession(record.path, record);
     if (this.#bundles === null) throw new SessionLoadError(`Cannot read debug bundle ${record.path}`, { path: record.path });
     const session = await this.#bundles.session(record.absolutePath, record.path);
     // A bundle's lines are never read from this file by offset (they come from its archive,
     // opened and rechecked by the archive cache), so the index has no inode to hold them to.
-    return { path: record.absolutePath, sizeBytes: record.size, mtimeMs: record.mtimeMs, dev: 0, ino: 0, lineCount: session.lineCount, entries: [...session.entries], errors: [...session.errors], errorCount: session.errors.length };
+    return { path: record.absolutePath, sizeBytes: record.size, mtimeMs: record.mtimeMs, dev: 0, ino: 0, lineCount: session.lineCount, lines: SessionLines.from(session.entries), errors: [...session.errors], errorCount: session.errors.length };
   }
 
   async #parse(record: SessionFileRecord, lineNumber: number, key: string): Promise<SessionSnapshot> {
@@ -317,7 +318,7 @@ export class SnapshotDirectory {
     if (record.kind === "bundle" && this.#bundles !== null) return this.#bundles.snapshot(record.absolutePath, record.path, lineNumber);
     for (let attempt = 0; attempt < 2; attempt++) {
       const index = await this.ensureIndexed(record);
-      const location = index.entries.find((entry) => entry.lineNumber === lineNumber);
+      const location = index.lines.ofLine(lineNumber);
       if (location === undefined) throw new SessionLoadError(`Unknown line_number: ${lineNumber}`, { path: record.path, lineNumber });
       // Drop older lines first: parsing a big line while the cache is full would hold both.
       this.#lines.makeRoom(location.byteLength * PARSED_LINE_HEAP_FACTOR);
@@ -346,7 +347,7 @@ export class SnapshotDirectory {
   async readLine(record: SessionFileRecord, lineNumber: number): Promise<Uint8Array> {
     for (let attempt = 0; attempt < 2; attempt++) {
       const index = await this.ensureIndexed(record);
-      const location = index.entries.find((entry) => entry.lineNumber === lineNumber);
+      const location = index.lines.ofLine(lineNumber);
       if (location === undefined) throw new SessionLoadError(`Unknown line_number: ${lineNumber}`, { path: record.path, lineNumber });
       const bytes = await this.store.readLine(record.path, index, location);
       if (bytes !== null) return bytes;

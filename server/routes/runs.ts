@@ -78,7 +78,7 @@ export const runRoutes: FastifyPluginAsyncTypebox<RunRoutesOptions> = async (app
     }
     for (const record of directory.newestFirst()) {
       const index = await directory.ensureIndexed(record).catch(() => null);
-      if (index !== null && index.entries.length > 0) return record;
+      if (index !== null && index.lines.length > 0) return record;
     }
     throw notFound("No session file of the directory holds a loadable line");
   };
@@ -145,7 +145,7 @@ export const runRoutes: FastifyPluginAsyncTypebox<RunRoutesOptions> = async (app
           turn: snapshot.turn,
           label: snapshot.label,
           source: async () => {
-            const entry = index.entries.find((candidate) => candidate.lineNumber === snapshot.line_number);
+            const entry = index.lines.ofLine(snapshot.line_number);
             return entry === undefined ? null : (await state.workspace({ record, index, entry })).source;
           },
         })),

@@ -36,7 +36,7 @@ function fileView(record: SessionFileRecord, page: SessionFilePage, errors: { of
     status: index !== null ? "ready" : record.error !== null ? "error" : "pending",
     error: record.error,
     lineCount: index?.lineCount ?? 0,
-    lines: (index?.entries ?? []).map(indexedLine),
+    lines: index?.lines.map(indexedLine) ?? [],
     errors: errors?.errors ?? index?.errors ?? [],
     errorCount: index?.errorCount ?? 0,
     errorsOffset: errors?.offset ?? 0,
@@ -76,7 +76,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<SessionRoutesOptions> = as
   app.get("/api/timeline", { schema: { querystring: TimelineQuery, response: { 200: Timeline, ...errorResponses } } }, async (request) => {
     const selection = await state.resolve(selectorOf(request.query));
     const snapshot = await state.snapshot(selection);
-    const timeline = buildTimeline({ file: selection.record.path, snapshot, lines: selection.index.entries.map(indexedLine), lineErrors: selection.index.errors });
+    const timeline = buildTimeline({ file: selection.record.path, snapshot, lines: selection.index.lines.map(indexedLine), lineErrors: selection.index.errors });
     return undoStores === undefined ? timeline : withToolCallChanges(undoStores, selection, timeline);
   });
 };
