@@ -128,6 +128,8 @@ export class ViewerState {
     if (file === undefined) throw notFound("No session file is selected");
     const record = this.directory.get(file);
     if (record === undefined) throw notFound(`Unknown session file: ${echoedName(file)}`);
+    // The file a request is about is the open one: its index stays while others give way to the budget.
+    this.directory.hold(record);
     const index = await this.directory.ensureIndexed(record);
     if (selector.line !== undefined) {
       const entry = index.lines.ofLine(selector.line);
@@ -235,6 +237,7 @@ export class ViewerState {
       this.#current = { file: record.path, line: 0, sessionId: "" };
       return null;
     }
+    this.directory.hold(record);
     const index = await this.directory.ensureIndexed(record);
     let entry = defaultEntry(record, index);
     if (sessionId !== undefined || lineNumber !== undefined) {
@@ -276,7 +279,9 @@ export class ViewerState {
     const sameLine = current.record.kind === "bundle" ? sameSession(index.lines.ofLine(current.entry.lineNumber), current.entry.sessionId) : undefined;
     const entry = sameLine ?? entryOfSession(current.record, index, current.entry.sessionId) ?? defaultEntry(current.record, index);
     if (entry === undefined) {
-      current.record.index = previous; // keep serving what loaded before
+      // Keep serving what loaded before.
+      if (previous !== null) this.directory.keepIndex(current.record, previous);
+      else this.directory.forgetIndex(current.record);
       const reason = index.errors[0] === undefined ? "it contains no snapshot line" : `line ${index.errors[0].lineNumber}: ${index.errors[0].reason}`;
       throw new ServerError("WD_ERR_NOT_LOADABLE", `Reload failed: ${current.record.path} does not load (${reason})`);
     }
@@ -312,6 +317,7 @@ export class ViewerState {
   }
 
   async #firstLine(record: SessionFileRecord): Promise<Selection> {
+    this.directory.hold(record);
     const index = await this.directory.ensureIndexed(record);
     const entry = defaultEntry(record, index);
     if (entry === undefined && record.kind === "bundle") {

@@ -26,7 +26,10 @@ export interface SessionRoutesOptions {
 /** Files listed by one `/api/files` unless `limit` says otherwise. */
 const DEFAULT_LISTED_FILES = 500;
 
-function fileView(record: SessionFileRecord, page: SessionFilePage, errors: { offset: number; errors: readonly SessionLineError[] } | null): SessionFileView {
+/** Why a file is `pending` though nothing indexes it: the memory budget let its index go. */
+const DROPPED = "Its index was let go to keep within the memory budget (--memory); asking for this file (?file=) reads it again";
+
+function fileView(record: SessionFileRecord, page: SessionFilePage, errors: { offset: number; errors: readonly SessionLineError[] } | null, dropped: boolean): SessionFileView {
   const index = record.index;
   return sessionFileView({
     path: record.path,
@@ -34,7 +37,7 @@ function fileView(record: SessionFileRecord, page: SessionFilePage, errors: { of
     sizeBytes: record.size,
     modifiedAt: isoTime(record.mtimeMs),
     status: index !== null ? "ready" : record.error !== null ? "error" : "pending",
-    error: record.error,
+    error: dropped ? DROPPED : record.error,
     lineCount: index?.lineCount ?? 0,
     lines: index?.lines.map(indexedLine) ?? [],
     errors: errors?.errors ?? index?.errors ?? [],
@@ -68,7 +71,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<SessionRoutesOptions> = as
     for (const record of listed) {
       // Errors past the ones an index keeps are read again from the file, for this page only.
       const errors = errorsOffset === 0 || record.index === null ? null : { offset: errorsOffset, errors: (await directory.lineErrors(record, errorsOffset, errorsLimit)).errors };
-      files.push(fileView(record, page, errors));
+      files.push(fileView(record, page, errors, directory.dropped(record)));
     }
     return { root: path.basename(state.displayRoot), indexing: directory.isIndexing(), files, total: records.length, offset };
   });
