@@ -79,7 +79,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<SessionRoutesOptions> = as
   app.get("/api/timeline", { schema: { querystring: TimelineQuery, response: { 200: Timeline, ...errorResponses } } }, async (request) => {
     const selection = await state.resolve(selectorOf(request.query));
     const snapshot = await state.snapshot(selection);
-    const timeline = buildTimeline({ file: selection.record.path, snapshot, lines: selection.index.lines.map(indexedLine), lineErrors: selection.index.errors });
+    const timeline = buildTimeline({ file: selection.record.path, snapshot, lines: selection.index.lines.ofSessionAll(snapshot.sessionId).map(indexedLine), lineErrors: selection.index.errors });
     return undoStores === undefined ? timeline : withToolCallChanges(undoStores, selection, timeline);
   });
 };

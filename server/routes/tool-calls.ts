@@ -29,7 +29,7 @@ export async function withToolCallChanges(undoStores: UndoStores, selection: Sel
 /** Every line of the selection's session in its file, as snapshot refs. */
 function sessionLines(selection: Selection): SnapshotRefView[] {
   return selection.index.lines
-    .filter((entry) => entry.sessionId === selection.entry.sessionId)
+    .ofSessionAll(selection.entry.sessionId)
     .map((entry) => ({ file: selection.record.path, line_number: entry.lineNumber, session_id: entry.sessionId, created_at: entry.createdAt }));
 }
 

@@ -47,6 +47,8 @@ describe("SessionLines", () => {
     expect(lines.ofSession("odd")?.lineNumber).toBe(1);
     expect(lines.ofSession("odd", true)?.lineNumber).toBe(9);
     expect(lines.ofSession("none")).toBeUndefined();
+    expect(lines.ofSessionAll("even").map((found) => found.lineNumber)).toEqual([4, 10]);
+    expect(lines.ofSessionAll("none")).toEqual([]);
     // Out of order (never from a scan, but from entries given): still found.
     expect(SessionLines.from([entries[2], entries[0]] as SessionIndexEntry[]).ofLine(1)?.lineNumber).toBe(1);
   });

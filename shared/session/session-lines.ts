@@ -133,6 +133,15 @@ export class SessionLines implements Iterable<SessionIndexEntry> {
     return undefined;
   }
 
+  /** Every entry of a session, in file order; the other lines' entries are never built. */
+  ofSessionAll(sessionId: string): SessionIndexEntry[] {
+    const found: SessionIndexEntry[] = [];
+    for (let at = 0; at < this.#count; at++) {
+      if ((this.#shapes[this.#shapeOrdinals[at] as number] as EnvelopeShape).sessionId === sessionId) found.push(this.at(at) as SessionIndexEntry);
+    }
+    return found;
+  }
+
   find(predicate: (entry: SessionIndexEntry) => boolean): SessionIndexEntry | undefined {
     for (const entry of this) if (predicate(entry)) return entry;
     return undefined;
