@@ -18,6 +18,7 @@ import { createReadStream, createWriteStream, existsSync } from "node:fs";
 import { mkdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { loadavg } from "node:os";
 import path from "node:path";
+import { listeningPort } from "./server-fixtures.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const CLI = process.env.WINK_CLI ?? path.join(ROOT, "dist", "server", "cli.cjs");
@@ -117,15 +118,7 @@ async function main(): Promise<void> {
   const pid = child.pid ?? 0;
   try {
     const started = performance.now();
-    const port = await new Promise<number>((resolve, reject) => {
-      let output = "";
-      child.stdout.on("data", (chunk: Buffer) => {
-        output += chunk.toString();
-        const match = /127\.0\.0\.1:(\d+)\//.exec(output);
-        if (match !== null) resolve(Number(match[1]));
-      });
-      child.on("exit", (code) => reject(new Error(`CLI exited with ${code}: ${output}`)));
-    });
+    const port = await listeningPort(child);
     const base = `http://127.0.0.1:${port}`;
     const small = `${base}/api/meta?file=small.jsonl`;
     await getJson(small);
