@@ -62,4 +62,13 @@ describe("SessionLines", () => {
     expect(lines.at(99_999)).toMatchObject({ lineNumber: 100_000, byteOffset: 1_000_000, createdAt: "2026-11-22T01:00:40.100000+00:00", sessionId: "s" });
     expect(lines.at(0)?.tags).toBe(lines.at(99_999)?.tags);
   });
+
+  it("keeps equal summaries of entries it is made of once (a stored index read back costs what its scan did)", () => {
+    const entries = Array.from({ length: 10_000 }, (_, i) => entry(i + 1, "2026-11-22T01:00:39.000001+00:00", `s-${i % 3}`));
+    // Counts differ per line in `entry`: give them one count so they share a shape per session.
+    const same = entries.map((one) => ({ ...one, slices: entries[0]?.slices ?? [] }));
+    const lines = SessionLines.from(same);
+    expect(lines.toArray()).toEqual(same);
+    expect(lines.byteSize / same.length).toBeLessThan(40);
+  });
 });

@@ -7,6 +7,7 @@
  */
 import type { EnvelopeSummary } from "./envelope-scan.js";
 import type { LineLocation } from "./physical-lines.node.js";
+import { SummaryInterning } from "./summary-interning.js";
 
 /** An indexed snapshot line: where it is and what its envelope says. */
 export interface SessionIndexEntry extends EnvelopeSummary, LineLocation {}
@@ -42,12 +43,13 @@ export class SessionLines implements Iterable<SessionIndexEntry> {
   readonly #shapeIds = new Map<string, number>();
   #ascending = true;
 
-  /** Lines made of entries (a bundle's, a stored index), in their order. */
+  /** Lines made of entries (a bundle's, a stored index), in their order; equal summaries kept once, as a scan keeps them. */
   static from(entries: Iterable<SessionIndexEntry>): SessionLines {
     const lines = new SessionLines();
+    const interning = new SummaryInterning();
     for (const entry of entries) {
-      const { createdAt: _, lineNumber, byteOffset, byteLength, ...shape } = entry;
-      lines.add({ lineNumber, byteOffset, byteLength }, shape, entry.createdAt, null);
+      const { shape, key } = interning.shape(entry);
+      lines.add(entry, shape, entry.createdAt, key);
     }
     return lines.seal();
   }
