@@ -3,6 +3,8 @@
  * reused between runs: 10,000-file / 100 MB archives (one, and a copy differing in 50
  * files), a 25 MB session file, and a 1 GB directory of sessions and archives.
  */
+import type { ChildProcessByStdio } from "node:child_process";
+import type { Readable } from "node:stream";
 import { existsSync } from "node:fs";
 import { mkdir, readdir, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -108,4 +110,17 @@ export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+}
+
+/** The port a CLI started with `--port 0` says it listens on (it prints its URL on stdout). */
+export function listeningPort(child: ChildProcessByStdio<null, Readable, null>): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /127\.0\.0\.1:(\d+)\//.exec(output);
+      if (match !== null) resolve(Number(match[1]));
+    });
+    child.on("exit", (code) => reject(new Error(`CLI exited with ${code}: ${output}`)));
+  });
 }

@@ -13,7 +13,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { WORK, archivePath, directoryBytes, ensureArchive, ensureBigSession, sessionLine } from "./server-fixtures.js";
+import { WORK, archivePath, directoryBytes, ensureArchive, ensureBigSession, listeningPort, sessionLine } from "./server-fixtures.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const CLI = path.join(ROOT, "dist", "server", "cli.cjs");
@@ -49,15 +49,7 @@ async function main(): Promise<void> {
   const child = spawn(process.execPath, [...(process.env.SERVER_NODE_FLAGS ?? "").split(" ").filter(Boolean), CLI, dir, "--port", "0"], { stdio: ["ignore", "pipe", "inherit"] });
   const pid = child.pid ?? 0;
   try {
-    const port = await new Promise<number>((resolve, reject) => {
-      let output = "";
-      child.stdout.on("data", (chunk: Buffer) => {
-        output += chunk.toString();
-        const match = /127\.0\.0\.1:(\d+)\//.exec(output);
-        if (match !== null) resolve(Number(match[1]));
-      });
-      child.on("exit", (code) => reject(new Error(`CLI exited with ${code}: ${output}`)));
-    });
+    const port = await listeningPort(child);
     const base = `http://127.0.0.1:${port}`;
     const started = Date.now();
     const listing = (await getJson(`${base}/api/files?wait=1`)) as { files: { path: string }[] };

@@ -20,6 +20,7 @@ const BENCHMARKS = [
   { name: "server-memory", file: "bench/server-memory.bench.ts" },
   { name: "big-line-memory", file: "bench/big-line-memory.bench.ts" },
   { name: "connection-flood", file: "bench/connection-flood.bench.ts" },
+  { name: "big-session-index", file: "bench/big-session-index.bench.ts" },
   { name: "server-walk", file: "bench/server-walk.bench.ts" },
   { name: "diff-renames", file: "bench/diff-renames.bench.ts" },
   { name: "web", file: "bench/web.bench.ts" },

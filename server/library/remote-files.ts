@@ -23,8 +23,8 @@ import { SourceError } from "../../shared/errors.js";
 import type { ArchiveLimits, ArchiveReader } from "../../shared/archive/index.js";
 import { openArchiveSource } from "../../shared/archive/index.js";
 import type { ObjectInfo, RandomAccessReader, SkippedFolder, Source } from "../../shared/remote/index.js";
-import type { LineLocation, SessionFileIndex } from "../../shared/session/index.js";
-import { SessionIndexBuilder, linesOfChunks, EventLoopSlices } from "../../shared/session/index.js";
+import type { CompactSessionIndex, LineLocation, SessionFileIndex } from "../../shared/session/index.js";
+import { SessionLines, SessionIndexBuilder, linesOfChunks, EventLoopSlices } from "../../shared/session/index.js";
 import type { ArchiveStatus, FoundFile, ListOptions, ServedFiles } from "./served-files.js";
 import { MAX_DEPTH, SKIPPED_DIRECTORIES, inUndoStore, kindOf } from "./served-files.js";
 
@@ -43,15 +43,16 @@ function reachable(key: string, recursive: boolean): boolean {
 /** Bumped when what a session index holds changes: a stored index of another format is not found. */
 const INDEX_FORMAT = "v2";
 
-type ScannedIndex = Pick<SessionFileIndex, "lineCount" | "entries" | "errors" | "errorCount">;
+/** A session index as the cache directory holds it (its entries as objects, the format of `INDEX_FORMAT`). */
+type StoredIndex = Pick<SessionFileIndex, "lineCount" | "entries" | "errors" | "errorCount">;
 
 /** A session index the cache directory held (its checksum already checked), or null when it is not one. */
-function storedIndex(bytes: Uint8Array | null): ScannedIndex | null {
+function storedIndex(bytes: Uint8Array | null): StoredIndex | null {
   if (bytes === null) return null;
   try {
-    const value = JSON.parse(new TextDecoder().decode(bytes)) as Partial<ScannedIndex> | null;
+    const value = JSON.parse(new TextDecoder().decode(bytes)) as Partial<StoredIndex> | null;
     if (value === null || typeof value !== "object" || !Number.isSafeInteger(value.lineCount) || !Array.isArray(value.entries) || !Array.isArray(value.errors) || !Number.isSafeInteger(value.errorCount)) return null;
-    return value as ScannedIndex;
+    return value as StoredIndex;
   } catch {
     return null;
   }
@@ -67,7 +68,7 @@ export class RemoteFiles implements ServedFiles {
   /** Workspace archives of the last listing, by key. */
   #archives = new Map<string, ObjectInfo>();
   /** The reader (one version of the object) each index was built from. */
-  readonly #readers = new WeakMap<SessionFileIndex, RandomAccessReader>();
+  readonly #readers = new WeakMap<CompactSessionIndex, RandomAccessReader>();
   /** Keys by the identity `idOf` gave them (caches above are keyed by identities). */
   readonly #keys = new Map<string, string>();
 
@@ -139,7 +140,7 @@ export class RemoteFiles implements ServedFiles {
     return found;
   }
 
-  async scanSession(relative: string, found: FoundFile): Promise<SessionFileIndex> {
+  async scanSession(relative: string, found: FoundFile): Promise<CompactSessionIndex> {
     // An object replaced between the stat and the stream is indexed again, once.
     for (let attempt = 0; ; attempt++) {
       try {
@@ -150,13 +151,17 @@ export class RemoteFiles implements ServedFiles {
     }
   }
 
-  async #scan(relative: string, found: FoundFile): Promise<SessionFileIndex> {
+  async #scan(relative: string, found: FoundFile): Promise<CompactSessionIndex> {
     const reader = await this.source.open(relative);
     const disk = reader.etag === null ? null : this.source.disk;
     // With a cache directory, the index of this version (its ETag) built by an earlier process.
     const identity = `session-index\u0000${INDEX_FORMAT}\u0000${this.source.location}\u0000${relative}\u0000${reader.etag ?? ""}`;
-    let scanned = disk === null ? null : storedIndex(await disk.get(identity));
-    if (scanned === null) {
+    const stored = disk === null ? null : storedIndex(await disk.get(identity));
+    let scanned: Pick<CompactSessionIndex, "lineCount" | "lines" | "errors" | "errorCount">;
+    if (stored !== null) {
+      const { entries, ...rest } = stored;
+      scanned = { ...rest, lines: SessionLines.from(entries) };
+    } else {
       const builder = new SessionIndexBuilder();
       if (reader.size > 0) {
         const stream = await this.source.stream(relative, { offset: 0, length: reader.size }, { etag: reader.etag });
@@ -167,10 +172,13 @@ export class RemoteFiles implements ServedFiles {
           if (slices.due()) await slices.pause();
         }
       }
-      scanned = { lineCount: builder.lineCount, entries: builder.entries, errors: builder.errors, errorCount: builder.errorCount };
-      disk?.put(identity, new TextEncoder().encode(JSON.stringify(scanned)));
+      scanned = { lineCount: builder.lineCount, lines: builder.lines.seal(), errors: builder.errors, errorCount: builder.errorCount };
+      if (disk !== null) {
+        const toStore: StoredIndex = { lineCount: scanned.lineCount, entries: scanned.lines.toArray(), errors: scanned.errors, errorCount: scanned.errorCount };
+        disk.put(identity, new TextEncoder().encode(JSON.stringify(toStore)));
+      }
     }
-    const index: SessionFileIndex = {
+    const index: CompactSessionIndex = {
       path: found.absolutePath,
       sizeBytes: reader.size,
       mtimeMs: reader.mtimeMs ?? found.mtimeMs,
@@ -183,7 +191,7 @@ export class RemoteFiles implements ServedFiles {
     return index;
   }
 
-  async readLine(_relative: string, index: SessionFileIndex, location: LineLocation): Promise<Uint8Array | null> {
+  async readLine(_relative: string, index: CompactSessionIndex, location: LineLocation): Promise<Uint8Array | null> {
     const reader = this.#readers.get(index);
     if (reader === undefined) return null;
     try {
@@ -195,7 +203,7 @@ export class RemoteFiles implements ServedFiles {
   }
 
   /** Whether the object `index` was built from is still the current version (one conditional request). */
-  async isCurrent(relative: string, index: SessionFileIndex): Promise<boolean> {
+  async isCurrent(relative: string, index: CompactSessionIndex): Promise<boolean> {
     const reader = this.#readers.get(index);
     if (reader === undefined) return true;
     try {

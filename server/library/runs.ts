@@ -7,7 +7,7 @@
  */
 import { BUNDLE_MEMBERS, bundleRunParts } from "../../shared/debug-bundle/index.js";
 import { findFilesystemSnapshotRef } from "../../shared/session/index.js";
-import type { SessionFileIndex, SessionSnapshot } from "../../shared/session/index.js";
+import type { CompactSessionIndex, SessionSnapshot } from "../../shared/session/index.js";
 import { buildRun, landingRun, latestLines } from "../../shared/viewer/index.js";
 import type { RunView } from "../../shared/viewer/index.js";
 import { isoTime } from "./iso-time.js";
@@ -18,7 +18,7 @@ import { indexedLine } from "./viewer-state.js";
 /** Files larger than this get snapshot labels without archive names (naming them parses every line). */
 const MAX_ARCHIVE_NAMING_BYTES = 32 * 1024 * 1024;
 
-const runs = new WeakMap<SessionFileIndex, Promise<RunView>>();
+const runs = new WeakMap<CompactSessionIndex, Promise<RunView>>();
 
 /** The run of one session file (indexed first when needed). */
 export async function runOf(state: ViewerState, record: SessionFileRecord): Promise<RunView> {
@@ -45,7 +45,7 @@ export const LANDING_LOOKAHEAD_MS = 1_000;
 export async function landingRecord(state: ViewerState, records: readonly SessionFileRecord[], now: () => number = Date.now): Promise<SessionFileRecord | null> {
   const until = now() + LANDING_LOOKAHEAD_MS;
   return landingRun(records, {
-    loads: async (record) => ((await state.directory.ensureIndexed(record).catch(() => null))?.entries.length ?? 0) > 0,
+    loads: async (record) => ((await state.directory.ensureIndexed(record).catch(() => null))?.lines.length ?? 0) > 0,
     failed: async (record) => record.kind === "bundle" && state.bundles !== null && (await state.bundles.open(record.absolutePath, record.path).catch(() => null))?.has(BUNDLE_MEMBERS.error) === true,
     failedCalls: async (record) => (await runOf(state, record).catch(() => null))?.stats.outcome === "failed",
     skip: (record) => state.directory.store.remote && record.index === null,
@@ -53,14 +53,14 @@ export async function landingRecord(state: ViewerState, records: readonly Sessio
   });
 }
 
-async function build(state: ViewerState, record: SessionFileRecord, index: SessionFileIndex): Promise<RunView> {
-  const lines = index.entries.map(indexedLine);
+async function build(state: ViewerState, record: SessionFileRecord, index: CompactSessionIndex): Promise<RunView> {
+  const lines = index.lines.map(indexedLine);
   const latest = new Map<string, SessionSnapshot>();
   // One line at a time: two big lines parsed at once would double the peak memory.
   for (const [sessionId, lineNumber] of latestLines(lines)) latest.set(sessionId, await state.directory.readSnapshot(record, lineNumber));
   const archives = new Map<number, string | null>();
   if (index.sizeBytes <= MAX_ARCHIVE_NAMING_BYTES) {
-    for (const entry of index.entries) {
+    for (const entry of index.lines) {
       if (!entry.slices.some((slice) => slice.displayName === "FilesystemSnapshotRef")) continue;
       const snapshot = await state.directory.readSnapshot(record, entry.lineNumber).catch(() => null);
       archives.set(entry.lineNumber, snapshot === null ? null : (findFilesystemSnapshotRef(snapshot)?.archiveName ?? null));

@@ -10,8 +10,8 @@ import { lstat, readdir } from "node:fs/promises";
 import path from "node:path";
 import type { OpenedRegularFile } from "../../shared/filesystem/index.js";
 import { openRegularFile } from "../../shared/filesystem/index.js";
-import type { LineLocation, SessionFileIndex, SessionLineError } from "../../shared/session/index.js";
-import { readLineBytes, scanSessionFile } from "../../shared/session/index.js";
+import type { CompactSessionIndex, LineLocation, SessionLineError } from "../../shared/session/index.js";
+import { readLineBytes, scanSessionFile, scanSessionLines } from "../../shared/session/index.js";
 import { UNDO_SNAPSHOTS_DIR, UNDO_STATE_DIR_NAME } from "../../shared/undo/index.js";
 import type { SkippedFolder } from "../../shared/remote/index.js";
 import { isBundleCandidate, sniffDebugBundle } from "./debug-bundles.js";
@@ -64,15 +64,15 @@ export interface ServedFiles {
   idOf(relative: string): string;
   /** Session files and bundle candidates by relative path (`/` separators). */
   list(options: ListOptions): Promise<Map<string, FoundFile>>;
-  scanSession(relative: string, found: FoundFile): Promise<SessionFileIndex>;
+  scanSession(relative: string, found: FoundFile): Promise<CompactSessionIndex>;
   /** One line's bytes (without its `\n`), or null when the file changed since `index` was built. */
-  readLine(relative: string, index: SessionFileIndex, location: LineLocation): Promise<Uint8Array | null>;
+  readLine(relative: string, index: CompactSessionIndex, location: LineLocation): Promise<Uint8Array | null>;
   /**
    * `limit` line errors of the file from the `from`-th (0-based), read again from the file:
    * an index keeps only its first ones. Null when the file changed since `index` was built.
    * Absent: only the kept ones can be listed (a remote object would be streamed whole again).
    */
-  lineErrors?(relative: string, index: SessionFileIndex, from: number, limit: number): Promise<SessionLineError[] | null>;
+  lineErrors?(relative: string, index: CompactSessionIndex, from: number, limit: number): Promise<SessionLineError[] | null>;
   /** True when the bundle candidate starts like a debug bundle (false when it cannot be read). */
   sniffBundle(relative: string, found: FoundFile): Promise<boolean>;
   archiveStatus(relative: string): Promise<ArchiveStatus>;
@@ -134,15 +134,15 @@ export class LocalFiles implements ServedFiles {
     return found;
   }
 
-  scanSession(_relative: string, found: FoundFile): Promise<SessionFileIndex> {
-    return scanSessionFile(found.absolutePath, { openFile: this.openFile });
+  scanSession(_relative: string, found: FoundFile): Promise<CompactSessionIndex> {
+    return scanSessionLines(found.absolutePath, { openFile: this.openFile });
   }
 
-  readLine(_relative: string, index: SessionFileIndex, location: LineLocation): Promise<Uint8Array | null> {
+  readLine(_relative: string, index: CompactSessionIndex, location: LineLocation): Promise<Uint8Array | null> {
     return readLineBytes(index.path, location, { openFile: this.openFile, identity: index });
   }
 
-  async lineErrors(_relative: string, index: SessionFileIndex, from: number, limit: number): Promise<SessionLineError[] | null> {
+  async lineErrors(_relative: string, index: CompactSessionIndex, from: number, limit: number): Promise<SessionLineError[] | null> {
     const again = await scanSessionFile(index.path, { openFile: this.openFile, errorsFrom: from, keptErrors: limit, keepEntries: false });
     const same = again.dev === index.dev && again.ino === index.ino && again.sizeBytes === index.sizeBytes && again.mtimeMs === index.mtimeMs;
     return same ? again.errors : null;

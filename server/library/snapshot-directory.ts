@@ -14,14 +14,13 @@
  * index was built from (same device and inode locally, same ETag remotely).
  */
 import path from "node:path";
-import type { SessionFileIndex, SessionLineError, SessionSnapshot, SnapshotLineResult } from "../../shared/session/index.js";
-import { snapshotFromLineBytes } from "../../shared/session/index.js";
+import type { CompactSessionIndex, SessionLineError, SessionSnapshot, SnapshotLineResult } from "../../shared/session/index.js";
+import { SessionLines, snapshotFromLineBytes } from "../../shared/session/index.js";
 import { SessionLoadError, SourceError } from "../../shared/errors.js";
 import type { DebugBundles } from "./debug-bundles.js";
 import { COLLECT_AFTER_BYTES, collectGarbageSoon } from "./memory-pressure.js";
 import type { FoundFile, ListingProgress, ServedFiles } from "./served-files.js";
-import type { MemoryBudget } from "./weighted-cache.js";
-import { WeightedCache } from "./weighted-cache.js";
+import { MemoryBudget, WeightedCache } from "./weighted-cache.js";
 
 /** One session file of the directory. */
 export interface SessionFileRecord {
@@ -36,7 +35,7 @@ export interface SessionFileRecord {
   ctimeMs: number;
   /** The store's validator (a remote object's ETag), or null. */
   version: string | null;
-  index: SessionFileIndex | null;
+  index: CompactSessionIndex | null;
   /** Why the file could not be read at all, or null. */
   error: string | null;
 }
@@ -44,7 +43,7 @@ export interface SessionFileRecord {
 export interface SnapshotDirectoryOptions {
   /** Include session files in subdirectories (default false). */
   recursive?: boolean;
-  /** The server's memory budget, shared with its other caches: parsed lines are counted in it (default: one of 64 MiB for the lines alone). */
+  /** The server's memory budget, shared with its other caches: parsed lines and indexes are counted in it (default: one of 64 MiB for the directory alone). */
   memory?: MemoryBudget;
   /** Reads debug bundles; without it `.zip` files are not listed. */
   bundles?: DebugBundles;
@@ -61,17 +60,39 @@ export interface DirectoryChanges {
 const PARSED_LINE_HEAP_FACTOR = 1.5;
 /** Remote objects indexed at once in the background: each holds at most one long line while read. */
 const BACKGROUND_INDEXERS = 4;
+/** What an index is counted for beside its lines: the record, the object, each kept line error. */
+const INDEX_BYTES = 1024;
+const LINE_ERROR_BYTES = 256;
+/** Files whose index is held (never let go for the budget): the last ones requests were about. */
+const OPEN_FILES = 4;
+
+/** The bytes a file's index is counted for in the memory budget. */
+export function indexWeight(index: CompactSessionIndex): number {
+  return INDEX_BYTES + index.lines.byteSize + index.errors.length * LINE_ERROR_BYTES;
+}
 
 export class SnapshotDirectory {
   readonly store: ServedFiles;
   readonly recursive: boolean;
   readonly #files = new Map<string, SessionFileRecord>();
-  readonly #indexing = new Map<string, Promise<SessionFileIndex>>();
+  readonly #indexing = new Map<string, Promise<CompactSessionIndex>>();
   /** When each index under way began (what says an object is slow). */
   readonly #indexingSince = new Map<string, number>();
   /** Files whose last index failed because the store was too slow (listed as slow; opening one tries again). */
   readonly #timedOut = new WeakSet<SessionFileRecord>();
   readonly #lines: WeightedCache<string, SessionSnapshot>;
+  /**
+   * Every file's index, in the same budget as the parsed lines: past it, the least recently
+   * used index of a file that is not open is let go (`#dropped`) and read again when asked for.
+   */
+  readonly #indexes: WeightedCache<string, CompactSessionIndex>;
+  /** Files whose index was let go to stay within the budget: read again on use, never in the background. */
+  readonly #dropped = new Set<string>();
+  /** The files open in the last views (`hold`), least recent first, each with what lets its index's hold go. */
+  readonly #open = new Map<SessionFileRecord, () => void>();
+  /** Set while an index moves between the cache and the hold: its removal from the cache drops nothing. */
+  #moving = false;
+  readonly #memory: MemoryBudget;
   readonly #parsing = new Map<string, Promise<SessionSnapshot>>();
   readonly #bundles: DebugBundles | null;
   /** What sniffing each `.zip` found, while its size and mtime stay the same. */
@@ -87,7 +108,10 @@ export class SnapshotDirectory {
     this.store = files;
     this.recursive = options.recursive ?? false;
     this.#bundles = options.bundles ?? null;
-    this.#lines = new WeightedCache(options.memory ?? 64 * 1024 * 1024);
+    const memory = options.memory ?? new MemoryBudget(64 * 1024 * 1024);
+    this.#memory = memory;
+    this.#lines = new WeightedCache(memory);
+    this.#indexes = new WeightedCache(memory, (relative, index) => this.#dropIndex(relative, index));
   }
 
   /** Lists the session files of a local folder or a remote store. */
@@ -172,16 +196,79 @@ export class SnapshotDirectory {
   }
 
   /** Re-reads one file's index now (POST /api/reload); the old index stays when reading fails. */
-  async reindex(record: SessionFileRecord): Promise<SessionFileIndex> {
+  async reindex(record: SessionFileRecord): Promise<CompactSessionIndex> {
     if (record.kind === "bundle") this.#bundles?.forget(record.absolutePath);
     const index = await this.#scan(record);
     this.#forget(record.path);
-    Object.assign(record, { index, error: null, size: index.sizeBytes, mtimeMs: index.mtimeMs });
+    Object.assign(record, { error: null, size: index.sizeBytes, mtimeMs: index.mtimeMs });
+    this.keepIndex(record, index);
     return index;
   }
 
+  /** Makes `index` the file's index (one read before, served again), counted in the budget. */
+  keepIndex(record: SessionFileRecord, index: CompactSessionIndex): void {
+    record.index = index;
+    this.#dropped.delete(record.path);
+    const release = this.#open.get(record);
+    if (release !== undefined) {
+      release();
+      this.#open.set(record, this.#memory.hold(indexWeight(index)));
+    } else {
+      this.#indexes.set(record.path, index, indexWeight(index));
+    }
+  }
+
+  /**
+   * A file a view is about (a request named it): its index (now, or once it is read) is held
+   * in the budget and never let go while it is among the last `OPEN_FILES` files asked for (a
+   * viewer and a second tab or client on another file); the one open longest ago goes back
+   * among the others, the least recently used of which are let go when the budget is short.
+   */
+  hold(record: SessionFileRecord): void {
+    const known = this.#open.get(record);
+    if (known !== undefined) {
+      // Most recent last.
+      this.#open.delete(record);
+      this.#open.set(record, known);
+      return;
+    }
+    let release = () => undefined as void;
+    if (record.index !== null) {
+      this.#moving = true;
+      try {
+        this.#indexes.delete(record.path);
+      } finally {
+        this.#moving = false;
+      }
+      release = this.#memory.hold(indexWeight(record.index));
+    }
+    this.#open.set(record, release);
+    if (this.#open.size <= OPEN_FILES) return;
+    const [oldest, letGo] = this.#open.entries().next().value as [SessionFileRecord, () => void];
+    this.#open.delete(oldest);
+    letGo();
+    if (oldest.index !== null && this.#files.get(oldest.path) === oldest) this.#indexes.set(oldest.path, oldest.index, indexWeight(oldest.index));
+  }
+
+  /** Bytes the files' indexes are counted for in the budget (the open file's held, the others' cached). */
+  get indexBytes(): number {
+    let held = 0;
+    for (const record of this.#open.keys()) held += record.index === null ? 0 : indexWeight(record.index);
+    return this.#indexes.weight + held;
+  }
+
+  /** Whether the file's index was let go to stay within the budget (it is read again when asked for). */
+  dropped(record: SessionFileRecord): boolean {
+    return record.index === null && this.#dropped.has(record.path);
+  }
+
+  /** Whether the file waits for its index: never read, not failed, not let go for the budget. */
+  awaitsIndex(record: SessionFileRecord): boolean {
+    return record.index === null && record.error === null && !this.#dropped.has(record.path);
+  }
+
   /** The file's index, reading it first if needed (concurrent callers share one read). */
-  async ensureIndexed(record: SessionFileRecord): Promise<SessionFileIndex> {
+  async ensureIndexed(record: SessionFileRecord): Promise<CompactSessionIndex> {
     if (record.index !== null) return record.index;
     const running = this.#indexing.get(record.path);
     if (running !== undefined) return running;
@@ -192,8 +279,8 @@ export class SnapshotDirectory {
         // collection here cost a cold start ~20 ms before its first answer).
         if (this.store.remote && index.sizeBytes >= COLLECT_AFTER_BYTES) collectGarbageSoon();
         if (this.#files.get(record.path) === record) {
-          record.index = index;
           record.error = null;
+          this.keepIndex(record, index);
         }
         return index;
       })
@@ -230,7 +317,7 @@ export class SnapshotDirectory {
    */
   async indexAll(onProgress?: (done: number, total: number, file: SessionFileRecord) => void): Promise<void> {
     if (!this.store.indexEverything) return;
-    const pending = this.files().filter((record) => record.index === null && record.error === null);
+    const pending = this.files().filter((record) => this.awaitsIndex(record));
     let done = 0;
     for (const record of pending) {
       if (this.#closed) return;
@@ -246,7 +333,7 @@ export class SnapshotDirectory {
    * before; resolves when the queue is empty.
    */
   indexSome(records: readonly SessionFileRecord[]): Promise<void> {
-    for (const record of records) if (record.index === null && record.error === null) this.#queued.add(record);
+    for (const record of records) if (this.awaitsIndex(record)) this.#queued.add(record);
     const worker = async (): Promise<void> => {
       for (let next = this.#queued.values().next(); !next.done && !this.#closed; next = this.#queued.values().next()) {
         this.#queued.delete(next.value);
@@ -265,7 +352,7 @@ export class SnapshotDirectory {
    */
   isIndexing(): boolean {
     if (!this.store.indexEverything) return this.#background !== null;
-    return [...this.#files.values()].some((record) => record.index === null && record.error === null);
+    return [...this.#files.values()].some((record) => this.awaitsIndex(record));
   }
 
   /** One line parsed in full (cached). Throws SessionLoadError when the line does not load. */
@@ -285,7 +372,7 @@ export class SnapshotDirectory {
    * `limit` line errors of a file from the `from`-th: from its index while they are among
    * the kept ones, else read again from the file (re-indexed once when it changed).
    */
-  async lineErrors(record: SessionFileRecord, from: number, limit: number): Promise<{ index: SessionFileIndex; errors: SessionLineError[] }> {
+  async lineErrors(record: SessionFileRecord, from: number, limit: number): Promise<{ index: CompactSessionIndex; errors: SessionLineError[] }> {
     for (let attempt = 0; ; attempt++) {
       const index = await this.ensureIndexed(record);
       const kept = index.errors.length >= index.errorCount;
@@ -293,7 +380,10 @@ export class SnapshotDirectory {
       const errors = await this.store.lineErrors(record.path, index, from, limit);
       if (errors !== null) return { index, errors };
       if (attempt > 0) throw new SessionLoadError(`${record.path} keeps changing while its line errors are read`, { path: record.path });
-      if (record.index === index) record.index = null;
+      if (record.index === index) {
+        record.index = null;
+        this.#forget(record.path);
+      }
     }
   }
 
@@ -303,13 +393,13 @@ export class SnapshotDirectory {
   }
 
   /** A session file's index from disk, or a bundle's from its session members. */
-  async #scan(record: SessionFileRecord): Promise<SessionFileIndex> {
+  async #scan(record: SessionFileRecord): Promise<CompactSessionIndex> {
     if (record.kind === "session") return this.store.scanSession(record.path, record);
     if (this.#bundles === null) throw new SessionLoadError(`Cannot read debug bundle ${record.path}`, { path: record.path });
     const session = await this.#bundles.session(record.absolutePath, record.path);
     // A bundle's lines are never read from this file by offset (they come from its archive,
     // opened and rechecked by the archive cache), so the index has no inode to hold them to.
-    return { path: record.absolutePath, sizeBytes: record.size, mtimeMs: record.mtimeMs, dev: 0, ino: 0, lineCount: session.lineCount, entries: [...session.entries], errors: [...session.errors], errorCount: session.errors.length };
+    return { path: record.absolutePath, sizeBytes: record.size, mtimeMs: record.mtimeMs, dev: 0, ino: 0, lineCount: session.lineCount, lines: SessionLines.from(session.entries), errors: [...session.errors], errorCount: session.errors.length };
   }
 
   async #parse(record: SessionFileRecord, lineNumber: number, key: string): Promise<SessionSnapshot> {
@@ -317,7 +407,7 @@ export class SnapshotDirectory {
     if (record.kind === "bundle" && this.#bundles !== null) return this.#bundles.snapshot(record.absolutePath, record.path, lineNumber);
     for (let attempt = 0; attempt < 2; attempt++) {
       const index = await this.ensureIndexed(record);
-      const location = index.entries.find((entry) => entry.lineNumber === lineNumber);
+      const location = index.lines.ofLine(lineNumber);
       if (location === undefined) throw new SessionLoadError(`Unknown line_number: ${lineNumber}`, { path: record.path, lineNumber });
       // Drop older lines first: parsing a big line while the cache is full would hold both.
       this.#lines.makeRoom(location.byteLength * PARSED_LINE_HEAP_FACTOR);
@@ -346,7 +436,7 @@ export class SnapshotDirectory {
   async readLine(record: SessionFileRecord, lineNumber: number): Promise<Uint8Array> {
     for (let attempt = 0; attempt < 2; attempt++) {
       const index = await this.ensureIndexed(record);
-      const location = index.entries.find((entry) => entry.lineNumber === lineNumber);
+      const location = index.lines.ofLine(lineNumber);
       if (location === undefined) throw new SessionLoadError(`Unknown line_number: ${lineNumber}`, { path: record.path, lineNumber });
       const bytes = await this.store.readLine(record.path, index, location);
       if (bytes !== null) return bytes;
@@ -356,8 +446,25 @@ export class SnapshotDirectory {
     throw new SessionLoadError(`${record.path} keeps changing; try again`, { path: record.path });
   }
 
+  /** Forgets what was read of a file (it changed or is gone): its parsed lines, its index's place in the budget. */
   #forget(relative: string): void {
     this.#lines.deleteWhere((key) => key.startsWith(`${relative}\n`));
+    this.#indexes.delete(relative);
+    this.#dropped.delete(relative);
+    for (const [record, release] of this.#open) {
+      if (record.path !== relative) continue;
+      release();
+      this.#open.set(record, () => undefined);
+    }
+  }
+
+  /** An index the budget let go: the file reads it again when asked for (unless it was replaced since). */
+  #dropIndex(relative: string, index: CompactSessionIndex): void {
+    if (this.#moving) return;
+    const record = this.#files.get(relative);
+    if (record === undefined || record.index !== index) return;
+    record.index = null;
+    this.#dropped.add(relative);
   }
 
   /** Drops the `.zip` files of `found` that are not debug bundles (sniffing each new or changed one). */

@@ -19,6 +19,6 @@ export async function metaFor(state: ViewerState, selector: SnapshotSelector, se
   if (!state.isBundle(selector.file)) return metaOf(selection ?? (await state.resolve(selector)));
   const { record, bundle } = await state.bundle(selector);
   const index = await state.directory.ensureIndexed(record);
-  const line = index.entries.length === 0 ? null : (selection ?? (await state.resolve({ ...selector, file: record.path })));
+  const line = index.lines.length === 0 ? null : (selection ?? (await state.resolve({ ...selector, file: record.path })));
   return bundleMetaView(bundle, record.path, line === null ? null : metaOf(line));
 }

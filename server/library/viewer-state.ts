@@ -4,7 +4,7 @@
  * one, the server's "current" snapshot (WINK's `/api/select` and `/api/switch`) is used.
  */
 import path from "node:path";
-import type { SessionFileIndex, SessionIndexEntry, SessionSnapshot } from "../../shared/session/index.js";
+import type { CompactSessionIndex, SessionIndexEntry, SessionSnapshot } from "../../shared/session/index.js";
 import { SessionLoadError, SourceError } from "../../shared/errors.js";
 import type { IndexedSnapshotLine } from "../../shared/viewer/index.js";
 import { ServerError, echoedName, notFound } from "../http/errors.js";
@@ -28,7 +28,7 @@ export interface SnapshotSelector {
 /** A resolved snapshot line. */
 export interface Selection {
   readonly record: SessionFileRecord;
-  readonly index: SessionFileIndex;
+  readonly index: CompactSessionIndex;
   readonly entry: SessionIndexEntry;
 }
 
@@ -39,14 +39,17 @@ export interface BundleSelection {
 }
 
 /** The line a file opens on: a session file's first line, a bundle's last (its state after the run, else before). */
-function defaultEntry(record: SessionFileRecord, index: SessionFileIndex): SessionIndexEntry | undefined {
-  return record.kind === "bundle" ? index.entries[index.entries.length - 1] : index.entries[0];
+function defaultEntry(record: SessionFileRecord, index: CompactSessionIndex): SessionIndexEntry | undefined {
+  return index.lines.at(record.kind === "bundle" ? -1 : 0);
 }
 
 /** The line of a session: in a session file its first line, in a bundle its last (both lines share the id). */
-function entryOfSession(record: SessionFileRecord, index: SessionFileIndex, sessionId: string): SessionIndexEntry | undefined {
-  const matches = (candidate: SessionIndexEntry) => candidate.sessionId === sessionId;
-  return record.kind === "bundle" ? index.entries.findLast(matches) : index.entries.find(matches);
+function entryOfSession(record: SessionFileRecord, index: CompactSessionIndex, sessionId: string): SessionIndexEntry | undefined {
+  return index.lines.ofSession(sessionId, record.kind === "bundle");
+}
+
+function sameSession(entry: SessionIndexEntry | undefined, sessionId: string): SessionIndexEntry | undefined {
+  return entry?.sessionId === sessionId ? entry : undefined;
 }
 
 /** What the summary-level views need from an index entry. */
@@ -78,7 +81,7 @@ export function noRunsFound(displayRoot: string, recursive: boolean): string {
 export class ViewerState {
   #current: { file: string; line: number; sessionId: string } | null = null;
   /** Recently resolved workspaces: a file request then costs no `lstat` of candidate archives. */
-  readonly #workspaces = new Map<string, { index: SessionFileIndex; at: number; value: Promise<ResolvedWorkspace> }>();
+  readonly #workspaces = new Map<string, { index: CompactSessionIndex; at: number; value: Promise<ResolvedWorkspace> }>();
 
   constructor(
     readonly directory: SnapshotDirectory,
@@ -130,9 +133,11 @@ export class ViewerState {
     if (file === undefined) throw notFound("No session file is selected");
     const record = this.directory.get(file);
     if (record === undefined) throw notFound(`Unknown session file: ${echoedName(file)}`);
+    // The file a request is about is the open one: its index stays while others give way to the budget.
+    this.directory.hold(record);
     const index = await this.directory.ensureIndexed(record);
     if (selector.line !== undefined) {
-      const entry = index.entries.find((candidate) => candidate.lineNumber === selector.line);
+      const entry = index.lines.ofLine(selector.line);
       if (entry === undefined) throw notFound(`Unknown line_number: ${selector.line}`);
       return { record, index, entry };
     }
@@ -144,7 +149,7 @@ export class ViewerState {
     const current = this.#current;
     if (current !== null && current.file === file) {
       const entry =
-        index.entries.find((candidate) => candidate.lineNumber === current.line && candidate.sessionId === current.sessionId) ??
+        sameSession(index.lines.ofLine(current.line), current.sessionId) ??
         entryOfSession(record, index, current.sessionId) ??
         defaultEntry(record, index);
       if (entry !== undefined) return { record, index, entry };
@@ -206,8 +211,7 @@ export class ViewerState {
   /** WINK's `/api/select`: another line of the current file, by session id (wins) or line number. */
   async select(sessionId: string | undefined, lineNumber: number | undefined): Promise<Selection> {
     const current = await this.resolve();
-    const entries = current.index.entries;
-    const entry = sessionId !== undefined ? entryOfSession(current.record, current.index, sessionId) : entries.find((candidate) => candidate.lineNumber === lineNumber);
+    const entry = sessionId !== undefined ? entryOfSession(current.record, current.index, sessionId) : lineNumber === undefined ? undefined : current.index.lines.ofLine(lineNumber);
     if (entry === undefined) {
       throw new ServerError("WD_ERR_BAD_REQUEST", sessionId !== undefined ? `Unknown session_id: ${sessionId}` : `Unknown line_number: ${lineNumber}`);
     }
@@ -238,10 +242,11 @@ export class ViewerState {
       this.#current = { file: record.path, line: 0, sessionId: "" };
       return null;
     }
+    this.directory.hold(record);
     const index = await this.directory.ensureIndexed(record);
     let entry = defaultEntry(record, index);
     if (sessionId !== undefined || lineNumber !== undefined) {
-      entry = sessionId !== undefined ? entryOfSession(record, index, sessionId) : index.entries.find((c) => c.lineNumber === lineNumber);
+      entry = sessionId !== undefined ? entryOfSession(record, index, sessionId) : lineNumber === undefined ? undefined : index.lines.ofLine(lineNumber);
       if (entry === undefined) throw new ServerError("WD_ERR_BAD_REQUEST", sessionId !== undefined ? `Unknown session_id: ${sessionId}` : `Unknown line_number: ${lineNumber}`);
     }
     if (entry === undefined) throw new ServerError("WD_ERR_NOT_LOADABLE", `${record.path} contained no loadable snapshot line`);
@@ -269,17 +274,19 @@ export class ViewerState {
     }
     const current = await this.resolve();
     const previous = current.record.index;
-    let index: SessionFileIndex;
+    let index: CompactSessionIndex;
     try {
       index = await this.directory.reindex(current.record);
     } catch (error) {
       throw new ServerError("WD_ERR_NOT_LOADABLE", `Reload failed: ${error instanceof Error ? error.message : String(error)}`);
     }
     // A bundle's two lines share one session id: keep the line; a session file keeps WINK's rule (the session's line).
-    const sameLine = current.record.kind === "bundle" ? index.entries.find((c) => c.lineNumber === current.entry.lineNumber && c.sessionId === current.entry.sessionId) : undefined;
+    const sameLine = current.record.kind === "bundle" ? sameSession(index.lines.ofLine(current.entry.lineNumber), current.entry.sessionId) : undefined;
     const entry = sameLine ?? entryOfSession(current.record, index, current.entry.sessionId) ?? defaultEntry(current.record, index);
     if (entry === undefined) {
-      current.record.index = previous; // keep serving what loaded before
+      // Keep serving what loaded before.
+      if (previous !== null) this.directory.keepIndex(current.record, previous);
+      else this.directory.forgetIndex(current.record);
       const reason = index.errors[0] === undefined ? "it contains no snapshot line" : `line ${index.errors[0].lineNumber}: ${index.errors[0].reason}`;
       throw new ServerError("WD_ERR_NOT_LOADABLE", `Reload failed: ${current.record.path} does not load (${reason})`);
     }
@@ -311,10 +318,11 @@ export class ViewerState {
   async #bundleWithoutSession(record: SessionFileRecord): Promise<boolean> {
     if (record.kind !== "bundle") return false;
     const index = await this.directory.ensureIndexed(record);
-    return index.entries.length === 0;
+    return index.lines.length === 0;
   }
 
   async #firstLine(record: SessionFileRecord): Promise<Selection> {
+    this.directory.hold(record);
     const index = await this.directory.ensureIndexed(record);
     const entry = defaultEntry(record, index);
     if (entry === undefined && record.kind === "bundle") {

@@ -62,6 +62,28 @@ describe("MemoryBudget shared by caches", () => {
     expect(files.size).toBe(0);
     expect(() => new MemoryBudget(-1)).toThrow(RangeError);
   });
+
+  it("counts held weight (the open file's index) in what it uses, makes room for it and never evicts it", () => {
+    const budget = new MemoryBudget(10);
+    const evicted: string[] = [];
+    const cache = new WeightedCache<string, string>(budget, (key) => evicted.push(key));
+    cache.set("a", "A", 4);
+    cache.set("b", "B", 4);
+    const release = budget.hold(5); // 13 > 10: a goes
+    expect(evicted).toEqual(["a"]);
+    expect([budget.used, budget.held]).toEqual([9, 5]);
+    const releaseMore = budget.hold(20); // past the budget: everything else goes, the holds stay
+    expect(evicted).toEqual(["a", "b"]);
+    expect(budget.used).toBe(25);
+    cache.set("c", "C", 1);
+    expect(cache.get("c")).toBeUndefined();
+    releaseMore();
+    releaseMore(); // once only
+    release();
+    expect(budget.used).toBe(0);
+    cache.set("d", "D", 4);
+    expect(cache.get("d")).toBe("D");
+  });
 });
 
 /** The obvious model: an array from least to most recent, and the list of pending offers. */

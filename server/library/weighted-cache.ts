@@ -31,19 +31,40 @@ export class MemoryBudget {
   #oldest: Node | null = null;
   #newest: Node | null = null;
   #used = 0;
+  /** Weight held outside the caches (`hold`): counted, never evicted. */
+  #held = 0;
 
   constructor(readonly bytes: number) {
     if (!Number.isFinite(bytes) || bytes < 0) throw new RangeError(`A memory budget must be a non-negative number of bytes, got ${bytes}`);
   }
 
-  /** Weight held by every cache of this budget. */
+  /** Weight held by every cache of this budget, and held outside them. */
   get used(): number {
-    return this.#used;
+    return this.#used + this.#held;
+  }
+
+  /** Weight held outside the caches (see `hold`). */
+  get held(): number {
+    return this.#held;
   }
 
   /** Evicts least recently used entries until `weight` more would fit (call before building a big value). */
   makeRoom(weight: number): void {
-    while (this.#oldest !== null && this.#used + weight > this.bytes) this.#oldest.drop();
+    while (this.#oldest !== null && this.used + weight > this.bytes) this.#oldest.drop();
+  }
+
+  /**
+   * Counts `weight` that must stay in memory (the index of the file a viewer has open): the
+   * caches make room for it, it is never evicted; the function given back lets it go.
+   */
+  hold(weight: number): () => void {
+    this.#held += weight;
+    this.makeRoom(0);
+    let held = true;
+    return () => {
+      if (held) this.#held -= weight;
+      held = false;
+    };
   }
 
   /** @internal Adds a node as the most recently used. */

@@ -28,7 +28,7 @@ const decoder = new TextDecoder();
 
 /** The session's line before `selection` in the same file (by line number), or null. */
 export function previousLineOf(selection: Selection): Selection | null {
-  const earlier = selection.index.entries.filter((entry) => entry.sessionId === selection.entry.sessionId && entry.lineNumber < selection.entry.lineNumber);
+  const earlier = selection.index.lines.ofSessionAll(selection.entry.sessionId).filter((entry) => entry.lineNumber < selection.entry.lineNumber);
   const entry = earlier[earlier.length - 1];
   return entry === undefined ? null : { record: selection.record, index: selection.index, entry };
 }

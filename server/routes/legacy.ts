@@ -52,11 +52,11 @@ export const legacyRoutes: FastifyPluginAsyncTypebox<LegacyRoutesOptions> = asyn
 
   app.get("/api/entries", { schema: { querystring: SelectorQuery, response: { 200: Entries, ...errorResponses } } }, async (request, reply) => {
     const selection = await state.resolve(selectorOf(request.query));
-    const { entries } = selection.index;
-    if (entries.length >= STREAM_MIN_ENTRIES) {
-      return sendStreamedJson(reply, lazySnapshotEntries(selection.record.path, entries.length, (index) => indexedLine(entries[index] as SessionIndexEntry), selection.entry.lineNumber), { streamDepth: 1 });
+    const { lines } = selection.index;
+    if (lines.length >= STREAM_MIN_ENTRIES) {
+      return sendStreamedJson(reply, lazySnapshotEntries(selection.record.path, lines.length, (index) => indexedLine(lines.at(index) as SessionIndexEntry), selection.entry.lineNumber), { streamDepth: 1 });
     }
-    return snapshotEntries(selection.record.path, entries.map(indexedLine), selection.entry.lineNumber);
+    return snapshotEntries(selection.record.path, lines.map(indexedLine), selection.entry.lineNumber);
   });
 
   app.get("/api/slices/:slice_type", { schema: { params: SliceParams, querystring: SliceQuery, response: { 200: SlicePage, ...errorResponses } } }, async (request, reply) => {

@@ -45,9 +45,22 @@ export const runRoutes: FastifyPluginAsyncTypebox<RunRoutesOptions> = async (app
   const waiting = (record: SessionFileRecord, waitedMs: number): RunSummaryView =>
     slow(record, `The store has not finished sending ${record.path} after ${(waitedMs / 1000).toFixed(1)} s; it is listed when it arrives`);
 
+  /**
+   * The last summary of each run, for the version of its file it was built from: a run whose
+   * index the memory budget let go is still listed as it was (opening it reads the index again).
+   */
+  const listed = new WeakMap<SessionFileRecord, { size: number; mtimeMs: number; version: string | null; summary: RunSummaryView }>();
+  const lastSummary = (record: SessionFileRecord): RunSummaryView | null => {
+    const last = listed.get(record);
+    return last !== undefined && last.size === record.size && last.mtimeMs === record.mtimeMs && last.version === record.version ? last.summary : null;
+  };
+
   /** A run's summary, or `slow` when it is not ready by `deadline` (it goes on being read for a later request). */
   const summaryOf = async (record: SessionFileRecord, deadline: number): Promise<RunSummaryView> => {
-    if (record.index === null && record.error === null) {
+    // A run listed before is listed as it was; one never listed is read again (once: then it is).
+    const last = directory.dropped(record) ? lastSummary(record) : null;
+    if (last !== null) return last;
+    if (directory.awaitsIndex(record)) {
       const indexing = directory.indexingFor(record);
       if (indexing !== null && indexing >= SLOW_INDEX_MS) return waiting(record, indexing);
       return placeholderRunSummary(source(record), isoTime(record.mtimeMs), "pending", null);
@@ -56,7 +69,11 @@ export const runRoutes: FastifyPluginAsyncTypebox<RunRoutesOptions> = async (app
     if (directory.timedOut(record)) return slow(record, `${record.error ?? ""} (opening the run tries again)`);
     const started = Date.now();
     const summary = runOf(state, record).then(
-      (run) => runSummary(run),
+      (run) => {
+        const built = runSummary(run);
+        listed.set(record, { size: record.size, mtimeMs: record.mtimeMs, version: record.version, summary: built });
+        return built;
+      },
       (error: unknown) => placeholderRunSummary(source(record), isoTime(record.mtimeMs), "error", error instanceof Error ? error.message : String(error)),
     );
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -74,6 +91,7 @@ export const runRoutes: FastifyPluginAsyncTypebox<RunRoutesOptions> = async (app
     if (file !== undefined) {
       const record = directory.get(file);
       if (record === undefined) throw notFound(`Unknown session file: ${echoedName(file)}`);
+      directory.hold(record);
       return record;
     }
     const landing = await landingRecord(state, directory.newestFirst());
@@ -88,7 +106,7 @@ export const runRoutes: FastifyPluginAsyncTypebox<RunRoutesOptions> = async (app
       if (directory.isIndexing()) void directory.indexAll();
     } else {
       // Index what is shown, in the background: the page's runs, not the whole store.
-      const wanted = page.slice(0, REMOTE_INDEX_PAGE).filter((record) => record.index === null && record.error === null);
+      const wanted = page.slice(0, REMOTE_INDEX_PAGE).filter((record) => directory.awaitsIndex(record));
       if (wanted.length > 0) void directory.indexSome(wanted).then(() => onIndexed?.());
     }
     const runs: RunSummaryView[] = [];
@@ -143,7 +161,7 @@ export const runRoutes: FastifyPluginAsyncTypebox<RunRoutesOptions> = async (app
           turn: snapshot.turn,
           label: snapshot.label,
           source: async () => {
-            const entry = index.entries.find((candidate) => candidate.lineNumber === snapshot.line_number);
+            const entry = index.lines.ofLine(snapshot.line_number);
             return entry === undefined ? null : (await state.workspace({ record, index, entry })).source;
           },
         })),

@@ -27,7 +27,10 @@ export interface SessionRoutesOptions {
 /** Files listed by one `/api/files` unless `limit` says otherwise. */
 const DEFAULT_LISTED_FILES = 500;
 
-function fileView(record: SessionFileRecord, page: SessionFilePage, errors: { offset: number; errors: readonly SessionLineError[] } | null): SessionFileView {
+/** Why a file is `pending` though nothing indexes it: the memory budget let its index go. */
+const DROPPED = "Its index was let go to keep within the memory budget (--memory); asking for this file (?file=) reads it again";
+
+function fileView(record: SessionFileRecord, page: SessionFilePage, errors: { offset: number; errors: readonly SessionLineError[] } | null, dropped: boolean): SessionFileView {
   const index = record.index;
   return sessionFileView({
     path: record.path,
@@ -35,9 +38,9 @@ function fileView(record: SessionFileRecord, page: SessionFilePage, errors: { of
     sizeBytes: record.size,
     modifiedAt: isoTime(record.mtimeMs),
     status: index !== null ? "ready" : record.error !== null ? "error" : "pending",
-    error: record.error,
+    error: dropped ? DROPPED : record.error,
     lineCount: index?.lineCount ?? 0,
-    lines: (index?.entries ?? []).map(indexedLine),
+    lines: index?.lines.map(indexedLine) ?? [],
     errors: errors?.errors ?? index?.errors ?? [],
     errorCount: index?.errorCount ?? 0,
     errorsOffset: errors?.offset ?? 0,
@@ -69,7 +72,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<SessionRoutesOptions> = as
     for (const record of listed) {
       // Errors past the ones an index keeps are read again from the file, for this page only.
       const errors = errorsOffset === 0 || record.index === null ? null : { offset: errorsOffset, errors: (await directory.lineErrors(record, errorsOffset, errorsLimit)).errors };
-      files.push(fileView(record, page, errors));
+      files.push(fileView(record, page, errors, directory.dropped(record)));
     }
     return { root: path.basename(state.displayRoot), indexing: directory.isIndexing(), files, total: records.length, offset };
   });
@@ -77,7 +80,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<SessionRoutesOptions> = as
   app.get("/api/timeline", { schema: { querystring: TimelineQuery, response: { 200: Timeline, ...errorResponses } } }, async (request) => {
     const selection = await state.resolve(selectorOf(request.query));
     const snapshot = await state.snapshot(selection);
-    const timeline = buildTimeline({ file: selection.record.path, snapshot, lines: selection.index.entries.map(indexedLine), lineErrors: selection.index.errors });
+    const timeline = buildTimeline({ file: selection.record.path, snapshot, lines: selection.index.lines.ofSessionAll(snapshot.sessionId).map(indexedLine), lineErrors: selection.index.errors });
     return undoStores === undefined ? timeline : withToolCallChanges(undoStores, selection, timeline);
   });
 };

@@ -28,8 +28,8 @@ export async function withToolCallChanges(undoStores: UndoStores, selection: Sel
 
 /** Every line of the selection's session in its file, as snapshot refs. */
 function sessionLines(selection: Selection): SnapshotRefView[] {
-  return selection.index.entries
-    .filter((entry) => entry.sessionId === selection.entry.sessionId)
+  return selection.index.lines
+    .ofSessionAll(selection.entry.sessionId)
     .map((entry) => ({ file: selection.record.path, line_number: entry.lineNumber, session_id: entry.sessionId, created_at: entry.createdAt }));
 }
 
@@ -40,7 +40,7 @@ export const toolCallRoutes: FastifyPluginAsyncTypebox<ToolCallRoutesOptions> = 
     const store = undoStores === null ? null : await undoStores.session(selection.record.absolutePath, selection.entry.sessionId);
     if (store === null) throw notFound(`No undo store for session ${selection.entry.sessionId} next to ${selection.record.path}`);
     const workspace = async (ref: SnapshotRefView) => {
-      const entry = selection.index.entries.find((candidate) => candidate.lineNumber === ref.line_number);
+      const entry = selection.index.lines.ofLine(ref.line_number);
       return entry === undefined ? null : (await state.workspace({ record: selection.record, index: selection.index, entry })).source;
     };
     return toolCallFileDiff(store.changes, request.query.call_id, path, { loadBody: store.loadBody, snapshots: sessionLines(selection), workspace }, { fallback: gitDiffHunks });

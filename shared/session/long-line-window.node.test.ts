@@ -27,7 +27,7 @@ afterAll(async () => {
 async function wholeLineIndex(path: string): Promise<{ lineCount: number; entries: unknown[]; errors: unknown[] }> {
   const builder = new SessionIndexBuilder();
   for await (const line of readPhysicalLines(path)) builder.add(line);
-  return { lineCount: builder.lineCount, entries: builder.entries, errors: builder.errors };
+  return { lineCount: builder.lineCount, entries: builder.lines.toArray(), errors: builder.errors };
 }
 
 async function expectSameIndex(path: string, chunkBytes?: number): Promise<Awaited<ReturnType<typeof scanSessionFile>>> {

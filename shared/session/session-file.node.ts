@@ -14,6 +14,7 @@ import { scanEnvelopeWindow } from "./envelope-scan.js";
 import { DEFAULT_MAX_LINE_BYTES, lineFromBytes, tooLongLine } from "./line-text.js";
 import type { LineLocation, PhysicalLine, SessionIndexEntry } from "./session-scan.node.js";
 import { SessionIndexBuilder, snapshotFromLineBytes, type SessionIndexBuilderOptions } from "./session-scan.node.js";
+import type { SessionLines } from "./session-lines.js";
 import { LineSplitter } from "./physical-lines.node.js";
 import { LongLineWindow } from "./long-line-window.node.js";
 import { EventLoopSlices } from "./event-loop-slices.js";
@@ -39,6 +40,14 @@ export interface SessionFileIndex {
   readonly errors: SessionLineError[];
   /** Every line error of the file, `errors` and the ones not kept. */
   readonly errorCount: number;
+}
+
+/**
+ * A session file's index as a server keeps it: its lines by column (`SessionLines`, ~37
+ * bytes a line), entry objects built when asked for.
+ */
+export interface CompactSessionIndex extends Omit<SessionFileIndex, "entries"> {
+  readonly lines: SessionLines;
 }
 
 /**
@@ -107,6 +116,12 @@ export async function readSessionFile(path: string, options: SessionReadOptions 
  * {@link readSnapshotAt}.
  */
 export async function scanSessionFile(path: string, options: SessionScanOptions = {}): Promise<SessionFileIndex> {
+  const { lines, ...index } = await scanSessionLines(path, options);
+  return { ...index, entries: lines.toArray() };
+}
+
+/** {@link scanSessionFile} keeping the lines compactly (what the server holds for every file). */
+export async function scanSessionLines(path: string, options: SessionScanOptions = {}): Promise<CompactSessionIndex> {
   const { handle, stats } = await openSessionFile(path, options.openFile);
   try {
     const builder = new SessionIndexBuilder(options);
@@ -120,8 +135,8 @@ export async function scanSessionFile(path: string, options: SessionScanOptions 
       else builder.addSummary(line, line.summary);
       if (slices.due()) await slices.pause();
     }
-    const { lineCount, entries, errors, errorCount } = builder;
-    return { path, sizeBytes: stats.size, mtimeMs: stats.mtimeMs, dev: stats.dev, ino: stats.ino, lineCount, entries, errors, errorCount };
+    const { lineCount, errors, errorCount } = builder;
+    return { path, sizeBytes: stats.size, mtimeMs: stats.mtimeMs, dev: stats.dev, ino: stats.ino, lineCount, lines: builder.lines.seal(), errors, errorCount };
   } finally {
     await handle.close();
   }

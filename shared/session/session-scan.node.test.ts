@@ -75,7 +75,7 @@ describe("SessionIndexBuilder", () => {
     const builder = new SessionIndexBuilder();
     for await (const line of linesOfChunks(chunked(readFileSync(path), [1000, 17]))) builder.add(line);
     const scanned = await scanSessionFile(path);
-    expect({ lineCount: builder.lineCount, entries: builder.entries, errors: builder.errors }).toEqual({ lineCount: scanned.lineCount, entries: scanned.entries, errors: scanned.errors });
+    expect({ lineCount: builder.lineCount, entries: builder.lines.toArray(), errors: builder.errors }).toEqual({ lineCount: scanned.lineCount, entries: scanned.entries, errors: scanned.errors });
   });
 
   it("parses an indexed line's bytes as readSnapshotAt parses the line", async () => {

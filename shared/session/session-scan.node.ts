@@ -13,12 +13,11 @@ import type { PythonJsonParseOptions } from "./python-json-parse.js";
 import type { SessionLineError, SnapshotLineResult } from "./snapshot-line.js";
 import { parseSnapshotLine } from "./snapshot-line.js";
 import { LineSplitter, type LineLocation, type PhysicalLine } from "./physical-lines.node.js";
+import { SessionLines } from "./session-lines.js";
 import { SummaryInterning } from "./summary-interning.js";
 
 export type { LineLocation, PhysicalLine } from "./physical-lines.node.js";
-
-/** An indexed snapshot line: where it is and what its envelope says. */
-export interface SessionIndexEntry extends EnvelopeSummary, LineLocation {}
+export type { SessionIndexEntry } from "./session-lines.js";
 
 /**
  * Line errors an index keeps whole (the first ones, in line order); the rest are counted
@@ -33,13 +32,14 @@ export interface SessionIndexBuilderOptions extends EnvelopeScanOptions {
   keptErrors?: number;
   /** The first error to keep (0-based among the file's errors; default 0): a later page of them. */
   errorsFrom?: number;
-  /** False: only lines and errors are counted, no entry is kept (reading a later page of errors). */
+  /** False: only lines and errors are counted, no line is kept (reading a later page of errors). */
   keepEntries?: boolean;
 }
 
-/** Collects the index entries and line errors of a file's physical lines, in order. */
+/** Collects the indexed lines and line errors of a file's physical lines, in order. */
 export class SessionIndexBuilder {
-  readonly entries: SessionIndexEntry[] = [];
+  /** The snapshot lines, compactly (`seal` them when the file is read). */
+  readonly lines = new SessionLines();
   /** The kept line errors: `keptErrors` of them from the `errorsFrom`-th. */
   readonly errors: SessionLineError[] = [];
   /** Every line error seen, kept or not. */
@@ -88,21 +88,8 @@ export class SessionIndexBuilder {
   addSummary(line: LineLocation, summary: EnvelopeSummary): void {
     this.lineCount = line.lineNumber;
     if (!this.#keepEntries) return;
-    const shared = this.#interning.intern(summary);
-    // One literal, always the same fields in the same order: every entry gets one hidden class.
-    this.entries.push({
-      version: shared.version,
-      createdAt: shared.createdAt,
-      parentId: shared.parentId,
-      childrenIds: shared.childrenIds,
-      tags: shared.tags,
-      sessionId: shared.sessionId,
-      validationErrors: shared.validationErrors,
-      slices: shared.slices,
-      lineNumber: line.lineNumber,
-      byteOffset: line.byteOffset,
-      byteLength: line.byteLength,
-    });
+    const { shape, key } = this.#interning.shape(summary);
+    this.lines.add(line, shape, summary.createdAt, key);
   }
 }
 

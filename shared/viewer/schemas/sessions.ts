@@ -45,7 +45,7 @@ export const SessionFile = Type.Object({
   modified_at: Type.String(),
   /** `pending` while the file is being indexed; `error` when it could not be read at all. */
   status: Type.Union([Type.Literal("ready"), Type.Literal("pending"), Type.Literal("error")]),
-  /** Why the file could not be read (status `error`), or why it has no loadable line. */
+  /** Why the file could not be read (status `error`), why it has no loadable line, or (status `pending`) that its index was let go for the memory budget. */
   error: NullableString,
   line_count: Type.Integer(),
   snapshot_count: Type.Integer(),
