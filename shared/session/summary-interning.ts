@@ -6,12 +6,14 @@
  * was made) stay per line, in `SessionLines`.
  */
 import type { EnvelopeSummary, SliceSummary } from "./envelope-scan.js";
-import type { EnvelopeShape } from "./session-lines.js";
 
 /** Distinct values kept per kind: past it a value is stored as given (a file of all-different tags grows no table). */
 const MAX_DISTINCT = 10_000;
 
 const NO_STRINGS: readonly string[] = Object.freeze([]);
+
+/** What a line says but for when it was made: many lines of a file say the same. */
+export type EnvelopeShape = Omit<EnvelopeSummary, "createdAt">;
 
 class Table<T> {
   readonly #byKey = new Map<string, T>();
