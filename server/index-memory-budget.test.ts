@@ -7,7 +7,7 @@
  * again when opened), the open file's index stays, and `/api/meta` on the small file answers
  * within a second all along.
  */
-import { open, utimes, writeFile } from "node:fs/promises";
+import { open, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
@@ -62,8 +62,11 @@ describe("a session file of 300,000 small records beside a small one (issue 29, 
     const dir = await tempDir();
     const bigFile = path.join(dir, "big.jsonl");
     await smallRecords(bigFile);
-    // The big file is the older one: the app opens the small one first.
-    await utimes(bigFile, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+    // The big file is the older one: the app opens the small one first. Files are listed by
+    // the later of their change and modification times (WINK's order), so setting big's mtime
+    // back changes nothing; and the kernel stamps them from a coarse clock (a few ms), so a
+    // file written right after another may share its time, and the tie goes by name (big first).
+    await new Promise((resolve) => setTimeout(resolve, 50));
     await writeFile(path.join(dir, "small.jsonl"), `${snapshotLine({ sessionId: "small" })}\n`);
     const app = await testApp({ path: dir, memoryBytes: MEMORY_BYTES });
     await app.app.listen({ host: "127.0.0.1", port: 0 });
