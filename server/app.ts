@@ -11,6 +11,7 @@ import path from "node:path";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify from "fastify";
 import type { FastifyInstance } from "fastify";
+import { decorateViewerUser } from "./auth/viewer-user.js";
 import { CpuPool } from "./cpu/cpu-pool.js";
 import { limitConnections } from "./http/connection-limits.js";
 import type { ConnectionLimits } from "./http/connection-limits.js";
@@ -152,6 +153,7 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
             ...(options.pollSeconds === undefined ? {} : { pollMs: options.pollSeconds * 1000 }),
           });
 
+  decorateViewerUser(app);
   await app.register(errorHandler);
   await app.register(hostCheck, { ...(options.bindHost === undefined ? {} : { bindHost: options.bindHost }) });
   await app.register(securityHeaders);
