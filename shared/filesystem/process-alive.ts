@@ -4,6 +4,7 @@
  * Podman resources owned by a process).
  */
 import { existsSync, readFileSync } from "node:fs";
+import { errnoCode } from "./errno.js";
 
 const PROC_STAT_WORKS = existsSync("/proc/self/stat");
 
@@ -14,7 +15,7 @@ function procState(pid: number): string | null {
     const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
     return stat.charAt(stat.lastIndexOf(")") + 2);
   } catch (error) {
-    return (error as { code?: unknown }).code === "ENOENT" ? "" : null;
+    return errnoCode(error) === "ENOENT" ? "" : null;
   }
 }
 
@@ -31,6 +32,6 @@ export function processAlive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as { code?: unknown }).code === "EPERM";
+    return errnoCode(error) === "EPERM";
   }
 }

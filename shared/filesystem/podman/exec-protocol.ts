@@ -3,18 +3,8 @@
  * responses and turning their status into our error classes. Responses are treated as
  * untrusted bytes — anything malformed is a protocol error, never a crash or a guess.
  */
-import {
-  DirectoryNotEmptyError,
-  FileExistsError,
-  FileNotFoundError,
-  InvalidArgumentError,
-  IsADirectoryError,
-  NoSpaceError,
-  NotADirectoryError,
-  PermissionDeniedError,
-  StorageIOError,
-  type WinkError,
-} from "../../errors.js";
+import { PermissionDeniedError, type WinkError } from "../../errors.js";
+import { errnoError } from "../errno-errors.js";
 import { displayPath } from "../paths.js";
 
 export interface ExecStatus {
@@ -104,17 +94,16 @@ export function statusError(status: ExecStatus, path: string, action: string): W
   const shown = displayPath(path === "" ? "." : path);
   const component = status.detail;
   const where = component !== "" && component !== path ? ` (in ${shown})` : "";
+  const context = { action, place: "container" as const };
   switch (status.code) {
     case "ENOENT":
-      return new FileNotFoundError(path, component === "" ? undefined : `No such file or directory: ${displayPath(component)}${where}`);
+      return errnoError("ENOENT", path, { ...context, ...(component === "" ? {} : { message: `No such file or directory: ${displayPath(component)}${where}` }) });
     case "ENOTDIR":
-      return new NotADirectoryError(path, component === "" ? undefined : `Not a directory: ${displayPath(component)}${where}`);
+      return errnoError("ENOTDIR", path, { ...context, ...(component === "" ? {} : { message: `Not a directory: ${displayPath(component)}${where}` }) });
     case "EISDIR":
-      return new IsADirectoryError(path, status.reason === "root" ? "Is a directory: the root" : undefined);
-    case "EEXIST":
-      return new FileExistsError(path);
+      return errnoError("EISDIR", path, { ...context, ...(status.reason === "root" ? { message: "Is a directory: the root" } : {}) });
     case "ENOTEMPTY":
-      return new DirectoryNotEmptyError(path, `Directory not empty: ${shown} (pass recursive: true)`);
+      return errnoError("ENOTEMPTY", path, { ...context, message: `Directory not empty: ${shown} (pass recursive: true)` });
     case "EACCES":
       if (status.reason === "symlink") {
         const link = component === "" ? path : component;
@@ -123,11 +112,12 @@ export function statusError(status: ExecStatus, path: string, action: string): W
       if (status.reason === "other") return new PermissionDeniedError(path, `Refusing to ${action} ${shown}: not a regular file`, { reason: "other", component: path });
       if (status.reason === "root") return new PermissionDeniedError(path, "Cannot delete root", { reason: "root" });
       return new PermissionDeniedError(path, `Permission denied: cannot ${action} ${shown}`, { reason: status.reason });
-    case "ENOSPC":
-      return new NoSpaceError(path, `No space left in the container: cannot ${action} ${shown}; nothing was changed`);
     case "EINVAL":
-      return new InvalidArgumentError(`Invalid ${action} request for ${shown} (${status.reason})`, { path });
+      return errnoError("EINVAL", path, { ...context, message: `Invalid ${action} request for ${shown} (${status.reason})` });
+    case "EEXIST":
+    case "ENOSPC":
+      return errnoError(status.code, path, context);
     default:
-      return new StorageIOError(path, `I/O error in the container: cannot ${action} ${shown} (${status.reason}${component === "" ? "" : ` ${component}`})`, { code: status.code });
+      return errnoError(undefined, path, { ...context, message: `I/O error in the container: cannot ${action} ${shown} (${status.reason}${component === "" ? "" : ` ${component}`})`, data: { code: status.code } });
   }
 }

@@ -11,6 +11,7 @@ import { dirname, join } from "node:path";
 import { FileExistsError } from "../../errors.js";
 import type { HostMountConfig, HydrateOptions } from "../host-mounts.js";
 import { planHostMounts, readHostFile } from "../host-mounts.js";
+import { errnoCode } from "../errno.js";
 
 /** A host mount of a sandbox (the same configuration as a workspace's host mounts). */
 export type OverlayMount = HostMountConfig;
@@ -37,7 +38,7 @@ export async function hydrateOverlay(overlay: string, mounts: readonly OverlayMo
       const destinationPath = join(overlay, file.destination);
       await fsp.mkdir(dirname(destinationPath), { recursive: true });
       await fsp.writeFile(destinationPath, data, { flag: "wx", mode: file.mode }).catch((error: unknown) => {
-        if ((error as { code?: unknown }).code === "EEXIST") throw new FileExistsError(file.destination, `Host mounts overlap: ${file.destination} is copied twice`);
+        if (errnoCode(error) === "EEXIST") throw new FileExistsError(file.destination, `Host mounts overlap: ${file.destination} is copied twice`);
         throw error;
       });
       // The umask narrowed the mode given at creation.

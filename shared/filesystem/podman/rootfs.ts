@@ -16,6 +16,7 @@ import { dirname, join, relative } from "node:path";
 import { BackendUnavailableError } from "../../errors.js";
 import { defaultPodman, type Podman } from "./podman-cli.js";
 import { runProcess } from "./process.js";
+import { errnoCode } from "../errno.js";
 
 export interface BusyboxRootfsOptions {
   /** Where rootfs directories are cached (default `<tmpdir>/wink-podman-rootfs-<uid>`). */
@@ -115,7 +116,7 @@ async function populate(target: string, busybox: string, binary: Uint8Array, met
     const link = join(target, name);
     await fsp.mkdir(dirname(link), { recursive: true });
     await fsp.symlink(relative(dirname(link), join(target, "bin/busybox")), link).catch((error: unknown) => {
-      if ((error as { code?: unknown }).code !== "EEXIST") throw error;
+      if (errnoCode(error) !== "EEXIST") throw error;
     });
   }
   await fsp.writeFile(join(target, "etc/passwd"), PASSWD, { mode: 0o644 });
@@ -147,7 +148,7 @@ async function build(options: BusyboxRootfsOptions): Promise<BusyboxRootfs> {
     try {
       await fsp.rename(staging, final);
     } catch (error) {
-      const code = (error as { code?: unknown }).code;
+      const code = errnoCode(error);
       if (code !== "EEXIST" && code !== "ENOTEMPTY") throw error;
       // Another process finished first; its copy is as good as ours.
     }

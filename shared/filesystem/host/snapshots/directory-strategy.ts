@@ -58,6 +58,7 @@ import type { HostSnapshotStrategy, OperationStats, SnapshotDraft, StrategyConte
 import { isTrustworthy, loadWorkspaceIndex, saveWorkspaceIndex, type IndexEntry, type WorkspaceIndex } from "./workspace-index.js";
 import { PARALLEL_SCAN_MIN_ENTRIES, scanWorkspaceFast } from "./scan-pool.js";
 import { leafStatOf, regularFileStat, type IndexedScan, type LeafKind, type LeafStat, type WorkspaceScan } from "./workspace-scan.js";
+import { errnoCode } from "../../errno.js";
 
 /** Parsed manifests kept per strategy (a 50,000-leaf one is ~10 MB and ~25 ms to parse). */
 const MANIFEST_CACHE_SIZE = 4;
@@ -264,7 +265,7 @@ export class DirectorySnapshotStrategy implements HostSnapshotStrategy {
         entries.set(p, { ...copyLeaf(realRoot, p, target, cloneFlag), oid: snapshotId });
         copied += 1;
       } catch (error) {
-        const code = (error as { code?: unknown }).code;
+        const code = errnoCode(error);
         if (code === "ENOENT") continue; // vanished since the scan
         throw error;
       }

@@ -10,6 +10,7 @@ import { closeSync, existsSync, lstatSync, openSync, readlinkSync, readSync, rea
 
 import { joinBytePath, toBytePath, toDisplayPath, toFsPath } from "./byte-paths.js";
 import { leafStatOf, regularFileStat, SAFE_READ_FLAGS, type LeafKind, type LeafStat } from "./workspace-scan.js";
+import { errnoCode } from "../../errno.js";
 
 /** Files up to this size are kept in memory after hashing instead of being read twice. */
 export const INLINE_CONTENT_LIMIT = 4 * 1024 * 1024;
@@ -120,7 +121,7 @@ export class LeafReader {
     try {
       fd = openSync(toFsPath(absolute), SAFE_READ_FLAGS);
     } catch (error) {
-      if ((error as { code?: unknown }).code === "ELOOP") throw new LeafChangedError(relative, "replaced by a symlink");
+      if (errnoCode(error) === "ELOOP") throw new LeafChangedError(relative, "replaced by a symlink");
       throw error;
     }
     if (PROC_FD_WORKS) {

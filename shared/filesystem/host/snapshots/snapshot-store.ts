@@ -14,6 +14,7 @@ import { checkSnapshotId } from "../../snapshot-support.node.js";
 import { releaseSnapshotStorage } from "./release.js";
 import { selectSnapshotsToPrune, type PruneSelectionOptions, type SnapshotRetentionPolicy } from "../../snapshot-retention.js";
 import type { FilesystemSnapshot } from "../../snapshot-contract.js";
+import { errnoCode } from "../../errno.js";
 
 /** Frees what keeps snapshots alive. */
 export type SnapshotReleaser = (records: readonly FilesystemSnapshot[]) => Promise<unknown>;
@@ -92,7 +93,7 @@ export class SnapshotStore {
     try {
       text = await fs.readFile(file, "utf8");
     } catch (error) {
-      if ((error as { code?: unknown }).code === "ENOENT") throw new SnapshotNotFoundError(snapshotId);
+      if (errnoCode(error) === "ENOENT") throw new SnapshotNotFoundError(snapshotId);
       throw new SnapshotError(`Cannot read snapshot record ${file}: ${(error as Error).message}`, { snapshotId, file }, { cause: error });
     }
     let parsed: unknown;
@@ -111,7 +112,7 @@ export class SnapshotStore {
     try {
       names = await fs.readdir(this.dir);
     } catch (error) {
-      if ((error as { code?: unknown }).code === "ENOENT") return [];
+      if (errnoCode(error) === "ENOENT") return [];
       throw error;
     }
     const records: FilesystemSnapshot[] = [];
