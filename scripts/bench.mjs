@@ -27,6 +27,7 @@ const BENCHMARKS = [
   { name: "web-size", file: "bench/web-size.ts" },
   { name: "podman", file: "bench/podman.bench.ts" },
   { name: "remote", file: "bench/remote.bench.ts" },
+  { name: "served-mode", file: "bench/served-mode.bench.ts" },
 ];
 
 const wanted = process.argv.slice(2);

@@ -28,6 +28,9 @@ import { openServedState } from "./library/served-state.js";
 import type { ServedState, ServedStateOptions } from "./library/served-state.js";
 import { UndoStores } from "./library/undo-stores.js";
 import type { ViewerState } from "./library/viewer-state.js";
+import { accessLog, jsonLoggerOptions } from "./ops/access-log.js";
+import { healthRoutes } from "./ops/health.js";
+import { metrics } from "./ops/metrics.js";
 import { packageRoot } from "./package-root.js";
 import { errorHandler } from "./plugins/error-handler.js";
 import { hostCheck } from "./plugins/host-check.js";
@@ -72,8 +75,14 @@ export interface AppOptions extends ServedStateOptions {
   indexInBackground?: boolean;
   /** Called while files are indexed in the background. */
   onIndexProgress?: (done: number, total: number, file: string) => void;
-  /** Pino logger settings (default: errors only). */
+  /** Pino logger settings (default: errors only). Ignored with `logFormat: "json"`. */
   logger?: boolean | { level: string };
+  /** `"json"`: one JSON access-log line per request on stdout (or `logStream`), the audit trail (ops/access-log.ts). */
+  logFormat?: "default" | "json";
+  /** Where the JSON access log goes (default stdout; tests). */
+  logStream?: NodeJS.WritableStream;
+  /** The bearer token of `/metrics` (`--metrics-token-file`); none: no `/metrics` (404). */
+  metricsToken?: string | null;
   /** Wall-clock budget of one `/api/diff/stat` answer (default 4 s): on a busy machine it counts fewer pairs and says truncated. */
   diffStatTimeoutMs?: number;
   /** What to serve, opened already (`openServedState`): then `path` and the other target options are not read again. */
@@ -129,7 +138,7 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
             return given;
           },
         }),
-    logger: options.logger ?? { level: "error" },
+    ...(options.logFormat === "json" ? jsonLoggerOptions(options.logStream) : { logger: options.logger ?? { level: "error" } }),
     forceCloseConnections: true,
     return503OnClosing: true,
     bodyLimit: 64 * 1024,
@@ -155,13 +164,18 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
 
   decorateViewerUser(app);
   await app.register(errorHandler);
+  // Before every route: their answers are counted and logged.
+  if (options.logFormat === "json") await app.register(accessLog);
+  // CPU-heavy answers (big diffs, huge raw lines) run on a worker thread and are kept in the memory budget.
+  const heavy: HeavyWork = { pool: new CpuPool(), responses: new ComputedResponses(memory) };
+  await app.register(metrics, { token: options.metricsToken ?? null, sources: { memory, directory, archives, computed: heavy.responses, store: files instanceof RemoteFiles ? files.source : null } });
   await app.register(hostCheck, { ...(options.bindHost === undefined ? {} : { bindHost: options.bindHost }) });
   await app.register(securityHeaders);
   await app.register(jsonBody);
   await app.register(strictJson);
   const onSelect = (current: { file: string; line: number }) => events.send("select", { file: current.file, line_number: current.line });
-  // CPU-heavy answers (big diffs, huge raw lines) run on a worker thread and are kept in the memory budget.
-  const heavy: HeavyWork = { pool: new CpuPool(), responses: new ComputedResponses(memory) };
+  // Readiness: the first listing is done (it was, to build the app); with --poll, the store answered the last poll.
+  await app.register(healthRoutes, { ready: () => !(watcher instanceof RemotePoller) || watcher.health.ok });
   await app.register(legacyRoutes, { state, onSelect, heavy });
   // Undo stores are folders beside local session files; a remote store's are not read (yet).
   const undoStores = files.remote ? null : new UndoStores({ root: files.root });

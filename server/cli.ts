@@ -16,7 +16,7 @@
  *   exit 4  the remote store could not be read (unreachable, credentials, permissions, throttled)
  */
 import { spawn } from "node:child_process";
-import { accessSync, constants } from "node:fs";
+import { accessSync, constants, readFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -78,6 +78,13 @@ Options:
                    (kept alive ${DEFAULT_KEEP_ALIVE_TIMEOUT_MS / 1000} s after an answer) are closed first, the longest idle
                    first; ${DEFAULT_RESERVE} (a quarter of a smaller cap) are kept free of them, so
                    the viewer's own page always gets through
+  --log-format FORMAT
+                   json: one JSON access-log line per request on stdout (method, route,
+                   status, ms, signed-in user, run opened; never a token nor a cookie);
+                   default: errors only
+  --metrics-token-file FILE
+                   serve Prometheus metrics at /metrics to requests bearing this file's
+                   token (Authorization: Bearer …); without it there is no /metrics
   -h, --help       show this help
   -v, --version    print the version
 
@@ -112,6 +119,22 @@ interface CliOptions {
   /** Seconds between two polls (remote live reload, or local polling), or undefined. */
   pollSeconds: number | undefined;
   remote: RemoteTargetOptions;
+  logFormat: "default" | "json";
+  /** The bearer token of /metrics, read from --metrics-token-file, or null. */
+  metricsToken: string | null;
+}
+
+/** The token in `file` (its first line, trimmed): never from argv, where `ps` would show it. */
+function readMetricsToken(file: string): string {
+  let text;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new UsageError(`--metrics-token-file: cannot read ${file}: ${error instanceof Error && "code" in error ? String(error.code) : "unreadable"}`);
+  }
+  const token = (text.split(/\r?\n/)[0] ?? "").trim();
+  if (token.length < 16) throw new UsageError(`--metrics-token-file: ${file} must hold a token of at least 16 characters on its first line`);
+  return token;
 }
 
 /** A target as it may be shown: a URL loses its user, password, query and fragment. */
@@ -142,6 +165,8 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
         region: { type: "string" },
         "path-style": { type: "boolean" },
         "no-path-style": { type: "boolean" },
+        "log-format": { type: "string" },
+        "metrics-token-file": { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "v" },
       },
@@ -190,6 +215,10 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
   if (values["path-style"] === true && values["no-path-style"] === true) throw new UsageError("--path-style and --no-path-style contradict each other");
   const endpoint = values["endpoint-url"];
   if (endpoint !== undefined && !/^https?:\/\/[^/?#]+/i.test(endpoint)) throw new UsageError(`--endpoint-url must be an http:// or https:// URL, got ${shownTarget(endpoint)}`);
+  const logFormat = values["log-format"] ?? "default";
+  if (logFormat !== "default" && logFormat !== "json") throw new UsageError(`--log-format must be json or default, got ${logFormat}`);
+  const tokenFile = values["metrics-token-file"];
+  const metricsToken = tokenFile === undefined ? null : readMetricsToken(tokenFile);
   const pathStyle = values["path-style"] === true ? true : values["no-path-style"] === true ? false : undefined;
   const remote: RemoteTargetOptions = s3
     ? {
@@ -213,6 +242,8 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
     maxConnections: Number(maxConnectionsText),
     pollSeconds: pollText === undefined ? undefined : Number(pollText),
     remote,
+    logFormat,
+    metricsToken,
   };
 }
 
@@ -420,6 +451,8 @@ async function main(): Promise<void> {
     server: stage.server,
     bindHost: options.host,
     prerenderLanding: true,
+    logFormat: options.logFormat,
+    metricsToken: options.metricsToken,
     ...(options.pollSeconds === undefined ? {} : { pollSeconds: options.pollSeconds }),
     onIndexProgress: (done, total) => {
       if (interactive && total > 1) process.stderr.write(`\rIndexing session files: ${done}/${total}${done === total ? "\n" : ""}`);

@@ -69,7 +69,18 @@ const MAX_CACHED_FILE_BYTES = 1024 * 1024;
 // Measured: an open 10,000-entry archive holds ~1.1 MB in its reader and ~1 MB in the sorted file list.
 const INDEX_BYTES_PER_ENTRY = 220;
 
+/** What an archive cache found kept and had to read, since it was made (the metrics read it). */
+export interface ArchiveCacheCounts {
+  /** Archives asked for and found open (their central directory kept), or opened now. */
+  indexHits: number;
+  indexMisses: number;
+  /** Members' contents found kept, or read from the archive now. */
+  contentHits: number;
+  contentMisses: number;
+}
+
 export class ArchiveCache {
+  readonly counts: ArchiveCacheCounts = { indexHits: 0, indexMisses: 0, contentHits: 0, contentMisses: 0 };
   readonly #open: WeightedCache<string, OpenArchive>;
   readonly #openCount: WeightedCache<string, true>;
   readonly #opening = new Map<string, Promise<OpenArchive>>();
@@ -131,9 +142,13 @@ export class ArchiveCache {
   async #get(absolutePath: string, label: string): Promise<OpenArchive> {
     const cached = this.#open.get(absolutePath);
     if (cached !== undefined) {
-      if (await this.#current(absolutePath, cached.reader)) return cached;
+      if (await this.#current(absolutePath, cached.reader)) {
+        this.counts.indexHits++;
+        return cached;
+      }
       this.invalidate(absolutePath);
     }
+    this.counts.indexMisses++;
     const running = this.#opening.get(absolutePath);
     if (running !== undefined) return running;
     const task = this.#openNow(absolutePath, label).finally(() => this.#opening.delete(absolutePath));
@@ -183,7 +198,11 @@ export class ArchiveCache {
       if (!(await current())) return (await this.#reopened(absolutePath, label, reopens)).read(path, maxBytes, options, reopens + 1);
       const key = `${absolutePath}\n${path}`;
       const hit = contents.get(key);
-      if (hit !== undefined) return hit;
+      if (hit !== undefined) {
+        this.counts.contentHits++;
+        return hit;
+      }
+      this.counts.contentMisses++;
       let bytes: Uint8Array;
       try {
         bytes = await reader.readFile(path, { maxBytes });

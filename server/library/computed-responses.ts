@@ -20,6 +20,8 @@ import { WeightedCache } from "./weighted-cache.js";
 export type JsonAnswer = readonly Uint8Array[] | AsyncIterable<Uint8Array>;
 
 export class ComputedResponses {
+  /** Answers found kept (or joined while computed), and computed anew, since it was made (the metrics read them). */
+  readonly counts = { hits: 0, misses: 0 };
   readonly #done: WeightedCache<string, readonly Uint8Array[]>;
   readonly #running = new Map<string, Promise<readonly Uint8Array[]>>();
   readonly #writing = new Map<string, AnswerInProgress>();
@@ -41,9 +43,13 @@ export class ComputedResponses {
    */
   async stream(key: string, expectedBytes: number, write: (push: (chunk: Uint8Array) => void) => Promise<void>): Promise<JsonAnswer> {
     const done = this.#done.get(key);
-    if (done !== undefined) return done;
+    if (done !== undefined) {
+      this.counts.hits++;
+      return done;
+    }
     let answer = this.#writing.get(key);
     if (answer === undefined || !answer.joinable) {
+      this.counts.misses++;
       const started = new AnswerInProgress(expectedBytes > this.#keepBytes ? 0 : this.#keepBytes);
       answer = started;
       this.#writing.set(key, started);
@@ -66,9 +72,11 @@ export class ComputedResponses {
   /** The answer for `key`: kept, being computed, or computed now by `compute`. */
   get(key: string, compute: () => Promise<readonly Uint8Array[]>): Promise<readonly Uint8Array[]> {
     const done = this.#done.get(key);
-    if (done !== undefined) return Promise.resolve(done);
     const running = this.#running.get(key);
+    if (done !== undefined || running !== undefined) this.counts.hits++;
+    if (done !== undefined) return Promise.resolve(done);
     if (running !== undefined) return running;
+    this.counts.misses++;
     const task = compute()
       .then((json) => {
         this.#done.set(key, json, json.reduce((total, chunk) => total + chunk.byteLength, 0));

@@ -16,6 +16,7 @@ export const SERVER_ERROR_CODES = {
   WD_ERR_CROSS_SITE: { status: 403, description: "Sec-Fetch-Site says the request comes from another site and it is not a navigation." },
   WD_ERR_TOO_LARGE: { status: 413, description: "A request body over the server's limit (64 KiB)." },
   WD_ERR_MEDIA_TYPE: { status: 415, description: "A request body that is not application/json." },
+  WD_ERR_METRICS_TOKEN: { status: 401, description: "GET /metrics without the bearer token of --metrics-token-file." },
   WD_ERR_INTERNAL: { status: 500, description: "A bug: the server failed unexpectedly (the message says where)." },
 } as const;
 
