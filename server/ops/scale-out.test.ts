@@ -54,11 +54,26 @@ async function answer(url: string): Promise<{ status: number; body: string }> {
   return { status: response.status, body: await response.text() };
 }
 
+/**
+ * Waits until the instance has indexed the runs the list shows: a remote store's runs are
+ * indexed in the background once listed, so two fresh instances answer alike only after.
+ */
+async function indexed(base: string): Promise<void> {
+  const until = Date.now() + 60_000;
+  for (;;) {
+    const runs = JSON.parse((await answer(`${base}api/runs?limit=50`)).body) as { indexing: boolean; runs: { state: string }[] };
+    if (!runs.indexing && runs.runs.every((run) => run.state !== "pending")) return;
+    if (Date.now() > until) throw new Error(`${base} still indexes its runs after 60 s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 describe("two instances behind nginx on one radosgw bucket", () => {
   it("answer a deep link the same way, and carry on through the other when one is killed mid-walk", async () => {
     const [first, second] = await Promise.all([instance(), instance()]);
     const ports = [first, second].map(({ url }) => Number(new URL(url).port));
     proxy = await startReverseProxy(ports);
+    await Promise.all([indexed(first.url), indexed(second.url)]);
 
     // Each instance directly, then through the balancer (round robin: both take turns).
     for (const route of walk(RUNS[0] as string)) {
