@@ -26,7 +26,6 @@ export const ENTRY_POINTS: ReadonlySet<string> = new Set([
   "shared/browser.ts", // the browser-safe part, type-checked by web/tsconfig.json
   "shared/viewer-model.ts", // wink-debug/viewer
   "shared/filesystem/conformance/index.ts", // wink-debug/conformance
-  "server/schemas/index.ts", // the HTTP contract in one import
 ]);
 
 function resolveImport(from: string, spec: string, known: ReadonlySet<string>): string | null {

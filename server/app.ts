@@ -97,6 +97,8 @@ export interface AppOptions extends ServedStateOptions {
   connections?: ConnectionLimits;
   /** Hears of each route's request schema as routes are registered (the validator generator and its test use it). */
   onRequestSchema?: (notice: RequestSchemaNotice) => void;
+  /** Hears of each route as it is registered (the route table's test checks them against the table). */
+  onRoute?: (route: { method: string | readonly string[]; url: string }) => void;
 }
 
 export { DEFAULT_MEMORY_BYTES } from "./library/served-state.js";
@@ -147,6 +149,8 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
     // answers are written by toStrictJson: neither Ajv nor fast-json-stringify is loaded.
     schemaController: { compilersFactory: { buildValidator: validators.buildValidator, buildSerializer: strictJsonSerializerFactory } },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  const { onRoute } = options;
+  if (onRoute !== undefined) app.addHook("onRoute", (route) => onRoute({ method: route.method, url: route.url }));
 
   const events = new EventStream();
   const onChange = (notice: ChangeNotice) => events.send("change", notice);

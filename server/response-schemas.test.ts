@@ -1,7 +1,7 @@
 import Fastify from "fastify";
 import { Type } from "typebox";
 import { afterAll, describe, expect, it } from "vitest";
-import { ErrorBody } from "./schemas/common.js";
+import { ErrorBody } from "../shared/viewer/schemas/index.js";
 import { checkResponseSchemas, checkedResponses, takeResponseViolations } from "./response-schemas.test-support.js";
 import { cleanUp, get, testApp } from "./server.test-support.js";
 import { WINK_FIXTURES } from "../fixtures/paths.js";

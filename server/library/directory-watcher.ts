@@ -8,13 +8,11 @@ import type { FSWatcher } from "node:fs";
 import { watch } from "node:fs";
 import path from "node:path";
 import type { ArchiveCache } from "./archive-cache.js";
-import type { DirectoryChanges, SnapshotDirectory } from "./snapshot-directory.js";
+import type { SnapshotDirectory } from "./snapshot-directory.js";
 
-/** What changed, as the `change` server-sent event carries it. */
-export interface ChangeNotice extends DirectoryChanges {
-  /** Archive file names (relative to the root) that changed. */
-  readonly archives: string[];
-}
+/** What changed, as the `change` server-sent event carries it (its shape: the route table's `ChangeEvent`). */
+export type { ChangeNotice } from "../../shared/viewer/routes/index.js";
+import type { ChangeNotice } from "../../shared/viewer/routes/index.js";
 
 export interface DirectoryWatcherOptions {
   debounceMs?: number;

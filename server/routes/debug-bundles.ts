@@ -17,32 +17,10 @@ import { badRequest, echoedName, notFound } from "../http/errors.js";
 import type { SessionFileRecord } from "../library/snapshot-directory.js";
 import { compileLinearRegex } from "../library/linear-regex.js";
 import type { ViewerState } from "../library/viewer-state.js";
-import {
-  BundleCompare,
-  BundleFile,
-  BundleFileParams,
-  BundleGroups,
-  BundleIntegrity,
-  BundleList,
-  BundleMembers,
-  BundleQuery,
-  BundleRequest,
-  BundleSearch,
-  BundleSearchQuery,
-  BundleSummary,
-  CompareQuery,
-  Environment,
-  LogFacets,
-  LogPage,
-  LogsQuery,
-  RawMember,
-  TranscriptFacets,
-  TranscriptPage,
-  TranscriptQuery,
-} from "../schemas/bundles.js";
-import { errorResponses } from "../schemas/common.js";
 import { isoTime } from "../library/iso-time.js";
 import { workspacePath } from "./request-helpers.js";
+import { VIEWER_ROUTES } from "../../shared/viewer/routes/index.js";
+import { routeOptions } from "./route-options.js";
 
 export interface BundleRoutesOptions {
   state: ViewerState;
@@ -78,18 +56,18 @@ export const bundleRoutes: FastifyPluginAsyncTypebox<BundleRoutesOptions> = asyn
     return found;
   };
 
-  const rawRoute = (url: string, member: string, missing: string) =>
-    app.get(url, { schema: { querystring: BundleQuery, response: { 200: RawMember, ...errorResponses } } }, async (request) => memberOr404(await bundleOf(request.query.file), member, missing));
+  const rawRoute = (entry: Omit<typeof VIEWER_ROUTES.bundleConfig, "url"> & { readonly url: `/api/${string}` }, member: string, missing: string) =>
+    app.route({ ...routeOptions(entry), handler: async (request) => memberOr404(await bundleOf(request.query.file), member, missing) });
 
-  app.get("/api/manifest", { schema: { querystring: BundleQuery, response: { 200: RawMember, ...errorResponses } } }, async (request) => (await bundleOf(request.query.file)).manifest.raw);
-  rawRoute("/api/config", BUNDLE_MEMBERS.config, "Config not found in bundle");
-  rawRoute("/api/metrics", BUNDLE_MEMBERS.metrics, "Metrics not found in bundle");
-  rawRoute("/api/error", BUNDLE_MEMBERS.error, "No error in bundle");
-  rawRoute("/api/bundle/run-context", BUNDLE_MEMBERS.runContext, "Run context not found in bundle");
-  rawRoute("/api/bundle/eval", BUNDLE_MEMBERS.eval, "Eval not found in bundle");
-  rawRoute("/api/bundle/prompt-overrides", BUNDLE_MEMBERS.promptOverrides, "Prompt overrides not found in bundle");
+  app.route({ ...routeOptions(VIEWER_ROUTES.bundleManifest), handler: async (request) => (await bundleOf(request.query.file)).manifest.raw });
+  rawRoute(VIEWER_ROUTES.bundleConfig, BUNDLE_MEMBERS.config, "Config not found in bundle");
+  rawRoute(VIEWER_ROUTES.bundleMetrics, BUNDLE_MEMBERS.metrics, "Metrics not found in bundle");
+  rawRoute(VIEWER_ROUTES.bundleError, BUNDLE_MEMBERS.error, "No error in bundle");
+  rawRoute(VIEWER_ROUTES.bundleRunContext, BUNDLE_MEMBERS.runContext, "Run context not found in bundle");
+  rawRoute(VIEWER_ROUTES.bundleEval, BUNDLE_MEMBERS.eval, "Eval not found in bundle");
+  rawRoute(VIEWER_ROUTES.bundlePromptOverrides, BUNDLE_MEMBERS.promptOverrides, "Prompt overrides not found in bundle");
 
-  app.get("/api/logs", { schema: { querystring: LogsQuery, response: { 200: LogPage, ...errorResponses } } }, async (request) => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.bundleLogs), handler: async (request) => {
     const query = request.query;
     const logs = await (await bundleOf(query.file)).logs();
     const filters = {
@@ -109,14 +87,14 @@ export const bundleRoutes: FastifyPluginAsyncTypebox<BundleRoutesOptions> = asyn
     };
     if (logs === null) return { entries: [], total: 0, offset: query.offset ?? 0, limit: query.limit ?? null };
     return logs.page(filters);
-  });
+  } });
 
-  app.get("/api/logs/facets", { schema: { querystring: BundleQuery, response: { 200: LogFacets, ...errorResponses } } }, async (request) => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.bundleLogFacets), handler: async (request) => {
     const logs = await (await bundleOf(request.query.file)).logs();
     return logs === null ? { loggers: [], events: [], levels: [] } : logs.facets();
-  });
+  } });
 
-  app.get("/api/transcript", { schema: { querystring: TranscriptQuery, response: { 200: TranscriptPage, ...errorResponses } } }, async (request) => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.bundleTranscript), handler: async (request) => {
     const query = request.query;
     const transcript = await (await bundleOf(query.file)).transcript();
     return transcript.page({
@@ -129,57 +107,57 @@ export const bundleRoutes: FastifyPluginAsyncTypebox<BundleRoutesOptions> = asyn
       ...(query.search === undefined ? {} : { search: query.search }),
       ...(query.at_rowid === undefined ? {} : { atRowid: query.at_rowid }),
     });
-  });
+  } });
 
-  app.get("/api/transcript/facets", { schema: { querystring: BundleQuery, response: { 200: TranscriptFacets, ...errorResponses } } }, async (request) => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.bundleTranscriptFacets), handler: async (request) => {
     return (await (await bundleOf(request.query.file)).transcript()).facets();
-  });
+  } });
 
-  app.get("/api/environment", { schema: { querystring: BundleQuery, response: { 200: Environment, ...errorResponses } } }, async (request) => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.bundleEnvironment), handler: async (request) => {
     return (await bundleOf(request.query.file)).environment();
-  });
+  } });
 
-  app.get("/api/files/*", { schema: { params: BundleFileParams, querystring: BundleQuery, response: { 200: BundleFile, ...errorResponses } } }, async (request) => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.bundleFile), handler: async (request) => {
     const member = workspacePath(request.params["*"]);
     const bundle = await bundleOf(request.query.file);
     if (!bundle.has(member)) throw notFound(`Artifact not found: ${echoedName(member)}`);
     return bundle.fileView(member);
-  });
+  } });
 
-  app.get("/api/bundle/files", { schema: { querystring: BundleQuery, response: { 200: BundleMembers, ...errorResponses } } }, async (request) => (await bundleOf(request.query.file)).members());
+  app.route({ ...routeOptions(VIEWER_ROUTES.bundleMembers), handler: async (request) => (await bundleOf(request.query.file)).members() });
 
-  app.get("/api/bundle", { schema: { querystring: BundleQuery, response: { 200: BundleSummary, ...errorResponses } } }, async (request) => (await bundleOf(request.query.file)).summary());
+  app.route({ ...routeOptions(VIEWER_ROUTES.bundleSummary), handler: async (request) => (await bundleOf(request.query.file)).summary() });
 
-  app.get("/api/bundle/request", { schema: { querystring: BundleQuery, response: { 200: BundleRequest, ...errorResponses } } }, async (request) => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.bundleRequest), handler: async (request) => {
     const bundle = await bundleOf(request.query.file);
     const [input, output] = await Promise.all([bundle.json(BUNDLE_MEMBERS.requestInput), bundle.json(BUNDLE_MEMBERS.requestOutput)]);
     return { input, output };
-  });
+  } });
 
-  app.get("/api/bundle/integrity", { schema: { querystring: BundleQuery, response: { 200: BundleIntegrity, ...errorResponses } } }, async (request) => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.bundleIntegrity), handler: async (request) => {
     return (await bundleOf(request.query.file)).verifyIntegrity();
-  });
+  } });
 
-  app.get("/api/bundles", { schema: { response: { 200: BundleList, ...errorResponses } } }, async () => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.bundles), handler: async () => {
     const current = state.current?.file;
     return state.directory
       .newestFirst()
       .filter((record) => record.kind === "bundle")
       .map((record) => ({ path: record.path, name: record.name, created_at: isoTime(Math.max(record.ctimeMs, record.mtimeMs)), selected: record.path === current }));
-  });
+  } });
 
-  app.get("/api/bundles/groups", { schema: { response: { 200: BundleGroups, ...errorResponses } } }, async () => groupBundles(await summaries(bundleRecords())));
+  app.route({ ...routeOptions(VIEWER_ROUTES.bundleGroups), handler: async () => groupBundles(await summaries(bundleRecords())) });
 
-  app.get("/api/bundles/compare", { schema: { querystring: CompareQuery, response: { 200: BundleCompare, ...errorResponses } } }, async (request) => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.bundleCompare), handler: async (request) => {
     const target = await state.bundle({ file: request.query.target_file });
     // Without a base: the run before the target in its request's group (previous attempt or iteration).
     const baseFile = request.query.base_file ?? previousRun(await summaries(bundleRecords()), target.record.path);
     if (baseFile === null) throw badRequest(`${target.record.path} has no earlier bundle in its request to compare with: give base_file`);
     const base = await state.bundle({ file: baseFile });
     return compareBundles(base.bundle, target.bundle);
-  });
+  } });
 
-  app.get("/api/bundles/search", { schema: { querystring: BundleSearchQuery, response: { 200: BundleSearch, ...errorResponses } } }, async (request) => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.bundleSearch), handler: async (request) => {
     const query = request.query;
     const scopes = list(query.scope) ?? [...BUNDLE_SEARCH_SCOPES];
     const unknown = scopes.filter((scope) => !BUNDLE_SEARCH_SCOPES.includes(scope as BundleSearchScope));
@@ -200,5 +178,5 @@ export const bundleRoutes: FastifyPluginAsyncTypebox<BundleRoutesOptions> = asyn
       if (opened !== null) bundles.push(opened.bundle);
     }
     return searchBundles(bundles, query.q, { scopes: scopes as BundleSearchScope[], ...(query.limit === undefined ? {} : { maxHits: query.limit }), regex: query.regex === "1", compileRegex: compileLinearRegex });
-  });
+  } });
 };

@@ -9,9 +9,9 @@ import type { LineCounter, LineCounts, SnapshotRefView } from "../../shared/view
 import { badRequest } from "../http/errors.js";
 import { gitDiffHunks } from "../library/git-diff.js";
 import type { Selection, ViewerState } from "../library/viewer-state.js";
-import { errorResponses } from "../schemas/common.js";
-import { DiffQuery, DiffStat, FileDiff, FileDiffQuery, SliceDiff, SliceDiffQuery, SnapshotDiff } from "../schemas/diffs.js";
 import { sendJsonBytes, sideSelector, workspacePath, type HeavyWork } from "./request-helpers.js";
+import { VIEWER_ROUTES } from "../../shared/viewer/routes/index.js";
+import { routeOptions } from "./route-options.js";
 
 export interface DiffRoutesOptions {
   state: ViewerState;
@@ -59,13 +59,13 @@ export const diffRoutes: FastifyPluginAsyncTypebox<DiffRoutesOptions> = async (a
     return { base, target, baseWorkspace, targetWorkspace, files };
   };
 
-  app.get("/api/diff", { schema: { querystring: DiffQuery, response: { 200: SnapshotDiff, ...errorResponses } } }, async (request) => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.diff), handler: async (request) => {
     const { base, target, files } = await workspaces(request.query);
     // One line at a time: two big lines parsed at once would double the peak memory.
     const baseSnapshot = await state.snapshot(base);
     const targetSnapshot = await state.snapshot(target);
     return { base: refOf(base), target: refOf(target), files, slices: diffSliceSummaries(baseSnapshot, targetSnapshot) };
-  });
+  } });
 
   // Big file pairs are line-diffed on the worker thread: eight fully rewritten 3.6 MB files
   // held the event loop up to 2 s on this route, as jsdiff spent its budget on each.
@@ -74,12 +74,12 @@ export const diffRoutes: FastifyPluginAsyncTypebox<DiffRoutesOptions> = async (a
     return JSON.parse(decoder.decode(Buffer.concat(await heavy.pool.run({ kind: "line-counts", before, after })))) as LineCounts;
   };
 
-  app.get("/api/diff/stat", { schema: { querystring: DiffQuery, response: { 200: DiffStat, ...errorResponses } } }, async (request) => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.diffStat), handler: async (request) => {
     const { baseWorkspace, targetWorkspace, files } = await workspaces(request.query);
     return diffStats(files.changes, baseWorkspace.source, targetWorkspace.source, { count: countLines, ...(statTimeoutMs === undefined ? {} : { timeoutMs: statTimeoutMs }) });
-  });
+  } });
 
-  app.get("/api/diff/file", { schema: { querystring: FileDiffQuery, response: { 200: FileDiff, ...errorResponses } } }, async (request, reply) => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.fileDiff), handler: async (request, reply) => {
     const path = workspacePath(request.query.path);
     const { base, target } = await sides(request.query);
     const [baseWorkspace, targetWorkspace] = await Promise.all([state.workspace(base), state.workspace(target)]);
@@ -99,12 +99,12 @@ export const diffRoutes: FastifyPluginAsyncTypebox<DiffRoutesOptions> = async (a
       return heavy.pool.run({ kind: "file-diff", view: plan.view, base: baseBytes, target: targetBytes, timeoutMs: JSDIFF_TIMEOUT_MS });
     });
     return sendJsonBytes(reply, json);
-  });
+  } });
 
-  app.get("/api/diff/slice", { schema: { querystring: SliceDiffQuery, response: { 200: SliceDiff, ...errorResponses } } }, async (request) => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.sliceDiff), handler: async (request) => {
     const { base, target } = await sides(request.query);
     const baseSnapshot = await state.snapshot(base);
     const targetSnapshot = await state.snapshot(target);
     return diffSlice(baseSnapshot, targetSnapshot, request.query.slice_type);
-  });
+  } });
 };

@@ -16,10 +16,10 @@ import { notFound } from "../http/errors.js";
 import type { Selection, ViewerState } from "../library/viewer-state.js";
 import { filesystemMeta } from "../library/workspace-source.js";
 import { DATA_CSP } from "../http/response-headers.js";
-import { errorResponses } from "../schemas/common.js";
-import { Browse, BrowseQuery, DownloadQuery, FileContent, FileQuery, FileTree, FileWildcardParams, FileWildcardQuery, FilesystemMeta } from "../schemas/filesystem.js";
 import { previousLineOf } from "./diffs.js";
 import { selectorOf, sendJsonBytes, sideSelector, workspacePath } from "./request-helpers.js";
+import { VIEWER_ROUTES } from "../../shared/viewer/routes/index.js";
+import { routeOptions } from "./route-options.js";
 
 export interface FilesystemRoutesOptions {
   state: ViewerState;
@@ -69,16 +69,16 @@ export const filesystemRoutes: FastifyPluginAsyncTypebox<FilesystemRoutesOptions
     return sendJsonBytes(reply, body);
   };
 
-  app.get("/api/filesystem/meta", { schema: { querystring: FileWildcardQuery, response: { 200: FilesystemMeta, ...errorResponses } } }, async (request) => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.filesystemMeta), handler: async (request) => {
     return filesystemMeta(await state.workspace(await state.resolve(selectorOf(request.query))));
-  });
+  } });
 
-  app.get("/api/filesystem/tree", { schema: { querystring: FileWildcardQuery, response: { 200: FileTree, ...errorResponses } } }, async (request, reply) => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.fileTree), handler: async (request, reply) => {
     const source = await sourceOf(await state.resolve(selectorOf(request.query)));
     return sendJsonBytes(reply, source === null ? "[]" : flatFileTreeJson(await source.list()));
-  });
+  } });
 
-  app.get("/api/filesystem/browse", { schema: { querystring: BrowseQuery, response: { 200: Browse, ...errorResponses } } }, async (request) => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.browse), handler: async (request) => {
     const selection = await state.resolve(selectorOf(request.query));
     const workspace = await state.workspace(selection);
     const entries: readonly FileIndexEntry[] = workspace.source === null ? [] : await workspace.source.list();
@@ -98,18 +98,18 @@ export const filesystemRoutes: FastifyPluginAsyncTypebox<FilesystemRoutesOptions
       base: { file: baseSelection.record.path, line_number: baseSelection.entry.lineNumber },
       root: buildFileTree(entries, diff.diff, deletedSizes),
     };
-  });
+  } });
 
-  app.get("/api/filesystem/file", { schema: { querystring: FileQuery, response: { 200: FileContent, ...errorResponses } } }, async (request, reply) => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.fileContent), handler: async (request, reply) => {
     const selection = await state.resolve(selectorOf(request.query));
     return sendFile(selection, request.query.path, request.query.offset, request.query.limit, reply);
-  });
+  } });
 
   // The archive reader's older form: the path in the URL.
-  app.get("/api/filesystem/file/*", { schema: { params: FileWildcardParams, querystring: FileWildcardQuery, response: { 200: FileContent, ...errorResponses } } }, async (request, reply) => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.fileContentAt), handler: async (request, reply) => {
     const selection = await state.resolve(selectorOf(request.query));
     return sendFile(selection, request.params["*"], request.query.offset, request.query.limit, reply);
-  });
+  } });
 
   const download = async (selection: Selection, rawPath: string, reply: FastifyReply) => {
     const path = workspacePath(rawPath);
@@ -134,11 +134,11 @@ export const filesystemRoutes: FastifyPluginAsyncTypebox<FilesystemRoutesOptions
     return reply.header("content-length", size).send(Readable.from(chunks, { objectMode: false }));
   };
 
-  app.get("/api/filesystem/download", { schema: { querystring: DownloadQuery, response: errorResponses } }, async (request, reply) => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.download), handler: async (request, reply) => {
     return download(await state.resolve(selectorOf(request.query)), request.query.path, reply);
-  });
+  } });
 
-  app.get("/api/filesystem/download/*", { schema: { params: FileWildcardParams, querystring: FileWildcardQuery, response: errorResponses } }, async (request, reply) => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.downloadAt), handler: async (request, reply) => {
     return download(await state.resolve(selectorOf(request.query)), request.params["*"], reply);
-  });
+  } });
 };

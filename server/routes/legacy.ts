@@ -13,11 +13,10 @@ import { metaFor } from "../library/snapshot-meta.js";
 import type { Selection, ViewerState } from "../library/viewer-state.js";
 import { indexedLine } from "../library/viewer-state.js";
 import type { SessionIndexEntry } from "../../shared/session/index.js";
-import { errorResponses } from "../schemas/common.js";
-import { Meta } from "../schemas/bundles.js";
-import { Entries, RawLine, SelectBody, SelectorQuery, SliceParams, SlicePage, SliceQuery, SnapshotFiles, SwitchBody } from "../schemas/legacy.js";
 import { isoTime } from "../library/iso-time.js";
 import { STREAM_LINE_BYTES, selectorOf, sendJsonBytes, sendStreamedJson, type HeavyWork } from "./request-helpers.js";
+import { VIEWER_ROUTES } from "../../shared/viewer/routes/index.js";
+import { routeOptions } from "./route-options.js";
 
 /** Pages of more items than the web app asks for at once (50) are streamed from big lines. */
 const STREAM_MIN_ITEMS = 64;
@@ -46,20 +45,20 @@ function optionalInteger(value: unknown, name: string): number | undefined {
 }
 
 export const legacyRoutes: FastifyPluginAsyncTypebox<LegacyRoutesOptions> = async (app, { state, onSelect, heavy }) => {
-  app.get("/api/meta", { schema: { querystring: SelectorQuery, response: { 200: Meta, ...errorResponses } } }, async (request) => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.meta), handler: async (request) => {
     return metaFor(state, selectorOf(request.query));
-  });
+  } });
 
-  app.get("/api/entries", { schema: { querystring: SelectorQuery, response: { 200: Entries, ...errorResponses } } }, async (request, reply) => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.entries), handler: async (request, reply) => {
     const selection = await state.resolve(selectorOf(request.query));
     const { lines } = selection.index;
     if (lines.length >= STREAM_MIN_ENTRIES) {
       return sendStreamedJson(reply, lazySnapshotEntries(selection.record.path, lines.length, (index) => indexedLine(lines.at(index) as SessionIndexEntry), selection.entry.lineNumber), { streamDepth: 1 });
     }
     return snapshotEntries(selection.record.path, lines.map(indexedLine), selection.entry.lineNumber);
-  });
+  } });
 
-  app.get("/api/slices/:slice_type", { schema: { params: SliceParams, querystring: SliceQuery, response: { 200: SlicePage, ...errorResponses } } }, async (request, reply) => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.slicePage), handler: async (request, reply) => {
     const selection = await state.resolve(selectorOf(request.query));
     const snapshot = await state.snapshot(selection);
     const slice = snapshot.slices.find((candidate) => candidate.sliceType === request.params.slice_type);
@@ -70,9 +69,9 @@ export const legacyRoutes: FastifyPluginAsyncTypebox<LegacyRoutesOptions> = asyn
       return sendStreamedJson(reply, lazySlicePage(slice, options), { streamDepth: 2 });
     }
     return slicePage(slice, options);
-  });
+  } });
 
-  app.get("/api/raw", { schema: { querystring: SelectorQuery, response: { 200: RawLine, ...errorResponses } } }, async (request, reply) => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.raw), handler: async (request, reply) => {
     const selection = await state.resolve(selectorOf(request.query));
     const { record, index, entry } = selection;
     if (entry.byteLength < STREAM_LINE_BYTES) return (await state.snapshot(selection)).raw;
@@ -90,11 +89,11 @@ export const legacyRoutes: FastifyPluginAsyncTypebox<LegacyRoutesOptions> = asyn
       await heavy.pool.stream({ kind: "raw-line", bytes, lineNumber: entry.lineNumber }, owned ? [bytes.buffer as ArrayBuffer] : [], push);
     });
     return sendJsonBytes(reply, json);
-  });
+  } });
 
-  app.get("/api/snapshots", { schema: { response: { 200: SnapshotFiles, ...errorResponses } } }, async () => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.snapshots), handler: async () => {
     return state.directory.newestFirst().map((record) => ({ path: record.path, name: record.name, created_at: isoTime(Math.max(record.ctimeMs, record.mtimeMs)) }));
-  });
+  } });
 
   const selected = async (selection: Selection | null) => {
     const current = state.current;
@@ -102,24 +101,24 @@ export const legacyRoutes: FastifyPluginAsyncTypebox<LegacyRoutesOptions> = asyn
     return metaFor(state, { file: selection?.record.path ?? current?.file }, selection);
   };
 
-  app.post("/api/reload", { schema: { response: { 200: Meta, ...errorResponses } } }, async () => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.reload), handler: async () => {
     return selected(await state.reload());
-  });
+  } });
 
-  app.post("/api/select", { schema: { body: SelectBody, response: { 200: Meta, ...errorResponses } } }, async (request) => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.select), handler: async (request) => {
     const body = request.body ?? {};
     const sessionId = optionalString(body.session_id, "session_id");
     const lineNumber = optionalInteger(body.line_number, "line_number");
     if (sessionId === undefined && lineNumber === undefined) throw badRequest("session_id or line_number is required");
     return selected(await state.select(sessionId, lineNumber));
-  });
+  } });
 
-  app.post("/api/switch", { schema: { body: SwitchBody, response: { 200: Meta, ...errorResponses } } }, async (request) => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.switch), handler: async (request) => {
     const body = request.body ?? {};
     if (typeof body.path !== "string" || body.path === "") throw badRequest("path is required");
     const sessionId = optionalString(body.session_id, "session_id");
     const lineNumber = optionalInteger(body.line_number, "line_number");
     return selected(await state.switchTo(body.path, sessionId, lineNumber));
-  });
+  } });
 };
 

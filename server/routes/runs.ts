@@ -14,9 +14,9 @@ import { landingRecord, runOf } from "../library/runs.js";
 import { listedTimeMs } from "../library/snapshot-directory.js";
 import type { SessionFileRecord } from "../library/snapshot-directory.js";
 import type { ViewerState } from "../library/viewer-state.js";
-import { errorResponses } from "../schemas/common.js";
-import { Run, RunList, RunQuery, RunSearchQuery, RunSearchResult, RunsQuery } from "../schemas/runs.js";
 import { isoTime } from "../library/iso-time.js";
+import { VIEWER_ROUTES } from "../../shared/viewer/routes/index.js";
+import { routeOptions } from "./route-options.js";
 
 export interface RunRoutesOptions {
   state: ViewerState;
@@ -99,7 +99,7 @@ export const runRoutes: FastifyPluginAsyncTypebox<RunRoutesOptions> = async (app
     return landing;
   };
 
-  app.get("/api/runs", { schema: { querystring: RunsQuery, response: { 200: RunList, ...errorResponses } } }, async (request) => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.runs), handler: async (request) => {
     const all = directory.newestFirst();
     const { page, matched, offset } = pageOfRuns(all, (record) => ({ path: record.path, timeMs: listedTimeMs(record) }), request.query);
     if (directory.store.indexEverything) {
@@ -130,13 +130,13 @@ export const runRoutes: FastifyPluginAsyncTypebox<RunRoutesOptions> = async (app
         health: current === null ? null : { ok: current.ok, code: current.code, detail: current.detail, checked_at: current.checkedAt },
       },
     };
-  });
+  } });
 
-  app.get("/api/run", { schema: { querystring: RunQuery, response: { 200: Run, ...errorResponses } } }, async (request) => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.run), handler: async (request) => {
     return runOf(state, await recordOf(request.query.file));
-  });
+  } });
 
-  app.get("/api/run/search", { schema: { querystring: RunSearchQuery, response: { 200: RunSearchResult, ...errorResponses } } }, async (request) => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.runSearch), handler: async (request) => {
     const record = await recordOf(request.query.file);
     const run = await runOf(state, record);
     const index = await directory.ensureIndexed(record);
@@ -168,5 +168,5 @@ export const runRoutes: FastifyPluginAsyncTypebox<RunRoutesOptions> = async (app
       });
     }
     return searchRun(sessions, request.query.q, { regex: request.query.regex === "1", compileRegex: compileLinearRegex, maxHits: request.query.limit ?? 500 });
-  });
+  } });
 };

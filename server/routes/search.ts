@@ -5,16 +5,16 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { searchSnapshot } from "../../shared/viewer/index.js";
 import type { ViewerState } from "../library/viewer-state.js";
-import { errorResponses } from "../schemas/common.js";
-import { SearchQuery, SearchResult } from "../schemas/search.js";
+import { VIEWER_ROUTES } from "../../shared/viewer/routes/index.js";
 import { selectorOf } from "./request-helpers.js";
+import { routeOptions } from "./route-options.js";
 
 export interface SearchRoutesOptions {
   state: ViewerState;
 }
 
 export const searchRoutes: FastifyPluginAsyncTypebox<SearchRoutesOptions> = async (app, { state }) => {
-  app.get("/api/search", { schema: { querystring: SearchQuery, response: { 200: SearchResult, ...errorResponses } } }, async (request) => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.search), handler: async (request) => {
     const selection = await state.resolve(selectorOf(request.query));
     const [snapshot, workspace] = await Promise.all([state.snapshot(selection), state.workspace(selection)]);
     const scope = request.query.scope ?? "all";
@@ -22,5 +22,5 @@ export const searchRoutes: FastifyPluginAsyncTypebox<SearchRoutesOptions> = asyn
       maxHits: request.query.limit ?? 200,
       scopes: scope === "all" ? ["slices", "files"] : [scope],
     });
-  });
+  } });
 };

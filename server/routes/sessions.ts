@@ -12,11 +12,11 @@ import type { SessionFileRecord } from "../library/snapshot-directory.js";
 import type { UndoStores } from "../library/undo-stores.js";
 import type { ViewerState } from "../library/viewer-state.js";
 import { indexedLine } from "../library/viewer-state.js";
-import { errorResponses } from "../schemas/common.js";
-import { FileList, FilesQuery, Timeline, TimelineQuery } from "../schemas/sessions.js";
 import { isoTime } from "../library/iso-time.js";
 import { selectorOf } from "./request-helpers.js";
 import { withToolCallChanges } from "./tool-calls.js";
+import { VIEWER_ROUTES } from "../../shared/viewer/routes/index.js";
+import { routeOptions } from "./route-options.js";
 
 export interface SessionRoutesOptions {
   state: ViewerState;
@@ -50,7 +50,7 @@ function fileView(record: SessionFileRecord, page: SessionFilePage, errors: { of
 export const sessionRoutes: FastifyPluginAsyncTypebox<SessionRoutesOptions> = async (app, { state, undoStores }) => {
   const { directory } = state;
 
-  app.get("/api/files", { schema: { querystring: FilesQuery, response: { 200: FileList, ...errorResponses } } }, async (request) => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.files), handler: async (request) => {
     let records = directory.files();
     if (request.query.file !== undefined) {
       const record = directory.get(request.query.file);
@@ -75,12 +75,12 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<SessionRoutesOptions> = as
       files.push(fileView(record, page, errors, directory.dropped(record)));
     }
     return { root: path.basename(state.displayRoot), indexing: directory.isIndexing(), files, total: records.length, offset };
-  });
+  } });
 
-  app.get("/api/timeline", { schema: { querystring: TimelineQuery, response: { 200: Timeline, ...errorResponses } } }, async (request) => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.timeline), handler: async (request) => {
     const selection = await state.resolve(selectorOf(request.query));
     const snapshot = await state.snapshot(selection);
     const timeline = buildTimeline({ file: selection.record.path, snapshot, lines: selection.index.lines.ofSessionAll(snapshot.sessionId).map(indexedLine), lineErrors: selection.index.errors });
     return undoStores === undefined ? timeline : withToolCallChanges(undoStores, selection, timeline);
-  });
+  } });
 };

@@ -10,9 +10,9 @@ import { notFound } from "../http/errors.js";
 import { gitDiffHunks } from "../library/git-diff.js";
 import type { UndoStores } from "../library/undo-stores.js";
 import type { Selection, ViewerState } from "../library/viewer-state.js";
-import { errorResponses } from "../schemas/common.js";
-import { ToolCallDiffQuery, ToolCallFileDiff } from "../schemas/tool-calls.js";
 import { selectorOf, workspacePath } from "./request-helpers.js";
+import { VIEWER_ROUTES } from "../../shared/viewer/routes/index.js";
+import { routeOptions } from "./route-options.js";
 
 export interface ToolCallRoutesOptions {
   state: ViewerState;
@@ -34,7 +34,7 @@ function sessionLines(selection: Selection): SnapshotRefView[] {
 }
 
 export const toolCallRoutes: FastifyPluginAsyncTypebox<ToolCallRoutesOptions> = async (app, { state, undoStores }) => {
-  app.get("/api/timeline/tool-call-diff", { schema: { querystring: ToolCallDiffQuery, response: { 200: ToolCallFileDiff, ...errorResponses } } }, async (request) => {
+  app.route({ ...routeOptions(VIEWER_ROUTES.toolCallDiff), handler: async (request) => {
     const path = workspacePath(request.query.path);
     const selection = await state.resolve(selectorOf(request.query));
     const store = undoStores === null ? null : await undoStores.session(selection.record.absolutePath, selection.entry.sessionId);
@@ -44,5 +44,5 @@ export const toolCallRoutes: FastifyPluginAsyncTypebox<ToolCallRoutesOptions> = 
       return entry === undefined ? null : (await state.workspace({ record: selection.record, index: selection.index, entry })).source;
     };
     return toolCallFileDiff(store.changes, request.query.call_id, path, { loadBody: store.loadBody, snapshots: sessionLines(selection), workspace }, { fallback: gitDiffHunks });
-  });
+  } });
 };

@@ -64,13 +64,9 @@ export interface RunFilter {
   readonly until: string;
 }
 
-/** What changed in the served directory (the server's `change` event). */
-export interface ChangeNotice {
-  readonly added: readonly string[];
-  readonly changed: readonly string[];
-  readonly removed: readonly string[];
-  readonly archives: readonly string[];
-}
+/** What changed in the served directory (the server's `change` event, defined once in the route table). */
+export type { ChangeNotice } from "../../shared/viewer/routes/index.js";
+import type { ChangeNotice } from "../../shared/viewer/routes/index.js";
 
 export interface Api {
   /** `http`: a wink-debug server; `local`: files opened in this page. */

@@ -1,40 +1,12 @@
 /**
- * WINK debug bundles: the request schemas of WINK's bundle viewer routes (same names and
- * shapes: `/api/manifest`, `/api/logs`, `/api/logs/facets`, `/api/transcript`,
- * `/api/transcript/facets`, `/api/environment`, `/api/config`, `/api/metrics`, `/api/error`,
- * `/api/files/{path}`, `/api/bundles`) and ours around them (summary, request, integrity,
- * groups, compare, search). Every route takes `file`, the bundle relative to the served
- * directory; without it, the current file. The responses' shapes are the library's
- * (`shared/debug-bundle/schemas.ts`).
+ * The request schemas of WINK's bundle viewer routes (same names and shapes: `/api/manifest`,
+ * `/api/logs`, `/api/logs/facets`, `/api/transcript`, `/api/transcript/facets`,
+ * `/api/environment`, `/api/config`, `/api/metrics`, `/api/error`, `/api/files/{path}`,
+ * `/api/bundles`) and ours around them (summary, request, integrity, groups, compare, search).
+ * Every route takes `file`, the bundle relative to the served directory; without it, the
+ * current file. The responses' shapes are the library's (`shared/debug-bundle/schemas.ts`).
  */
 import { Type } from "typebox";
-import { BundleMeta } from "../../shared/debug-bundle/index.js";
-import { SnapshotMeta } from "../../shared/viewer/schemas/index.js";
-
-export {
-  BundleCompare,
-  BundleError,
-  BundleFile,
-  BundleGroup,
-  BundleGroups,
-  BundleIntegrity,
-  BundleList,
-  BundleListItem,
-  BundleMeta,
-  BundleMembers,
-  BundleRequest,
-  BundleSearch,
-  BundleSearchHit,
-  BundleSummary,
-  Environment,
-  LogEntry,
-  LogFacets,
-  LogPage,
-  RawMember,
-  TranscriptEntry,
-  TranscriptFacets,
-  TranscriptPage,
-} from "../../shared/debug-bundle/index.js";
 
 const bundleFile = Type.Optional(Type.String({ minLength: 1, maxLength: 4096 }));
 /** A comma-separated list of values (WINK's filter syntax). */
@@ -111,7 +83,3 @@ export const BundleSearchQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-
-/** `/api/meta`, `POST /api/reload|select|switch`: a session file's snapshot meta, or a bundle's meta. */
-export const Meta = Type.Union([SnapshotMeta, BundleMeta]);
-
