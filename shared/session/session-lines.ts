@@ -115,6 +115,20 @@ export class SessionLines implements Iterable<SessionIndexEntry> {
     };
   }
 
+  /** What the line at a position says but for its time and place: one object for all the lines that say the same. */
+  shapeAt(position: number): EnvelopeShape {
+    return this.#shapes[this.#shapeOrdinals[position] as number] as EnvelopeShape;
+  }
+
+  /** The entry at a position of `0 … length - 1`, built now. */
+  summaryAt(position: number): SessionIndexEntry {
+    return this.at(position) as SessionIndexEntry;
+  }
+
+  lineNumberAt(position: number): number {
+    return this.#lineNumbers[position] as number;
+  }
+
   /** The entry of a line number (found by bisection: lines come in file order), or undefined. */
   ofLine(lineNumber: number): SessionIndexEntry | undefined {
     if (!this.#ascending) return this.find((entry) => entry.lineNumber === lineNumber);

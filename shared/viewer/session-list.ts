@@ -2,9 +2,11 @@
  * `/api/files`: the session files of a directory, each with its line errors and its
  * session tree (lines nested by `parent_id` / `children_ids`, duplicates kept apart).
  */
+import type { EnvelopeSummary } from "../session/envelope-scan.js";
+import type { EventLoopSlices } from "../session/event-loop-slices.js";
+import type { TreeLineSource } from "../session/line-tree.js";
+import { buildLineTree } from "../session/line-tree.js";
 import type { SessionLineError } from "../session/snapshot-line.js";
-import type { SessionTreeNode } from "../session/session-tree.js";
-import { buildSessionTree } from "../session/session-tree.js";
 import type { IndexedSnapshotLine } from "./snapshot-view.js";
 import { validationErrorText } from "./snapshot-view.js";
 import type { LineErrorView, SessionFileView, SessionNodeView } from "./types.js";
@@ -19,7 +21,8 @@ export interface SessionFileInput {
   /** Why the file could not be read (status `error`). */
   readonly error?: string | null;
   readonly lineCount: number;
-  readonly lines: readonly IndexedSnapshotLine[];
+  /** The loaded lines, in file order: objects, or a column index read by position. */
+  readonly lines: readonly IndexedSnapshotLine[] | ListedLines;
   /** Line errors from the `errorsOffset`-th (the file's first ones by default). */
   readonly errors: readonly SessionLineError[];
   /** Every line error of the file (default: `errors.length`). */
@@ -49,20 +52,50 @@ export function lineErrorView(error: SessionLineError): LineErrorView {
   return { line_number: error.lineNumber, kind: error.kind, reason: error.reason, session_id: error.sessionId ?? null };
 }
 
-/** One file with its session tree. */
-export function sessionFileView(file: SessionFileInput, page: SessionFilePage = {}): SessionFileView {
-  const inputs = file.lines.map((line) => ({
-    sessionId: line.summary.sessionId,
-    parentId: line.summary.parentId,
-    childrenIds: line.summary.childrenIds,
-    lineNumber: line.lineNumber,
-    tags: line.summary.tags,
-    line,
-  }));
-  const tree = buildSessionTree(inputs);
-  const noLines = file.status === "ready" && file.lines.length === 0;
+/** A file's lines by position without an object for each (a column index: `SessionLines`). */
+export interface ListedLines extends TreeLineSource {
+  /** The line's summary, built now. */
+  summaryAt(position: number): EnvelopeSummary;
+}
+
+function listedLines(lines: readonly IndexedSnapshotLine[] | ListedLines): ListedLines {
+  if (!Array.isArray(lines)) return lines as ListedLines;
+  const array = lines as readonly IndexedSnapshotLine[];
+  return {
+    length: array.length,
+    shapeAt: (position) => (array[position] as IndexedSnapshotLine).summary,
+    lineNumberAt: (position) => (array[position] as IndexedSnapshotLine).lineNumber,
+    summaryAt: (position) => (array[position] as IndexedSnapshotLine).summary,
+  };
+}
+
+/**
+ * One file with its session tree: a page of its top-level sessions. The tree is built over
+ * line positions (`buildLineTree`), in event-loop slices when `slices` is given, and only the
+ * page's nodes are made into views.
+ */
+export async function sessionFileView(file: SessionFileInput, page: SessionFilePage = {}, slices?: EventLoopSlices): Promise<SessionFileView> {
+  const lines = listedLines(file.lines);
+  const tree = await buildLineTree(lines, slices);
+  const noLines = file.status === "ready" && lines.length === 0;
   const sessionsOffset = page.sessionsOffset ?? 0;
-  const roots = tree.roots.slice(sessionsOffset, sessionsOffset + (page.sessionsLimit ?? DEFAULT_LISTED_SESSIONS));
+  const roots = tree.roots.subarray(sessionsOffset, sessionsOffset + (page.sessionsLimit ?? DEFAULT_LISTED_SESSIONS));
+  const nodeView = (position: number): SessionNodeView => {
+    const summary = lines.summaryAt(position);
+    return {
+      session_id: summary.sessionId,
+      line_number: lines.lineNumberAt(position),
+      created_at: summary.createdAt,
+      tags: { ...summary.tags },
+      parent_id: summary.parentId,
+      slice_count: summary.slices.length,
+      event_count: summary.slices.reduce((sum, slice) => sum + (slice.kind === "event" ? slice.count : 0), 0),
+      validation_error: validationErrorText(summary.validationErrors),
+      missing_children: [...tree.missingChildren(position)],
+      missing_parent_id: tree.missingParentId(position),
+      children: tree.children(position).map(nodeView),
+    };
+  };
   return {
     path: file.path,
     name: file.name,
@@ -71,30 +104,13 @@ export function sessionFileView(file: SessionFileInput, page: SessionFilePage = 
     status: file.status,
     error: file.error ?? (noLines ? "The file contains no loadable snapshot line" : null),
     line_count: file.lineCount,
-    snapshot_count: file.lines.length,
+    snapshot_count: lines.length,
     errors: file.errors.slice(0, page.errorsLimit ?? DEFAULT_LISTED_ERRORS).map(lineErrorView),
     error_count: file.errorCount ?? file.errors.length,
     errors_offset: file.errorsOffset ?? 0,
     duplicate_session_ids: tree.duplicateSessionIds,
-    sessions: roots.map(nodeView),
+    sessions: [...roots].map(nodeView),
     session_count: tree.roots.length,
     sessions_offset: sessionsOffset,
-  };
-}
-
-function nodeView(node: SessionTreeNode<{ sessionId: string; parentId: string | null; childrenIds: readonly string[]; lineNumber: number; line: IndexedSnapshotLine }>): SessionNodeView {
-  const { summary } = node.snapshot.line;
-  return {
-    session_id: node.sessionId,
-    line_number: node.lineNumber,
-    created_at: summary.createdAt,
-    tags: { ...summary.tags },
-    parent_id: summary.parentId,
-    slice_count: summary.slices.length,
-    event_count: summary.slices.reduce((sum, slice) => sum + (slice.kind === "event" ? slice.count : 0), 0),
-    validation_error: validationErrorText(summary.validationErrors),
-    missing_children: [...node.missingChildren],
-    missing_parent_id: node.missingParentId,
-    children: node.children.map(nodeView),
   };
 }

@@ -193,12 +193,12 @@ export class LocalApi implements Api {
   }
 
   files(): Promise<T.FileListResponse> {
-    return this.#answer(() => ({
+    return this.#answer(async () => ({
       root: this.label,
       indexing: false,
       total: this.#sessions.size,
       offset: 0,
-      files: [...this.#sessions.values()].sort(byPath).map((file) =>
+      files: await Promise.all([...this.#sessions.values()].sort(byPath).map((file) =>
         sessionFileView({
           path: file.path,
           name: file.name,
@@ -210,7 +210,7 @@ export class LocalApi implements Api {
           lines: file.lines,
           errors: file.errors,
         }),
-      ),
+      )),
     }));
   }
 
