@@ -11,6 +11,8 @@ import path from "node:path";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify from "fastify";
 import type { FastifyInstance } from "fastify";
+import { signInGuard } from "./auth/guard.js";
+import type { SignInContext, SignInMethod } from "./auth/sign-in-method.js";
 import { decorateViewerUser } from "./auth/viewer-user.js";
 import { CpuPool } from "./cpu/cpu-pool.js";
 import { limitConnections } from "./http/connection-limits.js";
@@ -88,6 +90,8 @@ export interface AppOptions extends ServedStateOptions {
   connections?: ConnectionLimits;
   /** Hears of each route's request schema as routes are registered (the validator generator and its test use it). */
   onRequestSchema?: (notice: RequestSchemaNotice) => void;
+  /** Served mode (`--auth`): every route behind this sign-in method and its session cookies (none: the local default). */
+  auth?: { method: SignInMethod; context: SignInContext };
 }
 
 export { DEFAULT_MEMORY_BYTES } from "./library/served-state.js";
@@ -156,6 +160,7 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   decorateViewerUser(app);
   await app.register(errorHandler);
   await app.register(hostCheck, { ...(options.bindHost === undefined ? {} : { bindHost: options.bindHost }) });
+  if (options.auth !== undefined) await app.register(signInGuard, options.auth);
   await app.register(securityHeaders);
   await app.register(jsonBody);
   await app.register(strictJson);
