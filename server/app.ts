@@ -11,6 +11,8 @@ import path from "node:path";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify from "fastify";
 import type { FastifyInstance } from "fastify";
+import { signInGuard } from "./auth/guard.js";
+import type { SignInContext, SignInMethod } from "./auth/sign-in-method.js";
 import { decorateViewerUser } from "./auth/viewer-user.js";
 import { CpuPool } from "./cpu/cpu-pool.js";
 import { limitConnections } from "./http/connection-limits.js";
@@ -99,6 +101,8 @@ export interface AppOptions extends ServedStateOptions {
   onRequestSchema?: (notice: RequestSchemaNotice) => void;
   /** Hears of each route as it is registered (the route table's test checks them against the table). */
   onRoute?: (route: { method: string | readonly string[]; url: string }) => void;
+  /** Served mode (`--auth`): every route behind this sign-in method and its session cookies (none: the local default). */
+  auth?: { method: SignInMethod; context: SignInContext };
 }
 
 export { DEFAULT_MEMORY_BYTES } from "./library/served-state.js";
@@ -174,6 +178,7 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   const heavy: HeavyWork = { pool: new CpuPool(), responses: new ComputedResponses(memory) };
   await app.register(metrics, { token: options.metricsToken ?? null, sources: { memory, directory, archives, computed: heavy.responses, store: files instanceof RemoteFiles ? files.source : null } });
   await app.register(hostCheck, { ...(options.bindHost === undefined ? {} : { bindHost: options.bindHost }) });
+  if (options.auth !== undefined) await app.register(signInGuard, options.auth);
   await app.register(securityHeaders);
   await app.register(jsonBody);
   await app.register(strictJson);

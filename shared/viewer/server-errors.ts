@@ -13,6 +13,8 @@ export const SERVER_ERROR_CODES = {
   WD_ERR_HOST: { status: 403, description: "The Host header is not a loopback name (DNS rebinding protection)." },
   WD_ERR_NO_HOST: { status: 400, description: "The request has no Host header." },
   WD_ERR_ORIGIN: { status: 403, description: "The Origin header names another origin (cross-site request)." },
+  WD_ERR_SIGN_IN: { status: 401, description: "Served mode: the request is not signed in (no valid session cookie)." },
+  WD_ERR_RATE_LIMITED: { status: 429, description: "Served mode: too many sign-in attempts from this address; wait a minute." },
   WD_ERR_CROSS_SITE: { status: 403, description: "Sec-Fetch-Site says the request comes from another site and it is not a navigation." },
   WD_ERR_TOO_LARGE: { status: 413, description: "A request body over the server's limit (64 KiB)." },
   WD_ERR_MEDIA_TYPE: { status: 415, description: "A request body that is not application/json." },
