@@ -42,13 +42,13 @@ describe("--public-url over loopback HTTP", () => {
     expect(page.status).toBe(200);
     const html = await page.text();
     expect(html).toContain('<meta name="wink-base-path" content="/wink/" />');
-    expect(html).toContain('href="/wink/api/run"');
     const assets = [...html.matchAll(/(?:src|href)="(\/[^"]*)"/g)].map((match) => match[1] ?? "");
     expect(assets.length).toBeGreaterThan(0);
     for (const asset of assets) expect(asset.startsWith("/wink/")).toBe(true);
     for (const asset of assets.filter((url) => url.includes("/assets/"))) expect((await fetch(`${origin}${asset}`)).status).toBe(200);
     // The server-drawn landing page, its links under the base path.
     expect(html).toContain('id="wink-landing-run"');
+    expect(html).toContain('href="/wink/?view=timeline"');
     expect(html).not.toMatch(/href="\/\?/);
 
     const deep = await fetch(`${base}?file=run-a.jsonl&view=timeline`, { headers: { accept: "text/html" } });
@@ -114,7 +114,7 @@ describe("--tls-cert and --tls-key", () => {
     // The first stage answers this one before Fastify is loaded.
     const meta = await get("/wink/api/meta");
     expect(meta.status).toBe(200);
-    expect(JSON.parse(meta.body)).toHaveProperty("file");
+    expect(JSON.parse(meta.body)).toHaveProperty("version");
     expect((await get("/wink/")).body).toContain('name="wink-base-path"');
     expect((await get("/api/meta")).status).toBe(404);
   }, 90_000);
