@@ -27,9 +27,10 @@ export default defineConfig(({ mode, isSsrBuild }) => {
   }
   return {
     root: "web",
-    // Absolute asset URLs: deep links are query strings on `/`, but the server also answers
-    // any other page path with index.html, whose assets must still resolve.
-    base: standalone ? "./" : "/",
+    // Relative asset URLs, so the app works under any base path (`--public-url`): the server
+    // makes index.html's own URLs absolute under its base path (it also answers deep page
+    // paths with it, where "./" would resolve wrongly), and chunks load relative to each other.
+    base: "./",
     plugins: [react()],
     build: {
       outDir: standalone ? "../dist/web-standalone" : "../dist/web",

@@ -17,6 +17,8 @@ import { decorateViewerUser } from "./auth/viewer-user.js";
 import { CpuPool } from "./cpu/cpu-pool.js";
 import { limitConnections } from "./http/connection-limits.js";
 import type { ConnectionLimits } from "./http/connection-limits.js";
+import { basePathOf, stripBasePath } from "./http/public-address.js";
+import type { PublicAddress } from "./http/public-address.js";
 import { refuseUpgrades } from "./http/request-origin.js";
 import { ComputedResponses } from "./library/computed-responses.js";
 import { DirectoryWatcher } from "./library/directory-watcher.js";
@@ -65,6 +67,14 @@ export interface AppOptions extends ServedStateOptions {
   pollSeconds?: number;
   /** The address the server will listen on (allowed as a Host header when not loopback). */
   bindHost?: string;
+  /**
+   * The public address (`--public-url`, `http/public-address.ts`): Host and Origin are
+   * checked against it too, and its path is the base path the app is served under (taken off
+   * each URL before routing; anything outside it is 404).
+   */
+  publicAddress?: PublicAddress;
+  /** The server speaks TLS itself (`--tls-cert`, on the given `server`): its own origin is `https://<Host>`. */
+  secure?: boolean;
   /** Built web app (default `<package>/dist/web`). */
   webDir?: string;
   /** The built landing-page renderer (plugins/server-render.ts); default: `web-ssr/entry-server.cjs` beside `webDir`, `null` for none. */
@@ -110,6 +120,9 @@ export { DEFAULT_MEMORY_BYTES } from "./library/served-state.js";
 /** Fastify's handler of one request, for a server given in `AppOptions.server`. */
 export type RequestHandler = (request: IncomingMessage, response: ServerResponse) => void;
 
+/** Requests whose URL is not under the base path, as `rewriteUrl` found them: answered 404 (or, for the bare base path, redirected). */
+const outsideBase = new WeakMap<IncomingMessage, "bare" | "outside">();
+
 export interface WinkApp {
   readonly app: FastifyInstance;
   readonly state: ViewerState;
@@ -134,6 +147,7 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   const validators = requestValidatorFactory(options.onRequestSchema);
   const given = options.server;
   let handler: RequestHandler | null = null;
+  const basePath = basePathOf(options.publicAddress);
   const app = Fastify({
     // A server that already listens (the CLI's first stage): Fastify gets it, and its request handler is handed back.
     ...(given === undefined
@@ -142,6 +156,17 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
           serverFactory: (fastifyHandler: RequestHandler) => {
             handler = fastifyHandler;
             return given;
+          },
+        }),
+    // The base path comes off before routing, so every route is written as if at "/".
+    ...(options.publicAddress === undefined
+      ? {}
+      : {
+          rewriteUrl: (request: IncomingMessage): string => {
+            const routed = stripBasePath(request.url ?? "/", basePath);
+            if (routed !== "bare" && routed !== "outside") return routed;
+            outsideBase.set(request, routed);
+            return "/";
           },
         }),
     ...(options.logFormat === "json" ? jsonLoggerOptions(options.logStream) : { logger: options.logger ?? { level: "error" } }),
@@ -177,7 +202,23 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   // CPU-heavy answers (big diffs, huge raw lines) run on a worker thread and are kept in the memory budget.
   const heavy: HeavyWork = { pool: new CpuPool(), responses: new ComputedResponses(memory) };
   await app.register(metrics, { token: options.metricsToken ?? null, sources: { memory, directory, archives, computed: heavy.responses, store: files instanceof RemoteFiles ? files.source : null } });
-  await app.register(hostCheck, { ...(options.bindHost === undefined ? {} : { bindHost: options.bindHost }) });
+  const origin = { bindHost: options.bindHost, publicAddress: options.publicAddress, secure: options.secure === true };
+  await app.register(hostCheck, origin);
+  // After the host check (a foreign Host is 403 wherever it points), before everything else.
+  app.addHook("onRequest", (request, reply, done) => {
+    const outside = outsideBase.get(request.raw);
+    if (outside === undefined) return done();
+    const original = request.originalUrl;
+    if (outside === "bare") {
+      const query = original.indexOf("?");
+      void reply.code(308).header("location", `${basePath}${query === -1 ? "" : original.slice(query)}`).send();
+      return;
+    }
+    void reply
+      .code(404)
+      .type("application/json; charset=utf-8")
+      .send(JSON.stringify({ detail: `Not found: ${request.method} ${(original.split("?")[0] ?? "").slice(0, 300)} (the viewer is served under ${basePath})`, code: "WD_ERR_NOT_FOUND" }));
+  });
   if (options.auth !== undefined) await app.register(signInGuard, options.auth);
   await app.register(securityHeaders);
   await app.register(jsonBody);
@@ -200,10 +241,10 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
     onIndexed: () => events.send("indexed", { files: directory.files().length }),
   });
   await app.register(eventRoutes, { state, events });
-  await app.register(spaFallback, { webDir: options.webDir ?? path.join(packageRoot(), "dist", "web"), ...(options.ssrModule === undefined ? {} : { ssrModule: options.ssrModule }), prerenderLanding: options.prerenderLanding === true });
+  await app.register(spaFallback, { basePath, webDir: options.webDir ?? path.join(packageRoot(), "dist", "web"), ...(options.ssrModule === undefined ? {} : { ssrModule: options.ssrModule }), prerenderLanding: options.prerenderLanding === true });
 
   // WebSocket upgrades never reach Fastify's hooks: answered with the same checks (a given server answers them already).
-  if (given === undefined) app.server.on("upgrade", refuseUpgrades(options.bindHost));
+  if (given === undefined) app.server.on("upgrade", refuseUpgrades(origin));
   // The same cap and keep-alive as the CLI's server (a given one is held to them already).
   if (given === undefined) limitConnections(app.server, options.connections);
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * `wink-debug [DIR|FILE|URL] [--host 127.0.0.1] [--port 8000] [--open|--no-open] [--recursive] [--cache-dir DIR]`
+ * `wink-debug [DIR|FILE|URL] [--host 127.0.0.1] [--port 8000] [--open|--no-open] [--recursive] [--cache-dir DIR]
+ *   [--public-url URL] [--tls-cert FILE --tls-key FILE]`
  * (and the subcommands `wink-debug bundle …`, `wink-debug failures …`)
  *
  * Serves a directory of WINK session files and debug bundles (or the directory of one
@@ -9,7 +10,8 @@
  * bundled example run. Problems with the input are one line on stderr, never a stack trace
  * nor a credential:
  *   exit 0  stopped normally (Ctrl-C, SIGTERM)
- *   exit 2  bad arguments, or nothing to serve (missing path, empty directory, unreadable file),
+ *   exit 2  bad arguments (a --public-url that cannot be used, a TLS file that cannot be
+ *           read or does not fit), or nothing to serve (missing path, empty directory, unreadable file),
  *           or a --cache-dir that cannot be created, read or written, or that another user
  *           owns or may write (the folder, or one above it that is not sticky)
  *   exit 3  the server could not start (port in use, address not available)
@@ -23,6 +25,10 @@ import { parseArgs } from "node:util";
 import { SourceError } from "../shared/errors.js";
 import { DEFAULT_DISK_CACHE_BYTES, isRemoteTarget, redactUrl } from "../shared/remote/index.js";
 import { createFirstStage } from "./first-stage.js";
+import { PublicUrlError, parsePublicUrl } from "./http/public-address.js";
+import type { PublicAddress } from "./http/public-address.js";
+import { TlsFilesError, readTlsFiles } from "./http/tls-files.js";
+import type { TlsFiles } from "./http/tls-files.js";
 import { DEFAULT_KEEP_ALIVE_TIMEOUT_MS, DEFAULT_RESERVE, FILE_HEADROOM, MAX_DEFAULT_CONNECTIONS, MIN_CONNECTIONS, defaultMaxConnections, openFileLimit } from "./http/connection-limits.js";
 import type { RemoteTargetOptions } from "./library/open-target.js";
 import { DEFAULT_MEMORY_BYTES, closeServedState, openServedState } from "./library/served-state.js";
@@ -85,6 +91,13 @@ Options:
   --metrics-token-file FILE
                    serve Prometheus metrics at /metrics to requests bearing this file's
                    token (Authorization: Bearer …); without it there is no /metrics
+  --public-url URL the address users open, when a reverse proxy (or DNS) puts the viewer
+                   elsewhere, e.g. https://tools.example/wink/: its host and origin are
+                   accepted besides loopback, and its path (ending in /) is the base
+                   path every page, asset and API route is served under (the proxy
+                   passes it on unchanged); other paths are 404
+  --tls-cert FILE  serve HTTPS with this PEM certificate (chain) ...
+  --tls-key FILE   ... and this PEM private key (unencrypted); both or neither
   -h, --help       show this help
   -v, --version    print the version
 
@@ -116,6 +129,9 @@ interface CliOptions {
   recursive: boolean;
   memoryBytes: number;
   maxConnections: number;
+  publicAddress: PublicAddress | undefined;
+  /** The certificate and key files (`--tls-cert`, `--tls-key`), read after parsing. */
+  tlsFiles: { cert: string; key: string } | undefined;
   /** Seconds between two polls (remote live reload, or local polling), or undefined. */
   pollSeconds: number | undefined;
   remote: RemoteTargetOptions;
@@ -167,6 +183,9 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
         "no-path-style": { type: "boolean" },
         "log-format": { type: "string" },
         "metrics-token-file": { type: "string" },
+        "public-url": { type: "string" },
+        "tls-cert": { type: "string" },
+        "tls-key": { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "v" },
       },
@@ -189,6 +208,17 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
     throw new UsageError(`--max-connections must be below the open-file limit (ulimit -n: ${fileLimit}), which files need too (default here: ${defaultMaxConnections(fileLimit)}), got ${maxConnectionsText}`);
   }
   const target = positionals[0] ?? path.join(packageRoot(), "examples", "snapshots");
+  let publicAddress: PublicAddress | undefined;
+  try {
+    publicAddress = values["public-url"] === undefined ? undefined : parsePublicUrl(values["public-url"]);
+  } catch (error) {
+    if (error instanceof PublicUrlError) throw new UsageError(error.message);
+    throw error;
+  }
+  const certFile = values["tls-cert"];
+  const keyFile = values["tls-key"];
+  if ((certFile === undefined) !== (keyFile === undefined)) throw new UsageError(certFile === undefined ? "--tls-key needs --tls-cert" : "--tls-cert needs --tls-key");
+  if (certFile === "" || keyFile === "") throw new UsageError("--tls-cert and --tls-key must name files");
   const pollText = values.poll;
   if (pollText !== undefined && (!/^\d{1,6}$/.test(pollText) || Number(pollText) < 1 || Number(pollText) > MAX_POLL_SECONDS)) {
     throw new UsageError(`--poll must be a whole number of seconds from 1 to ${MAX_POLL_SECONDS}, got ${pollText}`);
@@ -239,6 +269,8 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
     open: values.open === true && values["no-open"] !== true,
     recursive: values.recursive === true,
     memoryBytes: Number(memoryText) * MIB,
+    publicAddress,
+    tlsFiles: certFile === undefined || keyFile === undefined ? undefined : { cert: path.resolve(certFile), key: path.resolve(keyFile) },
     maxConnections: Number(maxConnectionsText),
     pollSeconds: pollText === undefined ? undefined : Number(pollText),
     remote,
@@ -276,9 +308,9 @@ function portIsFree(host: string, port: number): Promise<boolean> {
   });
 }
 
-function urlOf(host: string, port: number): string {
+function urlOf(host: string, port: number, scheme: "http" | "https", basePath: string): string {
   const shown = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
-  return `http://${shown.includes(":") ? `[${shown}]` : shown}:${port}/`;
+  return `${scheme}://${shown.includes(":") ? `[${shown}]` : shown}:${port}${basePath}`;
 }
 
 /** Opens `url` with the platform's opener when there is one; never fails the server. */
@@ -347,6 +379,16 @@ async function main(): Promise<void> {
     return;
   }
 
+  // Before anything is opened: a wrong file is exit 2 naming it, not a failed handshake later.
+  let tls: TlsFiles | undefined;
+  try {
+    tls = options.tlsFiles === undefined ? undefined : readTlsFiles(options.tlsFiles.cert, options.tlsFiles.key);
+  } catch (error) {
+    if (error instanceof TlsFilesError) fail(2, error.message);
+    throw error;
+  }
+  const { publicAddress } = options;
+
   const interactive = process.stderr.isTTY === true;
   const started = Date.now();
   const remote = isRemoteTarget(options.target);
@@ -387,7 +429,12 @@ async function main(): Promise<void> {
     process.stdout.write(`Port ${original} is in use; using ${port} instead.\n`);
   }
   // The first stage listens and answers the first /api/meta while Fastify and the routes load (server/first-stage.ts).
-  const stage = createFirstStage(state, { bindHost: options.host, maxConnections: options.maxConnections });
+  const stage = createFirstStage(state, {
+    bindHost: options.host,
+    maxConnections: options.maxConnections,
+    ...(publicAddress === undefined ? {} : { publicAddress }),
+    ...(tls === undefined ? {} : { tls }),
+  });
   try {
     await new Promise<void>((resolve, reject) => {
       stage.server.once("error", reject);
@@ -402,7 +449,7 @@ async function main(): Promise<void> {
   }
   const address = stage.server.address();
   const actualPort = typeof address === "object" && address !== null ? address.port : port;
-  const url = urlOf(options.host, actualPort);
+  const url = urlOf(options.host, actualPort, tls === undefined ? "http" : "https", publicAddress?.basePath ?? "/");
   const files = state.directory.files();
   const bundles = files.filter((record) => record.kind === "bundle").length;
   const sessions = files.length - bundles;
@@ -413,10 +460,11 @@ async function main(): Promise<void> {
   const polling = remote && options.pollSeconds !== undefined ? `, polled every ${options.pollSeconds} s` : "";
   process.stdout.write(`wink-debug ${packageVersion()} serving ${state.displayRoot} (${counted}${options.recursive ? ", recursive" : ""}${polling})\n`);
   process.stdout.write(`  ${url}   (ready in ${Date.now() - started} ms; Ctrl-C to stop)\n`);
+  if (publicAddress !== undefined) process.stdout.write(`  public URL: ${publicAddress.href}\n`);
   if (!["127.0.0.1", "localhost", "::1"].includes(options.host)) {
-    process.stdout.write(`  note: listening on ${options.host}; requests are still answered only for loopback names and ${options.host}\n`);
+    process.stdout.write(`  note: listening on ${options.host}; requests are still answered only for loopback names, ${options.host}${publicAddress === undefined ? "" : ` and ${publicAddress.origin}`}\n`);
   }
-  if (options.open) openBrowser(url);
+  if (options.open) openBrowser(publicAddress?.href ?? url);
 
   // Before the hand-over a signal closes the first stage and what it opened; after it, the app (which owns both then).
   let close = async (): Promise<void> => {
@@ -450,6 +498,8 @@ async function main(): Promise<void> {
     served,
     server: stage.server,
     bindHost: options.host,
+    ...(publicAddress === undefined ? {} : { publicAddress }),
+    secure: tls !== undefined,
     prerenderLanding: true,
     logFormat: options.logFormat,
     metricsToken: options.metricsToken,

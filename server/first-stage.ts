@@ -5,15 +5,21 @@
  * (`http/request-origin.ts`), security headers (`http/response-headers.ts`), meta
  * (`library/snapshot-meta.ts`), strict JSON and error bodies. Every other request waits,
  * unread, until `handOver` gives the server to Fastify (`buildApp({ server })`), which then
- * answers the waiting requests in their order and everything after.
+ * answers the waiting requests in their order and everything after. With `--tls-cert` it
+ * is an HTTPS server from the start (the app is given it as it is); with `--public-url` it
+ * answers the meta under the base path.
  */
 import http from "node:http";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import https from "node:https";
 import { toStrictJson } from "../shared/session/index.js";
 import { describeError, errorJson } from "./http/errors.js";
 import { limitConnections } from "./http/connection-limits.js";
 import type { ConnectionCount, ConnectionLimits } from "./http/connection-limits.js";
-import { boundHostNames, refuseUpgrades, requestRefusal } from "./http/request-origin.js";
+import { LOCAL_BASE_PATH, basePathOf } from "./http/public-address.js";
+import type { PublicAddress } from "./http/public-address.js";
+import { originPolicy, refuseUpgrades, requestRefusal } from "./http/request-origin.js";
+import type { TlsFiles } from "./http/tls-files.js";
 import { addSecurityHeaders } from "./http/response-headers.js";
 import { metaFor } from "./library/snapshot-meta.js";
 import type { ViewerState } from "./library/viewer-state.js";
@@ -54,12 +60,19 @@ export interface FirstStage {
 }
 
 /** Headers in the order Fastify's reply writes them: the type, the security headers, the length. */
-function send(request: IncomingMessage, response: ServerResponse, status: number, body: string): void {
+function send(routeUrl: string, response: ServerResponse, status: number, body: string): void {
   const headers: Record<string, string> = { "content-type": JSON_TYPE };
-  addSecurityHeaders(request.url ?? "", { hasHeader: (name) => name in headers, header: (name, value) => (headers[name] = value) });
+  addSecurityHeaders(routeUrl, { hasHeader: (name) => name in headers, header: (name, value) => (headers[name] = value) });
   headers["content-length"] = String(Buffer.byteLength(body));
   response.writeHead(status, headers);
   response.end(body);
+}
+
+/** Where the first stage is reached: the bound address, the public address, and the certificate it serves HTTPS with. */
+export interface FirstStageAddress {
+  readonly bindHost?: string;
+  readonly publicAddress?: PublicAddress;
+  readonly tls?: TlsFiles;
 }
 
 /**
@@ -67,8 +80,11 @@ function send(request: IncomingMessage, response: ServerResponse, status: number
  * request for the full app. `bindHost`: the address it will listen on (allowed as a Host);
  * the connection cap and keep-alive (`http/connection-limits.ts`) hold for the full app too.
  */
-export function createFirstStage(state: ViewerState, options: { bindHost?: string } & ReceiveTimeouts & ConnectionLimits = {}): FirstStage {
-  const extra = boundHostNames(options.bindHost);
+export function createFirstStage(state: ViewerState, options: FirstStageAddress & ReceiveTimeouts & ConnectionLimits = {}): FirstStage {
+  const origin = { bindHost: options.bindHost, publicAddress: options.publicAddress, secure: options.tls !== undefined };
+  const policy = originPolicy(origin);
+  const basePath = basePathOf(options.publicAddress);
+  const metaUrl = basePath === LOCAL_BASE_PATH ? "/api/meta" : `${basePath}api/meta`;
   const waiting: [IncomingMessage, ServerResponse][] = [];
   let handler: Handler | null = null;
   let answered = 0;
@@ -85,22 +101,22 @@ export function createFirstStage(state: ViewerState, options: { bindHost?: strin
   };
 
   const onRequest = (request: IncomingMessage, response: ServerResponse): void => {
-    if (request.method !== "GET" || request.url !== "/api/meta" || changeWaiting) {
+    if (request.method !== "GET" || request.url !== metaUrl || changeWaiting) {
       if (request.method !== "GET" && request.method !== "HEAD") changeWaiting = true;
       hold(request, response);
       return;
     }
-    const refusal = requestRefusal(request.headers, extra);
+    const refusal = requestRefusal(request.headers, policy);
     if (refusal !== null) {
       answered += 1;
-      send(request, response, refusal.statusCode, errorJson(describeError(refusal)));
+      send("/api/meta", response, refusal.statusCode, errorJson(describeError(refusal)));
       wantedNow();
       return;
     }
     metaFor(state, {}).then(
       (meta) => {
         answered += 1;
-        send(request, response, 200, toStrictJson(meta));
+        send("/api/meta", response, 200, toStrictJson(meta));
         wantedNow();
       },
       // Whatever failed is the full app's to answer (and log): it resolves the meta again.
@@ -108,17 +124,16 @@ export function createFirstStage(state: ViewerState, options: { bindHost?: strin
     );
   };
 
-  const server = http.createServer(
-    {
-      headersTimeout: options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
-      requestTimeout: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-      connectionsCheckingInterval: options.checkIntervalMs ?? DEFAULT_CHECK_INTERVAL_MS,
-    },
-    onRequest,
-  );
+  const timeouts = {
+    headersTimeout: options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
+    requestTimeout: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    connectionsCheckingInterval: options.checkIntervalMs ?? DEFAULT_CHECK_INTERVAL_MS,
+  };
+  // An HTTPS server has every method of an HTTP one the app uses (it is Node's HTTP server over TLS sockets).
+  const server: Server = options.tls === undefined ? http.createServer(timeouts, onRequest) : (https.createServer({ ...timeouts, cert: options.tls.cert, key: options.tls.key }, onRequest) as unknown as Server);
   server.setTimeout(0);
   const connections = limitConnections(server, options);
-  server.on("upgrade", refuseUpgrades(options.bindHost));
+  server.on("upgrade", refuseUpgrades(origin));
 
   return {
     server,

@@ -9,14 +9,18 @@ import { renderToString } from "react-dom/server";
 import type { RunResponse } from "./api/api.js";
 import { HttpApi } from "./api/http-api.js";
 import { Root } from "./app/Root.js";
+import { setRenderedPathname } from "./state/url-store.js";
 
 /**
- * `<div id="root">`'s inner HTML for the landing page of `run` (the newest run); null for a
+ * `<div id="root">`'s inner HTML for the landing page of `run` (the newest run), served at
+ * `basePath` (`--public-url`'s path, "/" by default); null for a
  * debug bundle's run, whose overview waits for a lazy chunk the server would leave as a
  * fallback for the browser to redo (the server then sends the page unrendered).
  */
-export function renderLanding(run: RunResponse): string | null {
+export function renderLanding(run: RunResponse, basePath = "/"): string | null {
   if (run.source.kind === "bundle") return null;
+  // The landing page's own path, which the browser's first render writes its links with.
+  setRenderedPathname(basePath);
   // Nothing is fetched while rendering on the server: the api only answers `kind` and `label`.
   return renderToString(<Root initialApi={new HttpApi()} landingRun={run} />);
 }

@@ -7,14 +7,18 @@
  *   case, optional port) or the name the server was explicitly bound to: anything else is
  *   403 (DNS rebinding), a missing Host 400. `0.0.0.0`, decimal IPs and LAN addresses are
  *   refused even though they can reach loopback.
- * - An `Origin` header must be this very origin (`http://<Host>`); `null`, other ports and
- *   other hosts are 403. No CORS headers are ever sent.
+ * - An `Origin` header must be this very origin (`http://<Host>`, `https://` when the server
+ *   speaks TLS itself); `null`, other ports and other hosts are 403. No CORS headers are ever sent.
+ * - With a public address (`--public-url`, `public-address.ts`), its host[:port] is allowed
+ *   too, and a request naming it must come from its origin (scheme included): a proxy may
+ *   pass the public Host on or its own loopback one, the browser's Origin is the public one.
  * - `Sec-Fetch-Site: cross-site|same-site` is refused unless it is a navigation (a link to
  *   the viewer from elsewhere still opens it): no `<script src>`/`<img>` inclusion (XSSI).
  */
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { ServerError, errorJson } from "./errors.js";
+import type { PublicAddress } from "./public-address.js";
 
 const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
 const WILDCARDS = new Set(["0.0.0.0", "::", "[::]", ""]);
@@ -45,14 +49,52 @@ export function boundHostNames(bindHost: string | undefined): ReadonlySet<string
   return new Set([bind.includes(":") && !bind.startsWith("[") ? `[${bind}]` : bind]);
 }
 
-/** Why a request with these headers is refused (a `ServerError` with its status), or null when it may be answered. */
-export function requestRefusal(headers: IncomingHttpHeaders, extra: ReadonlySet<string>): ServerError | null {
+/** What the server is reached by: the address it is bound to, its public address, and whether it speaks TLS itself. */
+export interface OriginOptions {
+  readonly bindHost?: string | undefined;
+  readonly publicAddress?: PublicAddress | null | undefined;
+  /** The server itself serves HTTPS (`--tls-cert`): same-origin requests say `https://<Host>`. */
+  readonly secure?: boolean | undefined;
+}
+
+/** The rules `requestRefusal` applies, computed once per server. */
+export interface OriginPolicy {
+  /** Host names allowed beside loopback (the bound address). */
+  readonly extra: ReadonlySet<string>;
+  readonly publicAddress: PublicAddress | null;
+  readonly scheme: "http" | "https";
+}
+
+export function originPolicy(options: OriginOptions = {}): OriginPolicy {
+  return { extra: boundHostNames(options.bindHost), publicAddress: options.publicAddress ?? null, scheme: options.secure === true ? "https" : "http" };
+}
+
+/** True when the Host header names the public address (its port written or left to the scheme's default). */
+function namesPublicAddress(host: { name: string; port: string | null }, address: PublicAddress): boolean {
+  return host.name === address.hostname && (host.port ?? (address.secure ? "443" : "80")) === address.port;
+}
+
+/**
+ * Why a request with these headers is refused (a `ServerError` with its status), or null
+ * when it may be answered. `rules`: an `OriginPolicy`, or (the local default) the Host
+ * names allowed beside loopback.
+ */
+export function requestRefusal(headers: IncomingHttpHeaders, rules: OriginPolicy | ReadonlySet<string>): ServerError | null {
+  const policy: OriginPolicy = rules instanceof Set ? { extra: rules, publicAddress: null, scheme: "http" } : (rules as OriginPolicy);
   const host = headers.host;
   if (host === undefined || host === "") return new ServerError("WD_ERR_NO_HOST", "Missing Host header");
-  if (!isAllowedHost(host, extra)) return new ServerError("WD_ERR_HOST", `Host not allowed: ${host.slice(0, 200)} (the viewer answers loopback names only)`);
-  const origin = headers.origin;
-  if (origin !== undefined && origin.toLowerCase() !== `http://${host.toLowerCase()}`) {
-    return new ServerError("WD_ERR_ORIGIN", `Cross-origin request refused (Origin ${origin.slice(0, 200)})`);
+  const parsed = parseHostHeader(host);
+  const address = policy.publicAddress;
+  const isPublic = parsed !== null && address !== null && namesPublicAddress(parsed, address);
+  if (!isPublic && !isAllowedHost(host, policy.extra)) {
+    const allowed = address === null ? "loopback names only" : `loopback names and ${address.origin.replace(/^https?:\/\//, "")}`;
+    return new ServerError("WD_ERR_HOST", `Host not allowed: ${host.slice(0, 200)} (the viewer answers ${allowed})`);
+  }
+  const origin = headers.origin?.toLowerCase();
+  if (origin !== undefined) {
+    // The public origin always; the Host's own origin only for a Host that is not the public name (no scheme downgrade).
+    const sameOrigin = !isPublic && origin === `${policy.scheme}://${host.toLowerCase()}`;
+    if (!sameOrigin && origin !== address?.origin) return new ServerError("WD_ERR_ORIGIN", `Cross-origin request refused (Origin ${(headers.origin ?? "").slice(0, 200)})`);
   }
   const site = headers["sec-fetch-site"];
   const mode = headers["sec-fetch-mode"];
@@ -63,15 +105,15 @@ export function requestRefusal(headers: IncomingHttpHeaders, extra: ReadonlySet<
 }
 
 /** The answer to a raw `upgrade` request (which never reaches Fastify's hooks): the refusal, else 404 (no WebSocket endpoint). */
-export function upgradeVerdict(headers: IncomingHttpHeaders, options: { bindHost?: string } = {}): { status: number; detail: string; code: string } {
-  const refusal = requestRefusal(headers, boundHostNames(options.bindHost));
+export function upgradeVerdict(headers: IncomingHttpHeaders, options: OriginOptions = {}): { status: number; detail: string; code: string } {
+  const refusal = requestRefusal(headers, originPolicy(options));
   if (refusal !== null) return { status: refusal.statusCode, detail: refusal.message, code: refusal.code };
   return { status: 404, detail: "This server has no WebSocket endpoint (live reload uses GET /api/events)", code: "WD_ERR_NOT_FOUND" };
 }
 
 /** An `upgrade` listener for the server: every WebSocket upgrade is answered with {@link upgradeVerdict} and closed. */
-export function refuseUpgrades(bindHost: string | undefined): (request: IncomingMessage, socket: Duplex) => void {
-  const options = bindHost === undefined ? {} : { bindHost };
+export function refuseUpgrades(origin: OriginOptions | string | undefined): (request: IncomingMessage, socket: Duplex) => void {
+  const options: OriginOptions = typeof origin === "string" ? { bindHost: origin } : (origin ?? {});
   return (request, socket) => {
     const { status, detail, code } = upgradeVerdict(request.headers, options);
     const body = errorJson({ detail, code });

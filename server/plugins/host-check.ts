@@ -5,20 +5,19 @@
  */
 import type { FastifyPluginAsync } from "fastify";
 import fp from "fastify-plugin";
-import { boundHostNames, requestRefusal } from "../http/request-origin.js";
+import { originPolicy, requestRefusal } from "../http/request-origin.js";
+import type { OriginOptions } from "../http/request-origin.js";
 
 export { isAllowedHost, parseHostHeader, upgradeVerdict } from "../http/request-origin.js";
 
-export interface HostCheckOptions {
-  /** The address the server listens on; a non-wildcard, non-loopback one is allowed as a Host too. */
-  bindHost?: string;
-}
+/** `bindHost`: a non-wildcard, non-loopback one is allowed as a Host too; `publicAddress`: its host and origin are. */
+export type HostCheckOptions = OriginOptions;
 
 const plugin: FastifyPluginAsync<HostCheckOptions> = async (app, options) => {
-  const extra = boundHostNames(options.bindHost);
+  const policy = originPolicy(options);
   // A callback hook: it runs on every request, and an async one costs a promise each time.
   app.addHook("onRequest", (request, _reply, done) => {
-    const refusal = requestRefusal(request.headers, extra);
+    const refusal = requestRefusal(request.headers, policy);
     if (refusal === null) done();
     else done(refusal);
   });

@@ -17,7 +17,8 @@ export const LANDING_RUN_ID = "wink-landing-run";
 /** What web/entry-server.tsx exports. */
 interface LandingRendererModule {
   /** null: this run is not rendered on the server. */
-  renderLanding(run: unknown): string | null;
+  /** `basePath`: where the page is served (its links start with it); an older build ignores it. */
+  renderLanding(run: unknown, basePath?: string): string | null;
 }
 
 /**
@@ -65,9 +66,9 @@ export class LandingRenderer {
     }
   }
 
-  /** The landing page's markup for the run answer `runJson` (`/api/run`'s body); null when there is no renderer or it renders no such run. Throws what rendering throws. */
-  async render(runJson: string): Promise<string | null> {
+  /** The landing page's markup for the run answer `runJson` (`/api/run`'s body) served at `basePath`; null when there is no renderer or it renders no such run. Throws what rendering throws. */
+  async render(runJson: string, basePath = "/"): Promise<string | null> {
     const renderer = await this.module();
-    return renderer === null ? null : renderer.renderLanding(JSON.parse(runJson));
+    return renderer === null ? null : renderer.renderLanding(JSON.parse(runJson), basePath);
   }
 }

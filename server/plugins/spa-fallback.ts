@@ -18,6 +18,11 @@ import fp from "fastify-plugin";
 import { LandingRenderer, withRenderedLanding } from "./server-render.js";
 
 export interface SpaOptions {
+  /**
+   * The public URL's path (`/wink/`; default "/"): the page's asset URLs and the app's API
+   * calls start with it (`pageForBase`). Routes here are written at "/" (app.ts takes it off).
+   */
+  basePath?: string;
   /** Directory of the built web app (`dist/web`); may not exist. */
   webDir: string;
   /**
@@ -94,10 +99,29 @@ function wantsPage(request: FastifyRequest): boolean {
  * preload: the browser starts it while the app's script is still loading, and the app's own
  * `fetch` is answered from it. Same origin, so the CSP's `connect-src 'self'` covers it.
  */
-export const LANDING_PRELOAD = '<link rel="preload" href="/api/run" as="fetch" crossorigin="anonymous">';
+export function landingPreload(basePath: string): string {
+  return `<link rel="preload" href="${basePath}api/run" as="fetch" crossorigin="anonymous">`;
+}
 
-function withLandingPreload(html: string): string {
-  return html.includes("</head>") ? html.replace("</head>", `  ${LANDING_PRELOAD}\n  </head>`) : html;
+export const LANDING_PRELOAD = landingPreload("/");
+
+function withLandingPreload(html: string, basePath: string): string {
+  return html.includes("</head>") ? html.replace("</head>", () => `  ${landingPreload(basePath)}\n  </head>`) : html;
+}
+
+/** The name of the `<meta>` that tells the web app its base path (web/api/page-base.ts reads it). */
+export const BASE_PATH_META = "wink-base-path";
+
+/**
+ * The built `index.html` for a base path: Vite writes its assets' URLs relative ("./assets/…",
+ * vite.config.ts), which would resolve against a deep link's path, so they are made absolute
+ * under the base path here, and a `<meta>` gives the app the base for its API calls. (A
+ * `<base href>` would do both, but the CSP says `base-uri 'none'`.)
+ */
+export function pageForBase(html: string, basePath: string): string {
+  const withAssets = html.replace(/(\s(?:src|href)=")\.\//g, (_match, attribute: string) => `${attribute}${basePath}`);
+  const meta = `<meta name="${BASE_PATH_META}" content="${basePath.replace(/[&"<>]/g, (character) => `&#${character.charCodeAt(0)};`)}" />`;
+  return withAssets.includes("<head>") ? withAssets.replace("<head>", () => `<head>\n    ${meta}`) : withAssets;
 }
 
 /** The one URL rendered on the server: `/` with no query (the app's state is all default there). */
@@ -112,14 +136,16 @@ function landsOnNewestRun(request: FastifyRequest): boolean {
 }
 
 const plugin: FastifyPluginAsync<SpaOptions> = async (app, options) => {
+  const basePath = options.basePath ?? "/";
   const indexPath = path.join(options.webDir, "index.html");
+  const readIndex = async (): Promise<string> => pageForBase(await readFile(indexPath, "utf8"), basePath);
   const built = existsSync(indexPath);
   let indexHtml: string | null = null;
   let landingHtml: string | null = null;
   const renderer = new LandingRenderer(built ? (options.ssrModule === undefined ? path.join(options.webDir, "..", "web-ssr", "entry-server.cjs") : options.ssrModule) : null);
   const sendIndex = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
-    indexHtml ??= built ? await readFile(indexPath, "utf8") : PLACEHOLDER_PAGE;
-    landingHtml ??= built ? withLandingPreload(indexHtml) : indexHtml;
+    indexHtml ??= built ? await readIndex() : PLACEHOLDER_PAGE;
+    landingHtml ??= built ? withLandingPreload(indexHtml, basePath) : indexHtml;
     const rendered = built && isBareLanding(request) ? await renderedLanding(request, indexHtml) : null;
     return reply
       .code(200)
@@ -132,10 +158,10 @@ const plugin: FastifyPluginAsync<SpaOptions> = async (app, options) => {
   /** The landing page with the newest run drawn in it (the same answer `/api/run` gives a request with `host`); null to send the page as before. */
   const renderLanding = async (host: string, page: string): Promise<string | null> => {
     if ((await renderer.module()) === null) return null;
-    const run = await app.inject({ method: "GET", url: "/api/run", headers: { host, accept: "application/json" } });
+    const run = await app.inject({ method: "GET", url: `${basePath}api/run`, headers: { host, accept: "application/json" } });
     if (run.statusCode !== 200) return null;
     if (lastRendered?.run === run.body) return lastRendered.html;
-    const markup = await renderer.render(run.body);
+    const markup = await renderer.render(run.body, basePath);
     const html = markup === null ? null : withRenderedLanding(page, markup, run.body);
     if (html !== null) lastRendered = { run: run.body, html };
     return html;
@@ -155,7 +181,7 @@ const plugin: FastifyPluginAsync<SpaOptions> = async (app, options) => {
     // After `ready` (not in it): the server answers meanwhile; a failure here only means the first page renders on demand.
     app.addHook("onReady", async () => {
       setImmediate(() => {
-        prerendering = readFile(indexPath, "utf8")
+        prerendering = readIndex()
           .then((html) => renderLanding("127.0.0.1", (indexHtml ??= html)))
           .catch(() => null)
           .finally(() => (prerendering = null));

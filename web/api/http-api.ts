@@ -9,6 +9,7 @@ import { ApiError } from "./api.js";
 import { subscribeShared } from "./shared-events.js";
 import type * as T from "./api.js";
 import { HttpBundleApi } from "./bundle-http.js";
+import { pageBasePath } from "./page-base.js";
 
 type Params = Record<string, string | number | undefined>;
 
@@ -49,7 +50,8 @@ export class HttpApi implements Api {
   label = "";
   readonly bundles = new HttpBundleApi((path, params, lossless) => this.get(path, params, lossless));
 
-  constructor(private readonly base: string = "") {}
+  /** `base`: what every URL starts with, by default the page's base path (`--public-url`). */
+  constructor(private readonly base: string = pageBasePath()) {}
 
   private async get<R>(path: string, params: Params = {}, lossless = false): Promise<R> {
     let response: Response;

@@ -41,11 +41,19 @@ function subscribe(listener: () => void): () => void {
   };
 }
 
+/** The page's path where there is no `location` (the server's render): the base path it serves the page under. */
+let renderedPathname = "/";
+
+/** Sets the path links are written with on the server (web/entry-server.tsx), where there is no `location`. */
+export function setRenderedPathname(pathname: string): void {
+  renderedPathname = pathname;
+}
+
 /** The URL of a state (for links that open in a new tab, and for tests). */
 export function urlOf(state: ViewState): string {
   const text = serializeViewState(state).toString();
   if (stateInHash()) return `${location.pathname}${location.search}#${text}`;
-  const pathname = typeof location === "undefined" ? "/" : location.pathname;
+  const pathname = typeof location === "undefined" ? renderedPathname : location.pathname;
   return `${pathname}${text === "" ? "" : `?${text}`}`;
 }
 
