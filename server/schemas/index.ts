@@ -14,3 +14,4 @@ export * from "./tool-calls.js";
 export * from "./bundles.js";
 export * from "./runs.js";
 
+export * from "./failures.js";

@@ -63,3 +63,5 @@ export { parseUnifiedDiff } from "./unified-diff.js";
 export type { RunView } from "./types.js";
 export type { AlignableCall, AlignmentKind, AlignmentRow, CallAlignment } from "./call-alignment.js";
 export { MAX_ALIGNMENT_CELLS, alignCalls } from "./call-alignment.js";
+export type { EvalDigest, EvalPlace } from "./eval-summary.js";
+export { evalSummary, failureOccurrences, placeFromPath } from "./eval-summary.js";
