@@ -71,9 +71,9 @@ function EvalPage({ summary, state }: { summary: EvalSummaryResponse; state: Vie
   const { outcomes } = summary;
   return (
     <div className="eval-view" data-testid="eval-view">
-      <h1 className="eval-title">
+      <h2 className="eval-title">
         Eval of {summary.root} <span className="muted">· {outcomes.runs} runs</span>
-      </h1>
+      </h2>
       <section aria-label="Outcomes" className="eval-outcomes">
         <OutcomeLink label="passed" count={outcomes.ok} outcome="ok" state={state} />
         <OutcomeLink label="failed" count={outcomes.failed} outcome="failed" state={state} />
@@ -107,7 +107,7 @@ function EvalPage({ summary, state }: { summary: EvalSummaryResponse; state: Vie
         ) : null}
       </section>
 
-      <div className="eval-filters" role="search" aria-label="Filter the runs">
+      <div className="eval-filters" role="search" aria-label="Filter the eval">
         <label>
           Filter <kbd>/</kbd>
           <input ref={filterInput} type="search" value={state.q ?? ""} placeholder="signature, message or run path" onChange={(event) => navigate({ q: event.target.value === "" ? undefined : event.target.value }, { replace: true })} data-testid="eval-filter" />
@@ -135,9 +135,9 @@ function EvalPage({ summary, state }: { summary: EvalSummaryResponse; state: Vie
 
       <div className="eval-columns">
         <section className="eval-groups" aria-labelledby="eval-groups-title">
-          <h2 id="eval-groups-title">
+          <h3 id="eval-groups-title">
             Failure groups <span className="muted">· {groups.length} · by runs affected · j/k, Enter</span>
-          </h2>
+          </h3>
           {groups.length === 0 ? (
             <EmptyState title="No failure groups">{summary.groups.length === 0 ? "No run of the target has a failed call or an error." : "No group matches the filter."}</EmptyState>
           ) : (
@@ -168,7 +168,7 @@ function EvalPage({ summary, state }: { summary: EvalSummaryResponse; state: Vie
 function OutcomeLink({ label, count, outcome, state }: { label: string; count: number; outcome: "ok" | "failed" | "error"; state: ViewState }) {
   const active = state.outcome === outcome;
   return (
-    <Link to={{ outcome: active ? undefined : outcome }} className={`eval-outcome eval-outcome-${outcome}${active ? " is-active" : ""}`} aria-pressed={active} data-testid={`eval-outcome-${outcome}`}>
+    <Link to={{ outcome: active ? undefined : outcome }} className={`eval-outcome eval-outcome-${outcome}${active ? " is-active" : ""}`} aria-current={active ? "true" : undefined} data-testid={`eval-outcome-${outcome}`}>
       <strong>{count}</strong> {label}
     </Link>
   );
@@ -220,9 +220,9 @@ function Occurrences({ group }: { group: FailureGroupResponse }) {
   const virtual = useVirtualizer({ count: list.length, getScrollElement: () => scroller.current, estimateSize: () => RUN_ROW, overscan: 10 });
   return (
     <div className="eval-occurrences" data-testid="eval-occurrences">
-      <h2>
+      <h3>
         Occurrences <span className="muted">· {group.occurrences}</span>
-      </h2>
+      </h3>
       {occurrences.isError ? <ErrorState error={occurrences.error} title="Could not list the occurrences" /> : null}
       {occurrences.data === undefined && !occurrences.isError ? <Spinner label="Listing the occurrences…" /> : null}
       <div className="eval-scroll eval-scroll-short" ref={scroller}>
@@ -275,9 +275,9 @@ function RunList({ runs, summary, filtered }: { runs: EvalRunResponse[]; summary
   const compare = useComparePair();
   return (
     <div className="eval-runs">
-      <h2>
+      <h3>
         Runs <span className="muted">· {filtered ? `${runs.length} of ${summary.runs.length}` : runs.length}</span>
-      </h2>
+      </h3>
       {runs.length === 0 ? <EmptyState title="No run matches the filters" /> : null}
       <div className="eval-scroll" ref={scroller} data-testid="eval-runs">
         <ul style={{ height: virtual.getTotalSize(), position: "relative" }}>
