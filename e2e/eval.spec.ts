@@ -87,6 +87,12 @@ test("runs filter by outcome, and a failed run compares its final workspace with
   const compare = page.getByTestId("eval-compare-passing");
   await expect(compare).toHaveCount(1);
   await compare.click();
+  // The two tool-call sequences aligned, the first divergence marked; then the workspaces compared.
+  await expect(page.getByTestId("eval-pair")).toBeVisible();
+  await expect(page.getByTestId("eval-pair-divergence")).toHaveCount(1);
+  await guarded.shot("eval-pair-1440");
+  expect(await seriousViolations(page)).toEqual([]);
+  await page.getByTestId("eval-pair-compare").click();
   await expect(page).toHaveURL(/view=compare/);
   const url = new URL(page.url());
   expect(url.searchParams.get("file")).toBe("nightly/sample-1/a-failed.zip");

@@ -59,6 +59,9 @@ export interface ViewState {
   /** Eval view: runs that ended (else started, else were written) on or after / before this date. */
   readonly since?: string;
   readonly until?: string;
+  /** Eval view: a failed run (`pair`) aligned against a passing run (`against`). */
+  readonly pair?: string;
+  readonly against?: string;
 }
 
 /** One facet filter of a panel: keep (`include`) or leave out the records whose `facet` is `value`. */
@@ -154,6 +157,12 @@ export function parseViewState(params: URLSearchParams): ViewState {
   if (since !== undefined) state.since = since;
   const until = text(params.get("until"));
   if (until !== undefined) state.until = until;
+  const pair = text(params.get("pair"));
+  const against = text(params.get("against"));
+  if (pair !== undefined && against !== undefined) {
+    state.pair = pair;
+    state.against = against;
+  }
   return state;
 }
 
@@ -187,6 +196,10 @@ export function serializeViewState(state: ViewState): URLSearchParams {
   if (state.tag !== undefined) params.set("tag", state.tag);
   if (state.since !== undefined) params.set("since", state.since);
   if (state.until !== undefined) params.set("until", state.until);
+  if (state.pair !== undefined && state.against !== undefined) {
+    params.set("pair", state.pair);
+    params.set("against", state.against);
+  }
   return params;
 }
 

@@ -21,6 +21,7 @@ import { showToast } from "../../state/toasts.js";
 import { navigate } from "../../state/url-store.js";
 import type { ViewState } from "../../state/view-state.js";
 import { filterGroups, filterRuns } from "./eval-filter.js";
+import { PairView } from "./PairView.js";
 
 const GROUP_ROW = 76;
 const RUN_ROW = 34;
@@ -133,6 +134,7 @@ function EvalPage({ summary, state }: { summary: EvalSummaryResponse; state: Vie
         </label>
       </div>
 
+      {state.pair !== undefined && state.against !== undefined ? <PairView failed={state.pair} passing={state.against} /> : null}
       <div className="eval-columns">
         <section className="eval-groups" aria-labelledby="eval-groups-title">
           <h3 id="eval-groups-title">
@@ -252,27 +254,9 @@ function passingPeer(summary: EvalSummaryResponse, run: EvalRunResponse): EvalRu
   return summary.runs.find((other) => other.outcome === "ok" && other.sample === run.sample && other.target === run.target) ?? null;
 }
 
-/** The two final workspaces in the compare view: the passing run as the base, the failed one as the target. */
-function useComparePair() {
-  const api = useApi();
-  const client = useQueryClient();
-  return async (failed: string, passing: string) => {
-    try {
-      const [target, base] = await Promise.all([client.fetchQuery(runQuery(api, failed)), client.fetchQuery(runQuery(api, passing))]);
-      const targetLine = finalLine(target);
-      const baseLine = finalLine(base);
-      if (targetLine === null || baseLine === null) throw new Error("one of the runs has no loadable line");
-      navigate({ file: failed, line: targetLine, view: "compare", base: { file: passing, line: baseLine }, path: undefined, slice: undefined, at: undefined, side: undefined, group: undefined, outcome: undefined, tag: undefined, since: undefined, until: undefined, q: undefined });
-    } catch (error) {
-      showToast(`Could not compare the runs: ${error instanceof Error ? error.message : String(error)}`, "error");
-    }
-  };
-}
-
 function RunList({ runs, summary, filtered }: { runs: EvalRunResponse[]; summary: EvalSummaryResponse; filtered: boolean }) {
   const scroller = useRef<HTMLDivElement | null>(null);
   const virtual = useVirtualizer({ count: runs.length, getScrollElement: () => scroller.current, estimateSize: () => RUN_ROW, overscan: 12 });
-  const compare = useComparePair();
   return (
     <div className="eval-runs">
       <h3>
@@ -292,9 +276,9 @@ function RunList({ runs, summary, filtered }: { runs: EvalRunResponse[]; summary
                 </Link>
                 <span className="muted">{run.attempt === null ? "" : `attempt ${run.attempt}`}</span>
                 {peer !== null ? (
-                  <button type="button" className="btn btn-small" onClick={() => void compare(run.run, peer.run)} title={`Compare the final workspace with ${peer.run}, a passing run of the same sample`} data-testid="eval-compare-passing">
+                  <Link to={{ pair: run.run, against: peer.run }} className="btn btn-small" title={`Align the tool calls with ${peer.run}, a passing run of the same sample`} data-testid="eval-compare-passing">
                     vs passing
-                  </button>
+                  </Link>
                 ) : null}
               </li>
             );
