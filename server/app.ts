@@ -50,6 +50,7 @@ import { legacyRoutes } from "./routes/legacy.js";
 import { searchRoutes } from "./routes/search.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { runRoutes } from "./routes/runs.js";
+import { failureRoutes } from "./routes/failures.js";
 import { toolCallRoutes } from "./routes/tool-calls.js";
 import type { HeavyWork } from "./routes/request-helpers.js";
 
@@ -240,6 +241,7 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
     health: () => (watcher instanceof RemotePoller ? watcher.health : null),
     onIndexed: () => events.send("indexed", { files: directory.files().length }),
   });
+  await app.register(failureRoutes, { state });
   await app.register(eventRoutes, { state, events });
   await app.register(spaFallback, { basePath, webDir: options.webDir ?? path.join(packageRoot(), "dist", "web"), ...(options.ssrModule === undefined ? {} : { ssrModule: options.ssrModule }), prerenderLanding: options.prerenderLanding === true });
 

@@ -61,3 +61,7 @@ export { parseUnifiedDiff } from "./unified-diff.js";
 
 // What web/ uses of this folder besides the rest of this list: it imports through this entry, never a module path (lint holds it).
 export type { RunView } from "./types.js";
+export type { AlignableCall, AlignmentKind, AlignmentRow, CallAlignment } from "./call-alignment.js";
+export { MAX_ALIGNMENT_CELLS, alignCalls } from "./call-alignment.js";
+export type { EvalDigest, EvalPlace } from "./eval-summary.js";
+export { evalSummary, failureOccurrences, placeFromPath } from "./eval-summary.js";

@@ -160,3 +160,11 @@ export type RunDigestView = Static<typeof S.RunDigest>;
 export type FailureGroupView = Static<typeof S.FailureGroup>;
 /** `wink-debug failures --json`. */
 export type FailureReportView = Static<typeof S.FailureReport>;
+/** A run as the eval view lists it. */
+export type EvalRunView = Static<typeof S.EvalRun>;
+/** `GET /api/failures`: outcomes, runs and failure groups of the target. */
+export type EvalSummaryView = Static<typeof S.EvalSummary>;
+/** One occurrence of a failure group. */
+export type FailureOccurrenceView = Static<typeof S.FailureOccurrence>;
+/** `GET /api/failures/occurrences`. */
+export type FailureOccurrencesView = Static<typeof S.FailureOccurrences>;

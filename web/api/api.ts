@@ -30,6 +30,11 @@ export interface DiffOptions {
   readonly copies?: boolean;
 }
 export type RunSearchResponse = V.RunSearchView;
+export type EvalSummaryResponse = V.EvalSummaryView;
+export type EvalRunResponse = V.EvalRunView;
+export type FailureGroupResponse = V.FailureGroupView;
+export type FailureOccurrencesResponse = V.FailureOccurrencesView;
+export type FailureOccurrenceResponse = V.FailureOccurrenceView;
 export type DiffStatResponse = V.DiffStatView;
 export type SessionFileResponse = FileListResponse["files"][number];
 export type SessionNodeResponse = SessionFileResponse["sessions"][number];
@@ -78,6 +83,10 @@ export interface Api {
   runs(query?: RunPageQuery): Promise<V.RunListView>;
   /** One run in full; without `file`, the newest run that loads (where the app lands). */
   run(file?: string): Promise<V.RunView>;
+  /** The eval: every run's outcome and place, and the failure groups across them (`/api/failures`). */
+  failures(): Promise<V.EvalSummaryView>;
+  /** One failure group's occurrences, earliest first. */
+  failureOccurrences(signature: string): Promise<V.FailureOccurrencesView>;
   /** Search across every snapshot of `session` (default: the run's root) and its children. */
   runSearch(file: string, session: string | null, query: string, regex: boolean, limit: number): Promise<V.RunSearchView>;
   /** A snapshot's metadata; without `ref`, the server's current snapshot (where the app starts). */

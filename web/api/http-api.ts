@@ -75,6 +75,14 @@ export class HttpApi implements Api {
     return list;
   }
 
+  failures(): Promise<T.EvalSummaryResponse> {
+    return this.get("/api/failures");
+  }
+
+  failureOccurrences(signature: string): Promise<T.FailureOccurrencesResponse> {
+    return this.get("/api/failures/occurrences", { signature });
+  }
+
   async runs(page: RunPageQuery = {}): Promise<T.RunListResponse> {
     const list = await this.get<T.RunListResponse>("/api/runs", { offset: page.offset, limit: page.limit, q: page.q || undefined, since: page.since || undefined, until: page.until || undefined });
     this.label = list.root;

@@ -24,6 +24,9 @@ export const keys = {
   runPages: (filter: RunFilter) => [...keys.runs(), "pages", filter.q, filter.since, filter.until] as const,
   /** A run nests under its session file, so a changed file refreshes its run. */
   run: (file: string) => [...keys.sessionFile(file), "run"] as const,
+  /** The eval spans every run: under `runs`, so what refreshes the run list refreshes it. */
+  failures: () => [...keys.runs(), "failures"] as const,
+  failureOccurrences: (signature: string) => [...keys.failures(), "occurrences", signature] as const,
   newestRun: () => [ROOT, "newest-run"] as const,
   /** `limit` is part of the key: a search capped at 50 hits is not the answer to one capped at 500. */
   runSearch: (file: string, session: string | null, query: string, regex: boolean, limit: number) => [...keys.run(file), "search", session ?? "", regex ? "regex" : "text", query, limit] as const,

@@ -10,7 +10,7 @@ import { BUNDLE_MEMBERS, bundleMetaView, bundleRunParts } from "../../shared/deb
 import { FileNotFoundError } from "../../shared/errors.js";
 import { summarizeSnapshot, parseSessionText, findFilesystemSnapshotRef } from "../../shared/session/browser.js";
 import type { SessionLineError, SessionSnapshot } from "../../shared/session/browser.js";
-import { MAX_VIEW_BYTES, landingRun, fileContent, archiveManifestSummary, buildFileTree, searchSnapshot, sessionFileView, diffFileLists, diffSlice, diffSliceSummaries, diffSourceFile, diffWorkspaces, buildRun, placeholderRunSummary, runSummary, pageOfRuns, diffStats, searchRun, sessionEvents, slicePage, snapshotMeta, buildTimeline, compareTimes, bundleWorkspace, resolveWorkspace, workspaceMetaView } from "../../shared/viewer/index.js";
+import { MAX_VIEW_BYTES, landingRun, fileContent, archiveManifestSummary, buildFileTree, searchSnapshot, sessionFileView, diffFileLists, diffSlice, diffSliceSummaries, diffSourceFile, diffWorkspaces, buildRun, placeholderRunSummary, runSummary, pageOfRuns, diffStats, searchRun, sessionEvents, slicePage, snapshotMeta, buildTimeline, compareTimes, bundleWorkspace, resolveWorkspace, workspaceMetaView, evalSummary, failureOccurrences, notLoadedDigest, runDigest } from "../../shared/viewer/index.js";
 import type { ArchiveManifestRead, RunSearchSession, RunView, IndexedSnapshotLine, ResolvedWorkspace } from "../../shared/viewer/index.js";
 import type { Api, DiffOptions, RunPageQuery, SearchScope, SnapshotRef } from "./api.js";
 import type { ApiError } from "./api.js";
@@ -262,6 +262,21 @@ export class LocalApi implements Api {
         store: { kind: "local", location: this.label, listing: { pages: 1, objects: all.length, done: true, skipped_folders: [] }, health: null },
       };
     });
+  }
+
+  /** The digests of every opened run, as the server computes them (a refused bundle: not loaded, with why). */
+  async #digests() {
+    return Promise.all(
+      this.#newestFirst().map(async (file) => (file.failure === null ? runDigest(await this.#run(file.path)) : notLoadedDigest({ kind: "bundle", path: file.path, name: file.name }, file.modifiedAt, file.failure.detail))),
+    );
+  }
+
+  failures(): Promise<T.EvalSummaryResponse> {
+    return this.#answer(async () => evalSummary(this.label, await this.#digests()));
+  }
+
+  failureOccurrences(signature: string): Promise<T.FailureOccurrencesResponse> {
+    return this.#answer(async () => failureOccurrences(await this.#digests(), signature));
   }
 
   run(file?: string): Promise<T.RunResponse> {

@@ -42,6 +42,8 @@ const loadCompare = () => import("../features/diff/CompareView.js");
 const loadSearch = () => import("../features/search/SearchView.js");
 const loadHelp = () => import("../features/help/HelpOverlay.js");
 const loadBundlePanels = () => import("../features/bundle/BundlePanelView.js");
+const loadEval = () => import("../features/eval/EvalView.js");
+const EvalView = lazy(() => loadEval().then((module) => ({ default: module.EvalView })));
 const SlicesView = lazy(() => loadSlices().then((module) => ({ default: module.SlicesView })));
 const TimelineView = lazy(() => loadTimeline().then((module) => ({ default: module.TimelineView })));
 const FilesView = lazy(() => loadFiles().then((module) => ({ default: module.FilesView })));
@@ -51,7 +53,7 @@ const HelpOverlay = lazy(() => loadHelp().then((module) => ({ default: module.He
 const BundlePanelView = lazy(() => loadBundlePanels().then((module) => ({ default: module.BundlePanelView })));
 
 // The view a deep link opens starts loading with the app, not after the first render.
-const VIEW_LOADERS: Partial<Record<ViewState["view"], () => Promise<unknown>>> = { slices: loadSlices, timeline: loadTimeline, files: loadFiles, compare: loadCompare, search: loadSearch, panel: loadBundlePanels };
+const VIEW_LOADERS: Partial<Record<ViewState["view"], () => Promise<unknown>>> = { slices: loadSlices, timeline: loadTimeline, files: loadFiles, compare: loadCompare, search: loadSearch, panel: loadBundlePanels, eval: loadEval };
 void VIEW_LOADERS[readViewState().view]?.();
 
 /** Starts the selected view's main request at once (in parallel with its chunk). */
@@ -104,7 +106,8 @@ export function App({ source }: { source: SourceSwitch }) {
   const meta = useMeta(painted || state.view !== "run" ? selected : null);
   useShortcutListener();
   useLiveReload();
-  useSelectionBootstrap(linked === null ? landing : null);
+  // The eval spans the runs: no snapshot is picked for it.
+  useSelectionBootstrap(linked === null && state.view !== "eval" ? landing : null);
   usePrefetchFirstPages(selected, meta.data);
   useIdlePreload(painted);
   usePrefetchView(state, selected);
@@ -189,7 +192,11 @@ export function App({ source }: { source: SourceSwitch }) {
           {preferences.sidebarCollapsed ? null : <SidebarResizer />}
         </aside>
         <main className="main" id="main" tabIndex={-1}>
-          {selected === null ? (
+          {state.view === "eval" ? (
+            <Suspense fallback={<Spinner label="Loading the eval…" />}>
+              <EvalView state={state} />
+            </Suspense>
+          ) : selected === null ? (
             run.data !== undefined && run.data.sessions.length === 0 ? (
               // A run with no loadable line: its overview says why (and which lines failed).
               <RunOverview file={run.data.source.path} />

@@ -3,6 +3,7 @@ import { useIsFetching } from "@tanstack/react-query";
 import { useRef } from "react";
 import { useApi } from "../api/context.js";
 import { Icon } from "../components/Icon.js";
+import { Link } from "../components/Link.js";
 import { useLocalOpener } from "../features/drop/DropZone.js";
 import { getPreferences, setPreference, usePreferences } from "../state/preferences.js";
 import { overlay } from "../state/store.js";
@@ -34,6 +35,10 @@ export function Header({ source, onReload }: { source: SourceSwitch; onReload: (
         ) : null}
       </div>
       <div className="header-actions">
+        {/* The failures across every run of the target. */}
+        <Link to={{ view: "eval", panel: undefined, entry: undefined }} className="btn btn-small" data-testid="open-eval" title="Failures across every run (the eval)">
+          Eval
+        </Link>
         <button type="button" className="kbd-chip" onClick={() => overlay.set("palette")} title="Command palette (⌘K / Ctrl+K)" aria-keyshortcuts="Control+K Meta+K">
           <Icon name="search" size={14} /> <span>Search commands…</span> <kbd className="kbd" aria-hidden="true">⌘K</kbd>
         </button>

@@ -18,6 +18,14 @@ export function useRunPages(filter: RunFilter) {
   return useInfiniteQuery(q.runPagesQuery(useApi(), filter));
 }
 
+export function useFailures(enabled = true) {
+  return useQuery({ ...q.failuresQuery(useApi()), enabled });
+}
+
+export function useFailureOccurrences(signature: string | null) {
+  return useQuery(q.failureOccurrencesQuery(useApi(), signature));
+}
+
 export function useRun(file: string | null) {
   return useQuery(q.runQuery(useApi(), file));
 }

@@ -27,6 +27,12 @@ export const runPagesQuery = (api: Api, filter: RunFilter) =>
     getNextPageParam: (last) => (last.offset + last.runs.length < last.matched ? last.offset + last.runs.length : undefined),
   });
 
+export const failuresQuery = (api: Api) => queryOptions({ queryKey: keys.failures(), queryFn: () => api.failures() });
+
+/** `null`: no group opened (the query waits, `skipToken`). */
+export const failureOccurrencesQuery = (api: Api, signature: string | null) =>
+  queryOptions({ queryKey: signature === null ? keys.waiting("failure-occurrences") : keys.failureOccurrences(signature), queryFn: signature === null ? skipToken : () => api.failureOccurrences(signature) });
+
 /** `null`: no run named yet (the query waits, `skipToken`). */
 export const runQuery = (api: Api, file: string | null) => queryOptions({ queryKey: file === null ? keys.waiting("run") : keys.run(file), queryFn: file === null ? skipToken : () => api.run(file) });
 

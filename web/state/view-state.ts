@@ -8,7 +8,8 @@ import type { SnapshotRef } from "../api/api.js";
 
 /** The views of a run, in tab order (keys 1–6). Runs may add panels of their own (`view=panel&panel=<id>`). */
 export const VIEWS = ["run", "timeline", "slices", "files", "compare", "search"] as const;
-export type ViewName = (typeof VIEWS)[number] | "panel";
+/** `eval`: the failures across every run of the target (not a view of one run: no tab). */
+export type ViewName = (typeof VIEWS)[number] | "panel" | "eval";
 
 export const VIEW_LABELS: Record<(typeof VIEWS)[number], string> = { run: "Run", timeline: "Timeline", slices: "Slices", files: "Files", compare: "Compare", search: "Search" };
 
@@ -49,6 +50,18 @@ export interface ViewState {
   readonly time?: string;
   /** Logs and transcript panels: facet filters, `name:value` to keep, `!name:value` to leave out. */
   readonly facets?: readonly FacetFilter[];
+  /** Eval view: the failure group opened (its signature); its runs are the ones listed. */
+  readonly group?: string;
+  /** Eval view: runs of this outcome only. */
+  readonly outcome?: "ok" | "failed" | "error";
+  /** Eval view: runs with this tag only. */
+  readonly tag?: string;
+  /** Eval view: runs that ended (else started, else were written) on or after / before this date. */
+  readonly since?: string;
+  readonly until?: string;
+  /** Eval view: a failed run (`pair`) aligned against a passing run (`against`). */
+  readonly pair?: string;
+  readonly against?: string;
 }
 
 /** One facet filter of a panel: keep (`include`) or leave out the records whose `facet` is `value`. */
@@ -98,7 +111,7 @@ export function parseViewState(params: URLSearchParams): ViewState {
   const baseLine = positiveInt(params.get("base_line"), 1);
   const layout = params.get("layout");
   const state: { -readonly [K in keyof ViewState]: ViewState[K] } = {
-    view: (VIEWS as readonly string[]).includes(view ?? "") || view === "panel" ? (view as ViewName) : DEFAULT_VIEW,
+    view: (VIEWS as readonly string[]).includes(view ?? "") || view === "panel" || view === "eval" ? (view as ViewName) : DEFAULT_VIEW,
   };
   const file = text(params.get("file"));
   const line = positiveInt(params.get("line"), 1);
@@ -134,6 +147,22 @@ export function parseViewState(params: URLSearchParams): ViewState {
     const parsed = parseFacets(facets);
     if (parsed.length > 0) state.facets = parsed;
   }
+  const group = text(params.get("group"));
+  if (group !== undefined) state.group = group;
+  const outcome = params.get("outcome");
+  if (outcome === "ok" || outcome === "failed" || outcome === "error") state.outcome = outcome;
+  const tag = text(params.get("tag"));
+  if (tag !== undefined) state.tag = tag;
+  const since = text(params.get("since"));
+  if (since !== undefined) state.since = since;
+  const until = text(params.get("until"));
+  if (until !== undefined) state.until = until;
+  const pair = text(params.get("pair"));
+  const against = text(params.get("against"));
+  if (pair !== undefined && against !== undefined) {
+    state.pair = pair;
+    state.against = against;
+  }
   return state;
 }
 
@@ -162,6 +191,15 @@ export function serializeViewState(state: ViewState): URLSearchParams {
   if (state.entry !== undefined) params.set("entry", String(state.entry));
   if (state.time !== undefined) params.set("time", state.time);
   if (state.facets !== undefined && state.facets.length > 0) params.set("facets", formatFacets(state.facets));
+  if (state.group !== undefined) params.set("group", state.group);
+  if (state.outcome !== undefined) params.set("outcome", state.outcome);
+  if (state.tag !== undefined) params.set("tag", state.tag);
+  if (state.since !== undefined) params.set("since", state.since);
+  if (state.until !== undefined) params.set("until", state.until);
+  if (state.pair !== undefined && state.against !== undefined) {
+    params.set("pair", state.pair);
+    params.set("against", state.against);
+  }
   return params;
 }
 

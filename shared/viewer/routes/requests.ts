@@ -180,3 +180,6 @@ export const RunSearchQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** `signature`: a failure group's, as `/api/failures` lists it. */
+export const FailureOccurrencesQuery = Type.Object({ signature: Type.String({ minLength: 1, maxLength: 4096 }) }, { additionalProperties: false });

@@ -31,6 +31,8 @@ import {
   DiffStat,
   Entries,
   ErrorBody,
+  EvalSummary,
+  FailureOccurrences,
   FileContent,
   FileDiff,
   FileList,
@@ -57,6 +59,7 @@ import {
   FileDiffQuery,
   FileQuery,
   FileWildcardParams,
+  FailureOccurrencesQuery,
   FileWildcardQuery,
   FilesQuery,
   RunQuery,
@@ -121,6 +124,9 @@ export const VIEWER_ROUTES = {
   runs: get({ url: "/api/runs", querystring: RunsQuery, response: RunList }),
   run: get({ url: "/api/run", querystring: RunQuery, response: Run }),
   runSearch: get({ url: "/api/run/search", querystring: RunSearchQuery, response: RunSearchResult }),
+  // The eval: outcomes, runs and failure groups across the target
+  failures: get({ url: "/api/failures", response: EvalSummary }),
+  failureOccurrences: get({ url: "/api/failures/occurrences", querystring: FailureOccurrencesQuery, response: FailureOccurrences }),
   timeline: get({ url: "/api/timeline", querystring: TimelineQuery, response: Timeline }),
   toolCallDiff: get({ url: "/api/timeline/tool-call-diff", querystring: ToolCallDiffQuery, response: ToolCallFileDiff }),
   // A snapshot's workspace

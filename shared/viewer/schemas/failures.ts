@@ -108,3 +108,60 @@ export const FailureReport = Type.Object({
   /** With `--baseline`: the file, and how many groups it does not have. */
   baseline: Type.Union([Type.Object({ file: Type.String(), new_groups: Type.Integer() }), Type.Null()]),
 });
+
+/**
+ * A run as the eval view lists it: its digest's outcome and times, where it sits in the eval
+ * (target, sample, attempt, tags: what the run says, else its place in an EvalLoop folder
+ * `{target}/{request_id}/…`), and the failure groups it has occurrences in.
+ */
+export const EvalRun = Type.Object({
+  run: Type.String(),
+  kind: RunSourceKind,
+  /** `error`: the run did not load (`reason` says why). */
+  outcome: Type.Union([Type.Literal("ok"), Type.Literal("failed"), Type.Literal("error")]),
+  reason: NullableString,
+  modified_at: Type.String(),
+  started_at: NullableString,
+  ended_at: NullableString,
+  tool_calls: Type.Integer(),
+  failures: Type.Integer(),
+  target: NullableString,
+  /** The request or sample id the run answered: runs with the same sample are attempts at the same task. */
+  sample: NullableString,
+  attempt: NullableInteger,
+  tags: Type.Array(Type.String()),
+  /** Indexes into `groups` of the answer, ascending. */
+  groups: Type.Array(Type.Integer()),
+});
+
+/** Outcomes counted over some runs. */
+export const OutcomeCounts = Type.Object({ runs: Type.Integer(), ok: Type.Integer(), failed: Type.Integer(), error: Type.Integer() });
+
+/** `GET /api/failures`: the eval's landing page in one answer (occurrences come per group). */
+export const EvalSummary = Type.Object({
+  root: Type.String(),
+  outcomes: OutcomeCounts,
+  /** Per target and attempt, where the runs say so (none when no run does). */
+  breakdown: Type.Array(Type.Object({ target: NullableString, attempt: NullableInteger, ...OutcomeCounts.properties })),
+  /** Newest first (by the run's end, else start, else file time). */
+  runs: Type.Array(EvalRun),
+  groups: Type.Array(FailureGroup),
+  tags: Type.Array(Type.String()),
+  not_sessions: Type.Array(Type.String()),
+});
+
+/** One occurrence of a failure group: where it happened, to open it in context. */
+export const FailureOccurrence = Type.Object({
+  run: Type.String(),
+  kind: FailureKind,
+  tool: NullableString,
+  argument: Type.Union([TimelineArgument, Type.Null()]),
+  message: Type.String(),
+  session_id: NullableString,
+  turn: NullableInteger,
+  call_id: NullableString,
+  created_at: NullableString,
+});
+
+/** `GET /api/failures/occurrences?signature=…`: a group's occurrences, in time order, then run order. */
+export const FailureOccurrences = Type.Object({ signature: Type.String(), occurrences: Type.Array(FailureOccurrence) });
