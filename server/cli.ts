@@ -24,6 +24,9 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { SourceError } from "../shared/errors.js";
 import { DEFAULT_DISK_CACHE_BYTES, isRemoteTarget, redactUrl } from "../shared/remote/index.js";
+import { oidcSignIn } from "./auth/served-sign-in.js";
+import type { OidcCliOptions } from "./auth/served-sign-in.js";
+import type { SignInContext, SignInMethod } from "./auth/sign-in-method.js";
 import { createFirstStage } from "./first-stage.js";
 import { PublicUrlError, parsePublicUrl } from "./http/public-address.js";
 import type { PublicAddress } from "./http/public-address.js";
@@ -91,6 +94,14 @@ Options:
   --metrics-token-file FILE
                    serve Prometheus metrics at /metrics to requests bearing this file's
                    token (Authorization: Bearer …); without it there is no /metrics
+  --auth oidc      sign-in for a team (OpenID Connect, code flow with PKCE): every page and
+                   API route needs it; with --oidc-issuer URL, --oidc-client-id ID, the
+                   client secret in --oidc-client-secret-file FILE (or
+                   WINK_DEBUG_OIDC_CLIENT_SECRET), who may sign in in
+                   --oidc-allowed-domains a.com,b.org and/or --oidc-allowed-groups g1,g2,
+                   and the cookies' secret in --session-secret-file FILE (or
+                   WINK_SESSION_SECRET, at least 32 bytes); the callback is
+                   <public URL>auth/oidc/callback
   --public-url URL the address users open, when a reverse proxy (or DNS) puts the viewer
                    elsewhere, e.g. https://tools.example/wink/: its host and origin are
                    accepted besides loopback, and its path (ending in /) is the base
@@ -138,6 +149,8 @@ interface CliOptions {
   logFormat: "default" | "json";
   /** The bearer token of /metrics, read from --metrics-token-file, or null. */
   metricsToken: string | null;
+  /** `--auth oidc`'s options, or undefined in the local default (no sign-in). */
+  oidc: OidcCliOptions | undefined;
 }
 
 /** The token in `file` (its first line, trimmed): never from argv, where `ps` would show it. */
@@ -183,6 +196,13 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
         "no-path-style": { type: "boolean" },
         "log-format": { type: "string" },
         "metrics-token-file": { type: "string" },
+        auth: { type: "string" },
+        "oidc-issuer": { type: "string" },
+        "oidc-client-id": { type: "string" },
+        "oidc-client-secret-file": { type: "string" },
+        "oidc-allowed-domains": { type: "string" },
+        "oidc-allowed-groups": { type: "string" },
+        "session-secret-file": { type: "string" },
         "public-url": { type: "string" },
         "tls-cert": { type: "string" },
         "tls-key": { type: "string" },
@@ -249,6 +269,22 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
   if (logFormat !== "default" && logFormat !== "json") throw new UsageError(`--log-format must be json or default, got ${logFormat}`);
   const tokenFile = values["metrics-token-file"];
   const metricsToken = tokenFile === undefined ? null : readMetricsToken(tokenFile);
+  const list = (text: string | undefined): string[] => (text ?? "").split(",").map((item) => item.trim()).filter((item) => item !== "");
+  let oidc: OidcCliOptions | undefined;
+  if (values.auth !== undefined) {
+    if (values.auth !== "oidc") throw new UsageError(`--auth must be oidc (token and proxy sign-in are not built yet), got ${values.auth}`);
+    const issuer = values["oidc-issuer"];
+    const clientId = values["oidc-client-id"];
+    if (issuer === undefined || clientId === undefined) throw new UsageError("--auth oidc needs --oidc-issuer URL and --oidc-client-id ID");
+    oidc = {
+      issuer,
+      clientId,
+      clientSecretFile: values["oidc-client-secret-file"],
+      allowedDomains: list(values["oidc-allowed-domains"]).map((domain) => domain.toLowerCase()),
+      allowedGroups: list(values["oidc-allowed-groups"]),
+      sessionSecretFile: values["session-secret-file"],
+    };
+  }
   const pathStyle = values["path-style"] === true ? true : values["no-path-style"] === true ? false : undefined;
   const remote: RemoteTargetOptions = s3
     ? {
@@ -276,6 +312,7 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
     remote,
     logFormat,
     metricsToken,
+    oidc,
   };
 }
 
@@ -434,6 +471,8 @@ async function main(): Promise<void> {
     maxConnections: options.maxConnections,
     ...(publicAddress === undefined ? {} : { publicAddress }),
     ...(tls === undefined ? {} : { tls }),
+    // Signed in or not is the full app's to tell: the first stage answers nothing itself.
+    holdEverything: options.oidc !== undefined,
   });
   try {
     await new Promise<void>((resolve, reject) => {
@@ -492,6 +531,15 @@ async function main(): Promise<void> {
   // request has its answer or waits for the app, or a moment without any.
   await Promise.race([stage.wanted, new Promise((resolve) => setTimeout(resolve, FULL_APP_DELAY_MS))]);
   if (stopping) return;
+  let auth: { method: SignInMethod; context: SignInContext } | undefined;
+  if (options.oidc !== undefined) {
+    try {
+      auth = oidcSignIn(options.oidc, process.env, new URL(publicAddress?.href ?? url));
+    } catch (error) {
+      await close();
+      fail(2, error instanceof Error ? error.message : String(error));
+    }
+  }
   const { buildApp } = await import("./app.js");
   const { app, handler } = await buildApp({
     path: options.target,
@@ -503,6 +551,7 @@ async function main(): Promise<void> {
     prerenderLanding: true,
     logFormat: options.logFormat,
     metricsToken: options.metricsToken,
+    ...(auth === undefined ? {} : { auth }),
     ...(options.pollSeconds === undefined ? {} : { pollSeconds: options.pollSeconds }),
     onIndexProgress: (done, total) => {
       if (interactive && total > 1) process.stderr.write(`\rIndexing session files: ${done}/${total}${done === total ? "\n" : ""}`);

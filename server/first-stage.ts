@@ -73,6 +73,8 @@ export interface FirstStageAddress {
   readonly bindHost?: string;
   readonly publicAddress?: PublicAddress;
   readonly tls?: TlsFiles;
+  /** Hold every request for the full app (served mode: whether one is signed in is the app's to tell). */
+  readonly holdEverything?: boolean;
 }
 
 /**
@@ -101,7 +103,7 @@ export function createFirstStage(state: ViewerState, options: FirstStageAddress 
   };
 
   const onRequest = (request: IncomingMessage, response: ServerResponse): void => {
-    if (request.method !== "GET" || request.url !== metaUrl || changeWaiting) {
+    if (options.holdEverything === true || request.method !== "GET" || request.url !== metaUrl || changeWaiting) {
       if (request.method !== "GET" && request.method !== "HEAD") changeWaiting = true;
       hold(request, response);
       return;
