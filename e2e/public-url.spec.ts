@@ -9,6 +9,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { DaemonGroup, freePort } from "../shared/remote/test-servers/daemons.test-support.js";
+import { nginxConfig } from "../shared/remote/test-servers/nginx.test-support.js";
 import { dumpsPython } from "../shared/session/index.js";
 import { REPO, cliCommand } from "./support/server.js";
 import { expect, test } from "./support/test.js";
@@ -46,17 +47,9 @@ test.beforeAll(async () => {
   const conf = path.join(nginx.dir, "nginx.conf");
   await writeFile(
     conf,
-    `daemon off;
-master_process off;
-user root;
-pid ${nginx.dir}/nginx.pid;
-error_log ${nginx.dir}/error.log;
-events { worker_connections 256; }
-http {
-  access_log ${nginx.dir}/access.log;
-  client_body_temp_path ${nginx.dir}/body; proxy_temp_path ${nginx.dir}/proxy; fastcgi_temp_path ${nginx.dir}/fcgi;
-  uwsgi_temp_path ${nginx.dir}/uwsgi; scgi_temp_path ${nginx.dir}/scgi;
-  server {
+    nginxConfig(
+      nginx.dir,
+      `  server {
     listen 127.0.0.1:${proxyPort};
     location /wink/ {
       proxy_pass http://127.0.0.1:${viewerPort};
@@ -67,8 +60,9 @@ http {
     }
     location / { return 418; }
   }
-}
 `,
+      { accessLog: true },
+    ),
   );
   nginx.spawn("nginx", ["-p", nginx.dir, "-c", conf, "-e", path.join(nginx.dir, "error.log")], "nginx");
   await nginx.waitFor("nginx", async () => (await fetch(`http://127.0.0.1:${proxyPort}/`, { signal: AbortSignal.timeout(1000) })).status === 418, 30_000);

@@ -6,6 +6,7 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { DaemonGroup, freePort, requireCommands } from "../../shared/remote/test-servers/daemons.test-support.js";
+import { nginxConfig } from "../../shared/remote/test-servers/nginx.test-support.js";
 
 export interface ReverseProxy {
   readonly url: string;
@@ -13,17 +14,9 @@ export interface ReverseProxy {
 }
 
 function config(dir: string, port: number, upstreams: readonly number[]): string {
-  return `daemon off;
-master_process off;
-user root;
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fcgi;
-  uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
-  upstream wink {
+  return nginxConfig(
+    dir,
+    `  upstream wink {
 ${upstreams.map((upstream) => `    server 127.0.0.1:${upstream} max_fails=1 fail_timeout=10s;`).join("\n")}
     keepalive 32;
   }
@@ -38,8 +31,9 @@ ${upstreams.map((upstream) => `    server 127.0.0.1:${upstream} max_fails=1 fail
     location / { proxy_pass http://wink; }
     location = /api/events { proxy_pass http://wink; proxy_buffering off; proxy_read_timeout 1h; }
   }
-}
-`;
+`,
+    { workerConnections: 1024 },
+  );
 }
 
 /** Starts nginx on a free loopback port, balancing over the instances on `upstreams` (loopback ports). */

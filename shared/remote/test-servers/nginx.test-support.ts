@@ -33,18 +33,30 @@ export const PRIVATE_PASSWORD = "opensesame";
 /** htpasswd line for PRIVATE_USER (apr1 hash of PRIVATE_PASSWORD made with `openssl passwd -apr1`). */
 const HTPASSWD = `${PRIVATE_USER}:$apr1$wink$WrcOFnk6NDuZqsBHRjvOU.\n`;
 
-function config(dir: string, root: string, port: number): string {
+/**
+ * An nginx.conf around `http` (the http block's own directives): in the foreground, one
+ * process, as root, with its pid, logs and every temp path in `dir`, so tests run nginx side
+ * by side without touching /var.
+ */
+export function nginxConfig(dir: string, http: string, options: { workerConnections?: number; accessLog?: boolean } = {}): string {
   return `daemon off;
 master_process off;
 user root;
 pid ${dir}/nginx.pid;
 error_log ${dir}/error.log;
-events { worker_connections 256; }
+events { worker_connections ${options.workerConnections ?? 256}; }
 http {
-  access_log off;
+  access_log ${options.accessLog === true ? `${dir}/access.log` : "off"};
   client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fcgi;
   uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
-  types { application/zip zip; application/x-ndjson jsonl; application/json json; }
+${http}}
+`;
+}
+
+function config(dir: string, root: string, port: number): string {
+  return nginxConfig(
+    dir,
+    `  types { application/zip zip; application/x-ndjson jsonl; application/json json; }
   default_type application/octet-stream;
   sendfile on;
   limit_req_zone $binary_remote_addr zone=throttle:1m rate=2r/s;
@@ -65,8 +77,8 @@ http {
     location /redirecting/moved/ { return 301 http://elsewhere.invalid/moved/; }
     location /s3-slowdown/ { default_type application/xml; add_header x-amz-request-id slowdown always; return 503 '<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>'; }
   }
-}
-`;
+`,
+  );
 }
 
 /** Starts nginx serving `root` (an absolute folder) within `timeoutMs` (default 30 s). */
