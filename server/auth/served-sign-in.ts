@@ -3,8 +3,8 @@
  * options, with the secrets read from files or the environment (never argv, where `ps`
  * shows them). Token and proxy sign-in are not built yet.
  */
-import { readFileSync } from "node:fs";
 import { OidcSignIn } from "./oidc.js";
+import { readSecret } from "./secret-source.js";
 import { SignedSessionCookies, readSessionSecret } from "./session-cookie.js";
 import type { SignInContext, SignInMethod } from "./sign-in-method.js";
 
@@ -30,14 +30,12 @@ export function oidcSignIn(options: OidcCliOptions, env: NodeJS.ProcessEnv, publ
   }
   if (options.allowedDomains.length === 0 && options.allowedGroups.length === 0) throw new SignInOptionsError("--auth oidc needs --oidc-allowed-domains or --oidc-allowed-groups (who may sign in)");
   let clientSecret: string | undefined;
-  if (options.clientSecretFile !== undefined) {
-    try {
-      clientSecret = readFileSync(options.clientSecretFile, "utf8").trim();
-    } catch (error) {
-      throw new SignInOptionsError(`cannot read --oidc-client-secret-file ${options.clientSecretFile}: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  } else clientSecret = env.WINK_DEBUG_OIDC_CLIENT_SECRET?.trim();
-  if (clientSecret === undefined || clientSecret === "") throw new SignInOptionsError("--auth oidc needs the client secret: --oidc-client-secret-file FILE or WINK_DEBUG_OIDC_CLIENT_SECRET");
+  try {
+    clientSecret = readSecret("--oidc-client-secret-file", options.clientSecretFile, env, "WINK_DEBUG_OIDC_CLIENT_SECRET");
+  } catch (error) {
+    throw new SignInOptionsError(error instanceof Error ? error.message : String(error));
+  }
+  if (clientSecret === undefined) throw new SignInOptionsError("--auth oidc needs the client secret: --oidc-client-secret-file FILE or WINK_DEBUG_OIDC_CLIENT_SECRET");
   let secret: Buffer;
   try {
     secret = readSessionSecret(options.sessionSecretFile, env, false).secret;

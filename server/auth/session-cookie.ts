@@ -7,8 +7,8 @@
  * on another instance stays valid until its expiry, so keep `maxAgeSeconds` short.
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { readFileSync } from "node:fs";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { readSecret } from "./secret-source.js";
 import type { SessionCookies, SignInKind, ViewerUser } from "./sign-in-method.js";
 
 /** The least secret length in bytes: shorter keys make forging by brute force thinkable. */
@@ -26,14 +26,12 @@ export class SessionSecretError extends Error {}
  */
 export function readSessionSecret(file: string | undefined, env: NodeJS.ProcessEnv, generate: boolean): { secret: Buffer; generated: boolean } {
   let text: string | undefined;
-  if (file !== undefined) {
-    try {
-      text = readFileSync(file, "utf8").trim();
-    } catch (error) {
-      throw new SessionSecretError(`cannot read --session-secret-file ${file}: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  } else text = env.WINK_SESSION_SECRET?.trim();
-  if (text === undefined || text === "") {
+  try {
+    text = readSecret("--session-secret-file", file, env, "WINK_SESSION_SECRET");
+  } catch (error) {
+    throw new SessionSecretError(error instanceof Error ? error.message : String(error));
+  }
+  if (text === undefined) {
     if (generate) return { secret: randomBytes(MIN_SECRET_BYTES), generated: true };
     throw new SessionSecretError("a session secret is needed: --session-secret-file FILE or the WINK_SESSION_SECRET environment variable (at least 32 bytes, e.g. `openssl rand -hex 32`)");
   }
