@@ -150,18 +150,9 @@ export const EvalSummary = Type.Object({
   not_sessions: Type.Array(Type.String()),
 });
 
-/** One occurrence of a failure group: where it happened, to open it in context. */
-export const FailureOccurrence = Type.Object({
-  run: Type.String(),
-  kind: FailureKind,
-  tool: NullableString,
-  argument: Type.Union([TimelineArgument, Type.Null()]),
-  message: Type.String(),
-  session_id: NullableString,
-  turn: NullableInteger,
-  call_id: NullableString,
-  created_at: NullableString,
-});
+const { error_type: _errorType, ...occurrenceFields } = RunFailureDigest.properties;
+/** One occurrence of a failure group: a run's failure (its group names the error type) and the run. */
+export const FailureOccurrence = Type.Object({ run: Type.String(), ...occurrenceFields });
 
 /** `GET /api/failures/occurrences?signature=…`: a group's occurrences, in time order, then run order. */
 export const FailureOccurrences = Type.Object({ signature: Type.String(), occurrences: Type.Array(FailureOccurrence) });
