@@ -182,7 +182,7 @@ function GroupRow({ group, active, open }: { group: FailureGroupResponse; active
       <span className="eval-group-head">
         <span className="mono eval-signature">{group.signature}</span>
         <span className="eval-counts">
-          <strong>{group.runs}</strong> runs ({percent(group.run_share)}) · {group.occurrences}×
+          <strong>{group.runs}</strong> {group.runs === 1 ? "run" : "runs"} ({percent(group.run_share)}) · {group.occurrences}×
         </span>
       </span>
       <span className="eval-example">e.g. {group.example.message}</span>
