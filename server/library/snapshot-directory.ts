@@ -94,6 +94,8 @@ export class SnapshotDirectory {
   #moving = false;
   readonly #memory: MemoryBudget;
   readonly #parsing = new Map<string, Promise<SessionSnapshot>>();
+  /** Transcodes of a line from its bytes under way (/api/raw), by line: a parse waits for them. */
+  readonly #transcoding = new Map<string, Promise<void>>();
   readonly #bundles: DebugBundles | null;
   /** What sniffing each `.zip` found, while its size and mtime stay the same. */
   readonly #sniffed = new Map<string, { size: number; mtimeMs: number; bundle: boolean }>();
@@ -363,7 +365,11 @@ export class SnapshotDirectory {
     // Requests for the same line (the app asks for a timeline and a slice at once) share one parse.
     const running = this.#parsing.get(key);
     if (running !== undefined) return running;
-    const task = this.#parse(record, lineNumber, key).finally(() => this.#parsing.delete(key));
+    // A big line being transcoded for /api/raw is parsed after it: both at once held its bytes
+    // twice beside the parse's text and tree.
+    const transcoding = this.#transcoding.get(key);
+    const parse = transcoding === undefined ? this.#parse(record, lineNumber, key) : transcoding.then(() => this.#parse(record, lineNumber, key));
+    const task = parse.finally(() => this.#parsing.delete(key));
     this.#parsing.set(key, task);
     return task;
   }
@@ -385,6 +391,27 @@ export class SnapshotDirectory {
         this.#forget(record.path);
       }
     }
+  }
+
+  /**
+   * Runs `work`, a transcode of one line from its bytes (off the event loop), so that a
+   * parse of the same line asked for meanwhile starts once it is done.
+   */
+  async transcodingLine<T>(record: SessionFileRecord, lineNumber: number, work: () => Promise<T>): Promise<T> {
+    const key = `${record.path}\n${lineNumber}`;
+    const task = work();
+    const settled = task.then(() => undefined, () => undefined);
+    this.#transcoding.set(key, settled);
+    try {
+      return await task;
+    } finally {
+      if (this.#transcoding.get(key) === settled) this.#transcoding.delete(key);
+    }
+  }
+
+  /** The parse of one line under way (another request started it), or undefined. */
+  parseUnderWay(record: SessionFileRecord, lineNumber: number): Promise<SessionSnapshot> | undefined {
+    return this.#parsing.get(`${record.path}\n${lineNumber}`);
   }
 
   /** One line as parsed and kept already (no read, no parse), or undefined. */

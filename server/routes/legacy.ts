@@ -76,18 +76,23 @@ export const legacyRoutes: FastifyPluginAsyncTypebox<LegacyRoutesOptions> = asyn
     const { record, index, entry } = selection;
     if (entry.byteLength < STREAM_LINE_BYTES) return (await state.snapshot(selection)).raw;
     // A big line already parsed (its slices were viewed; a bundle's lines come parsed from its
-    // reader): written item by item (line → slices → slice → items → item), in bounded slices.
-    const parsed = record.kind === "bundle" ? await state.snapshot(selection) : state.directory.cachedSnapshot(record, entry.lineNumber);
+    // reader), or being parsed (the landing page's run, rendered at start, parses the newest
+    // line): written item by item (line → slices → slice → items → item), in bounded slices.
+    // Transcoding it on the worker meanwhile would hold its bytes twice beside the parse's
+    // text and tree (first use peaked at 4–4.7× the line).
+    const parsed = record.kind === "bundle" ? await state.snapshot(selection) : state.directory.cachedSnapshot(record, entry.lineNumber) ?? (await state.directory.parseUnderWay(record, entry.lineNumber)?.catch(() => undefined));
     if (parsed !== undefined) return sendStreamedJson(reply, parsed.raw, { streamDepth: 4 });
     // Not parsed yet: written from its bytes on the worker thread (a 120 MiB line held the
     // event loop ~2 s) and sent as the worker writes it, kept in the memory budget for the
     // file as this index read it when it fits there.
     const key = `raw\n${record.path}\n${entry.lineNumber}\n${index.dev}:${index.ino}:${index.sizeBytes}:${index.mtimeMs}`;
-    const json = await heavy.responses.stream(key, entry.byteLength, async (push) => {
-      const bytes = await state.directory.readLine(record, entry.lineNumber);
-      const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-      await heavy.pool.stream({ kind: "raw-line", bytes, lineNumber: entry.lineNumber }, owned ? [bytes.buffer as ArrayBuffer] : [], push);
-    });
+    const json = await heavy.responses.stream(key, entry.byteLength, (push) =>
+      state.directory.transcodingLine(record, entry.lineNumber, async () => {
+        const bytes = await state.directory.readLine(record, entry.lineNumber);
+        const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+        await heavy.pool.stream({ kind: "raw-line", bytes, lineNumber: entry.lineNumber }, owned ? [bytes.buffer as ArrayBuffer] : [], push);
+      }),
+    );
     return sendJsonBytes(reply, json);
   } });
 
