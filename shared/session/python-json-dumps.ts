@@ -9,6 +9,7 @@
  * `bigint` is written as its digits.
  */
 import { InvalidArgumentError } from "../errors.js";
+import { writeJson, type JsonDialect } from "./json-writer.js";
 import { DEFAULT_MAX_JSON_DEPTH } from "./python-json-parse.js";
 
 export interface DumpsPythonOptions {
@@ -24,9 +25,9 @@ export interface DumpsPythonOptions {
  * Throws {@link InvalidArgumentError} on a cycle or nesting beyond `maxDepth`.
  */
 export function dumpsPython(value: unknown, options: DumpsPythonOptions = {}): string {
+  const maxDepth = options.maxDepth ?? DEFAULT_MAX_JSON_DEPTH;
   const parts: string[] = [];
-  const writer = new PythonJsonWriter(parts, options.sortKeys ?? false, options.maxDepth ?? DEFAULT_MAX_JSON_DEPTH);
-  if (!writer.write(value, 0)) return "null";
+  if (!writeJson(parts, value, pythonDialect(options.sortKeys ?? false, maxDepth), maxDepth)) return "null";
   return parts.join("");
 }
 
@@ -103,73 +104,20 @@ function escapeCodeUnit(unit: string): string {
   return SHORT_ESCAPES.get(unit) ?? `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`;
 }
 
-class PythonJsonWriter {
-  private readonly ancestors = new Set<object>();
-
-  constructor(
-    private readonly parts: string[],
-    private readonly sortKeys: boolean,
-    private readonly maxDepth: number,
-  ) {}
-
-  write(value: unknown, depth: number): boolean {
-    switch (typeof value) {
-      case "string":
-        this.parts.push(encodePythonString(value));
-        return true;
-      case "number":
-        this.parts.push(formatPythonNumber(value));
-        return true;
-      case "bigint":
-        this.parts.push(value.toString());
-        return true;
-      case "boolean":
-        this.parts.push(value ? "true" : "false");
-        return true;
-      case "object":
-        if (value === null) {
-          this.parts.push("null");
-          return true;
-        }
-        return this.writeContainer(value, depth);
-      default:
-        return false;
-    }
-  }
-
-  private writeContainer(value: object, depth: number): boolean {
-    const withToJson = value as { toJSON?: unknown };
-    if (typeof withToJson.toJSON === "function") {
-      const replacement: unknown = (withToJson.toJSON as () => unknown).call(value);
-      if (replacement !== value) return this.write(replacement, depth);
-    }
-    if (depth >= this.maxDepth) {
-      throw new InvalidArgumentError(`Value nested deeper than ${this.maxDepth} levels cannot be written`, { maxDepth: this.maxDepth });
-    }
-    if (this.ancestors.has(value)) throw new InvalidArgumentError("Circular reference detected", {});
-    this.ancestors.add(value);
-    if (Array.isArray(value)) {
-      this.parts.push("[");
-      value.forEach((element: unknown, index) => {
-        if (index > 0) this.parts.push(", ");
-        if (!this.write(element, depth + 1)) this.parts.push("null");
-      });
-      this.parts.push("]");
-    } else {
-      const record = value as Record<string, unknown>;
-      const keys = Object.keys(record);
-      if (this.sortKeys) keys.sort(compareCodePoints);
-      this.parts.push("{");
-      let first = true;
-      for (const key of keys) {
-        const mark = this.parts.length;
-        this.parts.push(first ? "" : ", ", encodePythonString(key), ": ");
-        if (this.write(record[key], depth + 1)) first = false;
-        else this.parts.length = mark;
-      }
-      this.parts.push("}");
-    }
-    this.ancestors.delete(value);
-    return true;
-  }
+/** `json.dumps`' text: ensure_ascii strings, Python's numbers, a cut-off container refused. */
+function pythonDialect(sortKeys: boolean, maxDepth: number): JsonDialect {
+  return {
+    itemSeparator: ", ",
+    keySeparator: ": ",
+    compareKeys: sortKeys ? compareCodePoints : undefined,
+    string: encodePythonString,
+    number: formatPythonNumber,
+    cutOff: (reason) => {
+      if (reason === "cycle") throw new InvalidArgumentError("Circular reference detected", {});
+      throw new InvalidArgumentError(`Value nested deeper than ${maxDepth} levels cannot be written`, { maxDepth });
+    },
+    toJsonThrew: (error) => {
+      throw error;
+    },
+  };
 }

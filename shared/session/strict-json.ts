@@ -10,6 +10,7 @@
  * - `undefined`, functions and symbols follow JSON.stringify: dropped from objects, `null`
  *   in arrays. Objects with `toJSON()` are serialised through it.
  */
+import { writeJson, type JsonDialect } from "./json-writer.js";
 import { DEFAULT_MAX_JSON_DEPTH } from "./python-json-parse.js";
 
 /** Key of the marker object standing for a non-finite float in strict JSON. */
@@ -28,7 +29,7 @@ export function toStrictJson(value: unknown, options: StrictJsonOptions = {}): s
   // Most values need no mapping: check cheaply, then let the native serialiser do the work.
   if (isNativeSafe(value, 0, maxDepth, new Set())) return JSON.stringify(value) ?? "null";
   const parts: string[] = [];
-  if (!new StrictWriter(parts, maxDepth).write(value, 0)) return "null";
+  if (!writeJson(parts, value, STRICT_DIALECT, maxDepth)) return "null";
   return parts.join("");
 }
 
@@ -66,81 +67,15 @@ function isNativeSafe(value: unknown, depth: number, maxDepth: number, ancestors
   }
 }
 
-class StrictWriter {
-  private readonly ancestors = new Set<object>();
-
-  constructor(
-    private readonly parts: string[],
-    private readonly maxDepth: number,
-  ) {}
-
-  /** Writes one value; returns false when it has no JSON form (undefined, function, symbol). */
-  write(value: unknown, depth: number): boolean {
-    switch (typeof value) {
-      case "string":
-        this.parts.push(JSON.stringify(value));
-        return true;
-      case "boolean":
-        this.parts.push(value ? "true" : "false");
-        return true;
-      case "number":
-        this.parts.push(Number.isFinite(value) ? JSON.stringify(value) : JSON.stringify(floatMarker(value)));
-        return true;
-      case "bigint":
-        this.parts.push(value.toString());
-        return true;
-      case "object":
-        if (value === null) {
-          this.parts.push("null");
-          return true;
-        }
-        return this.writeObject(value, depth);
-      default:
-        return false;
-    }
-  }
-
-  private writeObject(value: object, depth: number): boolean {
-    const withToJson = value as { toJSON?: unknown };
-    if (typeof withToJson.toJSON === "function") {
-      let replacement: unknown;
-      try {
-        replacement = (withToJson.toJSON as () => unknown).call(value);
-      } catch {
-        replacement = null; // a throwing toJSON must not break the response
-      }
-      if (replacement !== value) return this.write(replacement, depth);
-    }
-    if (depth >= this.maxDepth) return this.writeMarker("max-depth");
-    if (this.ancestors.has(value)) return this.writeMarker("cycle");
-    this.ancestors.add(value);
-    if (Array.isArray(value)) {
-      this.parts.push("[");
-      value.forEach((element: unknown, index) => {
-        if (index > 0) this.parts.push(",");
-        if (!this.write(element, depth + 1)) this.parts.push("null");
-      });
-      this.parts.push("]");
-    } else {
-      this.parts.push("{");
-      let first = true;
-      for (const key of Object.keys(value)) {
-        const mark = this.parts.length;
-        this.parts.push(first ? "" : ",", JSON.stringify(key), ":");
-        if (this.write((value as Record<string, unknown>)[key], depth + 1)) first = false;
-        else this.parts.length = mark; // JSON.stringify drops members without a JSON form
-      }
-      this.parts.push("}");
-    }
-    this.ancestors.delete(value);
-    return true;
-  }
-
-  private writeMarker(reason: "max-depth" | "cycle"): boolean {
-    this.parts.push(JSON.stringify({ [TRUNCATED_MARKER_KEY]: reason }));
-    return true;
-  }
-}
+/** Strict JSON: native strings and numbers, marker objects for non-finite floats and cut-off containers. */
+const STRICT_DIALECT: JsonDialect = {
+  itemSeparator: ",",
+  keySeparator: ":",
+  string: (value) => JSON.stringify(value),
+  number: (value) => (Number.isFinite(value) ? JSON.stringify(value) : JSON.stringify(floatMarker(value))),
+  cutOff: (reason) => JSON.stringify({ [TRUNCATED_MARKER_KEY]: reason }),
+  toJsonThrew: () => null, // a throwing toJSON must not break the response
+};
 
 /**
  * An array that {@link strictJsonChunks} writes item by item, producing each item as the
