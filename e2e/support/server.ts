@@ -24,12 +24,12 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export async function startServer(target: string, extra: readonly string[] = []): Promise<RunningServer> {
+export async function startServer(target: string, extra: readonly string[] = [], startTimeoutMs = 20_000): Promise<RunningServer> {
   const { command, args } = cliCommand([target, "--port", "0", "--no-open", ...extra]);
   const child: ChildProcess = spawn(command, args, { cwd: REPO, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_ENV: "production" } });
   let output = "";
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`wink-debug did not start in 20 s:\n${output}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`wink-debug did not start in ${startTimeoutMs / 1000} s:\n${output}`)), startTimeoutMs);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       // The viewer's URL, on its own indented line (a remote store's URL is printed before it).

@@ -59,6 +59,24 @@ describe("sign-in guard", () => {
     expect((await fetch(`${url}/api/meta`, { headers: { cookie } })).status).toBe(401);
   });
 
+  it("says who is signed in at /auth/user, uncounted by the rate limit, and sign-out lands on a page of its own", async () => {
+    const { url } = await start();
+    const cookie = (await fetch(`${url}/auth/token/test`)).headers.get("set-cookie")?.split(";")[0] ?? "";
+    // More than the sign-in limit (30 a minute): a page load each must not lock anyone out.
+    for (let i = 0; i < 35; i++) {
+      const answer = await fetch(`${url}/auth/user`, { headers: { cookie } });
+      expect(answer.status).toBe(200);
+      expect(await answer.json()).toEqual({ user: USER });
+    }
+    expect(await (await fetch(`${url}/auth/user`)).json()).toEqual({ user: null });
+    const out = await fetch(`${url}/auth/sign-out`, { method: "POST", headers: { cookie }, redirect: "manual" });
+    expect(out.headers.get("location")).toBe("/auth/signed-out");
+    const page = await fetch(`${url}/auth/signed-out`, { headers: { accept: "text/html" } });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("You are signed out");
+    expect(await (await fetch(`${url}/auth/user`, { headers: { cookie } })).json()).toEqual({ user: null });
+  });
+
   it("refuses a cross-site POST even when signed in", async () => {
     const { url } = await start();
     const cookie = (await fetch(`${url}/auth/token/test`)).headers.get("set-cookie")?.split(";")[0] ?? "";

@@ -13,6 +13,18 @@ import type { SignInContext, SignInMethod } from "./sign-in-method.js";
 /** Reachable signed out and revealing nothing (i31-ops's probes; /metrics has its own token). */
 const OPEN_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
 
+/**
+ * Who is signed in, for the page's header (`{ user }`, null signed out). Every page load asks
+ * it, so it is not counted as a sign-in attempt: a user reloading often must not lock
+ * themselves out of signing in.
+ */
+export const USER_PATH = "/auth/user";
+/**
+ * Where sign-out lands: a page, not the viewer, which would send the browser straight back
+ * through the provider (still signed in there) and sign the user in again unasked.
+ */
+export const SIGNED_OUT_PATH = "/auth/signed-out";
+
 export interface GuardOptions {
   method: SignInMethod;
   context: SignInContext;
@@ -60,6 +72,19 @@ function refuse(reply: FastifyReply, code: ServerErrorCode, detail: string): Fas
   return reply.code(SERVER_ERROR_CODES[code].status).type("application/json; charset=utf-8").send(errorJson({ detail, code }));
 }
 
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+}
+
+/**
+ * A page of its own (no script: the CSP allows none inline), with the way back in. The icon is
+ * inline: the browser's own /favicon.ico request would meet the guard, signed out.
+ */
+export function signedOutPage(basePath: string): string {
+  const home = escapeHtml(basePath);
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Signed out – wink-debug</title><link rel="icon" href="data:,"></head><body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 3rem auto; padding: 0 1rem; line-height: 1.5"><main><h1>You are signed out of wink-debug</h1><p>Your session in this viewer has ended. You may still be signed in at your company's sign-in provider.</p><p><a href="${home}">Sign in again</a></p></main></body></html>`;
+}
+
 function pathOf(request: FastifyRequest): string {
   const query = request.url.indexOf("?");
   return query === -1 ? request.url : request.url.slice(0, query);
@@ -80,6 +105,10 @@ async function guardPlugin(app: FastifyInstance, options: GuardOptions): Promise
       return refuse(reply, "WD_ERR_ORIGIN", "cross-site request refused");
     }
     if (OPEN_PATHS.has(path)) return;
+    if (path === USER_PATH) {
+      request.viewerUser = method.fromRequest(request) ?? context.sessions.read(request);
+      return;
+    }
     if (path.startsWith("/auth/")) {
       if (!limiter.take(request.socket.remoteAddress ?? "unknown")) return refuse(reply, "WD_ERR_RATE_LIMITED", "too many sign-in attempts from this address");
       request.viewerUser = method.fromRequest(request) ?? context.sessions.read(request);
@@ -96,9 +125,16 @@ async function guardPlugin(app: FastifyInstance, options: GuardOptions): Promise
     }
     return refuse(reply, "WD_ERR_SIGN_IN", "sign in first");
   });
+  app.get(USER_PATH, async (request, reply) => {
+    const user = request.viewerUser;
+    return reply.header("cache-control", "no-store").send({ user: user === null ? null : { name: user.name, email: user.email, via: user.via } });
+  });
   app.post("/auth/sign-out", async (request, reply) => {
     context.sessions.signOut(request, reply);
-    return reply.redirect(context.basePath, 303);
+    return reply.redirect(`${context.basePath}${SIGNED_OUT_PATH.slice(1)}`, 303);
+  });
+  app.get(SIGNED_OUT_PATH, async (_request, reply) => {
+    return reply.header("cache-control", "no-store").type("text/html; charset=utf-8").send(signedOutPage(context.basePath));
   });
   await method.register(app, context);
 }

@@ -1,7 +1,9 @@
 /**
  * A real OpenID Provider (`oidc-provider` 8) on loopback for tests, with one confidential
  * client and a tiny login page in place of devInteractions: a form naming the user to sign
- * in as (or Cancel, which answers access_denied). Consent is granted by the login itself.
+ * in as (or Cancel, which answers access_denied). Consent is granted by the login itself,
+ * unless `consent` asks for a consent page of its own after it (Allow, or Deny), as a
+ * company provider shows on a first sign-in to an app.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -21,7 +23,12 @@ export interface TestProvider {
   close(): Promise<void>;
 }
 
-export async function startTestProvider(users: Readonly<Record<string, TestUser>>): Promise<TestProvider> {
+export interface TestProviderOptions {
+  /** A consent page after the login page (default: the login grants consent). */
+  readonly consent?: boolean;
+}
+
+export async function startTestProvider(users: Readonly<Record<string, TestUser>>, options: TestProviderOptions = {}): Promise<TestProvider> {
   let handler: http.RequestListener = (_request, response) => response.writeHead(503).end();
   const server = http.createServer((request, response) => handler(request, response));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -49,7 +56,7 @@ export async function startTestProvider(users: Readonly<Record<string, TestUser>
       handler = (request, response) => {
         const match = /^\/interaction\/([\w-]+)$/.exec((request.url ?? "").split("?")[0] ?? "");
         if (match === null) return void callback(request, response);
-        void interact(provider, request, response).catch(() => response.writeHead(500).end());
+        void interact(provider, request, response, options.consent === true).catch(() => response.writeHead(500).end());
       };
     },
     close: () => new Promise<void>((resolve) => {
@@ -59,21 +66,58 @@ export async function startTestProvider(users: Readonly<Record<string, TestUser>
   };
 }
 
-async function interact(provider: Provider, request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
-  const details = await provider.interactionDetails(request, response);
-  if (request.method !== "POST") {
-    response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(`<!doctype html><title>Test provider</title><form method="post"><label>User <input name="user"></label><button name="action" value="login">Sign in</button><button name="action" value="cancel">Cancel</button></form>`);
-    return;
-  }
+const PAGE_STYLE = "font-family: system-ui, sans-serif; max-width: 32rem; margin: 3rem auto; padding: 0 1rem; line-height: 1.5";
+
+function providerPage(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title} – Test provider</title><link rel="icon" href="data:,"></head><body style="${PAGE_STYLE}"><main><h1>${title}</h1>${body}</main></body></html>`;
+}
+
+async function readForm(request: http.IncomingMessage): Promise<URLSearchParams> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
-  const form = new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
+  return new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
+}
+
+async function interact(provider: Provider, request: http.IncomingMessage, response: http.ServerResponse, askConsent: boolean): Promise<void> {
+  const details = await provider.interactionDetails(request, response);
+  const clientId = String(details.params.client_id);
+  if (askConsent && details.prompt.name === "consent") {
+    if (request.method !== "POST") {
+      const scopes = String(details.params.scope).split(" ").join(", ");
+      response
+        .writeHead(200, { "content-type": "text/html; charset=utf-8" })
+        .end(providerPage("Allow access?", `<p><strong>${clientId}</strong> asks to see: ${scopes}.</p><form method="post"><button name="action" value="allow">Allow</button> <button name="action" value="deny">Deny</button></form>`));
+      return;
+    }
+    const form = await readForm(request);
+    if (form.get("action") !== "allow") {
+      await provider.interactionFinished(request, response, { error: "access_denied", error_description: "the user denied consent" }, { mergeWithLastSubmission: false });
+      return;
+    }
+    const accountId = details.session?.accountId ?? "";
+    const grant = new provider.Grant({ accountId, clientId });
+    grant.addOIDCScope(String(details.params.scope));
+    await provider.interactionFinished(request, response, { consent: { grantId: await grant.save() } }, { mergeWithLastSubmission: true });
+    return;
+  }
+  if (request.method !== "POST") {
+    response
+      .writeHead(200, { "content-type": "text/html; charset=utf-8" })
+      .end(providerPage("Sign in", `<form method="post"><p><label>User <input name="user" autocomplete="username"></label></p><button name="action" value="login">Sign in</button> <button name="action" value="cancel">Cancel</button></form>`));
+    return;
+  }
+  const form = await readForm(request);
   if (form.get("action") === "cancel") {
     await provider.interactionFinished(request, response, { error: "access_denied", error_description: "the user cancelled" }, { mergeWithLastSubmission: false });
     return;
   }
   const accountId = form.get("user") ?? "";
-  const grant = new provider.Grant({ accountId, clientId: String(details.params.client_id) });
+  if (askConsent) {
+    // The provider comes back to /interaction/ for consent: this grant has no scopes yet.
+    await provider.interactionFinished(request, response, { login: { accountId } }, { mergeWithLastSubmission: false });
+    return;
+  }
+  const grant = new provider.Grant({ accountId, clientId });
   grant.addOIDCScope(String(details.params.scope));
   const grantId = await grant.save();
   await provider.interactionFinished(request, response, { login: { accountId }, consent: { grantId } }, { mergeWithLastSubmission: false });

@@ -45,7 +45,7 @@ function page(reply: FastifyReply, status: number, title: string, message: strin
     .code(status)
     .header("cache-control", "no-store")
     .type("text/html; charset=utf-8")
-    .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} – wink-debug</title></head><body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p><p><a href="${escapeHtml(retry)}">Sign in again</a></p></main></body></html>`);
+    .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} – wink-debug</title><link rel="icon" href="data:,"></head><body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p><p><a href="${escapeHtml(retry)}">Sign in again</a></p></main></body></html>`);
 }
 
 function readCookie(request: FastifyRequest, name: string): string | null {

@@ -37,6 +37,8 @@ export interface SpaOptions {
    * nor the newest run to be read. Default false (an app built for a test renders on demand).
    */
   prerenderLanding?: boolean;
+  /** Served with sign-in (`--auth`): the page says so, and the app asks who is signed in. */
+  signIn?: boolean;
 }
 
 const IMMUTABLE = "public, max-age=31536000, immutable";
@@ -111,6 +113,8 @@ function withLandingPreload(html: string, basePath: string): string {
 
 /** The name of the `<meta>` that tells the web app its base path (web/api/page-base.ts reads it). */
 export const BASE_PATH_META = "wink-base-path";
+/** The `<meta>` present when sign-in is on (web/api/signed-in-user.ts reads it): the local default asks no one who is signed in. */
+export const SIGN_IN_META = "wink-sign-in";
 
 /**
  * The built `index.html` for a base path: Vite writes its assets' URLs relative ("./assets/…",
@@ -118,9 +122,10 @@ export const BASE_PATH_META = "wink-base-path";
  * under the base path here, and a `<meta>` gives the app the base for its API calls. (A
  * `<base href>` would do both, but the CSP says `base-uri 'none'`.)
  */
-export function pageForBase(html: string, basePath: string): string {
+export function pageForBase(html: string, basePath: string, signIn = false): string {
   const withAssets = html.replace(/(\s(?:src|href)=")\.\//g, (_match, attribute: string) => `${attribute}${basePath}`);
-  const meta = `<meta name="${BASE_PATH_META}" content="${basePath.replace(/[&"<>]/g, (character) => `&#${character.charCodeAt(0)};`)}" />`;
+  const base = `<meta name="${BASE_PATH_META}" content="${basePath.replace(/[&"<>]/g, (character) => `&#${character.charCodeAt(0)};`)}" />`;
+  const meta = signIn ? `${base}\n    <meta name="${SIGN_IN_META}" content="on" />` : base;
   return withAssets.includes("<head>") ? withAssets.replace("<head>", () => `<head>\n    ${meta}`) : withAssets;
 }
 
@@ -138,7 +143,7 @@ function landsOnNewestRun(request: FastifyRequest): boolean {
 const plugin: FastifyPluginAsync<SpaOptions> = async (app, options) => {
   const basePath = options.basePath ?? "/";
   const indexPath = path.join(options.webDir, "index.html");
-  const readIndex = async (): Promise<string> => pageForBase(await readFile(indexPath, "utf8"), basePath);
+  const readIndex = async (): Promise<string> => pageForBase(await readFile(indexPath, "utf8"), basePath, options.signIn === true);
   const built = existsSync(indexPath);
   let indexHtml: string | null = null;
   let landingHtml: string | null = null;

@@ -28,6 +28,8 @@ export const keys = {
   failures: () => [...keys.runs(), "failures"] as const,
   failureOccurrences: (signature: string) => [...keys.failures(), "occurrences", signature] as const,
   newestRun: () => [ROOT, "newest-run"] as const,
+  /** Who is signed in: outside `all`, so live reload's refresh of every run never asks it again. */
+  signedInUser: () => ["wink-sign-in", "user"] as const,
   /** `limit` is part of the key: a search capped at 50 hits is not the answer to one capped at 500. */
   runSearch: (file: string, session: string | null, query: string, regex: boolean, limit: number) => [...keys.run(file), "search", session ?? "", regex ? "regex" : "text", query, limit] as const,
   current: () => [ROOT, "current"] as const,

@@ -4,7 +4,9 @@ import { useRef } from "react";
 import { useApi } from "../api/context.js";
 import { Icon } from "../components/Icon.js";
 import { Link } from "../components/Link.js";
+import { signOut } from "../api/signed-in-user.js";
 import { useLocalOpener } from "../features/drop/DropZone.js";
+import { useSignedInUser } from "../queries/hooks.js";
 import { getPreferences, setPreference, usePreferences } from "../state/preferences.js";
 import { overlay } from "../state/store.js";
 import type { SourceSwitch } from "./source-switch.js";
@@ -15,6 +17,8 @@ export function Header({ source, onReload }: { source: SourceSwitch; onReload: (
   const fetching = useIsFetching() > 0;
   const picker = useRef<HTMLInputElement>(null);
   const openLocal = useLocalOpener(source.openLocal);
+  // Served with sign-in: who is signed in, and the way out (offline files have no session).
+  const user = useSignedInUser(api.kind === "http").data ?? null;
   return (
     <header className="app-header">
       <button type="button" className="icon-btn sidebar-toggle" onClick={() => setPreference("sidebarCollapsed", !getPreferences().sidebarCollapsed)} aria-label="Toggle sidebar ([)" title="Toggle sidebar ([)">
@@ -70,6 +74,17 @@ export function Header({ source, onReload }: { source: SourceSwitch; onReload: (
         <button type="button" className="icon-btn" onClick={() => overlay.set("help")} aria-label="Keyboard shortcuts (?)" title="Keyboard shortcuts (?)">
           <Icon name="keyboard" />
         </button>
+        {user === null ? null : (
+          <div className="signed-in" data-testid="signed-in">
+            <span className="signed-in-name" title={`Signed in as ${user.name}`}>
+              <span className="signed-in-label">Signed in as </span>
+              <strong>{user.name}</strong>
+            </span>
+            <button type="button" className="btn btn-small" onClick={() => void signOut()} data-testid="sign-out">
+              Sign out
+            </button>
+          </div>
+        )}
       </div>
     </header>
   );

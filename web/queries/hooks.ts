@@ -5,6 +5,11 @@ import type { BundleMemberKind, BundleSearchParams, LogsParams, TranscriptParams
 import { useApi } from "../api/context.js";
 import * as q from "./options.js";
 
+/** Who is signed in (served mode); null in the local default and offline. */
+export function useSignedInUser(enabled: boolean) {
+  return useQuery({ ...q.signedInUserQuery(), enabled });
+}
+
 export function useFiles() {
   return useQuery(q.filesQuery(useApi()));
 }

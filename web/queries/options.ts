@@ -7,6 +7,10 @@ import type { QueryClient } from "@tanstack/react-query";
 import type { Api, RunFilter, SearchScope, SnapshotRef } from "../api/api.js";
 import type { BundleMemberKind, BundleSearchParams, LogsParams, TranscriptParams } from "../api/bundle-api.js";
 import { keys } from "../api/keys.js";
+import { fetchSignedInUser } from "../api/signed-in-user.js";
+
+/** The signed-in user (served mode), asked once a page: a session outlives the page. */
+export const signedInUserQuery = () => queryOptions({ queryKey: keys.signedInUser(), queryFn: fetchSignedInUser, staleTime: Infinity, retry: false });
 
 /** Slice items are fetched in pages of this many (and virtualised on screen). */
 export const SLICE_PAGE_SIZE = 50;
