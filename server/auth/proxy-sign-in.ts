@@ -20,6 +20,8 @@ export class ProxyOptionsError extends Error {}
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** Longest user name or groups value believed; longer is a misconfigured proxy, not a user. */
 const MAX_VALUE_LENGTH = 1024;
+/** Untrusted peers whose user header is logged (once each): enough to spot a wrong --trusted-proxy, too few to flood the log. */
+const MAX_LOGGED_PEERS = 20;
 
 /** The addresses and networks (`--trusted-proxy 127.0.0.1,10.0.0.0/8,::1`) whose user header is believed. */
 export class TrustedProxies {
@@ -125,13 +127,18 @@ function singleValue(request: FastifyRequest, name: string): string | null {
 export class ProxySignIn implements SignInMethod {
   readonly kind = "proxy" as const;
   readonly #options: ProxySignInOptions;
+  readonly #loggedPeers = new Set<string>();
 
   constructor(options: ProxySignInOptions) {
     this.#options = options;
   }
 
   #verdict(request: FastifyRequest): Verdict {
-    if (!this.#options.trusted.trusts(request.socket.remoteAddress)) return { refused: "untrusted" };
+    const peer = request.socket.remoteAddress;
+    if (!this.#options.trusted.trusts(peer)) {
+      this.#logUntrusted(request, peer ?? "unknown");
+      return { refused: "untrusted" };
+    }
     const name = singleValue(request, this.#options.userHeader);
     if (name === null) return { refused: "no-user" };
     const { groupsHeader, allowedGroups } = this.#options;
@@ -140,6 +147,13 @@ export class ProxySignIn implements SignInMethod {
       if (!held.some((group) => allowedGroups.includes(group))) return { refused: "not-allowed", name };
     }
     return { user: { name, email: /^[^@\s]+@[^@\s]+$/.test(name) ? name : null, via: "proxy" } };
+  }
+
+  /** A user header from a peer that is not trusted: a forgery, or a --trusted-proxy that misses the proxy's address. */
+  #logUntrusted(request: FastifyRequest, peer: string): void {
+    if (request.headers[this.#options.userHeader] === undefined || this.#loggedPeers.has(peer) || this.#loggedPeers.size >= MAX_LOGGED_PEERS) return;
+    this.#loggedPeers.add(peer);
+    request.log.warn({ peer }, "user header from an address that is not a --trusted-proxy: the request is signed out (logged once per address)");
   }
 
   fromRequest(request: FastifyRequest): ViewerUser | null {
@@ -161,7 +175,9 @@ export class ProxySignIn implements SignInMethod {
       const message =
         verdict.refused === "not-allowed"
           ? `The proxy in front of this viewer signed you in as ${verdict.name ?? "someone"}, but none of your groups may open it. Ask its administrator for access.`
-          : "Sign-in happens at the proxy in front of this viewer, which tells it who you are. Open the viewer through the team's address (not this server's own port), and sign in there.";
+          : verdict.refused === "no-user"
+            ? "Sign-in happens at the proxy in front of this viewer, but this request came through it without saying who you are. Sign in at the proxy; if you did, its configuration must pass the user on every request (ask its administrator)."
+            : "Sign-in happens at the proxy in front of this viewer, which tells it who you are. Open the viewer through the team's address (not this server's own port), and sign in there.";
       return page(reply, verdict.refused === "not-allowed" ? 403 : 401, verdict.refused === "not-allowed" ? "Not allowed" : "Sign in at the proxy", message, returnTo);
     });
   }
