@@ -24,6 +24,8 @@ let signInService: http.Server | null = null;
 let cli: RunningCli;
 let viewer: string;
 let proxied: string;
+/** The very first request the viewer got, forged, while its first stage still answered /api/meta alone. */
+let firstAnswer: { status: number; body: string };
 /** The Cookie headers the sign-in service was asked about. */
 const asked: string[] = [];
 
@@ -91,6 +93,8 @@ beforeAll(async () => {
   const servicePort = await startSignInService();
   cli = startCli([FIXTURES, "--port", "0", "--auth", "proxy", "--user-header", "X-Forwarded-User", "--trusted-proxy", PROXY_ADDRESS, "--log-format", "json"]);
   viewer = await waitForUrl(cli.output, 60_000);
+  const first = await fetch(`${viewer}api/meta`, { headers: { "x-forwarded-user": USER } });
+  firstAnswer = { status: first.status, body: await first.text() };
   nginx = new DaemonGroup("nginx-auth-request");
   const port = await freePort();
   const conf = path.join(nginx.dir, "nginx.conf");
@@ -133,7 +137,9 @@ describe("--auth proxy behind nginx auth_request", () => {
     expect(await logged((line) => line.route === "/api/timeline")).toMatchObject({ status: 200, user: USER });
   }, 60_000);
 
-  it("refuses a forged X-Forwarded-User sent straight to the viewer's port", async () => {
+  it("refuses a forged X-Forwarded-User sent straight to the viewer's port, from the very first request", async () => {
+    expect(firstAnswer.status).toBe(401);
+    expect(JSON.parse(firstAnswer.body)).toMatchObject({ code: "WD_ERR_SIGN_IN" });
     const api = await fetch(`${viewer}api/meta?file=${RUN}`, { headers: { "x-forwarded-user": USER, "x-forwarded-for": PROXY_ADDRESS } });
     expect(api.status).toBe(401);
     expect(await api.json()).toMatchObject({ code: "WD_ERR_SIGN_IN" });
