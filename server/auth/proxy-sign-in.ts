@@ -183,12 +183,13 @@ export class ProxySignIn implements SignInMethod {
   }
 }
 
+/** No script (the CSP allows none inline); the icon inline, as the browser's own /favicon.ico would meet the guard signed out. */
 function page(reply: FastifyReply, status: number, title: string, message: string, retry: string): FastifyReply {
   return reply
     .code(status)
     .header("cache-control", "no-store")
     .type("text/html; charset=utf-8")
-    .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} – wink-debug</title></head><body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p><p><a href="${escapeHtml(retry)}">Try again</a></p></main></body></html>`);
+    .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)} – wink-debug</title><link rel="icon" href="data:,"></head><body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p><p><a href="${escapeHtml(retry)}">Try again</a></p></main></body></html>`);
 }
 
 /**
