@@ -24,6 +24,8 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { SourceError } from "../shared/errors.js";
 import { DEFAULT_DISK_CACHE_BYTES, isRemoteTarget, redactUrl } from "../shared/remote/index.js";
+import { PROXY_CLI_OPTIONS, ProxyOptionsError, proxyOptionsFromCli, proxySignIn } from "./auth/proxy-sign-in.js";
+import type { ProxySignInOptions } from "./auth/proxy-sign-in.js";
 import { oidcSignIn } from "./auth/served-sign-in.js";
 import type { OidcCliOptions } from "./auth/served-sign-in.js";
 import type { SignInContext, SignInMethod } from "./auth/sign-in-method.js";
@@ -102,6 +104,13 @@ Options:
                    and the cookies' secret in --session-secret-file FILE (or
                    WINK_SESSION_SECRET, at least 32 bytes); the callback is
                    <public URL>auth/oidc/callback
+  --auth proxy     sign-in done by a reverse proxy in front (oauth2-proxy, nginx
+                   auth_request) that names the user in --user-header NAME (e.g.
+                   X-Forwarded-User); the header is believed only on connections from
+                   --trusted-proxy ADDR[,ADDR|CIDR...] (the proxy's own addresses as this
+                   server sees them, not X-Forwarded-For), any other request is signed
+                   out; optionally --groups-header NAME (comma-separated groups) with
+                   --proxy-allowed-groups g1,g2 to let in only those groups
   --public-url URL the address users open, when a reverse proxy (or DNS) puts the viewer
                    elsewhere, e.g. https://tools.example/wink/: its host and origin are
                    accepted besides loopback, and its path (ending in /) is the base
@@ -151,6 +160,8 @@ interface CliOptions {
   metricsToken: string | null;
   /** `--auth oidc`'s options, or undefined in the local default (no sign-in). */
   oidc: OidcCliOptions | undefined;
+  /** `--auth proxy`'s options, or undefined. */
+  proxy: ProxySignInOptions | undefined;
 }
 
 /** The token in `file` (its first line, trimmed): never from argv, where `ps` would show it. */
@@ -203,6 +214,10 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
         "oidc-allowed-domains": { type: "string" },
         "oidc-allowed-groups": { type: "string" },
         "session-secret-file": { type: "string" },
+        "user-header": { type: "string" },
+        "trusted-proxy": { type: "string" },
+        "groups-header": { type: "string" },
+        "proxy-allowed-groups": { type: "string" },
         "public-url": { type: "string" },
         "tls-cert": { type: "string" },
         "tls-key": { type: "string" },
@@ -271,8 +286,17 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
   const metricsToken = tokenFile === undefined ? null : readMetricsToken(tokenFile);
   const list = (text: string | undefined): string[] => (text ?? "").split(",").map((item) => item.trim()).filter((item) => item !== "");
   let oidc: OidcCliOptions | undefined;
-  if (values.auth !== undefined) {
-    if (values.auth !== "oidc") throw new UsageError(`--auth must be oidc (token and proxy sign-in are not built yet), got ${values.auth}`);
+  let proxy: ProxySignInOptions | undefined;
+  for (const name of PROXY_CLI_OPTIONS) if (values[name] !== undefined && values.auth !== "proxy") throw new UsageError(`--${name} is for --auth proxy`);
+  if (values.auth === "proxy") {
+    try {
+      proxy = proxyOptionsFromCli(values);
+    } catch (error) {
+      if (error instanceof ProxyOptionsError) throw new UsageError(error.message);
+      throw error;
+    }
+  } else if (values.auth !== undefined) {
+    if (values.auth !== "oidc") throw new UsageError(`--auth must be oidc or proxy (token sign-in is not built yet), got ${values.auth}`);
     const issuer = values["oidc-issuer"];
     const clientId = values["oidc-client-id"];
     if (issuer === undefined || clientId === undefined) throw new UsageError("--auth oidc needs --oidc-issuer URL and --oidc-client-id ID");
@@ -313,6 +337,7 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
     logFormat,
     metricsToken,
     oidc,
+    proxy,
   };
 }
 
@@ -472,7 +497,7 @@ async function main(): Promise<void> {
     ...(publicAddress === undefined ? {} : { publicAddress }),
     ...(tls === undefined ? {} : { tls }),
     // Signed in or not is the full app's to tell: the first stage answers nothing itself.
-    holdEverything: options.oidc !== undefined,
+    holdEverything: options.oidc !== undefined || options.proxy !== undefined,
   });
   try {
     await new Promise<void>((resolve, reject) => {
@@ -540,6 +565,7 @@ async function main(): Promise<void> {
       fail(2, error instanceof Error ? error.message : String(error));
     }
   }
+  if (options.proxy !== undefined) auth = proxySignIn(options.proxy, publicAddress?.basePath ?? "/");
   const { buildApp } = await import("./app.js");
   const { app, handler } = await buildApp({
     path: options.target,

@@ -1,7 +1,7 @@
 /**
  * The CLI's `--auth oidc`: the sign-in method and session cookies built from the command's
  * options, with the secrets read from files or the environment (never argv, where `ps`
- * shows them). Token and proxy sign-in are not built yet.
+ * shows them). Proxy sign-in is `proxy-sign-in.ts` (no secret to read); token sign-in is not built yet.
  */
 import { OidcSignIn } from "./oidc.js";
 import { readSecret } from "./secret-source.js";
