@@ -8,6 +8,8 @@ import { pageBasePath } from "./page-base.js";
 export interface SignedInUser {
   readonly name: string;
   readonly email: string | null;
+  /** False when the proxy in front signs users in and out (`--auth proxy`): this viewer holds no session to end. */
+  readonly canSignOut: boolean;
 }
 
 /** True when the page was served with sign-in on. */
@@ -20,10 +22,10 @@ export async function fetchSignedInUser(): Promise<SignedInUser | null> {
   if (!signInIsOn()) return null;
   const response = await fetch(`${pageBasePath()}/auth/user`, { headers: { accept: "application/json" } });
   if (!response.ok) return null;
-  const body = (await response.json()) as { user?: { name?: unknown; email?: unknown } | null };
+  const body = (await response.json()) as { user?: { name?: unknown; email?: unknown; via?: unknown } | null };
   const user = body.user;
   if (typeof user !== "object" || user === null || typeof user.name !== "string") return null;
-  return { name: user.name, email: typeof user.email === "string" ? user.email : null };
+  return { name: user.name, email: typeof user.email === "string" ? user.email : null, canSignOut: user.via !== "proxy" };
 }
 
 /**

@@ -80,9 +80,11 @@ export function Header({ source, onReload }: { source: SourceSwitch; onReload: (
               <span className="signed-in-label">Signed in as </span>
               <strong>{user.name}</strong>
             </span>
-            <button type="button" className="btn btn-small" onClick={() => void signOut()} data-testid="sign-out">
-              Sign out
-            </button>
+            {user.canSignOut ? (
+              <button type="button" className="btn btn-small" onClick={() => void signOut()} data-testid="sign-out">
+                Sign out
+              </button>
+            ) : null}
           </div>
         )}
       </div>

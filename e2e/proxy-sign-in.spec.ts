@@ -1,0 +1,51 @@
+/**
+ * `wink-debug --auth proxy` in Chromium: the proxy in front (here the browser itself, on a
+ * trusted loopback address, sending the user header a real proxy would set) names the user;
+ * the header says who is signed in and offers no "Sign out", which only the proxy can do (the
+ * viewer holds no session: the next request would be signed in again). Without the header
+ * the page says that sign-in happens at the proxy.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { test } from "@playwright/test";
+import { writeLongPathsRun } from "./fixtures/long-paths-run.js";
+import { seriousViolations } from "./support/axe.js";
+import { startServer } from "./support/server.js";
+import type { RunningServer } from "./support/server.js";
+import { expect } from "./support/test.js";
+
+const SLOW = { timeout: 30_000 };
+let dir: string;
+let server: RunningServer;
+
+test.beforeAll(async () => {
+  test.setTimeout(120_000);
+  dir = await mkdtemp(path.join(os.tmpdir(), "wink-e2e-proxy-sign-in-"));
+  await writeLongPathsRun(dir);
+  server = await startServer(dir, ["--auth", "proxy", "--user-header", "X-Forwarded-User", "--trusted-proxy", "127.0.0.1"], 60_000);
+});
+
+test.afterAll(async () => {
+  await server?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+test("a user named by the proxy is shown, with no Sign out the viewer could not keep", async ({ browser }) => {
+  test.setTimeout(120_000);
+  const context = await browser.newContext({ extraHTTPHeaders: { "X-Forwarded-User": "ada@example.test" } });
+  const page = await context.newPage();
+  await page.goto(server.url);
+  await page.locator("html[data-app=ready]").waitFor({ state: "attached", ...SLOW });
+  await expect(page.getByTestId("signed-in")).toContainText("ada@example.test", SLOW);
+  await expect(page.getByTestId("sign-out")).toHaveCount(0);
+  expect(await seriousViolations(page)).toEqual([]);
+  await context.close();
+
+  const signedOut = await browser.newContext();
+  const bare = await signedOut.newPage();
+  const response = await bare.goto(server.url);
+  expect(response?.status()).toBe(401);
+  await expect(bare.locator("body")).toContainText(/proxy/i, SLOW);
+  await signedOut.close();
+});
