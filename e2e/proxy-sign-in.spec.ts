@@ -3,7 +3,8 @@
  * trusted loopback address, sending the user header a real proxy would set) names the user;
  * the header says who is signed in and offers no "Sign out", which only the proxy can do (the
  * viewer holds no session: the next request would be signed in again). Without the header
- * the page says that sign-in happens at the proxy.
+ * the page says that sign-in happens at the proxy, and a session that ends under an open page
+ * sends that page through sign-in again.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
@@ -49,3 +50,20 @@ test("a user named by the proxy is shown, with no Sign out the viewer could not 
   await expect(bare.locator("body")).toContainText(/proxy/i, SLOW);
   await signedOut.close();
 });
+
+test("a session that ends under the page sends the page through sign-in again, not into errors", async ({ browser }) => {
+  test.setTimeout(120_000);
+  const context = await browser.newContext({ extraHTTPHeaders: { "X-Forwarded-User": "ada@example.test" } });
+  const page = await context.newPage();
+  await page.goto(`${server.url}?view=timeline`);
+  await page.locator("html[data-app=ready]").waitFor({ state: "attached", ...SLOW });
+  await expect(page.getByTestId("signed-in")).toContainText("ada@example.test", SLOW);
+  // The proxy stops naming the user: the next API answer is 401, and the page is asked for again.
+  await context.setExtraHTTPHeaders({});
+  const reloaded = page.waitForResponse((response) => response.request().resourceType() === "document" && response.status() === 401, SLOW);
+  await page.getByTestId("tab-files").click();
+  await reloaded;
+  await expect(page.locator("body")).toContainText(/proxy/i, SLOW);
+  await context.close();
+});
+

@@ -3,7 +3,7 @@
  * `LocalApi` with a fresh cache (the two sources never share cached answers); going back
  * restores the server's.
  */
-import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import type { Api, RunResponse } from "../api/api.js";
 import { ApiError } from "../api/api.js";
@@ -14,8 +14,24 @@ import type { SourceSwitch } from "./source-switch.js";
 import { newestRunQuery } from "../queries/options.js";
 import { navigate, readViewState } from "../state/url-store.js";
 
+/**
+ * A served viewer's session ended under the page (it expired, or the user signed out in
+ * another tab): the page itself is asked for again, which the server's sign-in guard sends
+ * through sign-in and back to this very URL. At most once a minute, so a server that keeps
+ * refusing cannot reload the page in a loop.
+ */
+function signInAgainOn(error: unknown): void {
+  if (!(error instanceof ApiError) || error.status !== 401 || error.code !== "WD_ERR_SIGN_IN" || typeof window === "undefined") return;
+  const key = "wink-sign-in-again";
+  const last = Number(window.sessionStorage.getItem(key) ?? 0);
+  if (Date.now() - last < 60_000) return;
+  window.sessionStorage.setItem(key, String(Date.now()));
+  window.location.reload();
+}
+
 function newClient(): QueryClient {
   return new QueryClient({
+    queryCache: new QueryCache({ onError: signInAgainOn }),
     defaultOptions: {
       queries: {
         staleTime: 30_000,
