@@ -177,11 +177,14 @@ describe("npm pack", () => {
       const viewer = await import("wink-debug/viewer");
       const shared = await import("wink-debug/shared");
       const diff = viewer.diffText("a\\nb\\n", "a\\nc\\n");
-      console.log(JSON.stringify({ hunks: diff.hunks.length, inLibrary: ["diffWorkspaces", "diffText", "buildTimeline", "groupBundles"].filter((name) => name in shared) }));
+      // The server's contract, as a client builds its requests from it.
+      const request = viewer.routeUrl(viewer.VIEWER_ROUTES.runSearch, { file: "runs/a b.jsonl", q: "x", limit: 5 });
+      console.log(JSON.stringify({ hunks: diff.hunks.length, request, inLibrary: ["diffWorkspaces", "diffText", "buildTimeline", "groupBundles", "VIEWER_ROUTES", "routeUrl"].filter((name) => name in shared) }));
     `;
     const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], { cwd: consumer() });
-    const result = JSON.parse(stdout) as { hunks: number; inLibrary: string[] };
+    const result = JSON.parse(stdout) as { hunks: number; request: string; inLibrary: string[] };
     expect(result.hunks).toBe(1);
+    expect(result.request).toBe("/api/run/search?file=runs%2Fa+b.jsonl&q=x&limit=5");
     expect(result.inLibrary).toEqual([]);
   }, 60_000);
 });

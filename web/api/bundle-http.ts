@@ -4,46 +4,46 @@
  * the lossless parser, so integers beyond 2^53 stay exact.
  */
 import type * as B from "../../shared/debug-bundle/index.js";
+import { VIEWER_ROUTES as ROUTES } from "../../shared/viewer/routes/index.js";
 import { ApiError } from "./api.js";
 import type { BundleApi, BundleMemberKind, BundleSearchParams, LogsParams, TranscriptParams } from "./bundle-api.js";
+import type { RouteGet } from "./route-get.js";
 
-type Params = Record<string, string | number | undefined>;
-type Get = <R>(path: string, params?: Params, lossless?: boolean) => Promise<R>;
-
+/** WINK's filter syntax: a comma-separated list; none or an empty list, no filter. */
 const joined = (values: readonly string[] | undefined): string | undefined => (values === undefined || values.length === 0 ? undefined : values.join(","));
 
-const MEMBER_ROUTES: Readonly<Record<BundleMemberKind, string>> = {
-  manifest: "/api/manifest",
-  config: "/api/config",
-  metrics: "/api/metrics",
-  error: "/api/error",
-  "run-context": "/api/bundle/run-context",
-  eval: "/api/bundle/eval",
-  "prompt-overrides": "/api/bundle/prompt-overrides",
-};
+const MEMBER_ROUTES = {
+  manifest: ROUTES.bundleManifest,
+  config: ROUTES.bundleConfig,
+  metrics: ROUTES.bundleMetrics,
+  error: ROUTES.bundleError,
+  "run-context": ROUTES.bundleRunContext,
+  eval: ROUTES.bundleEval,
+  "prompt-overrides": ROUTES.bundlePromptOverrides,
+} as const satisfies Readonly<Record<BundleMemberKind, unknown>>;
 
 export class HttpBundleApi implements BundleApi {
-  constructor(private readonly get: Get) {}
+  constructor(private readonly get: RouteGet) {}
 
   list(): Promise<B.BundleListItemView[]> {
-    return this.get("/api/bundles");
+    return this.get(ROUTES.bundles, {});
   }
 
   groups(): Promise<B.BundleGroupView[]> {
-    return this.get("/api/bundles/groups", {}, true);
+    return this.get(ROUTES.bundleGroups, {});
   }
 
   summary(file: string): Promise<B.BundleSummaryView> {
-    return this.get("/api/bundle", { file }, true);
+    return this.get(ROUTES.bundleSummary, { file });
   }
 
-  meta(file: string): Promise<B.BundleMetaView> {
-    return this.get("/api/meta", { file });
+  async meta(file: string): Promise<B.BundleMetaView> {
+    return (await this.get(ROUTES.meta, { file })) as B.BundleMetaView;
   }
 
   logs(file: string, params: LogsParams = {}): Promise<B.LogPageView> {
     return this.get(
-      "/api/logs",
+      ROUTES.bundleLogs,
       {
         file,
         offset: params.offset,
@@ -60,17 +60,16 @@ export class HttpBundleApi implements BundleApi {
         at: params.at,
         at_line: params.atLine,
       },
-      true,
     );
   }
 
   logFacets(file: string): Promise<B.LogFacetsView> {
-    return this.get("/api/logs/facets", { file });
+    return this.get(ROUTES.bundleLogFacets, { file });
   }
 
   transcript(file: string, params: TranscriptParams = {}): Promise<B.TranscriptPageView> {
     return this.get(
-      "/api/transcript",
+      ROUTES.bundleTranscript,
       {
         file,
         offset: params.offset,
@@ -82,25 +81,24 @@ export class HttpBundleApi implements BundleApi {
         search: params.search,
         at_rowid: params.atRowid,
       },
-      true,
     );
   }
 
   transcriptFacets(file: string): Promise<B.TranscriptFacetsView> {
-    return this.get("/api/transcript/facets", { file });
+    return this.get(ROUTES.bundleTranscriptFacets, { file });
   }
 
   environment(file: string): Promise<B.EnvironmentView> {
-    return this.get("/api/environment", { file }, true);
+    return this.get(ROUTES.bundleEnvironment, { file });
   }
 
   request(file: string): Promise<B.BundleRequestView> {
-    return this.get("/api/bundle/request", { file }, true);
+    return this.get(ROUTES.bundleRequest, { file });
   }
 
   async member(file: string, kind: BundleMemberKind): Promise<unknown> {
     try {
-      return await this.get<unknown>(MEMBER_ROUTES[kind], { file }, true);
+      return await this.get(MEMBER_ROUTES[kind], { file });
     } catch (error) {
       // WINK's 404 for a member the bundle lacks, not for a bundle that is not there.
       if (error instanceof ApiError && error.status === 404 && /not found in bundle|No error in bundle/.test(error.detail)) return null;
@@ -109,22 +107,22 @@ export class HttpBundleApi implements BundleApi {
   }
 
   members(file: string): Promise<string[]> {
-    return this.get("/api/bundle/files", { file });
+    return this.get(ROUTES.bundleMembers, { file });
   }
 
   memberFile(file: string, member: string): Promise<B.BundleFileView> {
-    return this.get(`/api/files/${member.split("/").map(encodeURIComponent).join("/")}`, { file }, true);
+    return this.get(ROUTES.bundleFile, { "*": member, file });
   }
 
   integrity(file: string): Promise<B.BundleIntegrityView> {
-    return this.get("/api/bundle/integrity", { file });
+    return this.get(ROUTES.bundleIntegrity, { file });
   }
 
   compare(target: string, base?: string): Promise<B.BundleCompareView> {
-    return this.get("/api/bundles/compare", { target_file: target, base_file: base }, true);
+    return this.get(ROUTES.bundleCompare, { target_file: target, base_file: base });
   }
 
   search(query: string, params: BundleSearchParams = {}): Promise<B.BundleSearchView> {
-    return this.get("/api/bundles/search", { q: query, file: params.file, in: params.within, scope: joined(params.scopes), limit: params.limit, regex: params.regex === true ? "1" : undefined });
+    return this.get(ROUTES.bundleSearch, { q: query, file: params.file, in: params.within, scope: joined(params.scopes), limit: params.limit, regex: params.regex === true ? "1" : undefined });
   }
 }
