@@ -139,6 +139,42 @@ test("a failed call's file in the captured workspace (the long run's denied writ
   expect(errors).toEqual([]);
 });
 
+test("C on a bundle's write_file opens that file's diff across the call (no undo store); on a read_file it says the call only reads", async ({ page }) => {
+  const errors = httpErrors(page);
+  const second = ITERATIONS[1]?.file ?? "";
+  await page.goto(at(second, "&line=2&view=timeline"));
+  const list = page.getByTestId("timeline-events");
+  await expect(list).toBeVisible();
+  // Keyboard only: filter to the call, J selects it, C opens its diff.
+  await page.keyboard.press("/");
+  await page.keyboard.type("reservations.py");
+  await page.keyboard.press("Escape");
+  const write = page.locator("[data-testid=timeline-event]", { hasText: "write_file" }).filter({ hasText: "reservations.py" }).filter({ hasNotText: "test_" });
+  await expect(write).toHaveCount(1);
+  await page.locator("body").press("j");
+  await expect(page.getByTestId("event-detail")).toContainText("write_file");
+  await page.locator("body").press("c");
+  await expect(page).toHaveURL(/view=compare/);
+  const url = new URL(page.url());
+  expect(url.searchParams.get("path")).toBe("src/inventory/reservations.py");
+  expect(url.searchParams.get("base_file")).toBe(second);
+  expect(Number(url.searchParams.get("base_line"))).toBeLessThan(Number(url.searchParams.get("line")));
+  await expect(page.getByTestId("diff-title")).toContainText("src/inventory/reservations.py");
+  await expect(page.getByTestId("merge-diff")).toContainText("class Reservation");
+
+  await page.goto(at(second, "&line=2&view=timeline"));
+  await expect(list).toBeVisible();
+  await page.keyboard.press("/");
+  await page.keyboard.type("read_file");
+  await page.keyboard.press("Escape");
+  await page.locator("body").press("j");
+  await expect(page.getByTestId("event-detail")).toContainText("read_file");
+  await page.locator("body").press("c");
+  await expect(page.getByText(/read_file only reads/).first()).toBeVisible();
+  await expect(page).toHaveURL(/view=timeline/);
+  expect(errors).toEqual([]);
+});
+
 test("the iterations of one request: compared side by side from the run list (workspace diff, metrics, status)", async ({ page, guarded }) => {
   const errors = httpErrors(page);
   const [first, second] = ITERATIONS;

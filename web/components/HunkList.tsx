@@ -8,9 +8,12 @@ import type { SplitCell } from "./hunk-rows.js";
 
 const ROW = 20;
 
-export type HunkListProps = HunksViewProps;
+export interface HunkListProps extends HunksViewProps {
+  /** What the list shows (its name for a screen reader, which reaches it by Tab to scroll it). */
+  readonly label: string;
+}
 
-export function HunkList({ hunks, layout, handle, line, side, onLineClick }: HunkListProps) {
+export function HunkList({ hunks, layout, handle, line, side, onLineClick, label }: HunkListProps) {
   const scroller = useRef<HTMLDivElement>(null);
   const unified = useMemo(() => (layout === "unified" ? unifiedRows(hunks) : []), [hunks, layout]);
   const split = useMemo(() => (layout === "split" ? splitRows(hunks) : []), [hunks, layout]);
@@ -51,7 +54,8 @@ export function HunkList({ hunks, layout, handle, line, side, onLineClick }: Hun
   }));
 
   return (
-    <div className={`hunk-list layout-${layout}`} ref={scroller} data-testid="hunk-list">
+    // A tab stop: its line numbers are not (tabIndex -1), so without it a keyboard could not scroll a diff that overflows (axe scrollable-region-focusable).
+    <div className={`hunk-list layout-${layout}`} ref={scroller} tabIndex={0} role="group" aria-label={label} data-testid="hunk-list">
       <div style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
         {virtualizer.getVirtualItems().map((item) => {
           const style = { transform: `translateY(${item.start}px)`, height: ROW };

@@ -127,7 +127,7 @@ function GitDiff({ diff }: { diff: string | null }) {
                 <span className="mono">{entry.old_path !== null ? `${entry.old_path} → ${entry.path}` : entry.path}</span>
               </div>
               <div className="git-diff-hunks" style={{ height: Math.min(MAX_DIFF_HEIGHT, unifiedRows(entry.hunks).length * ROW + 2) }}>
-                <HunkList hunks={entry.hunks} layout="unified" />
+                <HunkList hunks={entry.hunks} layout="unified" label={`Uncommitted changes to ${entry.path}`} />
               </div>
             </div>
           ))}

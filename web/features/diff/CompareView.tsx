@@ -438,7 +438,7 @@ function FileDiffPane({ base, target, path, change, layout, handle, at, side, vi
       </label>
     </DiffHeader>
   );
-  const list = <HunkList hunks={fileDiff.data.hunks} layout={layout} handle={handle} line={at} side={side} onLineClick={onLineClick} />;
+  const list = <HunkList hunks={fileDiff.data.hunks} layout={layout} handle={handle} line={at} side={side} onLineClick={onLineClick} label={`Diff of ${path}`} />;
   if (fileDiff.data.hunks.length === 0) {
     const same = moved && fileDiff.data.base_size === fileDiff.data.target_size;
     return (
@@ -471,7 +471,7 @@ function SliceDiffPane({ base, target, sliceType, layout, handle }: { base: Snap
   return (
     <>
       <DiffHeader title={data.display_name} status={data.status} facts={`${data.base_count} → ${data.target_count} items · ${plural(changed.length, "item")} differ`} />
-      {data.hunks.length === 0 ? <EmptyState title="No JSON difference">{data.note ?? "The slice is the same in both snapshots."}</EmptyState> : <HunkList hunks={data.hunks} layout={layout} handle={handle} />}
+      {data.hunks.length === 0 ? <EmptyState title="No JSON difference">{data.note ?? "The slice is the same in both snapshots."}</EmptyState> : <HunkList hunks={data.hunks} layout={data.status === "added" || data.status === "removed" ? "unified" : layout} handle={handle} label={`Diff of the ${data.display_name} slice`} />}
     </>
   );
 }

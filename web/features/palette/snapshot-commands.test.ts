@@ -28,6 +28,13 @@ describe("the palette's snapshots", () => {
     expect(filterCommands(commands, ROOT)).toHaveLength(3);
   });
 
+  it("name a session without tags as the run list does (WINK's first prompt), not by a short id", () => {
+    const untagged = "78789b9e-3e20-53c0-97ab-92eceb017908";
+    const tree = { source: { path: "tree.jsonl" }, sessions: [{ session_id: untagged, title: "sunfish_code_review_agent_workspace_digest", snapshots: [{ line_number: 4, label: "turn 1" }] }] } as unknown as RunResponse;
+    const [choice] = snapshotChoices([entry("tree.jsonl", 4, untagged, {})], tree);
+    expect(choice?.title).toBe("sunfish_code_review_agent_workspace_digest · turn 1");
+  });
+
   it("offer the previous snapshot of the selected one's session to compare with", () => {
     expect(previousInSession(run, { file: "run.jsonl", line: 3 })).toEqual({ file: "run.jsonl", line: 2 });
     expect(previousInSession(run, { file: "run.jsonl", line: 1 })).toBeNull();

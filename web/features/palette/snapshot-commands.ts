@@ -17,20 +17,31 @@ export interface SnapshotChoice {
   readonly keywords: string;
 }
 
-/** The session's readable name: its `agent` (or `app`, `name`) tag, else its short id. */
-export function sessionName(entry: Pick<SnapshotEntry, "tags" | "sessionId">): string {
+/**
+ * The session's readable name: its `agent` (or `app`, `name`) tag, else the title the run
+ * list gives it (its first prompt's name, as WINK's sessions without tags have), else its
+ * short id.
+ */
+export function sessionName(entry: Pick<SnapshotEntry, "tags" | "sessionId">, title: string | null = null): string {
   const tagged = entry.tags.agent ?? entry.tags.app ?? entry.tags.name;
-  return tagged !== undefined && tagged !== "" ? tagged : shortId(entry.sessionId);
+  if (tagged !== undefined && tagged !== "") return tagged;
+  return title !== null && title !== "" ? title : shortId(entry.sessionId);
 }
 
 export function snapshotChoices(entries: readonly SnapshotEntry[], run: RunResponse | undefined): SnapshotChoice[] {
   const labels = new Map<string, string>();
-  if (run !== undefined) for (const session of run.sessions) for (const snapshot of session.snapshots) labels.set(`${run.source.path}\n${snapshot.line_number}`, snapshot.label);
+  const titles = new Map<string, string | null>();
+  if (run !== undefined)
+    for (const session of run.sessions) {
+      titles.set(session.session_id, session.title);
+      for (const snapshot of session.snapshots) labels.set(`${run.source.path}\n${snapshot.line_number}`, snapshot.label);
+    }
   const choice = (entry: SnapshotEntry): SnapshotChoice => {
     const label = labels.get(`${entry.file}\n${entry.line}`);
+    const title = entry.file === run?.source.path ? (titles.get(entry.sessionId) ?? null) : null;
     return {
       entry,
-      title: `${sessionName(entry)} · ${label ?? `line ${entry.line}`}`,
+      title: `${sessionName(entry, title)} · ${label ?? `line ${entry.line}`}`,
       subtitle: `${shortId(entry.sessionId)} · ${formatLocalTime(entry.createdAt)} · line ${entry.line} of ${entry.fileName}`,
       keywords: `${entry.sessionId} ${entry.createdAt}`,
     };

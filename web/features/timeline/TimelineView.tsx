@@ -7,6 +7,7 @@
  * diffs. J/K (or ↑/↓ in the list) move, Enter opens the item in its slice, O collapses or
  * expands the turn.
  */
+import { useQueryClient } from "@tanstack/react-query";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { KeyboardEvent } from "react";
@@ -18,7 +19,9 @@ import { Icon } from "../../components/Icon.js";
 import type { IconName } from "../../components/Icon.js";
 import { Link } from "../../components/Link.js";
 import { PaneResizer } from "../../components/PaneResizer.js";
+import { useApi } from "../../api/context.js";
 import { useRun, useTimeline } from "../../queries/hooks.js";
+import { diffQuery } from "../../queries/options.js";
 import { DETAIL_WIDTH, usePreferences } from "../../state/preferences.js";
 import { doubleKey, isTyping, useKeymap } from "../../state/shortcuts.js";
 import { useNavigate } from "../../state/url-store.js";
@@ -26,8 +29,8 @@ import { showToast } from "../../state/toasts.js";
 import { OutcomeBadge } from "../runs/RunsPanel.js";
 import { sessionOfLine, snapshotPatch } from "../../state/run-links.js";
 import { visibleText } from "../../components/json-model.js";
-import { noChangesReason } from "./change-shortcut.js";
-import { EventDetail } from "./EventDetail.js";
+import { calledPath, changeOfPath, noChangesReason } from "./change-shortcut.js";
+import { EventDetail, nearestSnapshots } from "./EventDetail.js";
 import { timelineRows } from "./timeline-rows.js";
 import type { Span, TimelineRow } from "./timeline-rows.js";
 import { ChangesMarker, ToolCallDiffModal } from "./ToolCallChanges.js";
@@ -123,6 +126,30 @@ function TimelineBody({ snapshot, timeline, session, childSessions, selectedEven
     if (next !== undefined) select(next.index);
   };
 
+  // Without an undo store, the file a call names, in the workspace diff across the call.
+  const api = useApi();
+  const client = useQueryClient();
+  const openCalledFile = async (event: TimelineEventResponse, named: string) => {
+    const { before, after } = nearestSnapshots(timeline.snapshots, event.created_at);
+    if (before === null || after === null || before === after) {
+      showToast(`No file changes are known for ${event.title}: no workspace snapshot was written ${before === null ? "before" : "after"} it, and the session's undo store is not served with it`);
+      return;
+    }
+    const base = { file: snapshot.file, line: before };
+    const target = { file: snapshot.file, line: after };
+    try {
+      const diff = await client.fetchQuery(diffQuery(api, base, target));
+      const change = changeOfPath(diff.files.changes, named);
+      if (change === undefined) {
+        showToast(`${event.title}: ${named} is not among the files that differ between the workspace before it (line ${before}) and after it (line ${after})`);
+        return;
+      }
+      navigate({ ...target, view: "compare", base, path: change.path, slice: undefined, at: undefined, side: undefined, event: undefined, change: undefined });
+    } catch (error) {
+      showToast(`Could not compare the workspace around ${event.title}: ${error instanceof Error ? error.message : String(error)}`, "error");
+    }
+  };
+
   const toFirst = useMemo(() => doubleKey(() => eventRows[0] !== undefined && select(eventRows[0].index)), [eventRows, select]);
   useKeymap({
     g: toFirst,
@@ -149,11 +176,16 @@ function TimelineBody({ snapshot, timeline, session, childSessions, selectedEven
     "/": () => filterInput.current?.focus(),
     c: () => {
       const first = selectedChanges?.files[0];
-      if (first === undefined) {
-        showToast(noChangesReason(selected, timeline.changes, selectedChanges) ?? "No changed files");
+      if (first !== undefined) {
+        openChange(first.path);
         return true;
       }
-      openChange(first.path);
+      const named = selected === undefined ? null : calledPath(selected);
+      if (selected !== undefined && named !== null && (timeline.changes === null || timeline.changes === undefined)) {
+        void openCalledFile(selected, named);
+        return true;
+      }
+      showToast(noChangesReason(selected, timeline.changes, selectedChanges) ?? "No changed files");
       return true;
     },
   });

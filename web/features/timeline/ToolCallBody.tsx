@@ -107,7 +107,7 @@ export function ToolCallBody({ item }: { item: unknown }) {
     argumentsView = (
       <Section title={`Edit of ${path || "the file"}`}>
         <div className="detail-hunks">
-          <HunkList hunks={editHunks} layout="unified" />
+          <HunkList hunks={editHunks} layout="unified" label={`Edit of ${path || "the file"}`} />
         </div>
       </Section>
     );

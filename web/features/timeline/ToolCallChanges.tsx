@@ -181,7 +181,7 @@ export function ToolCallDiffModal({ snapshot, changes, toolName, path, onOpen, o
             <MergeDiff path={path} base={base} target={target} hunks={data.hunks} layout={layout} handle={handle} />
           </Suspense>
         ) : (
-          <HunkList hunks={data.hunks} layout={layout} handle={handle} />
+          <HunkList hunks={data.hunks} layout={layout} handle={handle} label={`Diff of ${path}`} />
         )}
       </>
     );
