@@ -7,14 +7,13 @@
  * WINK's bundle meta merged with the snapshot meta of the bundle's session line.
  */
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import { lazySlicePage, lazySnapshotEntries, snapshotEntries, slicePage, slicePageLength } from "../../shared/viewer/index.js";
+import { lazySlicePage, snapshotEntries, snapshotEntriesJson, slicePage, slicePageLength } from "../../shared/viewer/index.js";
 import { badRequest, notFound } from "../http/errors.js";
 import { metaFor } from "../library/snapshot-meta.js";
 import type { Selection, ViewerState } from "../library/viewer-state.js";
 import { indexedLine } from "../library/viewer-state.js";
-import type { SessionIndexEntry } from "../../shared/session/index.js";
 import { isoTime } from "../library/iso-time.js";
-import { STREAM_LINE_BYTES, selectorOf, sendJsonBytes, sendStreamedJson, type HeavyWork } from "./request-helpers.js";
+import { STREAM_LINE_BYTES, selectorOf, sendJsonBytes, sendJsonChunks, sendStreamedJson, type HeavyWork } from "./request-helpers.js";
 import { VIEWER_ROUTES } from "../../shared/viewer/routes/index.js";
 import { routeOptions } from "./route-options.js";
 
@@ -53,7 +52,8 @@ export const legacyRoutes: FastifyPluginAsyncTypebox<LegacyRoutesOptions> = asyn
     const selection = await state.resolve(selectorOf(request.query));
     const { lines } = selection.index;
     if (lines.length >= STREAM_MIN_ENTRIES) {
-      return sendStreamedJson(reply, lazySnapshotEntries(selection.record.path, lines.length, (index) => indexedLine(lines.at(index) as SessionIndexEntry), selection.entry.lineNumber), { streamDepth: 1 });
+      // Written from the index's columns in event-loop slices: other requests answer meanwhile.
+      return sendJsonChunks(reply, snapshotEntriesJson(selection.record.path, lines, selection.entry.lineNumber));
     }
     return snapshotEntries(selection.record.path, lines.map(indexedLine), selection.entry.lineNumber);
   } });

@@ -57,6 +57,11 @@ export function sendStreamedJson(reply: FastifyReply, value: unknown, options: P
   return reply.type("application/json; charset=utf-8").send(chunks);
 }
 
+/** Sends JSON text written as it is sent (chunks pulled with the socket's back-pressure). */
+export function sendJsonChunks(reply: FastifyReply, chunks: AsyncIterable<string>): FastifyReply {
+  return reply.type("application/json; charset=utf-8").send(Readable.from(chunks, { objectMode: false, highWaterMark: 64 * 1024 }));
+}
+
 /** Where routes run CPU-heavy work: a worker thread, and the answers it computed. */
 export interface HeavyWork {
   readonly pool: CpuPool;

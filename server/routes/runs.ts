@@ -5,7 +5,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import path from "node:path";
-import { pageOfRuns, placeholderRunSummary, runSummary, searchRun, sessionEvents } from "../../shared/viewer/index.js";
+import { boundedRun, pageOfRuns, placeholderRunSummary, runSessionPage, runSummary, searchRun, sessionEvents } from "../../shared/viewer/index.js";
 import type { RunSearchSession, RunSummaryView } from "../../shared/viewer/index.js";
 import { echoedName, notFound } from "../http/errors.js";
 import { compileLinearRegex } from "../library/linear-regex.js";
@@ -133,7 +133,15 @@ export const runRoutes: FastifyPluginAsyncTypebox<RunRoutesOptions> = async (app
   } });
 
   app.route({ ...routeOptions(VIEWER_ROUTES.run), handler: async (request) => {
-    return runOf(state, await recordOf(request.query.file));
+    // Bounded: each session's turns and snapshots grow with its lines (shared/viewer/run-bounds.ts).
+    return boundedRun(await runOf(state, await recordOf(request.query.file)));
+  } });
+
+  app.route({ ...routeOptions(VIEWER_ROUTES.runSession), handler: async (request) => {
+    const run = await runOf(state, await recordOf(request.query.file));
+    const page = runSessionPage(run, request.query.session, request.query.offset, request.query.limit);
+    if (page === null) throw notFound(`Unknown session_id: ${request.query.session}`);
+    return page;
   } });
 
   app.route({ ...routeOptions(VIEWER_ROUTES.runSearch), handler: async (request) => {

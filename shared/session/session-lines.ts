@@ -129,6 +129,11 @@ export class SessionLines implements Iterable<SessionIndexEntry> {
     return this.#lineNumbers[position] as number;
   }
 
+  /** The `createdAt` of the line at a position of `0 … length - 1`, as the line wrote it. */
+  timeAt(position: number): string {
+    return this.#time(position);
+  }
+
   /** The entry of a line number (found by bisection: lines come in file order), or undefined. */
   ofLine(lineNumber: number): SessionIndexEntry | undefined {
     if (!this.#ascending) return this.find((entry) => entry.lineNumber === lineNumber);

@@ -124,6 +124,10 @@ export type RunSnapshotView = Static<typeof S.RunSnapshot>;
 /** Where a child session ran in its parent. */
 export type RunSpawnView = Static<typeof S.RunSpawn>;
 export type RunSessionView = Static<typeof S.RunSession>;
+/** How much of a session's turns or snapshots `/api/run` leaves out. */
+export type RunListCutView = Static<typeof S.RunListCut>;
+/** `/api/run/session`: a stretch of a session's turns and snapshots. */
+export type RunSessionPageView = Static<typeof S.RunSessionPage>;
 /** A failed tool call (or an event carrying an error), placed in its session and turn. */
 export type RunFailureView = Static<typeof S.RunFailure>;
 /** `/api/runs`: a run as the sidebar lists it. */

@@ -25,6 +25,7 @@ export type TimelineResponse = V.TimelineView;
 export type ToolCallFileDiffResponse = V.ToolCallFileDiffView;
 export type RunListResponse = V.RunListView;
 export type RunResponse = V.RunView;
+export type RunSessionPageResponse = V.RunSessionPageView;
 /** How a comparison finds moved files: renames always (at 50 %, as git), copies on request (git's -C). */
 export interface DiffOptions {
   readonly copies?: boolean;
@@ -83,6 +84,8 @@ export interface Api {
   runs(query?: RunPageQuery): Promise<V.RunListView>;
   /** One run in full; without `file`, the newest run that loads (where the app lands). */
   run(file?: string): Promise<V.RunView>;
+  /** A stretch of one session's turns and snapshots from `offset` (what `run` leaves out of a long session: its `truncated`). */
+  runSession(file: string, session: string, offset: number, limit: number): Promise<V.RunSessionPageView>;
   /** The eval: every run's outcome and place, and the failure groups across them (`/api/failures`). */
   failures(): Promise<V.EvalSummaryView>;
   /** One failure group's occurrences, earliest first. */

@@ -98,6 +98,10 @@ export class HttpApi implements Api {
     return this.get(ROUTES.run, { file });
   }
 
+  runSession(file: string, session: string, offset: number, limit: number): Promise<T.RunSessionPageResponse> {
+    return this.get("/api/run/session", { file, session, offset, limit });
+  }
+
   runSearch(file: string, session: string | null, q: string, regex: boolean, limit: number): Promise<T.RunSearchResponse> {
     return this.get(ROUTES.runSearch, { file, session: session ?? undefined, q, regex: regex ? "1" : undefined, limit });
   }

@@ -10,7 +10,7 @@ import { BUNDLE_MEMBERS, bundleMetaView, bundleRunParts } from "../../shared/deb
 import { FileNotFoundError } from "../../shared/errors.js";
 import { summarizeSnapshot, parseSessionText, findFilesystemSnapshotRef } from "../../shared/session/browser.js";
 import type { SessionLineError, SessionSnapshot } from "../../shared/session/browser.js";
-import { MAX_VIEW_BYTES, landingRun, fileContent, archiveManifestSummary, buildFileTree, searchSnapshot, sessionFileView, diffFileLists, diffSlice, diffSliceSummaries, diffSourceFile, diffWorkspaces, buildRun, placeholderRunSummary, runSummary, pageOfRuns, diffStats, searchRun, sessionEvents, slicePage, snapshotMeta, buildTimeline, compareTimes, bundleWorkspace, resolveWorkspace, workspaceMetaView, evalSummary, failureOccurrences, notLoadedDigest, runDigest } from "../../shared/viewer/index.js";
+import { MAX_VIEW_BYTES, landingRun, fileContent, archiveManifestSummary, buildFileTree, searchSnapshot, sessionFileView, diffFileLists, diffSlice, diffSliceSummaries, diffSourceFile, diffWorkspaces, buildRun, boundedRun, runSessionPage, placeholderRunSummary, runSummary, pageOfRuns, diffStats, searchRun, sessionEvents, slicePage, snapshotMeta, buildTimeline, compareTimes, bundleWorkspace, resolveWorkspace, workspaceMetaView, evalSummary, failureOccurrences, notLoadedDigest, runDigest } from "../../shared/viewer/index.js";
 import type { ArchiveManifestRead, RunSearchSession, RunView, IndexedSnapshotLine, ResolvedWorkspace } from "../../shared/viewer/index.js";
 import type { Api, DiffOptions, RunPageQuery, SearchScope, SnapshotRef } from "./api.js";
 import type { ApiError } from "./api.js";
@@ -281,11 +281,20 @@ export class LocalApi implements Api {
 
   run(file?: string): Promise<T.RunResponse> {
     return this.#answer(async () => {
-      if (file !== undefined) return this.#run(file);
+      // Bounded as the server bounds it (shared/viewer/run-bounds.ts).
+      if (file !== undefined) return boundedRun(await this.#run(file));
       // The landing run, picked as the server picks it.
       const landing = await landingRun(this.#newestFirst(), { loads: async (candidate) => candidate.snapshots.length > 0, failed: async (candidate) => candidate.bundle?.has(BUNDLE_MEMBERS.error) === true, failedCalls: async (candidate) => (await this.#run(candidate.path)).stats.outcome === "failed" });
       if (landing === null) throw serverError("WD_ERR_NOT_FOUND", "No session file of the directory holds a loadable line");
-      return this.#run(landing.path);
+      return boundedRun(await this.#run(landing.path));
+    });
+  }
+
+  runSession(file: string, session: string, offset: number, limit: number): Promise<T.RunSessionPageResponse> {
+    return this.#answer(async () => {
+      const page = runSessionPage(await this.#run(file), session, offset, limit);
+      if (page === null) throw serverError("WD_ERR_NOT_FOUND", `Unknown session_id: ${session}`);
+      return page;
     });
   }
 

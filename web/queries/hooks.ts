@@ -35,6 +35,10 @@ export function useRun(file: string | null) {
   return useQuery(q.runQuery(useApi(), file));
 }
 
+export function useRunSession(file: string, session: string, range: { offset: number; limit: number } | null) {
+  return useQuery(q.runSessionQuery(useApi(), file, session, range));
+}
+
 export function useNewestRun(enabled: boolean) {
   return useQuery({ ...q.newestRunQuery(useApi(), useQueryClient()), enabled });
 }

@@ -40,6 +40,13 @@ export const failureOccurrencesQuery = (api: Api, signature: string | null) =>
 /** `null`: no run named yet (the query waits, `skipToken`). */
 export const runQuery = (api: Api, file: string | null) => queryOptions({ queryKey: file === null ? keys.waiting("run") : keys.run(file), queryFn: file === null ? skipToken : () => api.run(file) });
 
+/** A stretch of a session's turns and snapshots that the run left out; `null`: none asked for (the query waits). */
+export const runSessionQuery = (api: Api, file: string, session: string, range: { offset: number; limit: number } | null) =>
+  queryOptions({
+    queryKey: [...keys.run(file), "session", session, range?.offset ?? null, range?.limit ?? null] as const,
+    queryFn: range === null ? skipToken : () => api.runSession(file, session, range.offset, range.limit),
+  });
+
 /** The newest run (where the app lands without a link). */
 export const newestRunQuery = (api: Api, client: QueryClient) =>
   queryOptions({

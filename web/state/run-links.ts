@@ -29,6 +29,9 @@ export function turnSides(session: RunSessionResponse, turn: TurnResponse): { ba
   if (turn.snapshot_line === null) return null;
   const ordered = session.snapshots.map((snapshot) => snapshot.line_number);
   const at = ordered.indexOf(turn.snapshot_line);
+  // Past snapshots the run left out, the one listed before is not the one before.
+  const cut = session.truncated?.snapshots;
+  if (cut !== undefined && cut.omitted > 0 && at === cut.from) return null;
   const base = at > 0 ? ordered[at - 1] : undefined;
   return base === undefined ? null : { base, target: turn.snapshot_line };
 }

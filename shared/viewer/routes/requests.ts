@@ -168,6 +168,17 @@ export const RunsQuery = Type.Object(
 /** `file`: the run's session file (default: the newest run). */
 export const RunQuery = Type.Object({ file: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })) }, { additionalProperties: false });
 
+/** `/api/run/session`: a stretch of one session's turns and snapshots (the run's file as in `/api/run`; `limit` at most RUN_SESSION_PAGE_LIMIT). */
+export const RunSessionQuery = Type.Object(
+  {
+    file: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
+    session: Type.String({ minLength: 1, maxLength: 1024 }),
+    offset: Type.Optional(Type.Integer({ minimum: 0 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  },
+  { additionalProperties: false },
+);
+
 export const RunSearchQuery = Type.Object(
   {
     file: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),

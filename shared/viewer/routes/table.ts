@@ -41,6 +41,7 @@ import {
   Run,
   RunList,
   RunSearchResult,
+  RunSessionPage,
   SearchResult,
   SliceDiff,
   SlicePage,
@@ -64,6 +65,7 @@ import {
   FilesQuery,
   RunQuery,
   RunSearchQuery,
+  RunSessionQuery,
   RunsQuery,
   SearchQuery,
   SelectBody,
@@ -124,6 +126,7 @@ export const VIEWER_ROUTES = {
   runs: get({ url: "/api/runs", querystring: RunsQuery, response: RunList }),
   run: get({ url: "/api/run", querystring: RunQuery, response: Run }),
   runSearch: get({ url: "/api/run/search", querystring: RunSearchQuery, response: RunSearchResult }),
+  runSession: get({ url: "/api/run/session", querystring: RunSessionQuery, response: RunSessionPage }),
   // The eval: outcomes, runs and failure groups across the target
   failures: get({ url: "/api/failures", response: EvalSummary }),
   failureOccurrences: get({ url: "/api/failures/occurrences", querystring: FailureOccurrencesQuery, response: FailureOccurrences }),

@@ -126,6 +126,19 @@ export const RunSpawn = Type.Object({
   parent_event_index: NullableInteger,
 });
 
+/**
+ * How much of one of a session's lists (its turns or its snapshots) `/api/run` leaves out: the
+ * answer lists the first `from` entries and the last `listed - from`; the `omitted` between
+ * them are read with `/api/run/session` (`offset=from`).
+ */
+export const RunListCut = Type.Object({
+  total: Type.Integer(),
+  listed: Type.Integer(),
+  omitted: Type.Integer(),
+  /** Index into the whole list where the omitted stretch starts. */
+  from: Type.Integer(),
+});
+
 export const RunSession = Type.Object({
   session_id: Type.String(),
   parent_session_id: NullableString,
@@ -144,6 +157,23 @@ export const RunSession = Type.Object({
   children: Type.Array(Type.String()),
   /** `children_ids` the session's lines name that have no line in the source (WINK skips empty children). */
   missing_children: Type.Array(Type.String()),
+  /**
+   * Only when `/api/run` leaves some of `turns` or `snapshots` out (a session of more than
+   * `RUN_LIST_LIMIT` of them, or many sessions sharing `RUN_LIST_BUDGET`): for each list, how
+   * many there are and which stretch is not listed (`omitted` 0: the list is whole).
+   */
+  truncated: Type.Optional(Type.Object({ turns: RunListCut, snapshots: RunListCut })),
+});
+
+/** `/api/run/session`: one stretch of a session's turns and snapshots, as `/api/run` lists them, from `offset`. */
+export const RunSessionPage = Type.Object({
+  session_id: Type.String(),
+  offset: Type.Integer(),
+  turn_count: Type.Integer(),
+  snapshot_count: Type.Integer(),
+  /** The turns and the snapshots at `offset` to `offset + limit - 1` of each list (either may be shorter or empty). */
+  turns: Type.Array(Turn),
+  snapshots: Type.Array(RunSnapshot),
 });
 
 /**

@@ -5,14 +5,16 @@
  * that did to the workspace (the files changed between the first and the latest snapshot).
  * A run-level error (a bundle's error.json) is shown first, with its traceback.
  */
-import { Suspense, lazy, useEffect, useRef } from "react";
-import type { RunFailureResponse, RunResponse, RunSessionResponse } from "../../api/api.js";
+import { Fragment, Suspense, lazy, useEffect, useRef, useState } from "react";
+import type { ReactElement } from "react";
+import type { RunFailureResponse, RunResponse, RunSessionResponse, TurnResponse } from "../../api/api.js";
 import { EmptyState, ErrorState, Kbd, Spinner } from "../../components/feedback.js";
 import { formatCount, formatDuration, formatTimestamp, plural, shortId } from "../../components/format.js";
 import { Fact } from "../../components/Fact.js";
 import { Icon } from "../../components/Icon.js";
 import { Link } from "../../components/Link.js";
-import { useDiff, useFiles, useRun } from "../../queries/hooks.js";
+import { useDiff, useFiles, useRun, useRunSession } from "../../queries/hooks.js";
+import { RUN_SESSION_PAGE_LIMIT } from "../../../shared/viewer/index.js";
 import { visibleText } from "../../components/json-model.js";
 import { OutcomeBadge } from "../runs/RunsPanel.js";
 import { failurePatch, snapshotPatch, turnDiffPatch } from "../../state/run-links.js";
@@ -51,7 +53,7 @@ function RunBody({ run }: { run: RunResponse }) {
           <Fact label="Started" value={run.stats.started_at === null ? "—" : formatTimestamp(run.stats.started_at)} />
           <Fact label="Duration" value={run.stats.duration_ms === null ? "—" : formatDuration(run.stats.duration_ms)} />
           <Fact label="Sessions" value={String(run.session_count)} />
-          <Fact label="Turns" value={String(root?.turns.length ?? 0)} />
+          <Fact label="Turns" value={formatCount(root?.truncated?.turns.total ?? root?.turns.length ?? 0)} />
           <Fact label="Tool calls" value={formatCount(run.stats.tool_calls)} />
           <Fact label="Failed calls" value={String(run.stats.failed_calls)} danger={run.stats.failed_calls > 0} />
           <Fact label="Events" value={formatCount(run.stats.events)} />
@@ -195,6 +197,8 @@ function TurnsCard({ file, session, byId }: { file: string; session: RunSessionR
     const turn = child?.spawned?.turn;
     if (child !== undefined && turn !== null && turn !== undefined) spawnedIn.set(turn, [...(spawnedIn.get(turn) ?? []), child]);
   }
+  const cut = session.truncated?.turns;
+  const row = (turn: TurnResponse) => <TurnRow key={turn.number} file={file} session={session} turn={turn} spawned={spawnedIn.get(turn.number) ?? []} />;
   return (
     <section className="card turns-card" aria-labelledby="turns-heading">
       <header className="card-header">
@@ -214,33 +218,77 @@ function TurnsCard({ file, session, byId }: { file: string; session: RunSessionR
             </tr>
           </thead>
           <tbody>
-            {session.turns.map((turn) => {
-              const diff = turnDiffPatch(file, session, turn);
-              const took = turn.started_at !== null && turn.ended_at !== null ? Date.parse(turn.ended_at) - Date.parse(turn.started_at) : null;
-              return (
-                <tr key={turn.number} className={turn.failed_calls + turn.errors > 0 ? "has-failure" : undefined}>
-                  <td>
-                    <Link to={{ view: "timeline", file, line: session.latest_line, event: turn.first_event ?? undefined, change: undefined }}>turn {turn.number}</Link>
-                    {turn.prompt !== null ? <span className="muted small"> · {visibleText(turn.prompt)}</span> : null}
-                    {(spawnedIn.get(turn.number) ?? []).map((child) => (
-                      <Link key={child.session_id} to={snapshotPatch(file, child.latest_line)} className="tag tag-accent sub-agent-tag">
-                        <Icon name="bolt" size={11} /> {child.title ?? shortId(child.session_id)}
-                      </Link>
-                    ))}
-                  </td>
-                  <td>
-                    {turn.tool_calls}
-                    {turn.failed_calls > 0 ? <span className="text-danger"> · {turn.failed_calls} failed</span> : null}
-                  </td>
-                  <td className="small">{took === null || Number.isNaN(took) ? "—" : formatDuration(took)}</td>
-                  <td className="small">{diff === null ? (turn.snapshot_line === null ? "—" : <Link to={snapshotPatch(file, turn.snapshot_line)}>line {turn.snapshot_line}</Link>) : <Link to={diff}>diff</Link>}</td>
-                </tr>
-              );
-            })}
+            {cut === undefined || cut.omitted === 0 ? (
+              session.turns.map(row)
+            ) : (
+              <>
+                {session.turns.slice(0, cut.from).map(row)}
+                <OmittedTurns file={file} session={session} offset={cut.from} count={cut.omitted} row={row} />
+                {session.turns.slice(cut.from).map(row)}
+              </>
+            )}
           </tbody>
         </table>
       )}
     </section>
+  );
+}
+
+/**
+ * Turns the run's answer leaves out of a long session (its `truncated`), said as such: listed
+ * on request, a page of `/api/run/session` at a time.
+ */
+function OmittedTurns({ file, session, offset, count, row }: { file: string; session: RunSessionResponse; offset: number; count: number; row: (turn: TurnResponse) => ReactElement }) {
+  const [asked, setAsked] = useState(false);
+  const limit = Math.min(count, RUN_SESSION_PAGE_LIMIT);
+  const page = useRunSession(file, session.session_id, asked ? { offset, limit } : null);
+  if (asked && page.isSuccess) {
+    return (
+      <Fragment>
+        {page.data.turns.map(row)}
+        {count > limit ? <OmittedTurns file={file} session={session} offset={offset + limit} count={count - limit} row={row} /> : null}
+      </Fragment>
+    );
+  }
+  return (
+    <tr className="omitted-turns" data-testid="omitted-turns">
+      <td colSpan={4} className="muted small">
+        {formatCount(count)} more {count === 1 ? "turn" : "turns"} (turns {formatCount(offset + 1)}–{formatCount(offset + count)}) not listed here{" "}
+        {asked && page.isError ? (
+          <span className="text-danger">: could not read them ({page.error.message})</span>
+        ) : asked ? (
+          <span role="status">reading them…</span>
+        ) : (
+          <button type="button" className="mini-btn" onClick={() => setAsked(true)}>
+            list {count > limit ? `the next ${formatCount(limit)}` : "them"}
+          </button>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+function TurnRow({ file, session, turn, spawned }: { file: string; session: RunSessionResponse; turn: TurnResponse; spawned: readonly RunSessionResponse[] }) {
+  const diff = turnDiffPatch(file, session, turn);
+  const took = turn.started_at !== null && turn.ended_at !== null ? Date.parse(turn.ended_at) - Date.parse(turn.started_at) : null;
+  return (
+    <tr className={turn.failed_calls + turn.errors > 0 ? "has-failure" : undefined}>
+      <td>
+        <Link to={{ view: "timeline", file, line: session.latest_line, event: turn.first_event ?? undefined, change: undefined }}>turn {turn.number}</Link>
+        {turn.prompt !== null ? <span className="muted small"> · {visibleText(turn.prompt)}</span> : null}
+        {spawned.map((child) => (
+          <Link key={child.session_id} to={snapshotPatch(file, child.latest_line)} className="tag tag-accent sub-agent-tag">
+            <Icon name="bolt" size={11} /> {child.title ?? shortId(child.session_id)}
+          </Link>
+        ))}
+      </td>
+      <td>
+        {turn.tool_calls}
+        {turn.failed_calls > 0 ? <span className="text-danger"> · {turn.failed_calls} failed</span> : null}
+      </td>
+      <td className="small">{took === null || Number.isNaN(took) ? "—" : formatDuration(took)}</td>
+      <td className="small">{diff === null ? (turn.snapshot_line === null ? "—" : <Link to={snapshotPatch(file, turn.snapshot_line)}>line {turn.snapshot_line}</Link>) : <Link to={diff}>diff</Link>}</td>
+    </tr>
   );
 }
 

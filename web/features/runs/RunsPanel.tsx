@@ -181,6 +181,15 @@ function RunSessions({ file, selected }: { file: string; selected: SnapshotRef |
   );
 }
 
+/** Where the run's answer leaves out snapshots of a long session (its `truncated`): said, with where to find them. */
+function OmittedSnapshots({ count }: { count: number }) {
+  return (
+    <span className="session-note small" data-testid="omitted-snapshots" title="The run lists a long session's first and last snapshots; /api/run/session lists every one">
+      … {plural(count, "more snapshot")} not listed here
+    </span>
+  );
+}
+
 function SessionItem({ file, session, byId, selected }: { file: string; session: RunSessionResponse; byId: ReadonlyMap<string, RunSessionResponse>; selected: SnapshotRef | null }) {
   const holdsSelection = selected !== null && selected.file === file && session.snapshots.some((snapshot) => snapshot.line_number === selected.line);
   const [open, setOpen] = useState(holdsSelection);
@@ -208,7 +217,7 @@ function SessionItem({ file, session, byId, selected }: { file: string; session:
           <span className="session-name">{session.depth > 0 ? <Icon name="bolt" size={12} /> : null}{name}</span>
           <span className="session-meta">
             {session.depth > 0 ? `level ${session.depth} · ` : ""}
-            {plural(session.turns.length, "turn")} · {plural(session.snapshots.length, "snapshot")}
+            {plural(session.truncated?.turns.total ?? session.turns.length, "turn")} · {plural(session.truncated?.snapshots.total ?? session.snapshots.length, "snapshot")}
             {session.stats.duration_ms !== null ? ` · ${formatDuration(session.stats.duration_ms)}` : ""}
           </span>
         </Link>
@@ -228,10 +237,12 @@ function SessionItem({ file, session, byId, selected }: { file: string; session:
       ) : null}
       {open ? (
         <ol className="snapshot-list" id={listId} aria-label={`Snapshots of ${name}`}>
-          {session.snapshots.map((snapshot) => {
+          {session.snapshots.map((snapshot, position) => {
             const active = selected?.file === file && selected.line === snapshot.line_number;
+            const cut = session.truncated?.snapshots;
             return (
               <li key={snapshot.line_number}>
+                {cut !== undefined && cut.omitted > 0 && position === cut.from ? <OmittedSnapshots count={cut.omitted} /> : null}
                 <Link to={snapshotPatch(file, snapshot.line_number)} className={`snapshot-link${active ? " is-active" : ""}`} aria-current={active ? "true" : undefined} data-testid="snapshot-link" data-line={snapshot.line_number}>
                   <span className="snapshot-label">{snapshot.label}</span>
                   <span className="snapshot-meta">

@@ -1,0 +1,96 @@
+/**
+ * Issue 29, item 5: `/api/run` of a file of 1,000 sessions of 1,500 snapshot lines answered a
+ * 500 after ~55 s, its answer past V8's longest string. Over real HTTP, a generated file of
+ * 200 sessions of 1,000 lines (200,000 lines; unbounded, its answer is ~80 MB): the answer
+ * stays within a few MB, says for each session how many turns and snapshots it leaves out and
+ * where, and `/api/run/session` answers the stretch it left out.
+ */
+import { open, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { RUN_LIST_BUDGET, RUN_LIST_LIMIT } from "../shared/viewer/index.js";
+import type { RunSessionPageView, RunView } from "../shared/viewer/index.js";
+import { cleanUp, snapshotLine, tempDir, testApp } from "./server.test-support.js";
+
+afterEach(cleanUp);
+
+const SESSIONS = 200;
+const LINES_EACH = 1_000;
+const START_MS = Date.parse("2026-11-22T01:00:00.000Z");
+
+/** Line `i` (0-based) of the file: session `s-(i % SESSIONS)`, one second after the line before. */
+function lineTime(i: number): string {
+  return `${new Date(START_MS + i * 1000).toISOString().slice(0, 23)}000+00:00`;
+}
+
+async function manySessions(file: string): Promise<void> {
+  const handle = await open(file, "w");
+  try {
+    const batch: string[] = [];
+    const lines = SESSIONS * LINES_EACH;
+    for (let i = 0; i < lines; i++) {
+      batch.push(snapshotLine({ sessionId: `s-${i % SESSIONS}`, createdAt: lineTime(i), slices: [{ type: "Note", items: [{ n: i }] }] }));
+      if (batch.length === 5000 || i === lines - 1) await handle.write(`${batch.splice(0).join("\n")}\n`);
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The file's line number of session `s-k`'s `n`th line (0-based). */
+const lineOf = (session: number, n: number) => 1 + n * SESSIONS + session;
+
+describe("/api/run of a file of many long sessions (issue 29, item 5)", () => {
+  it("answers a bounded run that says what it leaves out, and pages the rest", async () => {
+    const dir = await tempDir();
+    await manySessions(path.join(dir, "big.jsonl"));
+    await writeFile(path.join(dir, "small.jsonl"), `${snapshotLine({ sessionId: "small" })}\n`);
+    const app = await testApp({ path: dir });
+    await app.app.listen({ host: "127.0.0.1", port: 0 });
+    const base = `http://127.0.0.1:${(app.app.server.address() as { port: number }).port}`;
+
+    const small = await fetch(`${base}/api/run?file=small.jsonl`);
+    expect(small.status).toBe(200);
+    expect(await small.text()).not.toContain("truncated");
+
+    const response = await fetch(`${base}/api/run?file=big.jsonl`);
+    const body = await response.text();
+    expect(response.status, body.slice(0, 500)).toBe(200);
+    // Unbounded, this answer was ~80 MB (the file's 200,000 snapshots and as many turns).
+    expect(body.length).toBeLessThan(8 * 1024 * 1024);
+    const run = JSON.parse(body) as RunView;
+    expect(run).toMatchObject({ session_count: SESSIONS, snapshot_count: SESSIONS * LINES_EACH });
+    expect(run.sessions).toHaveLength(SESSIONS);
+
+    // The first session (the overview's) lists RUN_LIST_LIMIT of each: its first and its last half.
+    const root = run.sessions[0];
+    if (root === undefined) throw new Error("no session");
+    expect(root.session_id).toBe("s-0");
+    const half = RUN_LIST_LIMIT / 2;
+    const rootCut = { total: LINES_EACH, listed: RUN_LIST_LIMIT, omitted: LINES_EACH - RUN_LIST_LIMIT, from: half };
+    expect(root.truncated).toEqual({ turns: rootCut, snapshots: rootCut });
+    expect(root.turns).toHaveLength(RUN_LIST_LIMIT);
+    expect(root.snapshots.map((snapshot) => snapshot.line_number).slice(half - 1, half + 1)).toEqual([lineOf(0, half - 1), lineOf(0, LINES_EACH - half)]);
+    expect(root.turns.map((turn) => turn.number).slice(half - 1, half + 1)).toEqual([half, LINES_EACH - half + 1]);
+    expect(root.snapshots[root.snapshots.length - 1]).toMatchObject({ line_number: lineOf(0, LINES_EACH - 1), latest: true });
+
+    // The others share RUN_LIST_BUDGET.
+    const share = Math.floor(RUN_LIST_BUDGET / (SESSIONS - 1));
+    for (const session of run.sessions.slice(1)) {
+      const cut = { total: LINES_EACH, listed: share, omitted: LINES_EACH - share, from: Math.ceil(share / 2) };
+      expect(session.truncated).toEqual({ turns: cut, snapshots: cut });
+      expect(session.snapshots).toHaveLength(share);
+      expect(session.snapshots[session.snapshots.length - 1]?.latest).toBe(true);
+    }
+    expect(run.sessions.reduce((sum, session) => sum + (session.truncated?.snapshots.total ?? session.snapshots.length), 0)).toBe(SESSIONS * LINES_EACH);
+
+    // What the answer left out, from where it says.
+    const pageResponse = await fetch(`${base}/api/run/session?file=big.jsonl&session=s-0&offset=${half}&limit=${LINES_EACH - RUN_LIST_LIMIT}`);
+    expect(pageResponse.status).toBe(200);
+    const page = (await pageResponse.json()) as RunSessionPageView;
+    expect(page).toMatchObject({ session_id: "s-0", offset: half, turn_count: LINES_EACH, snapshot_count: LINES_EACH });
+    expect(page.turns.map((turn) => turn.number)).toEqual(Array.from({ length: LINES_EACH - RUN_LIST_LIMIT }, (_, n) => half + n + 1));
+    expect(page.snapshots.map((snapshot) => snapshot.line_number)).toEqual(Array.from({ length: LINES_EACH - RUN_LIST_LIMIT }, (_, n) => lineOf(0, half + n)));
+    expect((await fetch(`${base}/api/run/session?file=big.jsonl&session=nobody`)).status).toBe(404);
+  }, 300_000);
+});

@@ -1,0 +1,63 @@
+/**
+ * How much of a run `/api/run` answers. A session's turns and snapshots grow with its lines:
+ * a file of 1,000 sessions of 1,500 snapshot lines made an answer past V8's longest string (a
+ * 500 after a minute). So each session lists at most `RUN_LIST_LIMIT` of each, its first
+ * half and its last half (the run's start, and where it ended: the latest snapshot, the last
+ * turns), and the sessions after the first share `RUN_LIST_BUDGET` entries of each list
+ * between them; `truncated` says what is left out, and `/api/run/session` pages through the
+ * whole lists. A run within these bounds is answered exactly as built.
+ *
+ * Browser-safe: the server and the in-browser API bound their answers the same way.
+ */
+import type { RunListCutView, RunSessionPageView, RunSessionView, RunView } from "./types.js";
+
+/** Turns, and snapshots, one session lists at most in `/api/run`. */
+export const RUN_LIST_LIMIT = 500;
+/** Turns, and snapshots, the sessions after the first list between them (each at most `RUN_LIST_LIMIT`, at least `RUN_LIST_FLOOR`). */
+export const RUN_LIST_BUDGET = 10_000;
+/** What a session lists however many sessions share the budget: its first and last few. */
+export const RUN_LIST_FLOOR = 10;
+/** Turns, and snapshots, one answer of `/api/run/session` holds at most (and by default). */
+export const RUN_SESSION_PAGE_LIMIT = 1_000;
+
+/** How many of each list the session at `position` (of `sessions`) may list. */
+function listLimit(position: number, sessions: number): number {
+  if (position === 0) return RUN_LIST_LIMIT;
+  return Math.min(RUN_LIST_LIMIT, Math.max(RUN_LIST_FLOOR, Math.floor(RUN_LIST_BUDGET / (sessions - 1))));
+}
+
+function cut<T>(list: readonly T[], limit: number): { listed: T[]; cut: RunListCutView } {
+  if (list.length <= limit) return { listed: [...list], cut: { total: list.length, listed: list.length, omitted: 0, from: list.length } };
+  const head = Math.ceil(limit / 2);
+  const tail = limit - head;
+  return { listed: [...list.slice(0, head), ...list.slice(list.length - tail)], cut: { total: list.length, listed: limit, omitted: list.length - limit, from: head } };
+}
+
+function boundedSession(session: RunSessionView, limit: number): RunSessionView {
+  if (session.turns.length <= limit && session.snapshots.length <= limit) return session;
+  const turns = cut(session.turns, limit);
+  const snapshots = cut(session.snapshots, limit);
+  return { ...session, turns: turns.listed, snapshots: snapshots.listed, truncated: { turns: turns.cut, snapshots: snapshots.cut } };
+}
+
+/** `run` as `/api/run` answers it: each session's turns and snapshots within the bounds above (`run` itself when it is within them). */
+export function boundedRun(run: RunView): RunView {
+  const count = run.sessions.length;
+  if (run.sessions.every((session, position) => session.turns.length <= listLimit(position, count) && session.snapshots.length <= listLimit(position, count))) return run;
+  return { ...run, sessions: run.sessions.map((session, position) => boundedSession(session, listLimit(position, count))) };
+}
+
+/** A stretch of one session's whole lists (`/api/run/session`), or null when the run has no such session. */
+export function runSessionPage(run: RunView, sessionId: string, offset = 0, limit = RUN_SESSION_PAGE_LIMIT): RunSessionPageView | null {
+  const session = run.sessions.find((candidate) => candidate.session_id === sessionId);
+  if (session === undefined) return null;
+  const end = offset + Math.min(limit, RUN_SESSION_PAGE_LIMIT);
+  return {
+    session_id: session.session_id,
+    offset,
+    turn_count: session.turns.length,
+    snapshot_count: session.snapshots.length,
+    turns: session.turns.slice(offset, end),
+    snapshots: session.snapshots.slice(offset, end),
+  };
+}

@@ -1,0 +1,91 @@
+// @vitest-environment happy-dom
+// A long session's turns that `/api/run` leaves out (its `truncated`, issue 29 item 5) are
+// said as such on the overview, counted in its facts, and listed on request from `/api/run/session`.
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { afterEach, describe, expect, it } from "vitest";
+import { boundedRun, runSessionPage, RUN_LIST_LIMIT } from "../../../shared/viewer/index.js";
+import type { RunSessionView, RunView } from "../../../shared/viewer/index.js";
+import type { Api } from "../../api/api.js";
+import { ApiProvider } from "../../api/context.js";
+import { RunOverview } from "./RunOverview.js";
+
+afterEach(() => cleanup());
+
+const TURNS = RUN_LIST_LIMIT + 30;
+const time = (n: number) => new Date(Date.parse("2026-11-22T01:00:00Z") + n * 1000).toISOString();
+const stats = { outcome: "ok" as const, failed_calls: 0, errors: 0, tool_calls: 0, events: 0, started_at: time(0), ended_at: time(TURNS), duration_ms: TURNS * 1000 };
+
+function longRun(): RunView {
+  const session: RunSessionView = {
+    session_id: "s-0",
+    parent_session_id: null,
+    depth: 0,
+    title: "agent",
+    latest_line: TURNS,
+    validation_error: null,
+    stats,
+    turn_source: "snapshots",
+    turns: Array.from({ length: TURNS }, (_, n) => ({ number: n + 1, started_at: time(n), ended_at: time(n + 1), first_event: null, last_event: null, prompt: null, events: 0, tool_calls: 0, failed_calls: 0, errors: 0, snapshot_line: n + 1 })),
+    snapshots: Array.from({ length: TURNS }, (_, n) => ({ line_number: n + 1, created_at: time(n + 1), turn: n + 1, archive: null, label: `turn ${n + 1}`, latest: n === TURNS - 1 })),
+    spawned: null,
+    children: [],
+    missing_children: [],
+  };
+  return {
+    source: { kind: "session_file", path: "long.jsonl", name: "long.jsonl" },
+    title: "agent",
+    root_session_id: "s-0",
+    modified_at: time(0),
+    state: "ready",
+    problem: null,
+    stats,
+    session_count: 1,
+    snapshot_count: TURNS,
+    load_errors: 0,
+    error: null,
+    panels: [],
+    sessions: [session],
+    failures: [],
+  };
+}
+
+describe("the run overview of a session longer than the run lists", () => {
+  it("says how many turns are not listed and lists them on request", async () => {
+    const whole = longRun();
+    const asked: { offset: number; limit: number }[] = [];
+    const api = {
+      kind: "http",
+      label: "test",
+      run: () => Promise.resolve(boundedRun(whole)),
+      runSession: (_file: string, session: string, offset: number, limit: number) => {
+        asked.push({ offset, limit });
+        const page = runSessionPage(whole, session, offset, limit);
+        return page === null ? Promise.reject(new Error("no such session")) : Promise.resolve(page);
+      },
+      diff: () => new Promise(() => {}),
+    } as unknown as Api;
+    render(
+      <ApiProvider api={api}>
+        <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
+          <RunOverview file="long.jsonl" />
+        </QueryClientProvider>
+      </ApiProvider>,
+    );
+    const omitted = await screen.findByTestId("omitted-turns");
+    const half = RUN_LIST_LIMIT / 2;
+    expect(omitted.textContent).toContain(`30 more turns (turns ${half + 1}–${half + 30}) not listed here`);
+    expect(screen.getByText(`turn ${half}`)).toBeDefined();
+    expect(screen.queryByText(`turn ${half + 1}`)).toBeNull();
+    expect(screen.getByText(`turn ${TURNS}`)).toBeDefined();
+    // The facts count every turn, not the listed ones.
+    expect(screen.getByText(String(TURNS))).toBeDefined();
+
+    fireEvent.click(screen.getByRole("button", { name: "list them" }));
+    await waitFor(() => expect(screen.queryByTestId("omitted-turns")).toBeNull());
+    expect(asked).toEqual([{ offset: half, limit: 30 }]);
+    expect(screen.getByText(`turn ${half + 1}`)).toBeDefined();
+    expect(screen.getByText(`turn ${half + 30}`)).toBeDefined();
+    expect(screen.getAllByRole("row")).toHaveLength(TURNS + 1);
+  });
+});
