@@ -27,6 +27,8 @@ import { DEFAULT_DISK_CACHE_BYTES, isRemoteTarget, redactUrl } from "../shared/r
 import { oidcSignIn } from "./auth/served-sign-in.js";
 import type { OidcCliOptions } from "./auth/served-sign-in.js";
 import type { SignInContext, SignInMethod } from "./auth/sign-in-method.js";
+import { tokenSignIn, tokenUrl } from "./auth/token-sign-in.js";
+import type { TokenCliOptions } from "./auth/token-sign-in.js";
 import { createFirstStage } from "./first-stage.js";
 import { PublicUrlError, parsePublicUrl } from "./http/public-address.js";
 import type { PublicAddress } from "./http/public-address.js";
@@ -59,7 +61,8 @@ read by range requests without downloading it:
   either one ending in a session file or bundle name opens that file first.
 
 Options:
-  --host HOST      address to listen on (default 127.0.0.1; only loopback names are answered)
+  --host HOST      address to listen on (default 127.0.0.1; only loopback names are answered);
+                   one that is not loopback (0.0.0.0, a LAN address) needs --auth
   --port PORT      port (default 8000, or the next free one; 0 picks any free port)
   --open           open the viewer in a browser, when one is available
   --no-open        do not open a browser (default)
@@ -102,6 +105,12 @@ Options:
                    and the cookies' secret in --session-secret-file FILE (or
                    WINK_SESSION_SECRET, at least 32 bytes); the callback is
                    <public URL>auth/oidc/callback
+  --auth token     sign-in with a random token, as Jupyter does: printed once in the URL
+                   (…/?token=…); opening any page with it sets the session cookie and
+                   drops it from the address. The token is made at each start, or read
+                   from --token-file FILE (or WINK_DEBUG_TOKEN, at least 32 characters;
+                   not printed then); the cookies' secret as for oidc, else one of this
+                   process only (a restart signs everyone out)
   --public-url URL the address users open, when a reverse proxy (or DNS) puts the viewer
                    elsewhere, e.g. https://tools.example/wink/: its host and origin are
                    accepted besides loopback, and its path (ending in /) is the base
@@ -151,6 +160,8 @@ interface CliOptions {
   metricsToken: string | null;
   /** `--auth oidc`'s options, or undefined in the local default (no sign-in). */
   oidc: OidcCliOptions | undefined;
+  /** `--auth token`'s options, or undefined. */
+  token: TokenCliOptions | undefined;
 }
 
 /** The token in `file` (its first line, trimmed): never from argv, where `ps` would show it. */
@@ -203,6 +214,7 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
         "oidc-allowed-domains": { type: "string" },
         "oidc-allowed-groups": { type: "string" },
         "session-secret-file": { type: "string" },
+        "token-file": { type: "string" },
         "public-url": { type: "string" },
         "tls-cert": { type: "string" },
         "tls-key": { type: "string" },
@@ -271,8 +283,14 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
   const metricsToken = tokenFile === undefined ? null : readMetricsToken(tokenFile);
   const list = (text: string | undefined): string[] => (text ?? "").split(",").map((item) => item.trim()).filter((item) => item !== "");
   let oidc: OidcCliOptions | undefined;
-  if (values.auth !== undefined) {
-    if (values.auth !== "oidc") throw new UsageError(`--auth must be oidc (token and proxy sign-in are not built yet), got ${values.auth}`);
+  if (values.auth !== undefined && values.auth !== "oidc" && values.auth !== "token") throw new UsageError(`--auth must be oidc or token (proxy sign-in is not built yet), got ${values.auth}`);
+  const host = values.host ?? "127.0.0.1";
+  if (values.auth === undefined && !isLoopbackHost(host)) {
+    throw new UsageError(`--host ${host} is not a loopback address: anyone who reaches it could read every run. Choose a sign-in with --auth oidc|proxy|token, or keep the default --host 127.0.0.1`);
+  }
+  if (values["token-file"] !== undefined && values.auth !== "token") throw new UsageError("--token-file is for --auth token");
+  const token: TokenCliOptions | undefined = values.auth === "token" ? { tokenFile: values["token-file"], sessionSecretFile: values["session-secret-file"] } : undefined;
+  if (values.auth === "oidc") {
     const issuer = values["oidc-issuer"];
     const clientId = values["oidc-client-id"];
     if (issuer === undefined || clientId === undefined) throw new UsageError("--auth oidc needs --oidc-issuer URL and --oidc-client-id ID");
@@ -299,7 +317,7 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
     : store;
   return {
     target,
-    host: values.host ?? "127.0.0.1",
+    host,
     port: Number(portText),
     portGiven: values.port !== undefined,
     open: values.open === true && values["no-open"] !== true,
@@ -313,7 +331,17 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
     logFormat,
     metricsToken,
     oidc,
+    token,
   };
+}
+
+/** 127.0.0.0/8, ::1 (also IPv4-mapped) and `localhost`: addresses only this machine reaches. */
+function isLoopbackHost(host: string): boolean {
+  const name = host.toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  if (name === "localhost") return true;
+  const v4 = name.replace(/^::ffff:/, "");
+  if (net.isIPv4(v4)) return v4.startsWith("127.");
+  return net.isIPv6(name) && /^(0{0,4}:){1,7}0{0,3}1$/.test(name);
 }
 
 /** Exit code and message for a failure to open the target (a store's own failures get exit 4 and a hint). */
@@ -425,6 +453,13 @@ async function main(): Promise<void> {
     throw error;
   }
   const { publicAddress } = options;
+  // Made before listening, so that the one URL printed holds it; a bad file is exit 2 here.
+  let token: ReturnType<typeof tokenSignIn> | undefined;
+  try {
+    token = options.token === undefined ? undefined : tokenSignIn(options.token, process.env, publicAddress?.basePath ?? "/", publicAddress?.secure ?? tls !== undefined);
+  } catch (error) {
+    fail(2, error instanceof Error ? error.message : String(error));
+  }
 
   const interactive = process.stderr.isTTY === true;
   const started = Date.now();
@@ -472,7 +507,7 @@ async function main(): Promise<void> {
     ...(publicAddress === undefined ? {} : { publicAddress }),
     ...(tls === undefined ? {} : { tls }),
     // Signed in or not is the full app's to tell: the first stage answers nothing itself.
-    holdEverything: options.oidc !== undefined,
+    holdEverything: options.oidc !== undefined || options.token !== undefined,
   });
   try {
     await new Promise<void>((resolve, reject) => {
@@ -498,8 +533,10 @@ async function main(): Promise<void> {
   ].join(", ");
   const polling = remote && options.pollSeconds !== undefined ? `, polled every ${options.pollSeconds} s` : "";
   process.stdout.write(`wink-debug ${packageVersion()} serving ${state.displayRoot} (${counted}${options.recursive ? ", recursive" : ""}${polling})\n`);
-  process.stdout.write(`  ${url}   (ready in ${Date.now() - started} ms; Ctrl-C to stop)\n`);
-  if (publicAddress !== undefined) process.stdout.write(`  public URL: ${publicAddress.href}\n`);
+  // The token once, in the address to open (the public one when there is one); an operator's own token is not printed.
+  const signedUrl = (shown: string): string => (token === undefined ? shown : token.generated ? tokenUrl(shown, token.token) : `${shown}   (sign in with ?token= and the token of ${options.token?.tokenFile ?? "WINK_DEBUG_TOKEN"})`);
+  process.stdout.write(`  ${publicAddress === undefined ? signedUrl(url) : url}   (ready in ${Date.now() - started} ms; Ctrl-C to stop)\n`);
+  if (publicAddress !== undefined) process.stdout.write(`  public URL: ${signedUrl(publicAddress.href)}\n`);
   if (!["127.0.0.1", "localhost", "::1"].includes(options.host)) {
     process.stdout.write(`  note: listening on ${options.host}; requests are still answered only for loopback names, ${options.host}${publicAddress === undefined ? "" : ` and ${publicAddress.origin}`}\n`);
   }
@@ -531,7 +568,7 @@ async function main(): Promise<void> {
   // request has its answer or waits for the app, or a moment without any.
   await Promise.race([stage.wanted, new Promise((resolve) => setTimeout(resolve, FULL_APP_DELAY_MS))]);
   if (stopping) return;
-  let auth: { method: SignInMethod; context: SignInContext } | undefined;
+  let auth: { method: SignInMethod; context: SignInContext } | undefined = token === undefined ? undefined : { method: token.method, context: token.context };
   if (options.oidc !== undefined) {
     try {
       auth = oidcSignIn(options.oidc, process.env, new URL(publicAddress?.href ?? url));

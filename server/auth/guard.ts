@@ -80,6 +80,10 @@ async function guardPlugin(app: FastifyInstance, options: GuardOptions): Promise
       return refuse(reply, "WD_ERR_ORIGIN", "cross-site request refused");
     }
     if (OPEN_PATHS.has(path)) return;
+    if (method.urlSignIn?.carries(request) === true) {
+      if (!limiter.take(request.socket.remoteAddress ?? "unknown")) return refuse(reply, "WD_ERR_RATE_LIMITED", "too many sign-in attempts from this address");
+      return method.urlSignIn.answer(request, reply, context.sessions.read(request), context);
+    }
     if (path.startsWith("/auth/")) {
       if (!limiter.take(request.socket.remoteAddress ?? "unknown")) return refuse(reply, "WD_ERR_RATE_LIMITED", "too many sign-in attempts from this address");
       request.viewerUser = method.fromRequest(request) ?? context.sessions.read(request);
