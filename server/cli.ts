@@ -11,7 +11,8 @@
  * nor a credential:
  *   exit 0  stopped normally (Ctrl-C, SIGTERM)
  *   exit 2  bad arguments (a --public-url that cannot be used, a TLS file that cannot be
- *           read or does not fit), or nothing to serve (missing path, empty directory, unreadable file),
+ *           read or does not fit, a --host that is not loopback without --auth, a sign-in
+ *           secret or token file that cannot be read or is too short), or nothing to serve (missing path, empty directory, unreadable file),
  *           or a --cache-dir that cannot be created, read or written, or that another user
  *           owns or may write (the folder, or one above it that is not sticky)
  *   exit 3  the server could not start (port in use, address not available)
@@ -61,8 +62,8 @@ read by range requests without downloading it:
   either one ending in a session file or bundle name opens that file first.
 
 Options:
-  --host HOST      address to listen on (default 127.0.0.1; only loopback names are answered);
-                   one that is not loopback (0.0.0.0, a LAN address) needs --auth
+  --host HOST      address to listen on (default 127.0.0.1; only loopback names are
+                   answered); one that is not loopback (0.0.0.0, a LAN address) needs --auth
   --port PORT      port (default 8000, or the next free one; 0 picks any free port)
   --open           open the viewer in a browser, when one is available
   --no-open        do not open a browser (default)
