@@ -11,7 +11,8 @@
  * nor a credential:
  *   exit 0  stopped normally (Ctrl-C, SIGTERM)
  *   exit 2  bad arguments (a --public-url that cannot be used, a TLS file that cannot be
- *           read or does not fit), or nothing to serve (missing path, empty directory, unreadable file),
+ *           read or does not fit, a --host that is not loopback without --auth, a sign-in
+ *           secret or token file that cannot be read or is too short), or nothing to serve (missing path, empty directory, unreadable file),
  *           or a --cache-dir that cannot be created, read or written, or that another user
  *           owns or may write (the folder, or one above it that is not sticky)
  *   exit 3  the server could not start (port in use, address not available)
@@ -29,6 +30,8 @@ import type { ProxySignInOptions } from "./auth/proxy-sign-in.js";
 import { oidcSignIn } from "./auth/served-sign-in.js";
 import type { OidcCliOptions } from "./auth/served-sign-in.js";
 import type { SignInContext, SignInMethod } from "./auth/sign-in-method.js";
+import { tokenSignIn, tokenUrl } from "./auth/token-sign-in.js";
+import type { TokenCliOptions } from "./auth/token-sign-in.js";
 import { createFirstStage } from "./first-stage.js";
 import { PublicUrlError, parsePublicUrl } from "./http/public-address.js";
 import type { PublicAddress } from "./http/public-address.js";
@@ -61,7 +64,8 @@ read by range requests without downloading it:
   either one ending in a session file or bundle name opens that file first.
 
 Options:
-  --host HOST      address to listen on (default 127.0.0.1; only loopback names are answered)
+  --host HOST      address to listen on (default 127.0.0.1; only loopback names are
+                   answered); one that is not loopback (0.0.0.0, a LAN address) needs --auth
   --port PORT      port (default 8000, or the next free one; 0 picks any free port)
   --open           open the viewer in a browser, when one is available
   --no-open        do not open a browser (default)
@@ -111,6 +115,12 @@ Options:
                    server sees them, not X-Forwarded-For), any other request is signed
                    out; optionally --groups-header NAME (comma-separated groups) with
                    --proxy-allowed-groups g1,g2 to let in only those groups
+  --auth token     sign-in with a random token, as Jupyter does: printed once in the URL
+                   (…/?token=…); opening any page with it sets the session cookie and
+                   drops it from the address. The token is made at each start, or read
+                   from --token-file FILE (or WINK_DEBUG_TOKEN, at least 32 characters;
+                   not printed then); the cookies' secret as for oidc, else one of this
+                   process only (a restart signs everyone out)
   --public-url URL the address users open, when a reverse proxy (or DNS) puts the viewer
                    elsewhere, e.g. https://tools.example/wink/: its host and origin are
                    accepted besides loopback, and its path (ending in /) is the base
@@ -162,6 +172,8 @@ interface CliOptions {
   oidc: OidcCliOptions | undefined;
   /** `--auth proxy`'s options, or undefined. */
   proxy: ProxySignInOptions | undefined;
+  /** `--auth token`'s options, or undefined. */
+  token: TokenCliOptions | undefined;
 }
 
 /** The token in `file` (its first line, trimmed): never from argv, where `ps` would show it. */
@@ -218,6 +230,7 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
         "trusted-proxy": { type: "string" },
         "groups-header": { type: "string" },
         "proxy-allowed-groups": { type: "string" },
+        "token-file": { type: "string" },
         "public-url": { type: "string" },
         "tls-cert": { type: "string" },
         "tls-key": { type: "string" },
@@ -295,8 +308,16 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
       if (error instanceof ProxyOptionsError) throw new UsageError(error.message);
       throw error;
     }
-  } else if (values.auth !== undefined) {
-    if (values.auth !== "oidc") throw new UsageError(`--auth must be oidc or proxy (token sign-in is not built yet), got ${values.auth}`);
+  } else if (values.auth !== undefined && values.auth !== "oidc" && values.auth !== "token") {
+    throw new UsageError(`--auth must be oidc, proxy or token, got ${values.auth}`);
+  }
+  const host = values.host ?? "127.0.0.1";
+  if (values.auth === undefined && !isLoopbackHost(host)) {
+    throw new UsageError(`--host ${host} is not a loopback address: anyone who reaches it could read every run. Choose a sign-in with --auth oidc|proxy|token, or keep the default --host 127.0.0.1`);
+  }
+  if (values["token-file"] !== undefined && values.auth !== "token") throw new UsageError("--token-file is for --auth token");
+  const token: TokenCliOptions | undefined = values.auth === "token" ? { tokenFile: values["token-file"], sessionSecretFile: values["session-secret-file"] } : undefined;
+  if (values.auth === "oidc") {
     const issuer = values["oidc-issuer"];
     const clientId = values["oidc-client-id"];
     if (issuer === undefined || clientId === undefined) throw new UsageError("--auth oidc needs --oidc-issuer URL and --oidc-client-id ID");
@@ -323,7 +344,7 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
     : store;
   return {
     target,
-    host: values.host ?? "127.0.0.1",
+    host,
     port: Number(portText),
     portGiven: values.port !== undefined,
     open: values.open === true && values["no-open"] !== true,
@@ -338,7 +359,17 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
     metricsToken,
     oidc,
     proxy,
+    token,
   };
+}
+
+/** 127.0.0.0/8, ::1 (also IPv4-mapped) and `localhost`: addresses only this machine reaches. */
+function isLoopbackHost(host: string): boolean {
+  const name = host.toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  if (name === "localhost") return true;
+  const v4 = name.replace(/^::ffff:/, "");
+  if (net.isIPv4(v4)) return v4.startsWith("127.");
+  return net.isIPv6(name) && /^(0{0,4}:){1,7}0{0,3}1$/.test(name);
 }
 
 /** Exit code and message for a failure to open the target (a store's own failures get exit 4 and a hint). */
@@ -450,6 +481,13 @@ async function main(): Promise<void> {
     throw error;
   }
   const { publicAddress } = options;
+  // Made before listening, so that the one URL printed holds it; a bad file is exit 2 here.
+  let token: ReturnType<typeof tokenSignIn> | undefined;
+  try {
+    token = options.token === undefined ? undefined : tokenSignIn(options.token, process.env, publicAddress?.basePath ?? "/", publicAddress?.secure ?? tls !== undefined);
+  } catch (error) {
+    fail(2, error instanceof Error ? error.message : String(error));
+  }
 
   const interactive = process.stderr.isTTY === true;
   const started = Date.now();
@@ -497,7 +535,7 @@ async function main(): Promise<void> {
     ...(publicAddress === undefined ? {} : { publicAddress }),
     ...(tls === undefined ? {} : { tls }),
     // Signed in or not is the full app's to tell: the first stage answers nothing itself.
-    holdEverything: options.oidc !== undefined || options.proxy !== undefined,
+    holdEverything: options.oidc !== undefined || options.proxy !== undefined || options.token !== undefined,
   });
   try {
     await new Promise<void>((resolve, reject) => {
@@ -523,8 +561,10 @@ async function main(): Promise<void> {
   ].join(", ");
   const polling = remote && options.pollSeconds !== undefined ? `, polled every ${options.pollSeconds} s` : "";
   process.stdout.write(`wink-debug ${packageVersion()} serving ${state.displayRoot} (${counted}${options.recursive ? ", recursive" : ""}${polling})\n`);
-  process.stdout.write(`  ${url}   (ready in ${Date.now() - started} ms; Ctrl-C to stop)\n`);
-  if (publicAddress !== undefined) process.stdout.write(`  public URL: ${publicAddress.href}\n`);
+  // The token once, in the address to open (the public one when there is one); an operator's own token is not printed.
+  const signedUrl = (shown: string): string => (token === undefined ? shown : token.generated ? tokenUrl(shown, token.token) : `${shown}   (sign in with ?token= and the token of ${options.token?.tokenFile ?? "WINK_DEBUG_TOKEN"})`);
+  process.stdout.write(`  ${publicAddress === undefined ? signedUrl(url) : url}   (ready in ${Date.now() - started} ms; Ctrl-C to stop)\n`);
+  if (publicAddress !== undefined) process.stdout.write(`  public URL: ${signedUrl(publicAddress.href)}\n`);
   if (!["127.0.0.1", "localhost", "::1"].includes(options.host)) {
     process.stdout.write(`  note: listening on ${options.host}; requests are still answered only for loopback names, ${options.host}${publicAddress === undefined ? "" : ` and ${publicAddress.origin}`}\n`);
   }
@@ -556,7 +596,7 @@ async function main(): Promise<void> {
   // request has its answer or waits for the app, or a moment without any.
   await Promise.race([stage.wanted, new Promise((resolve) => setTimeout(resolve, FULL_APP_DELAY_MS))]);
   if (stopping) return;
-  let auth: { method: SignInMethod; context: SignInContext } | undefined;
+  let auth: { method: SignInMethod; context: SignInContext } | undefined = token === undefined ? undefined : { method: token.method, context: token.context };
   if (options.oidc !== undefined) {
     try {
       auth = oidcSignIn(options.oidc, process.env, new URL(publicAddress?.href ?? url));

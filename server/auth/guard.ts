@@ -109,6 +109,10 @@ async function guardPlugin(app: FastifyInstance, options: GuardOptions): Promise
       request.viewerUser = method.fromRequest(request) ?? context.sessions.read(request);
       return;
     }
+    if (method.urlSignIn?.carries(request) === true) {
+      if (!limiter.take(request.socket.remoteAddress ?? "unknown")) return refuse(reply, "WD_ERR_RATE_LIMITED", "too many sign-in attempts from this address");
+      return method.urlSignIn.answer(request, reply, context.sessions.read(request), context);
+    }
     if (path.startsWith("/auth/")) {
       if (!limiter.take(request.socket.remoteAddress ?? "unknown")) return refuse(reply, "WD_ERR_RATE_LIMITED", "too many sign-in attempts from this address");
       request.viewerUser = method.fromRequest(request) ?? context.sessions.read(request);

@@ -40,6 +40,19 @@ export interface SignInContext {
   readonly basePath: string;
 }
 
+/**
+ * A sign-in carried in the URL of any page (token sign-in's `?token=`, as Jupyter's): the
+ * guard asks `carries` before anything else is looked at, rate-limits such a request like
+ * `/auth/*`, and lets `answer` reply to it (a right credential: the session cookie and the
+ * same URL without it; a wrong one: the refusal).
+ */
+export interface UrlSignIn {
+  /** True when the request holds the credential, right or wrong. */
+  carries(request: FastifyRequest): boolean;
+  /** The answer to a request that `carries` it; `signedIn`: the session cookie's user, if any. */
+  answer(request: FastifyRequest, reply: FastifyReply, signedIn: ViewerUser | null, context: SignInContext): FastifyReply;
+}
+
 /** One way of signing in, chosen with `--auth`. */
 export interface SignInMethod {
   readonly kind: SignInKind;
@@ -52,4 +65,6 @@ export interface SignInMethod {
   fromRequest(request: FastifyRequest): ViewerUser | null;
   /** Where a signed-out navigation that wanted `returnTo` (a safe path) is sent. */
   signInLocation(returnTo: string, context: SignInContext): string;
+  /** A credential a page's URL may carry (token sign-in only). */
+  readonly urlSignIn?: UrlSignIn;
 }

@@ -32,6 +32,11 @@ export class EventStream {
       connection: "keep-alive",
       "x-accel-buffering": "no",
     });
+    // A HEAD answer has no body: kept open, it would hold the connection for ever, sending nothing.
+    if (response.req.method === "HEAD") {
+      response.end();
+      return;
+    }
     response.write(`retry: 2000\n${frame("hello", { ...hello, changed_at: this.#changedAt })}`);
     this.#clients.add(response);
     response.on("close", () => this.#clients.delete(response));

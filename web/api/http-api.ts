@@ -99,7 +99,7 @@ export class HttpApi implements Api {
   }
 
   runSession(file: string, session: string, offset: number, limit: number): Promise<T.RunSessionPageResponse> {
-    return this.get("/api/run/session", { file, session, offset, limit });
+    return this.get(ROUTES.runSession, { file, session, offset, limit });
   }
 
   runSearch(file: string, session: string | null, q: string, regex: boolean, limit: number): Promise<T.RunSearchResponse> {
