@@ -2,7 +2,7 @@
 /**
  * `wink-debug [DIR|FILE|URL] [--host 127.0.0.1] [--port 8000] [--open|--no-open] [--recursive] [--cache-dir DIR]
  *   [--public-url URL] [--tls-cert FILE --tls-key FILE]`
- * (and the subcommands `wink-debug bundle …`, `wink-debug failures …`)
+ * (and the subcommands `wink-debug bundle …`, `wink-debug failures …`, `wink-debug index …`)
  *
  * Serves a directory of WINK session files and debug bundles (or the directory of one
  * file), an S3 bucket or prefix (`s3://bucket/prefix`) or an HTTP folder
@@ -146,6 +146,8 @@ Commands:
                    write one self-contained HTML file (viewer + data) that opens offline
   wink-debug failures DIR|FILE [-r] [--json] [--since DATE] [--baseline FILE] [--fail-on-new]
                    what failed across the runs, grouped by signature (--help for more)
+  wink-debug index DIR|FILE [-r] -o FILE.parquet
+                   write the run index (a row per run and per failure) as Parquet
 `;
 
 class UsageError extends Error {}
@@ -433,10 +435,11 @@ interface Subcommand {
   readonly Refusal: new (message: string) => Error;
 }
 
-/** `wink-debug bundle …` (server/bundle.ts) and `wink-debug failures …` (server/failures.ts), each loaded only when asked for. */
+/** `wink-debug bundle …` (server/bundle.ts), `wink-debug failures …` (server/failures.ts) and `wink-debug index …` (server/index-command.ts), each loaded only when asked for. */
 const SUBCOMMANDS = new Map<string, () => Promise<Subcommand>>([
   ["bundle", async () => import("./bundle.js").then(({ BundleError, bundleMain }) => ({ run: bundleMain, Refusal: BundleError }))],
   ["failures", async () => import("./failures.js").then(({ FailuresError, failuresMain }) => ({ run: failuresMain, Refusal: FailuresError }))],
+  ["index", async () => import("./index-command.js").then(({ IndexError, indexMain }) => ({ run: indexMain, Refusal: IndexError }))],
 ]);
 
 function fail(code: number, message: string): never {

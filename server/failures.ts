@@ -5,14 +5,12 @@
  * stdout (a table, or one JSON document), progress to stderr.
  */
 import { readFile } from "node:fs/promises";
-import { InvalidArgumentError, WinkError } from "../shared/errors.js";
-import { isRemoteTarget } from "../shared/remote/index.js";
-import { failureReport, pageOfRuns, reportSignatures, timeBound } from "../shared/viewer/index.js";
+import { InvalidArgumentError } from "../shared/errors.js";
+import { failureReport, reportSignatures, timeBound } from "../shared/viewer/index.js";
 import type { FailureGroupView, FailureReportView } from "../shared/viewer/index.js";
-import { readRunDigests } from "./library/run-digests.js";
-import { closeServedState, openServedState } from "./library/served-state.js";
-import { listedTimeMs } from "./library/snapshot-directory.js";
 import { parseSubcommandArgs } from "./subcommand-args.js";
+import { plural, processIo, readTargetDigests, refuseRemote } from "./target-digests.js";
+import type { TargetIo } from "./target-digests.js";
 
 /** A problem with the command line or its inputs, reported as one line with exit code 2. */
 export class FailuresError extends Error {
@@ -70,8 +68,7 @@ function parse(argv: readonly string[]): FailuresOptions | "help" {
   if (values.help === true) return "help";
   if (positionals.length !== 1) throw new FailuresError(`expected one DIR or FILE, got ${positionals.length}\n${FAILURES_USAGE}`);
   const target = positionals[0] as string;
-  // Remote stores are read by range and indexed as shown: counting every run of one is the run index's job (issue 30, item 1).
-  if (isRemoteTarget(target)) throw new FailuresError("failures reads local folders and files; remote stores (s3://, http(s)://) are not read by it yet");
+  refuseRemote("failures", target, (message) => new FailuresError(message));
   const since = values.since ?? null;
   try {
     timeBound(since ?? undefined, "--since", false);
@@ -112,10 +109,6 @@ function clipped(text: string, max: number): string {
 
 const MESSAGE_CHARS = 200;
 
-function plural(count: number, one: string, many = `${one}s`): string {
-  return `${count} ${count === 1 ? one : many}`;
-}
-
 /** Where a group's example happened: its run, and its turn when known. */
 function exampleLine(group: FailureGroupView): string {
   const { example } = group;
@@ -146,17 +139,7 @@ export function formatFailureTable(report: FailureReportView): string {
   return `${lines.join("\n")}\n`;
 }
 
-export interface FailuresIo {
-  readonly out: (text: string) => void;
-  readonly err: (text: string) => void;
-  /** Progress as it goes (`\r` updates) rather than a line at the start and one at the end. */
-  readonly interactive: boolean;
-}
-
-const processIo: FailuresIo = { out: (text) => process.stdout.write(text), err: (text) => process.stderr.write(text), interactive: process.stderr.isTTY === true };
-
-/** How often an interactive progress line is rewritten, at most. */
-const PROGRESS_EVERY_MS = 100;
+export type FailuresIo = TargetIo;
 
 /** The `failures` subcommand; returns the exit code (0 done, 1 a new group with `--fail-on-new`). Throws `FailuresError` for bad input (exit 2). */
 export async function failuresMain(argv: readonly string[], io: FailuresIo = processIo): Promise<number> {
@@ -166,32 +149,8 @@ export async function failuresMain(argv: readonly string[], io: FailuresIo = pro
     return 0;
   }
   const baseline = options.baseline === null ? null : { file: options.baseline, signatures: await readBaseline(options.baseline) };
-  let served;
-  try {
-    served = await openServedState({ path: options.target, recursive: options.recursive, pickCurrent: false });
-  } catch (error) {
-    if (error instanceof WinkError) throw new FailuresError(error.message);
-    throw error;
-  }
-  try {
-    const { directory } = served.state;
-    const listed = served.preferred === null ? directory.newestFirst() : [directory.get(served.preferred)].filter((record) => record !== undefined);
-    const { page: records } = pageOfRuns(listed, (record) => ({ path: record.path, timeMs: listedTimeMs(record) }), options.since === null ? {} : { since: options.since });
-    const started = Date.now();
-    let shownAt = 0;
-    if (!io.interactive) io.err(`Reading ${plural(records.length, "run")} of ${served.state.displayRoot}…\n`);
-    const digests = await readRunDigests(served.state, records, {
-      onProgress: (done, total) => {
-        if (!io.interactive || (done < total && Date.now() - shownAt < PROGRESS_EVERY_MS)) return;
-        shownAt = Date.now();
-        io.err(`\rReading runs: ${done}/${total}${done === total ? "\n" : ""}`);
-      },
-    });
-    const report = failureReport(digests, { since: options.since, baseline });
-    io.err(`Read ${plural(records.length, "run")} in ${((Date.now() - started) / 1000).toFixed(1)} s${report.not_loaded_runs > 0 ? ` (${report.not_loaded_runs} did not load)` : ""}\n`);
-    io.out(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatFailureTable(report));
-    return options.failOnNew && (report.baseline?.new_groups ?? 0) > 0 ? 1 : 0;
-  } finally {
-    await closeServedState(served);
-  }
+  const { digests } = await readTargetDigests(options, io, (message) => new FailuresError(message));
+  const report = failureReport(digests, { since: options.since, baseline });
+  io.out(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatFailureTable(report));
+  return options.failOnNew && (report.baseline?.new_groups ?? 0) > 0 ? 1 : 0;
 }

@@ -1,0 +1,96 @@
+/**
+ * `wink-debug index TARGET [-r] -o FILE.parquet`: the run index of a folder as one Parquet
+ * file (docs/eval.md "The Parquet index"), one row per run and one per failure, from the same
+ * digests `wink-debug failures` groups, so that DuckDB, Athena or Spark count what it counts.
+ */
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import { runIndexRows } from "../shared/viewer/index.js";
+import { writeRunIndex } from "./library/parquet-index.js";
+import { packageVersion } from "./package-root.js";
+import { parseSubcommandArgs } from "./subcommand-args.js";
+import { plural, processIo, readTargetDigests, refuseRemote } from "./target-digests.js";
+import type { TargetIo } from "./target-digests.js";
+
+/** A problem with the command line or its inputs, reported as one line with exit code 2. */
+export class IndexError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "IndexError";
+  }
+}
+
+export const INDEX_USAGE = `Usage: wink-debug index DIR|FILE [-r] -o FILE.parquet
+
+Writes the run index of DIR (session files and WINK debug bundles) as one Parquet file:
+one row per run (outcome, times, tool calls, its error, its place in an eval) and one per
+failure (tool, key argument, message, signature, turn, time, call id), the runs and
+failures wink-debug failures counts. Query it with DuckDB, Athena or Spark; the columns
+are in docs/eval.md. The file is written whole (a temporary file, then renamed), only
+where -o says. Progress goes to stderr.
+
+Options:
+  -r, --recursive        also read subdirectories (e.g. an EvalLoop's {target}/{request_id}/*.zip)
+  -o, --output FILE      the Parquet file to write (replaced if it exists)
+  -h, --help             show this help
+
+Exit: 0 done, 2 bad arguments or input (missing target, no runs in it, no -o, an
+output folder that does not exist or cannot be written).
+`;
+
+interface IndexOptions {
+  readonly target: string;
+  readonly recursive: boolean;
+  readonly output: string;
+}
+
+function parse(argv: readonly string[]): IndexOptions | "help" {
+  const { values, positionals } = parseSubcommandArgs(
+    argv,
+    {
+      recursive: { type: "boolean", short: "r" },
+      output: { type: "string", short: "o" },
+      help: { type: "boolean", short: "h" },
+    },
+    INDEX_USAGE,
+    (message) => new IndexError(message),
+  );
+  if (values.help === true) return "help";
+  if (positionals.length !== 1) throw new IndexError(`expected one DIR or FILE, got ${positionals.length}\n${INDEX_USAGE}`);
+  const target = positionals[0] as string;
+  refuseRemote("index", target, (message) => new IndexError(message));
+  if (values.output === undefined || values.output === "") throw new IndexError(`-o FILE.parquet is required: where to write the index\n${INDEX_USAGE}`);
+  return { target, recursive: values.recursive === true, output: values.output };
+}
+
+/** Refuses an output whose folder is missing, or that names a folder: before any run is read. */
+async function checkOutput(file: string): Promise<void> {
+  const folder = path.dirname(path.resolve(file));
+  const info = await stat(folder).catch(() => null);
+  if (info === null || !info.isDirectory()) throw new IndexError(`cannot write the index ${file}: its folder ${folder} does not exist`);
+  const existing = await stat(file).catch(() => null);
+  if (existing?.isDirectory() === true) throw new IndexError(`cannot write the index ${file}: it is a folder`);
+}
+
+/** The `index` subcommand; returns the exit code (0). Throws `IndexError` for bad input (exit 2). */
+export async function indexMain(argv: readonly string[], io: TargetIo = processIo): Promise<number> {
+  const options = parse(argv);
+  if (options === "help") {
+    io.out(INDEX_USAGE);
+    return 0;
+  }
+  await checkOutput(options.output);
+  const { displayRoot, digests } = await readTargetDigests(options, io, (message) => new IndexError(message));
+  const rows = runIndexRows(path.basename(displayRoot), digests);
+  try {
+    await writeRunIndex(options.output, rows, { createdBy: `wink-debug ${packageVersion()}`, root: path.basename(displayRoot) });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (typeof code === "string") throw new IndexError(`cannot write the index ${options.output}: ${error instanceof Error ? error.message : String(error)}`);
+    throw error;
+  }
+  const runs = rows.filter((row) => row.row_kind === "run").length;
+  const failures = rows.filter((row) => row.row_kind === "failure").length;
+  io.out(`Wrote ${plural(runs, "run")} and ${plural(failures, "failure")} to ${options.output}\n`);
+  return 0;
+}
