@@ -39,6 +39,12 @@ export interface SpaOptions {
   prerenderLanding?: boolean;
   /** Served with sign-in (`--auth`): the page says so, and the app asks who is signed in. */
   signIn?: boolean;
+  /**
+   * How many runs the target holds now (the run list's length). With more than one, the bare
+   * landing URL is sent to the eval (`?view=eval`): a target of many runs is looked at across
+   * them first (issue 30). Absent: the landing stays the newest run.
+   */
+  runCount?: () => number;
 }
 
 const IMMUTABLE = "public, max-age=31536000, immutable";
@@ -134,6 +140,21 @@ function isBareLanding(request: FastifyRequest): boolean {
   return request.url === "/" || request.url === "/?";
 }
 
+/**
+ * The landing URL's query when it opens the eval instead: `/` (or `/index.html`) whose query
+ * names neither a run (`file`) nor a view; null for any other URL. The rest of the query is
+ * kept (an eval filter such as `outcome=failed` still applies there).
+ */
+export function evalLandingQuery(request: FastifyRequest): string | null {
+  const query = request.url.indexOf("?");
+  const pathname = query === -1 ? request.url : request.url.slice(0, query);
+  if (pathname !== "/" && pathname !== "/index.html") return null;
+  const params = new URLSearchParams(query === -1 ? "" : request.url.slice(query + 1));
+  if (params.has("file") || params.has("view")) return null;
+  const rest = params.toString();
+  return `view=eval${rest === "" ? "" : `&${rest}`}`;
+}
+
 /** A page URL that names no run (no `file` in the query): the app opens the newest run. */
 function landsOnNewestRun(request: FastifyRequest): boolean {
   const query = request.url.indexOf("?");
@@ -148,7 +169,11 @@ const plugin: FastifyPluginAsync<SpaOptions> = async (app, options) => {
   let indexHtml: string | null = null;
   let landingHtml: string | null = null;
   const renderer = new LandingRenderer(built ? (options.ssrModule === undefined ? path.join(options.webDir, "..", "web-ssr", "entry-server.cjs") : options.ssrModule) : null);
+  const manyRuns = (): boolean => (options.runCount?.() ?? 0) > 1;
   const sendIndex = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const evalQuery = manyRuns() ? evalLandingQuery(request) : null;
+    // 302, not 301/308: the answer changes as runs come and go, and must not be remembered.
+    if (evalQuery !== null) return reply.code(302).header("cache-control", "no-cache").header("location", `${basePath}?${evalQuery}`).send();
     indexHtml ??= built ? await readIndex() : PLACEHOLDER_PAGE;
     landingHtml ??= built ? withLandingPreload(indexHtml, basePath) : indexHtml;
     const rendered = built && isBareLanding(request) ? await renderedLanding(request, indexHtml) : null;
@@ -185,6 +210,8 @@ const plugin: FastifyPluginAsync<SpaOptions> = async (app, options) => {
   if (built && options.prerenderLanding === true) {
     // After `ready` (not in it): the server answers meanwhile; a failure here only means the first page renders on demand.
     app.addHook("onReady", async () => {
+      // With many runs the browser the CLI opens is sent to the eval: no run page to draw for it.
+      if (manyRuns()) return;
       setImmediate(() => {
         prerendering = readIndex()
           .then((html) => renderLanding("127.0.0.1", (indexHtml ??= html)))
