@@ -13,6 +13,7 @@ import { App } from "./App.js";
 import type { SourceSwitch } from "./source-switch.js";
 import { newestRunQuery } from "../queries/options.js";
 import { navigate, readViewState } from "../state/url-store.js";
+import type { ViewName } from "../state/view-state.js";
 
 /**
  * A served viewer's session ended under the page (it expired, or the user signed out in
@@ -67,8 +68,17 @@ export function Root({ initialApi, landingRun }: { initialApi: Api; landingRun?:
   const [server] = useState(() => (initialApi.kind === "http" ? active : null));
 
   const openLocal = useCallback((api: Api) => {
-    setActive((previous) => ({ api, client: newClient(), id: previous.id + 1 }));
-    navigate({ file: undefined, line: undefined, base: undefined, path: undefined, slice: undefined, item: undefined, event: undefined, at: undefined, q: undefined });
+    // Opening files is a landing of its own: more than one run opens on the eval, as the
+    // server's bare URL does (server/plugins/spa-fallback.ts). Asked before the switch, so the
+    // app never starts on a run it would leave at once; a page of one run is enough for the count.
+    const switchTo = (view: ViewName | undefined) => {
+      setActive((previous) => ({ api, client: newClient(), id: previous.id + 1 }));
+      navigate({ file: undefined, line: undefined, base: undefined, path: undefined, slice: undefined, item: undefined, event: undefined, at: undefined, q: undefined, ...(view === undefined ? {} : { view, panel: undefined, entry: undefined }) });
+    };
+    void api.runs({ limit: 1 }).then(
+      (runs) => switchTo(runs.total > 1 ? "eval" : undefined),
+      () => switchTo(undefined),
+    );
   }, []);
   const backToServer = useMemo(
     () =>
