@@ -385,7 +385,7 @@ test("the panels are reachable by keyboard: 7-9 and 0, then Tab into the panel",
 
 test("offline: a dropped bundle, and a bundled HTML file of a request's iterations, show the same panels", async ({ page, guarded }) => {
   const errors = httpErrors(page);
-  await page.goto(server.url);
+  await page.goto(`${server.url}?view=run`);
   await page.getByTestId("run-row").first().waitFor();
   await dropFiles(page, path.join(WINK_BUNDLE_FIXTURES, path.dirname(FAILED.file)), [path.basename(FAILED.file)]);
   await expect(page.getByText("offline")).toBeVisible();

@@ -39,8 +39,27 @@ test.afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-test("the eval counts the runs, groups the failures and opens an occurrence in its timeline", async ({ page, guarded }) => {
+test("a folder of more than one run lands on the eval, whose runs open in the run view", async ({ page }) => {
   await page.goto(server.url);
+  await expect(page).toHaveURL(`${server.url}?view=eval`);
+  await expect(page.getByTestId("eval-view")).toBeVisible();
+  await expect(page.getByTestId("eval-group").first()).toBeVisible();
+  await expect(page.getByTestId("eval-outcome-failed")).toContainText(/[1-9]\d* failed/);
+  // The way to a run: the eval lists them, each opening in the run view.
+  const run = page.getByTestId("eval-run").first();
+  await run.locator(".eval-run-path").click();
+  await expect(page).toHaveURL(/[?&]file=/);
+  await expect(page.getByTestId("eval-view")).toHaveCount(0);
+  await expect(page.getByTestId("run-overview")).toBeVisible();
+  // The newest run, named: ?view=run stays on it.
+  await page.goto(`${server.url}?view=run`);
+  await expect(page.getByTestId("run-overview")).toBeVisible();
+  await expect(page).not.toHaveURL(/view=eval/);
+  await expect(page.getByTestId("eval-view")).toHaveCount(0);
+});
+
+test("the eval counts the runs, groups the failures and opens an occurrence in its timeline", async ({ page, guarded }) => {
+  await page.goto(`${server.url}?view=run`);
   await page.getByTestId("open-eval").click();
   await expect(page.getByTestId("eval-view")).toBeVisible();
   await expect(page.getByTestId("eval-outcome-failed")).toContainText(/[1-9]\d* failed/);

@@ -58,10 +58,11 @@ test.afterAll(async () => {
 });
 
 for (const size of REVIEW_SIZES) {
-  test(`at ${size.width}×${size.height} the folder opens on its failed run, which nowhere says ok`, async ({ page, guarded }) => {
+  test(`at ${size.width}×${size.height} the run view opens on the folder's failed run, which nowhere says ok`, async ({ page, guarded }) => {
     expect(NEWER.file.slice(-19) > FAILED.file.slice(-19)).toBe(true);
     await page.setViewportSize(size);
-    await page.goto(server.url);
+    // Named: a folder of more than one run lands on the eval.
+    await page.goto(`${server.url}?view=run`);
     // The newer run is listed first, but the failed one is opened.
     const runs = page.getByTestId("run-row");
     await expect(runs).toHaveCount(2);

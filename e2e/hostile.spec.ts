@@ -42,7 +42,7 @@ test.afterAll(async () => {
 });
 
 test("the corpus file: bad lines are reported as text, nothing runs", async ({ page, guarded }) => {
-  await page.goto(server.url);
+  await page.goto(`${server.url}?view=run`);
   await page.locator("[data-testid=run-row]", { hasText: "hostile-session.jsonl" }).click();
   const group = page.getByTestId("line-errors");
   await group.getByText(/lines? did not load/).click();

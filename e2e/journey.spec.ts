@@ -22,7 +22,8 @@ test.afterAll(async () => {
 });
 
 test("sessions, timeline, slice item, file, compare, deep link, keyboard and theme", async ({ page, guarded }) => {
-  await page.goto(server.url);
+  // The run view, named: a folder of more than one run lands on the eval.
+  await page.goto(`${server.url}?view=run`);
   await expect(page.getByTestId("run-row").first()).toBeVisible();
   // Files with lines that did not load say so in the runs list.
   await expect(page.getByText("1 line did not load").first()).toBeVisible();

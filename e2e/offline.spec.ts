@@ -29,7 +29,7 @@ test.afterAll(async () => {
 });
 
 test("drag and drop a session file with its archives", async ({ page, guarded }) => {
-  await page.goto(server.url);
+  await page.goto(`${server.url}?view=run`);
   await expect(page.locator("[data-testid=session-row]").first()).toBeVisible();
   const runDir = path.join(dir, "run");
   await dropFiles(page, runDir, await readdir(runDir));
@@ -43,8 +43,26 @@ test("drag and drop a session file with its archives", async ({ page, guarded })
   await expect(page.getByText("offline")).toHaveCount(0);
 });
 
+test("dropped files of more than one run open on the eval, as the server's folder does; one run opens on it", async ({ page }) => {
+  await page.goto(`${server.url}?view=run`);
+  await expect(page.locator("[data-testid=session-row]").first()).toBeVisible();
+  const fixtures = winkFixture(".");
+  await dropFiles(page, fixtures, (await readdir(fixtures)).filter((name) => name.endsWith(".jsonl")));
+  await expect(page.getByText("offline")).toBeVisible();
+  await expect(page).toHaveURL(/[?&]view=eval/);
+  await expect(page.getByTestId("eval-view")).toBeVisible();
+  await expect(page.getByTestId("eval-run")).toHaveCount(2);
+  await page.getByRole("button", { name: "Back to server" }).click();
+  await page.goto(`${server.url}?view=run`);
+  const runDir = path.join(dir, "run");
+  await dropFiles(page, runDir, await readdir(runDir));
+  await expect(page.getByText("offline")).toBeVisible();
+  await expect(page.getByTestId("snapshot-session")).toHaveText(/e2e-root/);
+  await expect(page).not.toHaveURL(/view=eval/);
+});
+
 test("pick a session file and its archive with the file dialog", async ({ page }) => {
-  await page.goto(server.url);
+  await page.goto(`${server.url}?view=run`);
   const pair = winkFixture("fszip-pr633");
   const names = await readdir(pair);
   await page.getByTestId("file-picker").setInputFiles(names.map((name) => path.join(pair, name)));

@@ -80,6 +80,9 @@ test("lands, opens a run, reloads a deep link and hears a change through nginx, 
     if (!request.url().startsWith(publicUrl)) outside.push(request.url());
   });
   await page.goto(publicUrl);
+  // Two runs: the landing is the eval, under the base path.
+  await expect(page).toHaveURL(`${publicUrl}?view=eval`);
+  await expect(page.getByTestId("eval-view")).toBeVisible();
   const sidebar = page.getByRole("navigation", { name: "Runs" });
   await expect(sidebar.getByText("run-beta.jsonl").or(sidebar.getByText("beta")).first()).toBeVisible();
   await sidebar.getByText(/alpha/).first().click();

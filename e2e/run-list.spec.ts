@@ -46,7 +46,7 @@ test.afterAll(async () => {
 for (const size of REVIEW_SIZES) {
   test(`at ${size.width}×${size.height} the run list is quiet, grouped and readable`, async ({ page, guarded }) => {
     await page.setViewportSize(size);
-    await page.goto(server.url);
+    await page.goto(`${server.url}?view=run`);
     const rows = page.getByTestId("run-row");
     await expect(rows).toHaveCount(4);
     // The JSON document: after the runs, said to be no session, with no "did not load".

@@ -56,9 +56,11 @@ test("the printed URL signs in and leaves the token out of the address and every
     if (request.url().includes(token) && !request.isNavigationRequest()) carried.push(`request: ${request.url()}`);
   });
   const landing = await page.goto(`${base}?token=${token}`);
-  // Through the exchange's redirect: the document is the viewer's, at the address without the token.
-  expect(landing?.request().redirectedFrom()?.url()).toBe(`${base}?token=${token}`);
-  expect(landing?.url()).toBe(base);
+  // Through the exchange's redirect: the document is the viewer's, at the address without the
+  // token, which (two runs) is sent on to the eval.
+  expect(landing?.request().redirectedFrom()?.redirectedFrom()?.url()).toBe(`${base}?token=${token}`);
+  expect(landing?.request().redirectedFrom()?.url()).toBe(base);
+  expect(landing?.url()).toBe(`${base}?view=eval`);
   const sidebar = page.getByRole("navigation", { name: "Runs" });
   await expect(sidebar.getByText(/alpha/).first()).toBeVisible();
   expect(page.url()).not.toContain("token");
