@@ -6,9 +6,8 @@ import type { AddressInfo } from "node:net";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { WinkApp } from "../app.js";
+import type { AppOptions, WinkApp } from "../app.js";
 import { parsePublicUrl } from "../http/public-address.js";
-import type { AppOptions } from "../app.js";
 import { cleanUp, snapshotLine, tempDir, testApp, writeSession } from "../server.test-support.js";
 
 async function webDir(): Promise<string> {
