@@ -103,6 +103,11 @@ test("runs filter by outcome, and a failed run compares its final workspace with
   await expect(page.getByTestId("eval-run").first()).toBeVisible();
   for (const badge of await page.getByTestId("eval-run").locator(".tag").allTextContents()) expect(badge).toBe("passed");
   await page.goto(`${server.url}?view=eval&outcome=failed`);
+  // A run's badge in the eval is its badge in the sidebar (issue 30: "7 failed" beside "6 failed":
+  // the eval counted the bundle's error.json as a seventh failed call).
+  const sidebarBadge = page.locator('[data-testid="run-row"][title="nightly/sample-1/a-failed.zip"] .status');
+  await expect(sidebarBadge).toHaveText("6 failed");
+  await expect(page.getByTestId("eval-run").filter({ hasText: "nightly/sample-1/a-failed.zip" }).locator(".tag")).toHaveText((await sidebarBadge.textContent()) ?? "");
   const compare = page.getByTestId("eval-compare-passing");
   await expect(compare).toHaveCount(1);
   await compare.click();
@@ -146,6 +151,8 @@ test("10,000 runs and 500 groups: painted at once, scrolled and filtered smoothl
     ended_at: null,
     tool_calls: 20,
     failures: r % 3 === 0 ? 0 : 2,
+    failed_calls: r % 3 === 0 ? 0 : 2,
+    errors: r % 3 === 0 ? 0 : 2,
     target: "evals",
     sample: `s${r % 2500}`,
     attempt: Math.floor(r / 2500) + 1,

@@ -1,7 +1,10 @@
 /**
  * The CLI's `--auth oidc`: the sign-in method and session cookies built from the command's
  * options, with the secrets read from files or the environment (never argv, where `ps`
- * shows them). Proxy sign-in is `proxy-sign-in.ts` (no secret to read); token sign-in is not built yet.
+ * shows them); and `SignInOptionsError`, how every `--auth` method refuses its options (exit 2).
+ * The other methods are built beside their own code: `--auth token` in `token-sign-in.ts`
+ * (its token and cookie secret read the same way), `--auth proxy` in `proxy-sign-in.ts`
+ * (no secret to read).
  */
 import { OidcSignIn } from "./oidc.js";
 import { readSecret } from "./secret-source.js";

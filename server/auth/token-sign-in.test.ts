@@ -122,6 +122,41 @@ describe("wink-debug --auth token", () => {
     expect(cli.errors()).not.toContain(token);
   }, 120_000);
 
+  it("brings a signed-out deep link back after the token is given on the sign-in page; a hostile return_to goes to the root", async () => {
+    const cli = start();
+    const { base, token } = await printedUrl(cli);
+    const deepLink = "/?file=run-a.jsonl&line=1&view=timeline";
+    const signedOut = await fetch(new URL(deepLink, base), { redirect: "manual", headers: html });
+    expect(signedOut.status).toBe(302);
+    const signInPage = new URL(signedOut.headers.get("location") ?? "", base);
+    expect(signInPage.pathname).toBe("/auth/token/sign-in");
+    expect(signInPage.searchParams.get("return_to")).toBe(deepLink);
+
+    // The token given to the sign-in page (as `/auth/token/sign-in?token=…` links do): a cookie, then the deep link.
+    signInPage.searchParams.set("token", token);
+    const exchange = await fetch(signInPage, { redirect: "manual", headers: html });
+    expect(exchange.status).toBe(302);
+    expect(exchange.headers.get("location")).toBe(deepLink);
+    const cookie = sessionCookie(exchange);
+    const view = await fetch(new URL(deepLink, base), { redirect: "manual", headers: { ...html, cookie } });
+    expect(view.status).toBe(200);
+    expect(view.headers.get("content-type")).toMatch(/^text\/html/);
+
+    // The page's own form: a GET to the deep link with its parameters and the token, exchanged there.
+    const form = await (await fetch(new URL(signedOut.headers.get("location") ?? "", base), { headers: html })).text();
+    expect(form).toContain('action="/"');
+    expect(form).toContain('name="file" value="run-a.jsonl"');
+    const submitted = await fetch(new URL(`${deepLink}&token=${token}`, base), { redirect: "manual", headers: html });
+    expect(submitted.headers.get("location")).toBe(deepLink);
+
+    // A return_to off the viewer is not followed, signed in or not.
+    for (const hostile of ["//evil.example", "https://evil.example", "/\\evil.example", "%2F%2Fevil.example"]) {
+      const url = `${base}auth/token/sign-in?return_to=${encodeURIComponent(hostile)}&token=${token}`;
+      const answer = await fetch(url, { redirect: "manual", headers: html });
+      expect([hostile, answer.status, answer.headers.get("location")]).toEqual([hostile, 302, "/"]);
+    }
+  }, 120_000);
+
   it("rate-limits token attempts per address (429), the right token included once over the limit", async () => {
     const cli = start();
     const { base, url } = await printedUrl(cli);

@@ -3,7 +3,9 @@
  * `--token-file` / `WINK_DEBUG_TOKEN`, so that several instances take the same one), printed
  * once in the viewer's URL. Any page opened with `?token=` exchanges it for the signed session
  * cookie and is sent on to the same URL without it, so the token stays neither in the address
- * bar, nor in the history, nor in a Referer. A wrong token is refused with a 401 (a page for
+ * bar, nor in the history, nor in a Referer; given to the sign-in page itself (where the
+ * guard sends a signed-out deep link), it is sent on to the page's `return_to` instead, as
+ * `safeReturnTo` lets it (else the root). A wrong token is refused with a 401 (a page for
  * a navigation, JSON otherwise), and the guard rate-limits every attempt like `/auth/*`.
  * No answer and no log line holds the token: the access log writes route patterns, never URLs.
  */
@@ -17,6 +19,8 @@ import type { SignInContext, SignInMethod, UrlSignIn, ViewerUser } from "./sign-
 
 /** The query parameter that carries the token, on any page. */
 export const TOKEN_PARAMETER = "token";
+/** The sign-in page, under the base path. */
+const SIGN_IN_PATH = "auth/token/sign-in";
 /** A generated token's bytes: 192 bits, beyond guessing even without the rate limit. */
 const TOKEN_BYTES = 24;
 /** The shortest token accepted from a file or the environment (128 bits as hex). */
@@ -72,6 +76,9 @@ function queryParts(url: string): { path: string; parts: { raw: string; name: st
  */
 function withoutToken(request: FastifyRequest, context: SignInContext): string {
   const { path, parts } = queryParts(request.url);
+  // On the sign-in page itself the page wanted is its `return_to` (where the guard sent a
+  // deep link from): going back to the sign-in page would only ask for the token again.
+  if (path === `/${SIGN_IN_PATH}`) return context.sessions.safeReturnTo(parts.find((part) => part.name === "return_to")?.value ?? null);
   const kept = parts.filter((part) => part.name !== TOKEN_PARAMETER).map((part) => part.raw);
   const local = `${path.replace(/^\/+/, "")}${kept.length === 0 ? "" : `?${kept.join("&")}`}`;
   return context.sessions.safeReturnTo(`${context.basePath}${local}`);
@@ -149,7 +156,7 @@ export class TokenSignIn implements SignInMethod {
   }
 
   async register(app: FastifyInstance, context: SignInContext): Promise<void> {
-    app.get("/auth/token/sign-in", async (request, reply) => {
+    app.get(`/${SIGN_IN_PATH}`, async (request, reply) => {
       const query = request.query as Record<string, unknown>;
       return signInPage(reply, 200, ASK, context.sessions.safeReturnTo(query.return_to));
     });
@@ -160,7 +167,7 @@ export class TokenSignIn implements SignInMethod {
   }
 
   signInLocation(returnTo: string, context: SignInContext): string {
-    return `${context.basePath}auth/token/sign-in?return_to=${encodeURIComponent(returnTo)}`;
+    return `${context.basePath}${SIGN_IN_PATH}?return_to=${encodeURIComponent(returnTo)}`;
   }
 }
 

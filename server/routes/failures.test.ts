@@ -3,6 +3,8 @@ import { cp, readdir } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { writeFailedRun } from "../../e2e/fixtures/runs.js";
+import { WINK_BUNDLE_FIXTURES } from "../../fixtures/paths.js";
+import { outcomeText } from "../../shared/viewer/index.js";
 import { cleanUp, get, tempDir, testApp } from "../server.test-support.js";
 
 afterEach(cleanUp);
@@ -29,5 +31,23 @@ describe("GET /api/failures", () => {
     const runsInGroup = summary.runs.filter((run: { groups: number[] }) => run.groups.includes(0)).length;
     expect(runsInGroup).toBe(group.runs);
     expect((await get(app, "/api/failures/occurrences")).statusCode).toBe(400);
+  });
+
+  it("says of each run what the sidebar's badge says (issue 30: the eval said 7 failed where the sidebar said 6)", async () => {
+    const app = await testApp({ path: WINK_BUNDLE_FIXTURES, recursive: true });
+    const summary = (await get(app, "/api/failures")).json();
+    // The sidebar lists a run as pending until it is indexed: ask until none is.
+    let list = (await get(app, "/api/runs")).json();
+    for (let tries = 0; list.runs.some((run: { state: string }) => run.state === "pending" || run.state === "slow") && tries < 100; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      list = (await get(app, "/api/runs")).json();
+    }
+    const sidebar = new Map<string, string>(list.runs.map((run: { source: { path: string }; stats: { outcome: string; failed_calls: number; errors: number } }) => [run.source.path, outcomeText(run.stats)]));
+    expect(summary.runs.length).toBeGreaterThan(3);
+    for (const run of summary.runs) expect([run.run, outcomeText(run)]).toEqual([run.run, sidebar.get(run.run)]);
+    // 02-failed-run: six failed calls and an error.json; the run error is a group of its own, not a seventh failed call.
+    const failed = summary.runs.find((run: { run: string }) => run.run.startsWith("02-failed-run/"));
+    expect(outcomeText(failed)).toBe("6 failed");
+    expect(failed.failures).toBe(7);
   });
 });

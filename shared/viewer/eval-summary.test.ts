@@ -2,14 +2,16 @@ import { describe, expect, it } from "vitest";
 import { evalSummary, failureOccurrences, placeFromPath } from "./eval-summary.js";
 import type { EvalDigest } from "./eval-summary.js";
 import { notLoadedDigest } from "./failure-groups.js";
-import type { RunFailureDigestView } from "./types.js";
+import { outcomeText } from "./outcome-text.js";
+import type { EvalRunView, RunFailureDigestView } from "./types.js";
 
 function call(tool: string, message: string, createdAt: string, turn = 1): RunFailureDigestView {
   return { kind: "call", tool, error_type: null, argument: { name: "path", value: "a.py" }, message, session_id: "s", turn, call_id: null, created_at: createdAt };
 }
 
 function run(name: string, endedAt: string, failures: RunFailureDigestView[], place: Partial<EvalDigest> = {}): EvalDigest {
-  return { run: name, kind: "bundle", outcome: failures.length > 0 ? "failed" : "ok", reason: null, modified_at: endedAt, started_at: null, ended_at: endedAt, tool_calls: 3, failures, ...place };
+  const calls = failures.filter((failure) => failure.kind === "call").length;
+  return { run: name, kind: "bundle", outcome: failures.length > 0 ? "failed" : "ok", reason: null, modified_at: endedAt, started_at: null, ended_at: endedAt, tool_calls: 3, failed_calls: calls, errors: calls, failures, ...place };
 }
 
 describe("evalSummary", () => {
@@ -52,6 +54,19 @@ describe("evalSummary", () => {
       ["evals/s2/c.zip", 4, "File not found: y.py"],
     ]);
     expect(failureOccurrences(digests, "nope").occurrences).toEqual([]);
+  });
+
+  it("gives a run the badge its stats give it: a run error is not one more failed call", () => {
+    const runError: RunFailureDigestView = { kind: "run_error", tool: null, error_type: "PromptEvaluationError", argument: null, message: "boom", session_id: "s", turn: null, call_id: null, created_at: "2026-11-26T10:00:00Z" };
+    const calls = Array.from({ length: 6 }, (_, at) => call("bash", `exit ${at}`, "2026-11-26T09:00:00Z"));
+    const failedRun = run("evals/s9/e.zip", "2026-11-26T10:00:00Z", [...calls, runError]);
+    const errorOnly = run("evals/s9/f.zip", "2026-11-26T10:00:00Z", [runError]);
+    const rows = evalSummary("evals", [failedRun, errorOnly]).runs;
+    const row = (name: string) => rows.find((candidate) => candidate.run === name) as EvalRunView;
+    expect(outcomeText(row("evals/s9/e.zip"))).toBe("6 failed");
+    expect(outcomeText(row("evals/s9/e.zip"))).toBe(outcomeText({ outcome: "failed", failed_calls: failedRun.failed_calls, errors: failedRun.errors }));
+    expect(row("evals/s9/e.zip").failures).toBe(7);
+    expect(outcomeText(row("evals/s9/f.zip"))).toBe("error");
   });
 
   it("reads the place of a run from an EvalLoop folder", () => {

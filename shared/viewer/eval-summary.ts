@@ -93,6 +93,8 @@ export function evalSummary(root: string, digests: readonly EvalDigest[]): EvalS
       ended_at: digest.ended_at,
       tool_calls: digest.tool_calls,
       failures: digest.failures.length,
+      failed_calls: digest.failed_calls,
+      errors: digest.errors,
       target: place.target,
       sample: place.sample,
       attempt: place.attempt,

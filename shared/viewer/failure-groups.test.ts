@@ -7,7 +7,7 @@ function call(tool: string, message: string, createdAt: string | null, argument:
 }
 
 function run(name: string, failures: RunFailureDigestView[]): RunDigestView {
-  return { run: name, kind: "session_file", outcome: failures.length > 0 ? "failed" : "ok", reason: null, modified_at: "2026-11-26T00:00:00Z", started_at: null, ended_at: null, tool_calls: failures.length, failures };
+  return { run: name, kind: "session_file", outcome: failures.length > 0 ? "failed" : "ok", reason: null, modified_at: "2026-11-26T00:00:00Z", started_at: null, ended_at: null, tool_calls: failures.length, failed_calls: failures.length, errors: failures.length, failures };
 }
 
 describe("failure groups", () => {

@@ -50,13 +50,15 @@ export function runDigest(run: RunView): RunDigestView {
     started_at: run.stats.started_at,
     ended_at: run.stats.ended_at,
     tool_calls: run.stats.tool_calls,
+    failed_calls: run.stats.failed_calls,
+    errors: run.stats.errors,
     failures,
   };
 }
 
 /** The digest of a run that could not be read, or holds no loadable line: counted, with why. */
 export function notLoadedDigest(source: RunSourceView, modifiedAt: string, reason: string): RunDigestView {
-  return { run: source.path, kind: source.kind, outcome: "not_loaded", reason, modified_at: modifiedAt, started_at: null, ended_at: null, tool_calls: 0, failures: [] };
+  return { run: source.path, kind: source.kind, outcome: "not_loaded", reason, modified_at: modifiedAt, started_at: null, ended_at: null, tool_calls: 0, failed_calls: 0, errors: 0, failures: [] };
 }
 
 /** A failure's signature (docs/eval.md): `<tool>: <template>`, or `run error <type>: <template>`. */

@@ -66,5 +66,7 @@ export type { AlignableCall, AlignmentKind, AlignmentRow, CallAlignment } from "
 export { MAX_ALIGNMENT_CELLS, alignCalls } from "./call-alignment.js";
 export type { EvalDigest, EvalPlace } from "./eval-summary.js";
 export { evalSummary, failureOccurrences, placeFromPath } from "./eval-summary.js";
+export type { OutcomeFigures } from "./outcome-text.js";
+export { outcomeText } from "./outcome-text.js";
 export type { RunIndexRow, RunIndexRowKind } from "./run-index-rows.js";
 export { RUN_INDEX_FORMAT, RUN_INDEX_VERSION, epochMicros, runIndexRows } from "./run-index-rows.js";

@@ -48,10 +48,3 @@ export function sessionOfLine(sessions: readonly RunSessionResponse[], line: num
   return sessions.find((session) => session.snapshots.some((snapshot) => snapshot.line_number === line)) ?? null;
 }
 
-/** The badge text of an outcome: `2 failed`, `1 error`, `ok`. */
-export function outcomeText(stats: { outcome: string; failed_calls: number; errors: number }): string {
-  if (stats.outcome === "ok") return "ok";
-  if (stats.failed_calls > 0) return `${stats.failed_calls} failed`;
-  if (stats.errors > 0) return `${stats.errors} error${stats.errors === 1 ? "" : "s"}`;
-  return "error";
-}

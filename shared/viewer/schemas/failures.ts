@@ -45,6 +45,9 @@ export const RunDigest = Type.Object({
   started_at: NullableString,
   ended_at: NullableString,
   tool_calls: Type.Integer(),
+  /** The run's `stats.failed_calls` and `stats.errors`: what its badge counts (shared/viewer/outcome-text.ts); 0 when it did not load. */
+  failed_calls: Type.Integer(),
+  errors: Type.Integer(),
   failures: Type.Array(RunFailureDigest),
 });
 
@@ -124,7 +127,11 @@ export const EvalRun = Type.Object({
   started_at: NullableString,
   ended_at: NullableString,
   tool_calls: Type.Integer(),
+  /** Its failures (failed calls and the run's error): its occurrences across the groups. */
   failures: Type.Integer(),
+  /** As the sidebar's badge counts them (the run's stats): `outcomeText` of the row is the sidebar's badge. */
+  failed_calls: Type.Integer(),
+  errors: Type.Integer(),
   target: NullableString,
   /** The request or sample id the run answered: runs with the same sample are attempts at the same task. */
   sample: NullableString,

@@ -15,6 +15,7 @@ import { formatTimestamp } from "../../components/format.js";
 import { Link } from "../../components/Link.js";
 import { runQuery } from "../../queries/options.js";
 import { useFailureOccurrences, useFailures } from "../../queries/hooks.js";
+import { outcomeText } from "../../../shared/viewer/index.js";
 import { failurePatch } from "../../state/run-links.js";
 import { useKeymap } from "../../state/shortcuts.js";
 import { showToast } from "../../state/toasts.js";
@@ -270,7 +271,7 @@ function RunList({ runs, summary, filtered }: { runs: EvalRunResponse[]; summary
             const peer = run.outcome === "failed" ? passingPeer(summary, run) : null;
             return (
               <li key={run.run} className="eval-run" style={{ position: "absolute", top: 0, left: 0, right: 0, height: RUN_ROW, transform: `translateY(${item.start}px)` }} data-testid="eval-run">
-                <span className={`tag eval-badge-${run.outcome}`}>{run.outcome === "ok" ? "passed" : run.outcome === "error" ? "did not load" : `${run.failures} failed`}</span>
+                <span className={`tag eval-badge-${run.outcome}`}>{run.outcome === "ok" ? "passed" : run.outcome === "error" ? "did not load" : outcomeText(run)}</span>
                 <Link to={{ file: run.run, line: undefined, view: "run", group: undefined, outcome: undefined, tag: undefined, since: undefined, until: undefined, q: undefined }} className="mono eval-run-path" title={run.reason ?? run.run}>
                   {run.run}
                 </Link>

@@ -12,6 +12,8 @@ const digest = (run: string, endedAt: string, message: string | null, tags: stri
   started_at: null,
   ended_at: endedAt,
   tool_calls: 1,
+  failed_calls: message === null ? 0 : 1,
+  errors: message === null ? 0 : 1,
   failures: message === null ? [] : [{ kind: "call", tool: "bash", error_type: null, argument: null, message, session_id: "s", turn: 1, call_id: null, created_at: endedAt }],
   tags,
 });

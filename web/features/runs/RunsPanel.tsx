@@ -13,7 +13,8 @@ import { Icon } from "../../components/Icon.js";
 import { Link } from "../../components/Link.js";
 import { useBundleGroups, useRun, useRunPages } from "../../queries/hooks.js";
 import { BundleGroupNote } from "../../components/BundleGroupNote.js";
-import { outcomeText, snapshotPatch } from "../../state/run-links.js";
+import { outcomeText } from "../../../shared/viewer/index.js";
+import { snapshotPatch } from "../../state/run-links.js";
 import { groupedRunOrder } from "./run-order.js";
 
 export function OutcomeBadge({ stats, testId }: { stats: { outcome: string; failed_calls: number; errors: number }; testId?: string }) {
