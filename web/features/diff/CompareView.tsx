@@ -305,8 +305,12 @@ function ChangeList({ diff, tree, path, slice, viewed, onToggleViewed, statTrunc
       return (
         <li key={`d:${node.path}`} className="change-dir">
           <details open>
-            <summary style={{ paddingLeft: `${depth * 12 + 6}px` }}>
-              <Icon name="folder" size={13} /> <span className="mono">{node.name}</span>
+            {/* One line, cut in the middle (its last folder stays): wrapped anywhere, a deep package's path took three broken lines at 1024 px. The text and title keep the full path. */}
+            <summary style={{ paddingLeft: `${depth * 12 + 6}px` }} title={node.path}>
+              <Icon name="folder" size={13} />{" "}
+              <span className="mono">
+                <CutPath value={node.name} />
+              </span>
               <LineCount added={node.added} removed={node.removed} />
             </summary>
             <ul>{node.children.map((child) => renderNode(child, depth + 1))}</ul>
