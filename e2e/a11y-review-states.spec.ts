@@ -7,7 +7,8 @@
  * and the eval view over real bundles. Light and dark, at 1440×900 and 1024×768: none of them
  * may have a serious or critical violation. Dark mode drew comments at 3.4-4:1 and a few
  * syntax colours below 4:1 on the diff's word highlights; the eval view's "passed" was a
- * light-theme green on dark; a slice diff could not be scrolled by keyboard.
+ * light-theme green on dark; a slice diff could not be scrolled by keyboard. In light mode
+ * the muted grey (and comments, which share it) was 4.18:1 inside a text selection.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
@@ -90,4 +91,42 @@ test("the compare rename view shows what axe was run on: the source line, the si
   await expect(row).toContainText("%");
   await expect(row).toContainText("from");
   await expect(page.locator("[data-testid=merge-diff] .cm-line", { hasText: "# Moved to billing in turn 2." }).first()).toBeVisible();
+});
+
+/** WCAG's contrast ratio of two `rgb(r, g, b)` colours. */
+function contrast(a: string, b: string): number {
+  const luminance = (colour: string) => {
+    const [r = 0, g = 0, bl = 0] = (colour.match(/[\d.]+/g) ?? []).map(Number).map((v) => v / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p);
+  return ((x ?? 0) + 0.05) / ((y ?? 0) + 0.05);
+}
+
+test("light, the system's choice: a selected tree row passes axe, and muted text and comments inside a selection keep 4.5:1", async ({ page, guarded }) => {
+  await page.setViewportSize({ width: 1024, height: 768 });
+  await page.emulateMedia({ colorScheme: "light" });
+  await page.goto(`${wink.url}?file=${q(WINK_TREE)}&line=1&view=files&path=sunfish%2Fsunfish.py`);
+  await expect(page.locator("html")).toHaveAttribute("data-theme", "light");
+  await expect(page.locator("[data-testid=tree-row][aria-selected=true]")).toHaveCount(1);
+  const comment = page.locator("[data-testid=code-view] .cm-line", { hasText: "#" }).first();
+  await comment.click();
+  await page.keyboard.press("Home");
+  for (let i = 0; i < 3; i++) await page.keyboard.press("Shift+ArrowDown");
+  await page.locator("[data-testid=code-view] .cm-selectionBackground").first().waitFor();
+  await page.waitForTimeout(300);
+  expect(await seriousViolations(page)).toEqual([]);
+  // axe does not see CodeMirror's selection layer: the colours are read as drawn. Comments are the muted colour (--syn-comment).
+  const colours = await page.evaluate<{ selection: string; comment: string; muted: string }>(`(() => {
+    const comment = [...document.querySelectorAll("[data-testid=code-view] .cm-line span")].find((span) => span.textContent.startsWith("#"));
+    return {
+      selection: getComputedStyle(document.querySelector("[data-testid=code-view] .cm-selectionBackground")).backgroundColor,
+      comment: comment === undefined ? "" : getComputedStyle(comment).color,
+      muted: getComputedStyle(document.querySelector(".muted") ?? document.body).color,
+    };
+  })()`);
+  expect(colours.comment).not.toBe("");
+  expect(contrast(colours.comment, colours.selection), `comment ${colours.comment} on the selection ${colours.selection}`).toBeGreaterThanOrEqual(4.5);
+  expect(contrast(colours.muted, colours.selection), `muted ${colours.muted} on the selection ${colours.selection}`).toBeGreaterThanOrEqual(4.5);
+  await guarded.shot("a11y-light-selection-1024");
 });

@@ -205,9 +205,31 @@ test("the iterations of one request: compared side by side from the run list (wo
   expect(errors).toEqual([]);
 });
 
-test("a bundle's workspace against its run's start opens on the first text file, not the binary logo.png first in the tree, one column for an added file", async ({ page }) => {
+test("a bundle's workspace against its run's start says there is no workspace from before the run, lists no file as added, and still compares the slices", async ({ page, guarded }) => {
   const small = fixtureBundle("01-small-success");
-  await page.goto(at(small.file, `&line=2&view=compare&base_file=${encodeURIComponent(small.file)}&base_line=1`));
+  for (const [target, base] of [
+    [2, 1],
+    [1, 2],
+  ] as const) {
+    await page.goto(at(small.file, `&line=${target}&view=compare&base_file=${encodeURIComponent(small.file)}&base_line=${base}`));
+    await expect(page.getByTestId("workspace-gap")).toContainText("No snapshot of the workspace from before the run");
+    await expect(page.getByTestId("changed-file")).toHaveCount(0);
+    // The sessions before and after the run are still compared: the first changed slice opens.
+    await expect(page.getByTestId("changed-slice").first()).toBeVisible();
+    await expect.poll(() => new URL(page.url()).searchParams.get("slice")).not.toBeNull();
+    expect(new URL(page.url()).searchParams.get("path")).toBeNull();
+  }
+  await guarded.shot("bundle-compare-before-the-run");
+  // The note leads to the one workspace there is.
+  await page.getByTestId("workspace-gap").getByRole("link").click();
+  await expect(page).toHaveURL(/view=files/);
+  await expect(page.getByTestId("tree-row").first()).toBeVisible();
+});
+
+test("a bundle's workspace against another run's opens on the first text file, not the binary logo.png first in the tree, one column for an added file", async ({ page }) => {
+  const small = fixtureBundle("01-small-success");
+  // The long run's workspace is payments-service/: every calc-service/ file is added, assets/logo.png first.
+  await page.goto(at(small.file, `&line=2&view=compare&base_file=${encodeURIComponent(LONG.file)}&base_line=2`));
   await expect(page.getByTestId("changed-file").first()).toHaveAttribute("data-path", /assets\/logo\.png$/);
   await expect.poll(() => new URL(page.url()).searchParams.get("path")).toMatch(/\.(py|md|toml|txt|cfg|json)$/);
   await expect(page.getByText("Binary file.")).toHaveCount(0);

@@ -108,7 +108,9 @@ export function CompareView({ target, base, path, slice, layout, at, side, copie
   const { viewed, toggle } = useViewedMarks(base, target);
 
   const counts = useMemo(() => new Map((stat.data?.files ?? []).map((entry) => [entry.path, { added: entry.added, removed: entry.removed }])), [stat.data]);
-  const tree = useMemo(() => changeTree(diff.data?.files.changes ?? [], counts), [diff.data, counts]);
+  const gap = base === undefined ? null : workspaceGap(diff.data, base, target, isBundle);
+  // Against a side with no workspace every file would read as added (or deleted): none is listed.
+  const tree = useMemo(() => changeTree(gap === null ? (diff.data?.files.changes ?? []) : [], counts), [diff.data, counts, gap]);
   const ordered = useMemo(() => treeFiles(tree).map((file) => file.change), [tree]);
   const changedSlices = (diff.data?.slices ?? []).filter((entry) => entry.status !== "unchanged");
   const openChange = ordered.find((change) => change.path === path);
@@ -116,7 +118,8 @@ export function CompareView({ target, base, path, slice, layout, at, side, copie
     // Open the first changed text file with lines to show (or slice) when nothing is picked
     // yet: a binary first (a bundle's logo.png) opened on "Binary file.", an empty one on "No
     // line diff". The line counts say which is which; a comparison without them opens its first file.
-    if (diff.data === undefined || path !== undefined || slice !== undefined || stat.isPending) return;
+    // Not before the run list says which files are bundles (a bundle's side may have no workspace to open).
+    if (diff.data === undefined || path !== undefined || slice !== undefined || stat.isPending || runs.isPending) return;
     const counted = new Map((stat.data?.files ?? []).map((entry) => [entry.path, entry]));
     const shows = (change: FileChangeResponse) => {
       const entry = counted.get(change.path);
@@ -125,7 +128,7 @@ export function CompareView({ target, base, path, slice, layout, at, side, copie
     const first = ordered.find(shows) ?? ordered.find((change) => counted.get(change.path)?.binary !== true) ?? ordered[0];
     if (first !== undefined) navigate({ path: first.path }, { replace: true });
     else if (changedSlices[0] !== undefined) navigate({ slice: changedSlices[0].slice_type }, { replace: true });
-  }, [diff.data, stat.isPending, stat.data, path, slice, changedSlices, ordered, navigate]);
+  }, [diff.data, stat.isPending, stat.data, runs.isPending, path, slice, changedSlices, ordered, navigate]);
 
   const stepFile = (delta: number) => {
     const list = [...ordered.map((change) => ({ path: change.path as string | undefined, slice: undefined as string | undefined })), ...changedSlices.map((entry) => ({ path: undefined, slice: entry.slice_type as string | undefined }))];
@@ -208,7 +211,7 @@ export function CompareView({ target, base, path, slice, layout, at, side, copie
         <ErrorState error={diff.error} title="Could not compare these snapshots" onRetry={() => void diff.refetch()} />
       ) : (
         <div className="compare-layout" style={{ "--change-list-width": `${preferences.changeListWidth}px` } as CSSProperties}>
-          <ChangeList diff={diff.data} tree={tree} path={path} slice={slice} viewed={viewed} onToggleViewed={toggle} statTruncated={stat.data?.truncated ?? false} copies={copies} onToggleCopies={() => navigate({ copies: copies ? undefined : true, path: undefined, at: undefined, side: undefined }, { replace: true })} />
+          <ChangeList diff={diff.data} gap={gap} tree={tree} path={path} slice={slice} viewed={viewed} onToggleViewed={toggle} statTruncated={stat.data?.truncated ?? false} copies={copies} onToggleCopies={() => navigate({ copies: copies ? undefined : true, path: undefined, at: undefined, side: undefined }, { replace: true })} />
           <PaneResizer preference="changeListWidth" range={CHANGE_LIST_WIDTH} label="Resize the list of changes" />
           <div className="compare-main card">
             <div className="side-labels" data-testid="side-labels">
@@ -296,7 +299,39 @@ function MovedFrom({ status, from }: { status: FileChangeResponse["status"]; fro
   );
 }
 
-function ChangeList({ diff, tree, path, slice, viewed, onToggleViewed, statTruncated, copies, onToggleCopies }: { diff: SnapshotDiffResponse; tree: ChangeTreeDirectory; path: string | undefined; slice: string | undefined; viewed: ReadonlySet<string>; onToggleViewed: (path: string) => void; statTruncated: boolean; copies: boolean; onToggleCopies: () => void }) {
+/**
+ * The side of a comparison that is a debug bundle's line with no workspace, the other side
+ * having one. A bundle captures `filesystem/` once, after the run: its "before the run" line
+ * has none (nor has a failed run's bundle), and a diff against nothing would list every file
+ * as added, as if the run had written the whole repository.
+ */
+export interface WorkspaceGap {
+  readonly side: "base" | "target";
+  readonly ref: SnapshotRef;
+  /** The side that has a workspace. */
+  readonly other: SnapshotRef;
+}
+
+function workspaceGap(diff: SnapshotDiffResponse | undefined, base: SnapshotRef, target: SnapshotRef, isBundle: (file: string) => boolean): WorkspaceGap | null {
+  if (diff === undefined) return null;
+  const { base_source: baseSource, target_source: targetSource } = diff.files;
+  if (baseSource === null && targetSource !== null && isBundle(base.file)) return { side: "base", ref: base, other: target };
+  if (targetSource === null && baseSource !== null && isBundle(target.file)) return { side: "target", ref: target, other: base };
+  return null;
+}
+
+/** Says why the files are not compared, and where the one workspace there is can be browsed. */
+function WorkspaceGapNote({ gap }: { gap: WorkspaceGap }) {
+  const before = gap.ref.line === 1;
+  return (
+    <p className="muted small workspace-gap" role="note" data-testid="workspace-gap">
+      {before ? "No snapshot of the workspace from before the run: a debug bundle captures filesystem/ once, after the run, so its files are not compared. " : `The ${gap.side} run's bundle holds no filesystem/ capture, so the files are not compared. `}
+      <Link to={{ file: gap.other.file, line: gap.other.line, view: "files", base: undefined, path: undefined, slice: undefined, at: undefined, side: undefined }}>Browse the {gap.side === "base" ? "target" : "base"}'s workspace</Link>
+    </p>
+  );
+}
+
+function ChangeList({ diff, gap, tree, path, slice, viewed, onToggleViewed, statTruncated, copies, onToggleCopies }: { diff: SnapshotDiffResponse; gap: WorkspaceGap | null; tree: ChangeTreeDirectory; path: string | undefined; slice: string | undefined; viewed: ReadonlySet<string>; onToggleViewed: (path: string) => void; statTruncated: boolean; copies: boolean; onToggleCopies: () => void }) {
   const { files } = diff;
   const sliceChanges = diff.slices.filter((entry) => entry.status !== "unchanged");
   const viewedCount = files.changes.filter((change) => viewed.has(change.path)).length;
@@ -305,8 +340,12 @@ function ChangeList({ diff, tree, path, slice, viewed, onToggleViewed, statTrunc
       return (
         <li key={`d:${node.path}`} className="change-dir">
           <details open>
-            <summary style={{ paddingLeft: `${depth * 12 + 6}px` }}>
-              <Icon name="folder" size={13} /> <span className="mono">{node.name}</span>
+            {/* One line, cut in the middle (its last folder stays): wrapped anywhere, a deep package's path took three broken lines at 1024 px. The text and title keep the full path. */}
+            <summary style={{ paddingLeft: `${depth * 12 + 6}px` }} title={node.path}>
+              <Icon name="folder" size={13} />{" "}
+              <span className="mono">
+                <CutPath value={node.name} />
+              </span>
               <LineCount added={node.added} removed={node.removed} />
             </summary>
             <ul>{node.children.map((child) => renderNode(child, depth + 1))}</ul>
@@ -343,7 +382,9 @@ function ChangeList({ diff, tree, path, slice, viewed, onToggleViewed, statTrunc
       <h3>
         Files{" "}
         <span className="muted small">
-          {files.changes.length === 0 ? (
+          {gap !== null ? (
+            "not compared"
+          ) : files.changes.length === 0 ? (
             `none changed (${files.unchanged_count} unchanged)`
           ) : (
             <>
@@ -364,7 +405,8 @@ function ChangeList({ diff, tree, path, slice, viewed, onToggleViewed, statTrunc
       <label className="check small copies-toggle" title="Also list added files that copy a modified one (git diff -C); renames are always found (-M, 50 %)">
         <input type="checkbox" checked={copies} onChange={onToggleCopies} data-testid="copies-toggle" /> find copies (-C)
       </label>
-      {files.changes.length > 0 ? (
+      {gap !== null ? <WorkspaceGapNote gap={gap} /> : null}
+      {gap === null && files.changes.length > 0 ? (
         <p className="muted small viewed-count" data-testid="viewed-count">
           {viewedCount} of {files.changes.length} viewed{statTruncated ? " · line counts for the first files only" : ""}
           {files.rename_detection.limited ? " · too many files for inexact rename detection" : ""}
