@@ -90,7 +90,10 @@ describe("health, readiness, metrics and the JSON access log of the CLI", () => 
     expect(text).toContain(`wink_http_requests_total{method="GET",route="/api/timeline",status="${timelineStatus}"} 1`);
     expect(text).toContain('wink_http_requests_total{method="GET",route="/api/meta",status="200"} 1');
     expect(text).toContain('wink_http_requests_total{method="GET",route="/metrics",status="401"} 3');
-    expect(text).toMatch(/wink_http_request_duration_seconds_bucket\{le="0\.1",method="GET",route="\/api\/meta"\} 1/);
+    // Which bucket an answer falls in depends on the machine's load; that it is counted by its
+    // route pattern does not.
+    expect(text).toMatch(/wink_http_request_duration_seconds_bucket\{le="\+Inf",method="GET",route="\/api\/meta"\} 1/);
+    expect(text).toMatch(/wink_http_request_duration_seconds_bucket\{le="0\.001",method="GET",route="\/api\/meta"\} [01]/);
     expect(text).toMatch(/wink_http_request_duration_seconds_count\{method="GET",route="\/api\/diff\/stat"\} 1/);
     expect(text).toMatch(/wink_index_files\{state="listed"\} [1-9]/);
     expect(text).toMatch(/wink_cache_hits_total\{cache="computed_response"\} \d+/);
@@ -112,7 +115,9 @@ describe("health, readiness, metrics and the JSON access log of the CLI", () => 
     expect(requests.find((line) => line.route === "/api/meta")).toMatchObject({ status: 200, file: RUN });
     expect(requests.find((line) => line.route === "/api/diff/stat")).toMatchObject({ status: 200, file: null, base_file: RUN, target_file: RUN });
     for (const line of requests) expect(typeof line.ms).toBe("number");
-    expect(requests.filter((line) => line.route === "/metrics").map((line) => line.status)).toEqual([401, 401, 401, 200]);
+    // A line is written when its answer has gone out, by which time the client may have sent the
+    // next request: the lines of back-to-back requests can come in either order.
+    expect(requests.filter((line) => line.route === "/metrics").map((line) => line.status).sort()).toEqual([200, 401, 401, 401]);
     for (const secret of [BEARER, "cookie-secret-value", URL_TOKEN, METRICS_TOKEN]) expect(output).not.toContain(secret);
   }, 60_000);
 
