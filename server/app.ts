@@ -243,7 +243,7 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   });
   await app.register(failureRoutes, { state });
   await app.register(eventRoutes, { state, events });
-  await app.register(spaFallback, { basePath, webDir: options.webDir ?? path.join(packageRoot(), "dist", "web"), ...(options.ssrModule === undefined ? {} : { ssrModule: options.ssrModule }), prerenderLanding: options.prerenderLanding === true, signIn: options.auth !== undefined, runCount: () => directory.files().length });
+  await app.register(spaFallback, { basePath, webDir: options.webDir ?? path.join(packageRoot(), "dist", "web"), ...(options.ssrModule === undefined ? {} : { ssrModule: options.ssrModule }), prerenderLanding: options.prerenderLanding === true, signIn: options.auth !== undefined, runCount: () => directory.runCount() });
 
   // WebSocket upgrades never reach Fastify's hooks: answered with the same checks (a given server answers them already).
   if (given === undefined) app.server.on("upgrade", refuseUpgrades(origin));

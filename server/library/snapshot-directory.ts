@@ -17,6 +17,7 @@ import path from "node:path";
 import type { CompactSessionIndex, SessionLineError, SessionSnapshot, SnapshotLineResult } from "../../shared/session/index.js";
 import { SessionLines, snapshotFromLineBytes } from "../../shared/session/index.js";
 import { SessionLoadError, SourceError } from "../../shared/errors.js";
+import { isOtherJsonDocument } from "../../shared/viewer/index.js";
 import type { DebugBundles } from "./debug-bundles.js";
 import { COLLECT_AFTER_BYTES, collectGarbageSoon } from "./memory-pressure.js";
 import type { FoundFile, ListingProgress, ServedFiles } from "./served-files.js";
@@ -88,6 +89,11 @@ export class SnapshotDirectory {
   readonly #indexes: WeightedCache<string, CompactSessionIndex>;
   /** Files whose index was let go to stay within the budget: read again on use, never in the background. */
   readonly #dropped = new Set<string>();
+  /**
+   * `.json` files found, once read, to hold no session line (a `truth.json`, an `index.json`):
+   * listed, but no run. Kept when the budget lets the index go; forgotten when the file changes.
+   */
+  readonly #notSessions = new Set<string>();
   /** The files open in the last views (`hold`), least recent first, each with what lets its index's hold go. */
   readonly #open = new Map<SessionFileRecord, () => void>();
   /** Set while an index moves between the cache and the hold: its removal from the cache drops nothing. */
@@ -142,6 +148,14 @@ export class SnapshotDirectory {
   /** Every session file, by relative path. */
   files(): SessionFileRecord[] {
     return [...this.#files.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  /**
+   * How many of the files are runs: all but the `.json` files read and found to be some other
+   * JSON document (the run list's `not_session`). A file not yet read counts as a run.
+   */
+  runCount(): number {
+    return this.#files.size - this.#notSessions.size;
   }
 
   /** Files newest first by `listedTimeMs` (WINK's `/api/snapshots` order, bundles by the time in their names). */
@@ -210,6 +224,7 @@ export class SnapshotDirectory {
   /** Makes `index` the file's index (one read before, served again), counted in the budget. */
   keepIndex(record: SessionFileRecord, index: CompactSessionIndex): void {
     record.index = index;
+    if (record.kind === "session" && isOtherJsonDocument(record.name, index.lines.length)) this.#notSessions.add(record.path);
     this.#dropped.delete(record.path);
     const release = this.#open.get(record);
     if (release !== undefined) {
@@ -478,6 +493,7 @@ export class SnapshotDirectory {
     this.#lines.deleteWhere((key) => key.startsWith(`${relative}\n`));
     this.#indexes.delete(relative);
     this.#dropped.delete(relative);
+    this.#notSessions.delete(relative);
     for (const [record, release] of this.#open) {
       if (record.path !== relative) continue;
       release();

@@ -31,6 +31,7 @@ async function page(url: string): Promise<Response> {
 
 let twoRuns: string;
 let oneRun: string;
+let oneRunAndData: string;
 
 beforeAll(async () => {
   twoRuns = await tempDir();
@@ -38,6 +39,9 @@ beforeAll(async () => {
   await writeSession(twoRuns, "run-b.jsonl", [snapshotLine({ sessionId: "beta" })]);
   oneRun = await tempDir();
   await writeSession(oneRun, "run.jsonl", [snapshotLine({ sessionId: "solo" })]);
+  oneRunAndData = await tempDir();
+  await writeSession(oneRunAndData, "run.jsonl", [snapshotLine({ sessionId: "solo" })]);
+  await writeFile(path.join(oneRunAndData, "truth.json"), JSON.stringify({ expected: ["a", "b"], score: 1 }));
 });
 
 afterAll(cleanUp);
@@ -93,5 +97,20 @@ describe("the bare landing URL of a target with one run", () => {
       expect(answer.status, target).toBe(200);
       expect(answer.headers.get("location"), target).toBeNull();
     }
+  });
+
+  it("is the run's page beside a JSON document that is no run (a truth.json), once that file is read", async () => {
+    const { origin } = await serve({ path: oneRunAndData });
+    // Until truth.json is read it may be a session file, and the landing goes to the eval.
+    let states: Record<string, string> = {};
+    for (let attempt = 0; attempt < 100 && states["truth.json"] !== "not_session"; attempt++) {
+      const runs = (await (await fetch(`${origin}/api/runs`)).json()) as { runs: { source: { path: string }; state: string }[] };
+      states = Object.fromEntries(runs.runs.map((run) => [run.source.path, run.state]));
+      if (states["truth.json"] !== "not_session") await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(states).toEqual({ "run.jsonl": "ready", "truth.json": "not_session" });
+    const answer = await page(`${origin}/`);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("location")).toBeNull();
   });
 });

@@ -186,7 +186,7 @@ export function buildRun(input: RunInput): RunView {
   const stats = withExtraFailures(combineStats([...sessions.map((session) => session.stats), ...spanStats], input.lineErrors.length > 0 || runFailed), 0, input.recordedToolCalls ?? 0);
   // A `.json` file with no session line is some other JSON document (a `truth.json`, an
   // `index.json`): listed as such, not as a run whose thousands of lines "did not load".
-  const notSession = input.lines.length === 0 && input.source.kind === "session_file" && /\.json$/i.test(input.source.name);
+  const notSession = input.source.kind === "session_file" && isOtherJsonDocument(input.source.name, input.lines.length);
   const summary: RunSummaryView = {
     source: input.source,
     title: (root === undefined ? null : root.title) ?? input.source.name,
@@ -221,6 +221,11 @@ function withExtraFailures(stats: RunStatsView, count: number, recordedToolCalls
   const toolCalls = Math.max(stats.tool_calls, recordedToolCalls);
   if (count === 0) return { ...stats, tool_calls: toolCalls };
   return { ...stats, outcome: "failed", failed_calls: stats.failed_calls + count, errors: stats.errors + count, tool_calls: Math.max(toolCalls, stats.failed_calls + count) };
+}
+
+/** Whether a session-kind file is some other JSON document, not a run: a `.json` with no session line. */
+export function isOtherJsonDocument(name: string, sessionLines: number): boolean {
+  return sessionLines === 0 && /\.json$/i.test(name);
 }
 
 /** What a `.json` file with no session line is said to be. */
