@@ -8,8 +8,10 @@
 import { open, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { RUN_LIST_BUDGET, RUN_LIST_LIMIT } from "../shared/viewer/index.js";
+import { RUN_FAILURE_LIMIT, RUN_LIST_BUDGET, RUN_LIST_LIMIT } from "../shared/viewer/index.js";
 import type { RunSessionPageView, RunView } from "../shared/viewer/index.js";
+import { writeSessionRun } from "./failures.test-support.js";
+import type { GeneratedCall } from "./failures.test-support.js";
 import { cleanUp, snapshotLine, tempDir, testApp } from "./server.test-support.js";
 
 afterEach(cleanUp);
@@ -92,5 +94,42 @@ describe("/api/run of a file of many long sessions (issue 29, item 5)", () => {
     expect(page.turns.map((turn) => turn.number)).toEqual(Array.from({ length: LINES_EACH - RUN_LIST_LIMIT }, (_, n) => half + n + 1));
     expect(page.snapshots.map((snapshot) => snapshot.line_number)).toEqual(Array.from({ length: LINES_EACH - RUN_LIST_LIMIT }, (_, n) => lineOf(0, half + n)));
     expect((await fetch(`${base}/api/run/session?file=big.jsonl&session=nobody`)).status).toBe(404);
+  }, 300_000);
+});
+
+const FAILED_CALLS = 20_000;
+const failedCall = (n: number): GeneratedCall => ({ tool: "read_file", params: { path: `f-${n}.py` }, message: `No such file or directory: f-${n}.py`, success: false, callId: `call_${n}` });
+
+describe("/api/run of a run of many failed calls", () => {
+  it("lists the first and last of its failures, says how many there are and how many it leaves out", async () => {
+    const dir = await tempDir();
+    await writeSessionRun(path.join(dir, "failing.jsonl"), "a0000000-0000-4000-8000-00000000f001", new Date("2026-11-26T10:00:00Z"), Array.from({ length: FAILED_CALLS }, (_, n) => failedCall(n)));
+    const few = Array.from({ length: 3 }, (_, n) => failedCall(n));
+    await writeSessionRun(path.join(dir, "few.jsonl"), "a0000000-0000-4000-8000-00000000f002", new Date("2026-11-26T10:00:00Z"), few);
+    const app = await testApp({ path: dir });
+    await app.app.listen({ host: "127.0.0.1", port: 0 });
+    const base = `http://127.0.0.1:${(app.app.server.address() as { port: number }).port}`;
+
+    // Within the bound: every failure, and no truncated field anywhere.
+    const small = await fetch(`${base}/api/run?file=few.jsonl`);
+    expect(small.status).toBe(200);
+    const smallBody = await small.text();
+    expect(smallBody).not.toContain("truncated");
+    expect((JSON.parse(smallBody) as RunView).failures.map((failure) => failure.call_id)).toEqual(["call_0", "call_1", "call_2"]);
+
+    const response = await fetch(`${base}/api/run?file=failing.jsonl`);
+    const body = await response.text();
+    expect(response.status, body.slice(0, 500)).toBe(200);
+    const run = JSON.parse(body) as RunView;
+    const half = RUN_FAILURE_LIMIT / 2;
+    expect(run.truncated).toEqual({ failures: { total: FAILED_CALLS, listed: RUN_FAILURE_LIMIT, omitted: FAILED_CALLS - RUN_FAILURE_LIMIT, from: half } });
+    expect(run.failures).toHaveLength(RUN_FAILURE_LIMIT);
+    // The first failure first, then the run's last ones.
+    expect(run.failures[0]?.call_id).toBe("call_0");
+    expect(run.failures.map((failure) => failure.call_id).slice(half - 1, half + 1)).toEqual([`call_${half - 1}`, `call_${FAILED_CALLS - half}`]);
+    expect(run.failures[run.failures.length - 1]?.call_id).toBe(`call_${FAILED_CALLS - 1}`);
+    // The counts are the whole run's.
+    expect(run.stats).toMatchObject({ outcome: "failed", failed_calls: FAILED_CALLS, errors: FAILED_CALLS, tool_calls: FAILED_CALLS });
+    expect(run.sessions[0]?.stats.failed_calls).toBe(FAILED_CALLS);
   }, 300_000);
 });

@@ -17,6 +17,14 @@ export const RUN_LIST_LIMIT = 500;
 export const RUN_LIST_BUDGET = 10_000;
 /** What a session lists however many sessions share the budget: its first and last few. */
 export const RUN_LIST_FLOOR = 10;
+/**
+ * Failures `/api/run` lists at most (of the whole run, every session's together), its first
+ * half and its last half, as a session's turns: the first failure is where the run went wrong
+ * (what a reviewer opens first), the last ones are where it ended. A run of 200,000 failed
+ * calls otherwise answered every one of them; `truncated.failures` counts them all, so the
+ * overview still says how many failed.
+ */
+export const RUN_FAILURE_LIMIT = 500;
 /** Turns, and snapshots, one answer of `/api/run/session` holds at most (and by default). */
 export const RUN_SESSION_PAGE_LIMIT = 1_000;
 
@@ -40,11 +48,18 @@ function boundedSession(session: RunSessionView, limit: number): RunSessionView 
   return { ...session, turns: turns.listed, snapshots: snapshots.listed, truncated: { turns: turns.cut, snapshots: snapshots.cut } };
 }
 
-/** `run` as `/api/run` answers it: each session's turns and snapshots within the bounds above (`run` itself when it is within them). */
-export function boundedRun(run: RunView): RunView {
+function boundedSessions(run: RunView): RunView {
   const count = run.sessions.length;
   if (run.sessions.every((session, position) => session.turns.length <= listLimit(position, count) && session.snapshots.length <= listLimit(position, count))) return run;
   return { ...run, sessions: run.sessions.map((session, position) => boundedSession(session, listLimit(position, count))) };
+}
+
+/** `run` as `/api/run` answers it: each session's turns and snapshots, and the run's failures, within the bounds above (`run` itself when it is within them). */
+export function boundedRun(run: RunView): RunView {
+  const bounded = boundedSessions(run);
+  if (run.failures.length <= RUN_FAILURE_LIMIT) return bounded;
+  const failures = cut(run.failures, RUN_FAILURE_LIMIT);
+  return { ...bounded, failures: failures.listed, truncated: { failures: failures.cut } };
 }
 
 /** A stretch of one session's whole lists (`/api/run/session`), or null when the run has no such session. */

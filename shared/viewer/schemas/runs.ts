@@ -206,8 +206,15 @@ export const RunFailure = Type.Object({
 export const Run = Type.Object({
   ...runSummaryProperties,
   sessions: Type.Array(RunSession),
-  /** Every failure of every session, in time order. */
+  /** Every failure of every session, in time order (at most `RUN_FAILURE_LIMIT`: see `truncated`). */
   failures: Type.Array(RunFailure),
+  /**
+   * Only when `/api/run` leaves some failures out (a run of more than `RUN_FAILURE_LIMIT`):
+   * how many there are (`total`, what the run's failure count says) and which stretch is not
+   * listed, as a session's `truncated` says it of its turns. No route pages the left-out
+   * failures: each is still in its session's timeline.
+   */
+  truncated: Type.Optional(Type.Object({ failures: RunListCut })),
 });
 
 /** Hits of a run search that share a place: one turn's events, a session's state, or one snapshot's files. */
