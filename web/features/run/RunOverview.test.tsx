@@ -4,8 +4,8 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
-import { boundedRun, runSessionPage, RUN_LIST_LIMIT } from "../../../shared/viewer/index.js";
-import type { RunSessionView, RunView } from "../../../shared/viewer/index.js";
+import { boundedRun, runSessionPage, RUN_FAILURE_LIMIT, RUN_LIST_LIMIT } from "../../../shared/viewer/index.js";
+import type { RunFailureView, RunSessionView, RunView } from "../../../shared/viewer/index.js";
 import type { Api } from "../../api/api.js";
 import { ApiProvider } from "../../api/context.js";
 import { RunOverview } from "./RunOverview.js";
@@ -87,5 +87,55 @@ describe("the run overview of a session longer than the run lists", () => {
     expect(screen.getByText(`turn ${half + 1}`)).toBeDefined();
     expect(screen.getByText(`turn ${half + 30}`)).toBeDefined();
     expect(screen.getAllByRole("row")).toHaveLength(TURNS + 1);
+  });
+});
+
+const FAILURES = RUN_FAILURE_LIMIT + 1_234;
+
+function failingRun(): RunView {
+  const run = longRun();
+  const failure = (n: number): RunFailureView => ({
+    session_id: "s-0",
+    line_number: TURNS,
+    event_index: n,
+    slice_type: "ToolInvoked",
+    item_index: n,
+    transcript_rowid: null,
+    kind: "tool_call",
+    title: "read_file",
+    call_id: `call_${n}`,
+    argument: { name: "path", value: `f-${n}.py` },
+    message: `No such file: f-${n}.py`,
+    turn: 1,
+    created_at: time(n),
+    offset_ms: n * 1000,
+  });
+  const failed = { ...stats, outcome: "failed" as const, failed_calls: FAILURES, errors: FAILURES, tool_calls: FAILURES };
+  return { ...run, stats: failed, failures: Array.from({ length: FAILURES }, (_, n) => failure(n)) };
+}
+
+describe("the run overview of a run of more failures than the run lists", () => {
+  it("counts every failure and says how many are not listed, where they would be", async () => {
+    const api = { kind: "http", label: "test", run: () => Promise.resolve(boundedRun(failingRun())), diff: () => new Promise(() => {}) } as unknown as Api;
+    render(
+      <ApiProvider api={api}>
+        <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
+          <RunOverview file="long.jsonl" />
+        </QueryClientProvider>
+      </ApiProvider>,
+    );
+    const omitted = await screen.findByTestId("omitted-failures");
+    const half = RUN_FAILURE_LIMIT / 2;
+    expect(omitted.textContent).toContain(`and 1,234 more failures not listed here (failures ${half + 1}–1,484 of 1,734`);
+    // The heading counts the run's failures, not the listed rows.
+    expect(screen.getByRole("heading", { name: /Failures/ }).textContent).toContain("1,734");
+    const rows = screen.getAllByTestId("failure-row");
+    expect(rows).toHaveLength(RUN_FAILURE_LIMIT);
+    // The gap sits between the first half and the last.
+    const order = [...screen.getByTestId("failures").querySelectorAll("tbody tr")].map((row) => row.getAttribute("data-testid"));
+    expect(order.indexOf("omitted-failures")).toBe(half);
+    expect(screen.getByText(`No such file: f-${half - 1}.py`)).toBeDefined();
+    expect(screen.queryByText(`No such file: f-${half}.py`)).toBeNull();
+    expect(screen.getByText(`No such file: f-${FAILURES - 1}.py`)).toBeDefined();
   });
 });

@@ -123,19 +123,27 @@ function LineErrors({ file, count }: { file: string; count: number }) {
 
 function FailuresCard({ run, byId }: { run: RunResponse; byId: ReadonlyMap<string, RunSessionResponse> }) {
   const file = run.source.path;
+  // The count is the run's, not the listed rows': `/api/run` lists at most RUN_FAILURE_LIMIT.
+  const cut = run.truncated?.failures;
+  const count = cut?.total ?? run.failures.length;
+  const head = cut === undefined ? run.failures : run.failures.slice(0, cut.from);
+  const tail = cut === undefined ? [] : run.failures.slice(cut.from);
+  const row = (failure: RunFailureResponse) => (
+    <FailureRow key={`${failure.session_id}:${failure.event_index ?? `t${failure.transcript_rowid ?? ""}`}`} file={file} failure={failure} session={byId.get(failure.session_id)} />
+  );
   return (
-    <section className={`card failures-card${run.failures.length === 0 ? " is-clear" : ""}`} aria-labelledby="failures-heading" data-testid="failures">
+    <section className={`card failures-card${count === 0 ? " is-clear" : ""}`} aria-labelledby="failures-heading" data-testid="failures">
       <header className="card-header">
         <h3 id="failures-heading">
-          {run.failures.length === 0 ? noFailuresText(run.error).heading : `Failures`} {run.failures.length > 0 ? <span className="status status-fail">{run.failures.length}</span> : null}
+          {count === 0 ? noFailuresText(run.error).heading : `Failures`} {count > 0 ? <span className="status status-fail">{formatCount(count)}</span> : null}
         </h3>
-        {run.failures.length > 0 ? (
+        {count > 0 ? (
           <span className="muted small">
             <Kbd>N</Kbd> / <Kbd>Shift+N</Kbd> next / previous failure, from any view
           </span>
         ) : null}
       </header>
-      {run.failures.length === 0 ? (
+      {count === 0 ? (
         <p className="muted small">{noFailuresText(run.error).text}</p>
       ) : (
         <table className="failure-table">
@@ -149,9 +157,15 @@ function FailuresCard({ run, byId }: { run: RunResponse; byId: ReadonlyMap<strin
             </tr>
           </thead>
           <tbody>
-            {run.failures.map((failure) => (
-              <FailureRow key={`${failure.session_id}:${failure.event_index ?? `t${failure.transcript_rowid ?? ""}`}`} file={file} failure={failure} session={byId.get(failure.session_id)} />
-            ))}
+            {head.map(row)}
+            {cut !== undefined && cut.omitted > 0 ? (
+              <tr data-testid="omitted-failures">
+                <td colSpan={5} className="muted small">
+                  … and {plural(cut.omitted, "more failure")} not listed here (failures {formatCount(cut.from + 1)}–{formatCount(cut.from + cut.omitted)} of {formatCount(cut.total)}; each is in its session&apos;s timeline)
+                </td>
+              </tr>
+            ) : null}
+            {tail.map(row)}
           </tbody>
         </table>
       )}
