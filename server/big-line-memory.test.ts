@@ -109,7 +109,11 @@ describe("one big line's /api/raw (issue 33)", () => {
     expect(JSON.stringify(run)).toContain("big-run");
     const growth = (await peakRss(pid)) - before;
     // Before: both at once, the line's bytes twice beside the parse's text and tree (4.3–4.7×
-    // measured); now one after the other, the parse's own ~2.7× at most (1.8–3.2× measured).
-    expect(growth / lineBytes, `peak grew ${(growth / 2 ** 20).toFixed(0)} MiB for a ${(lineBytes / 2 ** 20).toFixed(0)} MiB line`).toBeLessThan(3.6);
+    // measured). Now one after the other, and the parse also waits for the raw answer to be
+    // sent: 3.56–3.65× on 2 busy cores (the parse's own ~2.7× plus what the worker thread
+    // keeps of the transcode), where without the turns it was 3.8–4.3×. Peak RSS swings too
+    // much on a loaded machine to tell the two apart every time: the order itself is checked
+    // in library/line-turns.test.ts, and this bound holds either way on this machine.
+    expect(growth / lineBytes, `peak grew ${(growth / 2 ** 20).toFixed(0)} MiB for a ${(lineBytes / 2 ** 20).toFixed(0)} MiB line`).toBeLessThan(4.2);
   }, 180_000);
 });

@@ -100,7 +100,7 @@ export class SnapshotDirectory {
   #moving = false;
   readonly #memory: MemoryBudget;
   readonly #parsing = new Map<string, Promise<SessionSnapshot>>();
-  /** Transcodes of a line from its bytes under way (/api/raw), by line: a parse waits for them. */
+  /** Transcodes of a line from its bytes under way (/api/raw), and their answers still being sent, by line: a parse waits for them. */
   readonly #transcoding = new Map<string, Promise<void>>();
   readonly #bundles: DebugBundles | null;
   /** What sniffing each `.zip` found, while its size and mtime stay the same. */
@@ -422,6 +422,29 @@ export class SnapshotDirectory {
     } finally {
       if (this.#transcoding.get(key) === settled) this.#transcoding.delete(key);
     }
+  }
+
+  /**
+   * Parses of one line asked for before `until` settles (an /api/raw answer of it still being
+   * sent) start once it has, or after `maxWaitMs` at most: a client reading that answer slowly
+   * holds its unsent chunks, and a parse beside them held the line close to four times over
+   * (the parse's text and tree beside the answer), where one after the other holds the larger
+   * of the two. The cap keeps a client that never reads from holding the line's parses.
+   */
+  holdParses(record: SessionFileRecord, lineNumber: number, until: Promise<unknown>, maxWaitMs = 10_000): void {
+    const key = `${record.path}\n${lineNumber}`;
+    const previous = this.#transcoding.get(key);
+    let timer: NodeJS.Timeout | undefined;
+    const capped = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, maxWaitMs);
+      timer.unref();
+      until.then(() => resolve(), () => resolve());
+    }).finally(() => clearTimeout(timer));
+    const held = previous === undefined ? capped : Promise.all([previous, capped]).then(() => undefined);
+    this.#transcoding.set(key, held);
+    void held.then(() => {
+      if (this.#transcoding.get(key) === held) this.#transcoding.delete(key);
+    });
   }
 
   /** The parse of one line under way (another request started it), or undefined. */

@@ -93,6 +93,7 @@ export const legacyRoutes: FastifyPluginAsyncTypebox<LegacyRoutesOptions> = asyn
         await heavy.pool.stream({ kind: "raw-line", bytes, lineNumber: entry.lineNumber }, owned ? [bytes.buffer as ArrayBuffer] : [], push);
       }),
     );
+    state.directory.holdParses(record, entry.lineNumber, new Promise((resolve) => reply.raw.once("close", resolve)));
     return sendJsonBytes(reply, json);
   } });
 
