@@ -50,6 +50,17 @@ function longRun(): RunView {
   };
 }
 
+/** The overview of `long.jsonl` as the app draws it, answered by `api`. */
+function renderOverview(api: Api): void {
+  render(
+    <ApiProvider api={api}>
+      <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
+        <RunOverview file="long.jsonl" />
+      </QueryClientProvider>
+    </ApiProvider>,
+  );
+}
+
 describe("the run overview of a session longer than the run lists", () => {
   it("says how many turns are not listed and lists them on request", async () => {
     const whole = longRun();
@@ -65,13 +76,7 @@ describe("the run overview of a session longer than the run lists", () => {
       },
       diff: () => new Promise(() => {}),
     } as unknown as Api;
-    render(
-      <ApiProvider api={api}>
-        <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
-          <RunOverview file="long.jsonl" />
-        </QueryClientProvider>
-      </ApiProvider>,
-    );
+    renderOverview(api);
     const omitted = await screen.findByTestId("omitted-turns");
     const half = RUN_LIST_LIMIT / 2;
     expect(omitted.textContent).toContain(`30 more turns (turns ${half + 1}–${half + 30}) not listed here`);
@@ -117,13 +122,7 @@ function failingRun(): RunView {
 describe("the run overview of a run of more failures than the run lists", () => {
   it("counts every failure and says how many are not listed, where they would be", async () => {
     const api = { kind: "http", label: "test", run: () => Promise.resolve(boundedRun(failingRun())), diff: () => new Promise(() => {}) } as unknown as Api;
-    render(
-      <ApiProvider api={api}>
-        <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
-          <RunOverview file="long.jsonl" />
-        </QueryClientProvider>
-      </ApiProvider>,
-    );
+    renderOverview(api);
     const omitted = await screen.findByTestId("omitted-failures");
     const half = RUN_FAILURE_LIMIT / 2;
     expect(omitted.textContent).toContain(`and 1,234 more failures not listed here (failures ${half + 1}–1,484 of 1,734`);
