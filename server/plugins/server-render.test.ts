@@ -9,6 +9,8 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WinkApp } from "../app.js";
 import { cleanUp, get, snapshotLine, tempDir, testApp, writeSession } from "../server.test-support.js";
+import { SignedSessionCookies } from "../auth/session-cookie.js";
+import { TokenSignIn, generateToken } from "../auth/token-sign-in.js";
 import { jsonForScript, LANDING_RUN_ID } from "./server-render.js";
 import { LANDING_PRELOAD } from "./spa-fallback.js";
 
@@ -100,6 +102,25 @@ describe("the landing page rendered on the server", () => {
     await expect.poll(async () => (await get(prerendered, "/", { accept: "text/html" })).body, { timeout: 10_000 }).toContain("second failure");
     const changed = await get(prerendered, "/", { accept: "text/html" });
     expect(inlineRun(changed.body)).toEqual(JSON.parse((await get(prerendered, "/api/run")).body));
+  });
+
+  it("under sign-in, draws the landing page for the signed-in user who asked for it, and sends no one else anything", async () => {
+    const dir = await tempDir();
+    const failed = { event_id: "e1", created_at: "2026-11-22T01:00:01+00:00", call_id: "c1", name: "read_file", params: { file_path: "a.py" }, result: { success: false, message: "drawn for the signed-in user" } };
+    await writeSession(dir, "run.jsonl", [snapshotLine({ sessionId: "s", slices: [{ type: TOOL_INVOKED, items: [failed] }] })]);
+    const sessions = new SignedSessionCookies({ secret: Buffer.from("s".repeat(40)), basePath: "/", secure: false });
+    const token = generateToken();
+    const served = await testApp({ path: dir, webDir: await webDir(), ssrModule: BUILT_RENDERER, prerenderLanding: true, auth: { method: new TokenSignIn(token), context: { sessions, basePath: "/" } } });
+    await served.app.ready();
+    const signedOut = await get(served, "/", { accept: "text/html" });
+    expect(signedOut.statusCode).toBe(302);
+    expect(signedOut.body).not.toContain("drawn for the signed-in user");
+    const cookie = `wink_session=${sessions.issue({ name: "ada", email: "ada@example.com", via: "token" })}`;
+    const page = await get(served, "/", { accept: "text/html", cookie });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('data-testid="failure-row"');
+    expect(page.body).toContain("drawn for the signed-in user");
+    expect(inlineRun(page.body)).toEqual(JSON.parse((await get(served, "/api/run", { cookie })).body));
   });
 
   it("escapes what could end a script element or a line in JSON text, which still parses to the same value", () => {

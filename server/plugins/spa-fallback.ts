@@ -135,6 +135,22 @@ export function pageForBase(html: string, basePath: string, signIn = false): str
   return withAssets.includes("<head>") ? withAssets.replace("<head>", () => `<head>\n    ${meta}`) : withAssets;
 }
 
+/** Who the landing page's inner `/api/run` request is made as. */
+interface InnerRequest {
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly remoteAddress?: string;
+}
+
+/**
+ * The page request's headers minus those that would change the inner answer's form (a 304,
+ * a range, a compressed body): what stays is its host and its credentials (the session
+ * cookie, a trusted proxy's user header), and its address, which the proxy sign-in checks.
+ */
+function innerRequest(request: FastifyRequest): InnerRequest {
+  const { accept: _accept, "accept-encoding": _encoding, "if-none-match": _etag, "if-modified-since": _since, range: _range, "content-length": _length, ...headers } = request.headers;
+  return { headers, ...(request.socket.remoteAddress === undefined ? {} : { remoteAddress: request.socket.remoteAddress }) };
+}
+
 /** The one URL rendered on the server: `/` with no query (the app's state is all default there). */
 function isBareLanding(request: FastifyRequest): boolean {
   return request.url === "/" || request.url === "/?";
@@ -185,10 +201,14 @@ const plugin: FastifyPluginAsync<SpaOptions> = async (app, options) => {
   };
   /** The last page rendered and the run answer it was rendered from: the same answer gets the same page, unrendered. */
   let lastRendered: { run: string; html: string } | null = null;
-  /** The landing page with the newest run drawn in it (the same answer `/api/run` gives a request with `host`); null to send the page as before. */
-  const renderLanding = async (host: string, page: string): Promise<string | null> => {
+  /**
+   * The landing page with the newest run drawn in it (the same answer `/api/run` gives the
+   * page's own request: its credentials, so that under `--auth` the run is asked for as the
+   * signed-in user who asked for the page); null to send the page as before.
+   */
+  const renderLanding = async (asker: InnerRequest, page: string): Promise<string | null> => {
     if ((await renderer.module()) === null) return null;
-    const run = await app.inject({ method: "GET", url: `${basePath}api/run`, headers: { host, accept: "application/json" } });
+    const run = await app.inject({ method: "GET", url: `${basePath}api/run`, headers: { ...asker.headers, accept: "application/json" }, ...(asker.remoteAddress === undefined ? {} : { remoteAddress: asker.remoteAddress }) });
     if (run.statusCode !== 200) return null;
     if (lastRendered?.run === run.body) return lastRendered.html;
     const markup = await renderer.render(run.body, basePath);
@@ -201,7 +221,7 @@ const plugin: FastifyPluginAsync<SpaOptions> = async (app, options) => {
   const renderedLanding = async (request: FastifyRequest, page: string): Promise<string | null> => {
     try {
       if (prerendering !== null) await prerendering;
-      return await renderLanding(request.headers.host ?? "127.0.0.1", page);
+      return await renderLanding(innerRequest(request), page);
     } catch (error) {
       request.log.warn({ err: error }, "the landing page could not be rendered on the server; sent without it");
       return null;
@@ -211,10 +231,11 @@ const plugin: FastifyPluginAsync<SpaOptions> = async (app, options) => {
     // After `ready` (not in it): the server answers meanwhile; a failure here only means the first page renders on demand.
     app.addHook("onReady", async () => {
       // With many runs the browser the CLI opens is sent to the eval: no run page to draw for it.
-      if (manyRuns()) return;
+      // Under sign-in no one has asked yet: the run is asked for as the first user to come.
+      if (manyRuns() || options.signIn === true) return;
       setImmediate(() => {
         prerendering = readIndex()
-          .then((html) => renderLanding("127.0.0.1", (indexHtml ??= html)))
+          .then((html) => renderLanding({ headers: { host: "127.0.0.1" } }, (indexHtml ??= html)))
           .catch(() => null)
           .finally(() => (prerendering = null));
       });
