@@ -2,6 +2,8 @@
  * The web app's size against its budget (docs/benchmarks.md), from the build in dist/:
  *  - initial: what index.html loads before anything renders (its script and stylesheet and
  *    the chunks they import statically), gzipped;
+ *  - the app: what that script imports once the first frame is painted (web/boot.ts loads
+ *    `main` then), with its static imports: what must arrive before the page responds;
  *  - each lazy chunk (editor, diff viewer, each language, markdown, local files…), gzipped;
  *  - the standalone single-file build that `wink-debug bundle` inlines.
  * Peer: React + ReactDOM alone (production builds minified with esbuild, gzipped), the floor
@@ -15,10 +17,13 @@ import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { transform } from "esbuild";
 import { REPO } from "../e2e/support/server.js";
+import { webChunks } from "../scripts/web-chunks.js";
 
 export const BUDGET_KB = {
   /** Script and stylesheet needed for the first render, gzipped. */
   initial: 160,
+  /** The app boot.ts loads after the first frame (main and its static imports), gzipped. */
+  app: 160,
   /** Any one lazily loaded chunk, gzipped. */
   lazyChunk: 110,
   /** Everything in dist/web/assets (JS + CSS, no source maps), gzipped. */
@@ -33,30 +38,12 @@ async function gz(file: string): Promise<number> {
   return gzipSync(await readFile(file), { level: 9 }).length / 1024;
 }
 
-/** Chunks a JS file imports statically (`import … from "./x.js"`), recursively. */
-async function staticClosure(entry: string, seen = new Set<string>()): Promise<Set<string>> {
-  if (seen.has(entry)) return seen;
-  seen.add(entry);
-  const code = await readFile(path.join(WEB, "assets", entry), "utf8");
-  for (const match of code.matchAll(/(?:^|[;}\s])import\s*(?:[\w*{}\s,$]+from\s*)?["']\.\/([\w.-]+\.js)["']/g)) {
-    if (match[1] !== undefined) await staticClosure(match[1], seen);
-  }
-  return seen;
-}
-
 async function main(): Promise<void> {
-  const html = await readFile(path.join(WEB, "index.html"), "utf8");
-  const entries = [...html.matchAll(/(?:src|href)="\/assets\/([\w.-]+\.(?:js|css))"/g)].map((match) => match[1] ?? "");
-  const initial = new Set<string>();
-  for (const entry of entries) {
-    if (entry.endsWith(".js")) for (const chunk of await staticClosure(entry)) initial.add(chunk);
-    else initial.add(entry);
-  }
-  const assets = (await readdir(path.join(WEB, "assets"))).filter((name) => /\.(js|css)$/.test(name));
+  const { assets, initial, app } = await webChunks(WEB);
   const sizes = new Map<string, number>();
   for (const name of assets) sizes.set(name, await gz(path.join(WEB, "assets", name)));
   const sum = (names: Iterable<string>) => [...names].reduce((total, name) => total + (sizes.get(name) ?? 0), 0);
-  const lazy = assets.filter((name) => !initial.has(name)).sort((a, b) => (sizes.get(b) ?? 0) - (sizes.get(a) ?? 0));
+  const lazy = assets.filter((name) => !initial.has(name) && !app.has(name)).sort((a, b) => (sizes.get(b) ?? 0) - (sizes.get(a) ?? 0));
   const standaloneDir = path.join(REPO, "dist", "web-standalone", "assets");
   const standalone = (await readdir(standaloneDir)).reduce<Promise<number>>(async (total, name) => (await total) + (await gz(path.join(standaloneDir, name))), Promise.resolve(0));
   let react = 0;
@@ -67,6 +54,7 @@ async function main(): Promise<void> {
 
   const rows: [string, number, number][] = [
     ["initial (first render)", sum(initial), BUDGET_KB.initial],
+    ["the app (boot.ts's import after the first frame)", sum(app), BUDGET_KB.app],
     [`largest lazy chunk (${lazy[0] ?? "none"})`, sizes.get(lazy[0] ?? "") ?? 0, BUDGET_KB.lazyChunk],
     ["all of dist/web (JS + CSS)", sum(assets), BUDGET_KB.total],
     ["standalone (wink-debug bundle)", await standalone, BUDGET_KB.standalone],
@@ -79,6 +67,7 @@ async function main(): Promise<void> {
     console.log(`| ${what} | ${kb.toFixed(1)} KB | ${budget} KB | ${kb > budget ? "OVER" : "ok"} |`);
   }
   console.log(`\ninitial = ${[...initial].join(", ")}; ratio to React alone ${(sum(initial) / react).toFixed(2)}×`);
+  console.log(`the app = ${[...app].join(", ")}`);
   console.log(`lazy chunks (${lazy.length}): ${lazy.slice(0, 8).map((name) => `${name} ${(sizes.get(name) ?? 0).toFixed(1)} KB`).join(", ")}${lazy.length > 8 ? ", …" : ""}`);
   if (over) process.exitCode = 1;
 }

@@ -4,15 +4,20 @@
  * the lossless parser, so integers beyond 2^53 stay exact.
  */
 import type * as B from "../../shared/debug-bundle/index.js";
-import { VIEWER_ROUTES as ROUTES } from "../../shared/viewer/routes/index.js";
 import { ApiError } from "./api.js";
 import type { BundleApi, BundleMemberKind, BundleSearchParams, LogsParams, TranscriptParams } from "./bundle-api.js";
-import type { RouteGet } from "./route-get.js";
+import type { ViewerRoutes } from "../../shared/viewer/routes/index.js";
+import type { JsonRoute, RouteGet } from "./route-get.js";
+import { ROUTES } from "./routes.js";
+import type { BrowserRoute } from "./routes.js";
 
 /** WINK's filter syntax: a comma-separated list; none or an empty list, no filter. */
 const joined = (values: readonly string[] | undefined): string | undefined => (values === undefined || values.length === 0 ? undefined : values.join(","));
 
-const MEMBER_ROUTES = {
+/** A route answering one member of a bundle as it is written (`/api/manifest`, `/api/config`…). */
+type MemberRoute = BrowserRoute<JsonRoute & Pick<ViewerRoutes["bundleManifest"], "querystring" | "response">>;
+
+const MEMBER_ROUTES: Readonly<Record<BundleMemberKind, MemberRoute>> = {
   manifest: ROUTES.bundleManifest,
   config: ROUTES.bundleConfig,
   metrics: ROUTES.bundleMetrics,
@@ -20,7 +25,7 @@ const MEMBER_ROUTES = {
   "run-context": ROUTES.bundleRunContext,
   eval: ROUTES.bundleEval,
   "prompt-overrides": ROUTES.bundlePromptOverrides,
-} as const satisfies Readonly<Record<BundleMemberKind, unknown>>;
+};
 
 export class HttpBundleApi implements BundleApi {
   constructor(private readonly get: RouteGet) {}

@@ -13,7 +13,7 @@ import { WINK_BUNDLE_FIXTURES } from "../../fixtures/paths.js";
 import { buildApp } from "../../server/app.js";
 import type { WinkApp } from "../../server/app.js";
 import { parsePublicUrl } from "../../server/http/public-address.js";
-import { VIEWER_ROUTES } from "../../shared/viewer/routes/index.js";
+import { ROUTES } from "./routes.js";
 import { ApiError } from "./api.js";
 import { HttpApi } from "./http-api.js";
 
@@ -64,7 +64,7 @@ describe("HttpApi.get", () => {
     const list = await api.files();
     expect(list.files.map((file) => file.path).sort()).toEqual([BUNDLE, SESSION]);
     expect(api.label).toBe(list.root);
-    const runs = await api.get(VIEWER_ROUTES.runs, { limit: 1, q: undefined });
+    const runs = await api.get(ROUTES.runs, { limit: 1, q: undefined });
     expect(runs.runs).toHaveLength(1);
     expect(fetched).toEqual(["/wink/api/files", "/wink/api/runs?limit=1"]);
   });
@@ -117,15 +117,15 @@ describe("HttpApi's base path", () => {
     const window = new Window();
     window.document.head.innerHTML = '<meta name="wink-base-path" content="/tools/wink/">';
     vi.stubGlobal("document", window.document);
-    expect(new HttpApi().url(VIEWER_ROUTES.fileContent, { file: "a.jsonl", line: 2, path: "src/x y.py" })).toBe("/tools/wink/api/filesystem/file?file=a.jsonl&line=2&path=src%2Fx+y.py");
-    expect(new HttpApi().url(VIEWER_ROUTES.events, {})).toBe("/tools/wink/api/events");
+    expect(new HttpApi().url(ROUTES.fileContent, { file: "a.jsonl", line: 2, path: "src/x y.py" })).toBe("/tools/wink/api/filesystem/file?file=a.jsonl&line=2&path=src%2Fx+y.py");
+    expect(new HttpApi().url(ROUTES.events, {})).toBe("/tools/wink/api/events");
   });
 
   it("is the origin's root without the meta, or with one that names another origin", () => {
     const window = new Window();
     vi.stubGlobal("document", window.document);
-    expect(new HttpApi().url(VIEWER_ROUTES.files, {})).toBe("/api/files");
+    expect(new HttpApi().url(ROUTES.files, {})).toBe("/api/files");
     window.document.head.innerHTML = '<meta name="wink-base-path" content="//evil.example/">';
-    expect(new HttpApi().url(VIEWER_ROUTES.files, {})).toBe("/api/files");
+    expect(new HttpApi().url(ROUTES.files, {})).toBe("/api/files");
   });
 });

@@ -4,8 +4,10 @@
  * exactly what the agent wrote.
  */
 import { parsePythonJson } from "../../shared/session/browser.js";
-import { VIEWER_ROUTES as ROUTES, routeUrl } from "../../shared/viewer/routes/index.js";
-import type { RouteEntry, RouteInput, RouteResponse } from "../../shared/viewer/routes/index.js";
+import { routeUrl } from "../../shared/viewer/routes/browser.js";
+import type { RouteEntry, RouteInput } from "../../shared/viewer/routes/index.js";
+import { ROUTES } from "./routes.js";
+import type { BrowserRoute } from "./routes.js";
 import type { Api, ChangeNotice, DiffOptions, RunPageQuery, SearchScope, SnapshotRef } from "./api.js";
 import { ApiError } from "./api.js";
 import { subscribeShared } from "./shared-events.js";
@@ -60,11 +62,11 @@ export class HttpApi implements Api {
     } catch (error) {
       throw new ApiError(0, `Cannot reach the wink-debug server (${error instanceof Error ? error.message : String(error)})`);
     }
-    return (await readJson(response, route.lossless === true)) as RouteResponse<typeof route>;
+    return (await readJson(response, route.lossless === true)) as never;
   };
 
   /** The URL of a request to `route`, under the base path (also the download link's and the event stream's). */
-  url<const Entry extends RouteEntry>(route: Entry, params: RouteInput<Entry>): string {
+  url<const Entry extends RouteEntry>(route: BrowserRoute<Entry>, params: RouteInput<Entry>): string {
     return `${this.base}${routeUrl(route, params)}`;
   }
 

@@ -5,9 +5,10 @@
  */
 import type { TSchema } from "typebox";
 import type { RouteEntry, RouteInput, RouteResponse } from "../../shared/viewer/routes/index.js";
+import type { BrowserRoute } from "./routes.js";
 
 /** A route of the table the app fetches as JSON: a GET with a 200 answer's schema. */
 export type JsonRoute = RouteEntry & { readonly method: "GET"; readonly response: TSchema };
 
-/** One request to a route of the table: its URL built from `params`, its answer typed by the entry's response schema. */
-export type RouteGet = <const Entry extends JsonRoute>(route: Entry, params: RouteInput<Entry>) => Promise<RouteResponse<Entry>>;
+/** One request to a route: its URL built from `params`, its answer typed by the table entry's response schema. */
+export type RouteGet = <const Entry extends JsonRoute>(route: BrowserRoute<Entry>, params: RouteInput<Entry>) => Promise<RouteResponse<Entry>>;

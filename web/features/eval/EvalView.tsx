@@ -15,7 +15,7 @@ import { formatTimestamp } from "../../components/format.js";
 import { Link } from "../../components/Link.js";
 import { runQuery } from "../../queries/options.js";
 import { useFailureOccurrences, useFailures } from "../../queries/hooks.js";
-import { outcomeText } from "../../../shared/viewer/index.js";
+import { outcomeText } from "../../../shared/viewer/browser.js";
 import { failurePatch } from "../../state/run-links.js";
 import { useKeymap } from "../../state/shortcuts.js";
 import { showToast } from "../../state/toasts.js";

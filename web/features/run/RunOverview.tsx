@@ -14,7 +14,7 @@ import { Fact } from "../../components/Fact.js";
 import { Icon } from "../../components/Icon.js";
 import { Link } from "../../components/Link.js";
 import { useDiff, useFiles, useRun, useRunSession } from "../../queries/hooks.js";
-import { RUN_SESSION_PAGE_LIMIT } from "../../../shared/viewer/index.js";
+import { RUN_SESSION_PAGE_LIMIT } from "../../../shared/viewer/browser.js";
 import { visibleText } from "../../components/json-model.js";
 import { OutcomeBadge } from "../runs/RunsPanel.js";
 import { failurePatch, snapshotPatch, turnDiffPatch } from "../../state/run-links.js";

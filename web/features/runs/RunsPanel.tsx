@@ -13,7 +13,7 @@ import { Icon } from "../../components/Icon.js";
 import { Link } from "../../components/Link.js";
 import { useBundleGroups, useRun, useRunPages } from "../../queries/hooks.js";
 import { BundleGroupNote } from "../../components/BundleGroupNote.js";
-import { outcomeText } from "../../../shared/viewer/index.js";
+import { outcomeText } from "../../../shared/viewer/browser.js";
 import { snapshotPatch } from "../../state/run-links.js";
 import { groupedRunOrder } from "./run-order.js";
 
