@@ -32,6 +32,8 @@ test.beforeAll(async () => {
   await mkdir(sample, { recursive: true });
   await cp(await bundleOf("02-failed-run"), path.join(sample, "a-failed.zip"));
   await cp(await bundleOf("01-small-success"), path.join(sample, "b-passed.zip"));
+  // An eval's expected answers beside the runs: a JSON document, no run.
+  await cp(path.join(BUNDLES, "index.json"), path.join(dir, "truth.json"));
   server = await startServer(dir, ["-r"]);
 });
 test.afterAll(async () => {
@@ -56,6 +58,26 @@ test("a folder of more than one run lands on the eval, whose runs open in the ru
   await expect(page.getByTestId("run-overview")).toBeVisible();
   await expect(page).not.toHaveURL(/view=eval/);
   await expect(page.getByTestId("eval-view")).toHaveCount(0);
+});
+
+test("the eval and the sidebar count the same runs (a truth.json is neither's run), and on the eval no run is marked in the sidebar", async ({ page, guarded }) => {
+  await page.goto(`${server.url}?view=eval`);
+  await expect(page.getByTestId("eval-view")).toBeVisible();
+  const runs = Number(/· (\d+) runs/.exec((await page.locator(".eval-title").textContent()) ?? "")?.[1]);
+  expect(runs).toBe(4);
+  await expect(page.getByText("Not runs (no session line): truth.json")).toBeVisible();
+  const sidebar = page.getByRole("complementary", { name: "Runs and sessions" });
+  await expect(sidebar.getByTestId("runs-count")).toHaveText(`${path.basename(dir)} · ${runs} runs · 1 other file`);
+  await expect(sidebar.getByTestId("run-row")).toHaveCount(runs);
+  await expect(sidebar.getByTestId("not-session")).toHaveText("truth.json · not a session file");
+  // The eval is of no one run: no row current, no session or snapshot active.
+  await expect(sidebar.locator("[aria-current], .is-current, .is-active")).toHaveCount(0);
+  await expect(sidebar.getByTestId("session-list")).toHaveCount(0);
+  // Opening a run marks it, and only it.
+  await page.getByTestId("eval-run").filter({ hasText: "long-run.zip" }).locator(".eval-run-path").click();
+  await expect(sidebar.locator('[data-testid="run-row"][aria-current="page"]')).toHaveAttribute("title", "long-run.zip");
+  await expect(sidebar.locator('[data-testid="run-row"][aria-current="page"]')).toHaveCount(1);
+  expect(guarded.problems).toEqual([]);
 });
 
 test("the eval counts the runs, groups the failures and opens an occurrence in its timeline", async ({ page, guarded }) => {

@@ -3,11 +3,11 @@
  * dialog, and opened from a bundled HTML file on file:// (no network at all).
  */
 import { execFile } from "node:child_process";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { cp, mkdtemp, readdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { winkFixture } from "../fixtures/paths.js";
+import { WINK_BUNDLE_FIXTURES, winkFixture } from "../fixtures/paths.js";
 import { BIG_FILE, writeMultiTurnRun } from "./fixtures/runs.js";
 import { dropFiles } from "./support/drop.js";
 import { cliCommand, startServer } from "./support/server.js";
@@ -59,6 +59,33 @@ test("dropped files of more than one run open on the eval, as the server's folde
   await expect(page.getByText("offline")).toBeVisible();
   await expect(page.getByTestId("snapshot-session")).toHaveText(/e2e-root/);
   await expect(page).not.toHaveURL(/view=eval/);
+});
+
+test("dropped files: a truth.json beside one run is no run (the run opens), beside two the eval and the sidebar count the same runs", async ({ page }) => {
+  await page.goto(`${server.url}?view=run`);
+  await expect(page.locator("[data-testid=session-row]").first()).toBeVisible();
+  const solo = path.join(dir, "solo");
+  await cp(path.join(dir, "run"), solo, { recursive: true });
+  await cp(path.join(WINK_BUNDLE_FIXTURES, "index.json"), path.join(solo, "truth.json"));
+  await dropFiles(page, solo, await readdir(solo));
+  await expect(page.getByText("offline")).toBeVisible();
+  await expect(page.getByTestId("snapshot-session")).toHaveText(/e2e-root/);
+  await expect(page).not.toHaveURL(/view=eval/);
+  const sidebar = page.getByRole("complementary", { name: "Runs and sessions" });
+  await expect(sidebar.getByTestId("runs-count")).toHaveText(/ · 1 run · 1 other file$/);
+
+  await page.getByRole("button", { name: "Back to server" }).click();
+  await page.goto(`${server.url}?view=run`);
+  await expect(page.locator("[data-testid=session-row]").first()).toBeVisible();
+  const two = path.join(dir, "two");
+  await cp(winkFixture("."), two, { recursive: true, filter: (source) => !source.includes("invalid") && !source.includes("fszip") });
+  await cp(path.join(WINK_BUNDLE_FIXTURES, "index.json"), path.join(two, "truth.json"));
+  await dropFiles(page, two, (await readdir(two)).filter((name) => /\.jsonl?$/.test(name)));
+  await expect(page).toHaveURL(/[?&]view=eval/);
+  await expect(page.locator(".eval-title")).toContainText("· 2 runs");
+  await expect(sidebar.getByTestId("runs-count")).toHaveText(/^3 dropped files · 2 runs · 1 other file$/);
+  await expect(sidebar.getByTestId("run-row")).toHaveCount(2);
+  await expect(sidebar.locator("[aria-current], .is-current, .is-active")).toHaveCount(0);
 });
 
 test("pick a session file and its archive with the file dialog", async ({ page }) => {

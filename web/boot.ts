@@ -6,7 +6,7 @@
  * set first: the stylesheet is light until `data-theme` says dark.
  */
 // The stylesheet is the page's (a <link> in its head, so the server's markup is drawn styled), not the app's chunk's.
-import "./styles/app.css";
+import "./styles/index.css";
 import { setThemeAttribute, startingTheme } from "./state/theme.js";
 
 setThemeAttribute(startingTheme());

@@ -158,6 +158,11 @@ export class SnapshotDirectory {
     return this.#files.size - this.#notSessions.size;
   }
 
+  /** Whether the file was read and found to be some other JSON document (not counted by `runCount`). */
+  notSession(record: SessionFileRecord): boolean {
+    return this.#notSessions.has(record.path);
+  }
+
   /** Files newest first by `listedTimeMs` (WINK's `/api/snapshots` order, bundles by the time in their names). */
   newestFirst(): SessionFileRecord[] {
     // Each file's time once, not in every comparison (a bundle's is read from its name).

@@ -101,7 +101,7 @@ export const runRoutes: FastifyPluginAsyncTypebox<RunRoutesOptions> = async (app
 
   app.route({ ...routeOptions(VIEWER_ROUTES.runs), handler: async (request) => {
     const all = directory.newestFirst();
-    const { page, matched, offset } = pageOfRuns(all, (record) => ({ path: record.path, timeMs: listedTimeMs(record) }), request.query);
+    const { page, matched, kept, offset } = pageOfRuns(all, (record) => ({ path: record.path, timeMs: listedTimeMs(record) }), request.query);
     if (directory.store.indexEverything) {
       if (directory.isIndexing()) void directory.indexAll();
     } else {
@@ -121,6 +121,8 @@ export const runRoutes: FastifyPluginAsyncTypebox<RunRoutesOptions> = async (app
       runs,
       total: all.length,
       matched,
+      // Counted once the page's runs are built: a file read for this answer is known by now.
+      not_sessions: { total: all.length - directory.runCount(), matched: kept.filter((record) => directory.notSession(record)).length },
       offset,
       store: {
         kind: store.kind,

@@ -19,6 +19,8 @@ export interface RunPage<T> {
   readonly page: T[];
   /** Runs the filter kept (all of them without a filter). */
   readonly matched: number;
+  /** Every run the filter kept, the page's and the others (`matched` of them). */
+  readonly kept: readonly T[];
   readonly offset: number;
 }
 
@@ -49,5 +51,5 @@ export function pageOfRuns<T>(newestFirst: readonly T[], describe: (run: T) => {
           return (needle === null || path.toLowerCase().includes(needle)) && (from === null || timeMs >= from) && (to === null || timeMs <= to);
         });
   const offset = query.offset ?? 0;
-  return { page: matched.slice(offset, query.limit === undefined ? undefined : offset + query.limit), matched: matched.length, offset };
+  return { page: matched.slice(offset, query.limit === undefined ? undefined : offset + query.limit), matched: matched.length, kept: matched, offset };
 }

@@ -3,14 +3,14 @@
  * app uses, asked of a real `buildApp` (through `inject`) and of LocalApi over the same
  * bytes, on the WINK fixtures and on a multi-turn run written by our writer.
  */
-import { mkdtemp, readFile, readdir, rm, stat } from "node:fs/promises";
+import { copyFile, mkdtemp, readFile, readdir, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BIG_FILE, FAILED_RUN_RENAME, writeFailedRun, writeMultiTurnRun } from "../../e2e/fixtures/runs.js";
 import { ROOT_SESSION_ID } from "../../examples/agent-run.js";
-import { WINK_FIXTURES } from "../../fixtures/paths.js";
+import { WINK_BUNDLE_FIXTURES, WINK_FIXTURES } from "../../fixtures/paths.js";
 import { buildApp } from "../../server/app.js";
 import type { WinkApp } from "../../server/app.js";
 import { parsePythonJson } from "../../shared/session/python-json-parse.js";
@@ -150,6 +150,25 @@ describe("LocalApi answers like the server", () => {
       expect(await pair.local.fileDiff(base, target, FAILED_RUN_RENAME.to, FAILED_RUN_RENAME.from)).toEqual(
         await served(pair, `/api/diff/file${q({ ...side("base", base), ...side("target", target), path: FAILED_RUN_RENAME.to, base_path: FAILED_RUN_RENAME.from })}`),
       );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it("on runs beside a truth.json: the same run list, the JSON document counted apart (not a run)", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "wink-local-truth-"));
+    try {
+      for (const name of (await readdir(WINK_FIXTURES)).filter((entry) => entry.endsWith(".jsonl"))) await copyFile(path.join(WINK_FIXTURES, name), path.join(dir, name));
+      await copyFile(path.join(WINK_BUNDLE_FIXTURES, "index.json"), path.join(dir, "truth.json"));
+      const pair = await pairFor(dir);
+      pairs.push(pair);
+      const all = await pair.local.runs();
+      expect(all).toEqual(await served(pair, "/api/runs"));
+      expect({ total: all.total, not_sessions: all.not_sessions }).toEqual({ total: 3, not_sessions: { total: 1, matched: 1 } });
+      expect(all.total - all.not_sessions.total).toBe((await pair.local.failures()).outcomes.runs);
+      const filtered = await pair.local.runs({ q: "acc0" });
+      expect(filtered).toEqual(await served(pair, "/api/runs?q=acc0"));
+      expect({ matched: filtered.matched, not_sessions: filtered.not_sessions }).toEqual({ matched: 1, not_sessions: { total: 1, matched: 0 } });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -10,7 +10,7 @@ import { BUNDLE_MEMBERS, bundleMetaView, bundleRunParts } from "../../shared/deb
 import { FileNotFoundError } from "../../shared/errors.js";
 import { summarizeSnapshot, parseSessionText, findFilesystemSnapshotRef } from "../../shared/session/browser.js";
 import type { SessionLineError, SessionSnapshot } from "../../shared/session/browser.js";
-import { MAX_VIEW_BYTES, landingRun, fileContent, archiveManifestSummary, buildFileTree, searchSnapshot, sessionFileView, diffFileLists, diffSlice, diffSliceSummaries, diffSourceFile, diffWorkspaces, buildRun, boundedRun, runSessionPage, placeholderRunSummary, runSummary, pageOfRuns, diffStats, searchRun, sessionEvents, slicePage, snapshotMeta, buildTimeline, compareTimes, bundleWorkspace, resolveWorkspace, workspaceMetaView, evalSummary, failureOccurrences, notLoadedDigest, runDigest } from "../../shared/viewer/index.js";
+import { MAX_VIEW_BYTES, landingRun, fileContent, archiveManifestSummary, buildFileTree, searchSnapshot, sessionFileView, diffFileLists, diffSlice, diffSliceSummaries, diffSourceFile, diffWorkspaces, buildRun, boundedRun, runSessionPage, placeholderRunSummary, runSummary, pageOfRuns, diffStats, searchRun, sessionEvents, slicePage, snapshotMeta, buildTimeline, compareTimes, bundleWorkspace, resolveWorkspace, workspaceMetaView, evalSummary, failureOccurrences, isOtherJsonDocument, notLoadedDigest, runDigest } from "../../shared/viewer/index.js";
 import type { ArchiveManifestRead, RunSearchSession, RunView, IndexedSnapshotLine, ResolvedWorkspace } from "../../shared/viewer/index.js";
 import type { Api, DiffOptions, RunPageQuery, SearchScope, SnapshotRef } from "./api.js";
 import type { ApiError } from "./api.js";
@@ -250,7 +250,8 @@ export class LocalApi implements Api {
   runs(query: RunPageQuery = {}): Promise<T.RunListResponse> {
     return this.#answer(async () => {
       const all = this.#newestFirst();
-      const { page, matched, offset } = pageOfRuns(all, (file) => ({ path: file.path, timeMs: Date.parse(file.modifiedAt) }), query);
+      const { page, matched, kept, offset } = pageOfRuns(all, (file) => ({ path: file.path, timeMs: Date.parse(file.modifiedAt) }), query);
+      const notSession = (file: LocalSessionFile) => file.bundle === null && file.failure === null && isOtherJsonDocument(file.name, file.lines.length);
       return {
         root: this.label,
         indexing: false,
@@ -258,6 +259,8 @@ export class LocalApi implements Api {
         runs: await Promise.all(page.map(async (file) => (file.failure === null ? runSummary(await this.#run(file.path)) : placeholderRunSummary({ kind: "bundle", path: file.path, name: file.name }, file.modifiedAt, "error", file.failure.detail)))),
         total: all.length,
         matched,
+        // Every file is read when opened: what is a run is known for all of them (the server's rule).
+        not_sessions: { total: all.filter(notSession).length, matched: kept.filter(notSession).length },
         offset,
         store: { kind: "local", location: this.label, listing: { pages: 1, objects: all.length, done: true, skipped_folders: [] }, health: null },
       };

@@ -187,7 +187,8 @@ export function App({ source }: { source: SourceSwitch }) {
         {/* The resizer sits inside the landmark: content outside every landmark is lost to a screen reader's region navigation. */}
         <aside className="sidebar-pane" aria-label="Runs and sessions" hidden={preferences.sidebarCollapsed}>
           <div className="sidebar" style={{ width: preferences.sidebarWidth }}>
-            {painted ? <RunsPanel selected={selected} currentFile={state.file ?? run.data?.source.path ?? null} /> : null}
+            {/* The eval is of no one run: none is marked current, though a run (the landing one) is loaded. */}
+            {painted ? <RunsPanel selected={state.view === "eval" ? null : selected} currentFile={state.view === "eval" ? null : (state.file ?? run.data?.source.path ?? null)} /> : null}
           </div>
           {preferences.sidebarCollapsed ? null : <SidebarResizer />}
         </aside>

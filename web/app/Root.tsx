@@ -10,6 +10,7 @@ import { ApiError } from "../api/api.js";
 import { ApiProvider } from "../api/context.js";
 import { keys } from "../api/keys.js";
 import { App } from "./App.js";
+import { runTotal } from "../features/runs/RunsPanel.js";
 import type { SourceSwitch } from "./source-switch.js";
 import { newestRunQuery } from "../queries/options.js";
 import { navigate, readViewState } from "../state/url-store.js";
@@ -70,13 +71,14 @@ export function Root({ initialApi, landingRun }: { initialApi: Api; landingRun?:
   const openLocal = useCallback((api: Api) => {
     // Opening files is a landing of its own: more than one run opens on the eval, as the
     // server's bare URL does (server/plugins/spa-fallback.ts). Asked before the switch, so the
-    // app never starts on a run it would leave at once; a page of one run is enough for the count.
+    // app never starts on a run it would leave at once; a page of one run is enough for the count,
+    // whose files that are some other JSON document (a truth.json) are no runs, as on the server.
     const switchTo = (view: ViewName | undefined) => {
       setActive((previous) => ({ api, client: newClient(), id: previous.id + 1 }));
       navigate({ file: undefined, line: undefined, base: undefined, path: undefined, slice: undefined, item: undefined, event: undefined, at: undefined, q: undefined, ...(view === undefined ? {} : { view, panel: undefined, entry: undefined }) });
     };
     void api.runs({ limit: 1 }).then(
-      (runs) => switchTo(runs.total > 1 ? "eval" : undefined),
+      (runs) => switchTo(runTotal(runs) > 1 ? "eval" : undefined),
       () => switchTo(undefined),
     );
   }, []);

@@ -94,6 +94,12 @@ export const RunList = Type.Object({
   /** Runs in the directory, and those the filter (`q`, `since`, `until`) kept. */
   total: Type.Integer(),
   matched: Type.Integer(),
+  /**
+   * Of `total` and `matched`, the files read and found to be some other JSON document (listed
+   * with state `not_session`): no runs. The runs are `total - not_sessions.total`, as the eval
+   * counts them (one rule: `isOtherJsonDocument`); a file not read yet counts as a run.
+   */
+  not_sessions: Type.Object({ total: Type.Integer(), matched: Type.Integer() }),
   /** Where this page starts among the matched runs. */
   offset: Type.Integer(),
   store: RunStore,

@@ -29,9 +29,20 @@ export function OutcomeBadge({ stats, testId }: { stats: { outcome: string; fail
 
 const NO_FILTER: RunFilter = { q: "", since: "", until: "" };
 
-/** "12 runs", or "3 of 12 runs" while a filter hides some. */
-function countText(first: RunListResponse, filtered: boolean): string {
-  return filtered ? `${formatCount(first.matched)} of ${plural(first.total, "run")}` : plural(first.total, "run");
+/** Runs of the list, as the eval counts them: files that are some other JSON document are no runs. */
+export function runTotal(list: RunListResponse): number {
+  return list.total - list.not_sessions.total;
+}
+
+/**
+ * "12 runs", or "3 of 12 runs" while a filter hides some; the files that are no session (a
+ * `truth.json`) said apart, as the list shows them apart: "12 runs · 1 other file".
+ */
+export function countText(first: RunListResponse, filtered: boolean): string {
+  const runs = runTotal(first);
+  const others = filtered ? first.not_sessions.matched : first.not_sessions.total;
+  const counted = filtered ? `${formatCount(first.matched - first.not_sessions.matched)} of ${plural(runs, "run")}` : plural(runs, "run");
+  return others > 0 ? `${counted} · ${plural(others, "other file")}` : counted;
 }
 
 export function RunsPanel({ selected, currentFile }: { selected: SnapshotRef | null; currentFile: string | null }) {
@@ -61,7 +72,7 @@ export function RunsPanel({ selected, currentFile }: { selected: SnapshotRef | n
         <span className="panel-sub" data-testid="runs-count">
           {first === undefined ? "" : `${first.root} · ${countText(first, filtered)}`}
         </span>
-        {first !== undefined && (first.total > 1 || filtered) ? (
+        {first !== undefined && (runTotal(first) > 1 || filtered) ? (
           <div className="run-filter" role="search" aria-label="Filter the runs">
             <input type="search" className="panel-filter" value={typed} onChange={(event) => setTyped(event.target.value)} placeholder="Filter by name" aria-label="Filter runs by name" data-testid="run-filter" />
             <span className="run-filter-dates">
