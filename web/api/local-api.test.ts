@@ -3,7 +3,7 @@
  * app uses, asked of a real `buildApp` (through `inject`) and of LocalApi over the same
  * bytes, on the WINK fixtures and on a multi-turn run written by our writer.
  */
-import { copyFile, mkdtemp, readFile, readdir, rm, stat } from "node:fs/promises";
+import { copyFile, mkdtemp, readFile, readdir, rm, stat, utimes } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -158,10 +158,19 @@ describe("LocalApi answers like the server", () => {
   it("on runs beside a truth.json: the same run list, the JSON document counted apart (not a run)", async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), "wink-local-truth-"));
     try {
-      for (const name of (await readdir(WINK_FIXTURES)).filter((entry) => entry.endsWith(".jsonl"))) await copyFile(path.join(WINK_FIXTURES, name), path.join(dir, name));
+      const names = (await readdir(WINK_FIXTURES)).filter((entry) => entry.endsWith(".jsonl"));
+      for (const name of names) await copyFile(path.join(WINK_FIXTURES, name), path.join(dir, name));
       await copyFile(path.join(WINK_BUNDLE_FIXTURES, "index.json"), path.join(dir, "truth.json"));
+      // A second apart: copies made in the same millisecond tie, and the server's times have a
+      // fraction of a millisecond that a browser's File does not, so a tie could order apart.
+      // (Whole seconds ahead: the server lists a file by the later of its mtime and ctime, and
+      // the ctime is when these times were set.)
+      const now = Math.floor(Date.now() / 1000) * 1000;
+      for (const [index, name] of [...names, "truth.json"].entries()) await utimes(path.join(dir, name), new Date(now + (index + 10) * 1000), new Date(now + (index + 10) * 1000));
       const pair = await pairFor(dir);
       pairs.push(pair);
+      // The server counts a file apart once it has read it: compare once it has read them all.
+      await served(pair, "/api/files?wait=1");
       const all = await pair.local.runs();
       expect(all).toEqual(await served(pair, "/api/runs"));
       expect({ total: all.total, not_sessions: all.not_sessions }).toEqual({ total: 3, not_sessions: { total: 1, matched: 1 } });
