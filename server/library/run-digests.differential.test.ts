@@ -121,6 +121,13 @@ async function writeGeneratedRuns(dir: string): Promise<void> {
   bytes[at + 1] = "T".charCodeAt(0);
   await writeFile(corrupt, bytes);
 
+  // Hostile or broken bundles, which do not load: a manifest that is not JSON, a member named
+  // out of the bundle, a bundle cut in half.
+  await writeCraftedZip(path.join(dir, "bad-manifest_20261126_054533.zip"), replaced(small, "debug_bundle/manifest.json", "{not json"));
+  await writeCraftedZip(path.join(dir, "escape_20261126_054533.zip"), [...small, { name: "debug_bundle/../../escape.txt", data: "x" }]);
+  const whole = await readFile(BUNDLE_01);
+  await writeFile(path.join(dir, "cut_20261126_054533.zip"), whole.subarray(0, Math.floor(whole.length / 2)));
+
   // Session files: a root with a sub-agent (failed calls in both, an archive named on a line),
   // a line that does not load, a file with none that loads, a JSON document that is no session.
   const call = (id: string, at: string, success: boolean, message: string) => ({ event_id: id, created_at: at, call_id: `call_${id}`, name: "write_file", params: { file_path: `src/${id}.py` }, result: { success, message } });
@@ -163,7 +170,7 @@ describe("the digest path against the run model", () => {
     const both = await bothWays(dir);
     expectSame(both);
     const byRun = new Map(both.full.map((digest) => [digest.run, digest]));
-    expect(byRun.size).toBe(11);
+    expect(byRun.size).toBe(14);
     // The cases are what they say: the transcript.jsonl's failed calls, the odd records' ones,
     // a run that still loads with its logs unreadable, the sub-agent's failure.
     const calls = (run: string) => (byRun.get(run)?.failures ?? []).filter((failure) => failure.kind === "call").map((failure) => failure.tool);
@@ -177,6 +184,7 @@ describe("the digest path against the run model", () => {
     expect(byRun.get("checksums_20261126_054533.zip")?.outcome).not.toBe("not_loaded");
     expect(calls("agents.jsonl")).toEqual(["write_file", "write_file"]);
     expect(byRun.get("broken.jsonl")?.outcome).toBe("not_loaded");
+    for (const run of ["bad-manifest_20261126_054533.zip", "escape_20261126_054533.zip", "cut_20261126_054533.zip"]) expect(byRun.get(run)?.reason, run).toMatch(/\S/);
     expect(byRun.get("truth.json")?.outcome).toBe("not_session");
   });
 });
