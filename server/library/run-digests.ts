@@ -1,12 +1,14 @@
 /**
  * Every run of a served target as a digest (outcome, times, failures): each built with the
- * run model the viewer opens on (`runOf`), a few at a time, then let go so a folder of
- * thousands of runs holds one digest per run, not its runs. A run that does not load is a
- * digest saying why, never an exception.
+ * run model the viewer opens on, less what a digest does not show (`runDigestOf`: the same
+ * digest as `runDigest(await runOf(…))`, checked on every fixture by
+ * run-digests.differential.test.ts), a few at a time, then let go so a folder of thousands of
+ * runs holds one digest per run, not its runs. A run that does not load is a digest saying
+ * why, never an exception.
  */
-import { notLoadedDigest, runDigest } from "../../shared/viewer/index.js";
+import { notLoadedDigest } from "../../shared/viewer/index.js";
 import type { RunDigestView } from "../../shared/viewer/index.js";
-import { runOf } from "./runs.js";
+import { runDigestOf } from "./runs.js";
 import type { SessionFileRecord } from "./snapshot-directory.js";
 import type { ViewerState } from "./viewer-state.js";
 
@@ -35,7 +37,7 @@ export async function readRunDigests(state: ViewerState, records: readonly Sessi
   const worker = async (): Promise<void> => {
     for (let at = next++; at < records.length; at = next++) {
       const record = records[at] as SessionFileRecord;
-      digests[at] = await runOf(state, record).then(runDigest, (error: unknown) =>
+      digests[at] = await runDigestOf(state, record).catch((error: unknown) =>
         notLoadedDigest(sourceOf(record), new Date(record.mtimeMs).toISOString(), error instanceof Error ? error.message : String(error)),
       );
       // The run is cached per index: dropping the index lets both go (nothing reads this run again).

@@ -5,11 +5,11 @@
  * request). A bundle's run adds what the bundle holds beyond its session: `error.json`, its
  * panels, and the failed calls of its transcript.
  */
-import { BUNDLE_MEMBERS, bundleRunParts } from "../../shared/debug-bundle/index.js";
+import { BUNDLE_MEMBERS, bundleDigestParts, bundleRunParts } from "../../shared/debug-bundle/index.js";
 import { findFilesystemSnapshotRef } from "../../shared/session/index.js";
 import type { CompactSessionIndex, SessionSnapshot } from "../../shared/session/index.js";
-import { buildRun, landingRun, latestLines } from "../../shared/viewer/index.js";
-import type { RunView } from "../../shared/viewer/index.js";
+import { buildRun, landingRun, latestLines, runDigest } from "../../shared/viewer/index.js";
+import type { RunDigestView, RunView } from "../../shared/viewer/index.js";
 import { isoTime } from "./iso-time.js";
 import type { SessionFileRecord } from "./snapshot-directory.js";
 import type { ViewerState } from "./viewer-state.js";
@@ -29,6 +29,19 @@ export async function runOf(state: ViewerState, record: SessionFileRecord): Prom
   runs.set(index, building);
   building.catch(() => runs.delete(index));
   return building;
+}
+
+/**
+ * The digest of one run (`runDigest(await runOf(state, record))`, the same value) without
+ * what the digest does not show: no archive names for the snapshot lines (each one a line
+ * parsed in full), and a bundle's transcript calls read from its records without building
+ * the transcript the panel pages through. The run built for it is not cached (it is not the
+ * viewer's run); a run the viewer built already is used as it is.
+ */
+export async function runDigestOf(state: ViewerState, record: SessionFileRecord): Promise<RunDigestView> {
+  const index = await state.directory.ensureIndexed(record);
+  const cached = runs.get(index);
+  return runDigest(await (cached ?? build(state, record, index, "digest")));
 }
 
 /** How long the landing page looks for a failed run (past it, the newest run that loads is shown, or the failed one found by then). */
@@ -53,13 +66,14 @@ export async function landingRecord(state: ViewerState, records: readonly Sessio
   });
 }
 
-async function build(state: ViewerState, record: SessionFileRecord, index: CompactSessionIndex): Promise<RunView> {
+/** `digest`: only what `runDigest` reads is built right (see {@link runDigestOf}). */
+async function build(state: ViewerState, record: SessionFileRecord, index: CompactSessionIndex, purpose: "view" | "digest" = "view"): Promise<RunView> {
   const lines = index.lines.map(indexedLine);
   const latest = new Map<string, SessionSnapshot>();
   // One line at a time: two big lines parsed at once would double the peak memory.
   for (const [sessionId, lineNumber] of latestLines(lines)) latest.set(sessionId, await state.directory.readSnapshot(record, lineNumber));
   const archives = new Map<number, string | null>();
-  if (index.sizeBytes <= MAX_ARCHIVE_NAMING_BYTES) {
+  if (purpose === "view" && index.sizeBytes <= MAX_ARCHIVE_NAMING_BYTES) {
     for (const entry of index.lines) {
       if (!entry.slices.some((slice) => slice.displayName === "FilesystemSnapshotRef")) continue;
       const snapshot = await state.directory.readSnapshot(record, entry.lineNumber).catch(() => null);
@@ -68,7 +82,7 @@ async function build(state: ViewerState, record: SessionFileRecord, index: Compa
   }
   const bundle = record.kind === "bundle" && state.bundles !== null ? await state.bundles.open(record.absolutePath, record.path) : null;
   return buildRun({
-    ...(bundle === null ? {} : await bundleRunParts(bundle)),
+    ...(bundle === null ? {} : await (purpose === "view" ? bundleRunParts(bundle) : bundleDigestParts(bundle))),
     source: { kind: bundle === null ? "session_file" : "bundle", path: record.path, name: record.name },
     modifiedAt: isoTime(record.mtimeMs),
     lines,

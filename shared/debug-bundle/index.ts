@@ -21,7 +21,7 @@ export type { GroupKeyInput } from "./grouping.js";
 export { compareBundles, compareMetrics } from "./compare.js";
 export { BUNDLE_SEARCH_SCOPES, searchBundles } from "./search.js";
 export type { BundleSearchOptions, BundleSearchScope } from "./search.js";
-export { BUNDLE_PANELS, bundlePanels, bundleRunParts, transcriptFailures } from "./run-parts.js";
+export { BUNDLE_PANELS, bundleDigestParts, bundlePanels, bundleRunParts, transcriptFailures } from "./run-parts.js";
 export type { BundlePanelId, BundleRunParts } from "./run-parts.js";
 
 // What server/ uses of this folder besides the rest of this list: it imports through this entry, never a module path (lint holds it).

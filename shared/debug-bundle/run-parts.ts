@@ -15,7 +15,8 @@ import { keyArgument } from "../viewer/timeline.js";
 import type { RunExtraFailure, RunPanelView } from "../viewer/types.js";
 import type { DebugBundle } from "./bundle.js";
 import { BUNDLE_MEMBERS } from "./layout.js";
-import type { TranscriptIndex } from "./transcript.js";
+import type { TranscriptCalls, TranscriptIndex } from "./transcript.js";
+import { transcriptCalls } from "./transcript.js";
 import type { TranscriptEntryView } from "./types.js";
 
 /** The panels of a bundle, in tab order. `eval` is offered only when the bundle has `eval.json` (EvalLoop runs). */
@@ -48,14 +49,41 @@ export function bundlePanels(bundle: Pick<DebugBundle, "has">): RunPanelView[] {
  * failures (the Logs and Transcript panels say why).
  */
 export async function bundleRunParts(bundle: DebugBundle): Promise<BundleRunParts> {
+  return partsWith(
+    bundle,
+    () => bundle.transcript(),
+    (transcript) => ({ failures: transcriptFailures(transcript), toolUses: transcript.matching({ entryTypes: ["tool_use"] }).length }),
+  );
+}
+
+/**
+ * {@link bundleRunParts} as a run digest needs them: the same parts, the transcript's calls
+ * read from its records without building its index (`transcriptCalls`). Members that cannot
+ * be read count as they do there.
+ */
+export async function bundleDigestParts(bundle: DebugBundle): Promise<BundleRunParts> {
+  return partsWith(
+    bundle,
+    async () => {
+      // What `bundle.transcript()` reads, and the calls where it builds its index.
+      const [logs, file] = await Promise.all([bundle.logs(), bundle.has(BUNDLE_MEMBERS.transcript) ? bundle.read(BUNDLE_MEMBERS.transcript, bundle.limits.maxLogBytes) : null]);
+      return transcriptCalls(logs, file);
+    },
+    (calls) => ({ failures: failuresOfCalls(calls), toolUses: calls.toolUses }),
+  );
+}
+
+/** The parts, the transcript read by `read` (unreadable: no transcript failures) and its calls counted by `count`. */
+async function partsWith<T>(bundle: DebugBundle, read: () => Promise<T>, count: (transcript: T) => { failures: RunExtraFailure[]; toolUses: number }): Promise<BundleRunParts> {
   const reason = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause));
   const [error, transcript] = await Promise.all([
     bundle.error().then(
       (view) => (view === null ? null : { type: view.type === "" ? null : view.type, message: view.message, traceback: view.traceback_text === "" ? null : view.traceback_text }),
       (cause: unknown) => ({ type: null, message: `error.json could not be read: ${reason(cause)}`, traceback: null }),
     ),
-    bundle.transcript().catch(() => null),
+    read().catch(() => null),
   ]);
+  const calls = transcript === null ? null : count(transcript);
   return {
     error,
     panels: bundlePanels(bundle),
@@ -63,8 +91,8 @@ export async function bundleRunParts(bundle: DebugBundle): Promise<BundleRunPart
       [1, "before the run"],
       [2, "after the run"],
     ]),
-    extraFailures: transcript === null ? [] : transcriptFailures(transcript),
-    recordedToolCalls: transcript === null ? 0 : transcript.matching({ entryTypes: ["tool_use"] }).length,
+    extraFailures: calls?.failures ?? [],
+    recordedToolCalls: calls?.toolUses ?? 0,
     span: { startedAt: bundle.manifest.startedAt, endedAt: bundle.manifest.endedAt },
   };
 }
@@ -122,6 +150,9 @@ function resultText(result: JsonObject, fallback: string): string {
   return fallback;
 }
 
+/** The columns of a transcript row a failure is told with. */
+type FailureRow = Pick<TranscriptEntryView, "rowid" | "timestamp" | "content" | "tool_use_id" | "tool_name">;
+
 /**
  * The `tool_result` entries that say their call failed: a bridged WINK tool answering
  * `success: false` (missing file, policy denial, validation error, handler exception,
@@ -132,36 +163,52 @@ export function transcriptFailures(transcript: TranscriptIndex): RunExtraFailure
   for (const index of transcript.matching({ entryTypes: ["tool_result"] })) {
     const entry = transcript.entry(index);
     const parsed = parsedDetail(entry);
-    if (parsed === null) continue;
-    const notification = objectAt(parsed, "notification");
-    const item = objectAt(notification, "item");
-    const result = objectAt(parsed, "result");
-    if (item !== null) {
-      if (ownValue(item, "status") !== "failed") continue;
-      const command = ownValue(item, "command");
-      const exitCode = ownValue(item, "exitCode");
-      const output = typeof ownValue(item, "aggregatedOutput") === "string" ? (ownValue(item, "aggregatedOutput") as string) : entry.content;
-      const verdict = clip(lastLine(output));
-      failures.push({
-        title: codexToolName(item),
-        call_id: entry.tool_use_id === "" ? null : entry.tool_use_id,
-        argument: typeof command === "string" ? keyArgument({ command }) : keyArgument(item),
-        message: [typeof exitCode === "number" ? `exit code ${exitCode}` : "failed", verdict].filter((part) => part !== "").join(": "),
-        created_at: entry.timestamp,
-        transcript_rowid: entry.rowid,
-      });
-      continue;
-    }
-    if (result === null || ownValue(result, "success") !== false) continue;
-    const tool = notification === null ? undefined : ownValue(notification, "tool");
-    failures.push({
-      title: typeof tool === "string" && tool !== "" ? tool : entry.tool_name || "tool call",
-      call_id: entry.tool_use_id === "" ? null : entry.tool_use_id,
-      argument: keyArgument(notification === null ? undefined : ownValue(notification, "arguments")),
-      message: clip(resultText(result, entry.content)) || "failed",
-      created_at: entry.timestamp,
-      transcript_rowid: entry.rowid,
-    });
+    const failure = parsed === null ? null : failureOf(parsed, () => entry);
+    if (failure !== null) failures.push(failure);
   }
   return failures;
+}
+
+/** {@link transcriptFailures} from a transcript's calls (the payloads as parsed, no index built). */
+export function failuresOfCalls(calls: TranscriptCalls): RunExtraFailure[] {
+  const failures: RunExtraFailure[] = [];
+  for (const result of calls.results) {
+    const failure = result.parsed === null ? null : failureOf(result.parsed, () => result.row());
+    if (failure !== null) failures.push(failure);
+  }
+  return failures;
+}
+
+/** The failure a `tool_result` payload says, or null; `row` is asked for only then (its columns cost a serialisation). */
+function failureOf(parsed: JsonObject, row: () => FailureRow): RunExtraFailure | null {
+  const notification = objectAt(parsed, "notification");
+  const item = objectAt(notification, "item");
+  const result = objectAt(parsed, "result");
+  if (item !== null) {
+    if (ownValue(item, "status") !== "failed") return null;
+    const entry = row();
+    const command = ownValue(item, "command");
+    const exitCode = ownValue(item, "exitCode");
+    const output = typeof ownValue(item, "aggregatedOutput") === "string" ? (ownValue(item, "aggregatedOutput") as string) : entry.content;
+    const verdict = clip(lastLine(output));
+    return {
+      title: codexToolName(item),
+      call_id: entry.tool_use_id === "" ? null : entry.tool_use_id,
+      argument: typeof command === "string" ? keyArgument({ command }) : keyArgument(item),
+      message: [typeof exitCode === "number" ? `exit code ${exitCode}` : "failed", verdict].filter((part) => part !== "").join(": "),
+      created_at: entry.timestamp,
+      transcript_rowid: entry.rowid,
+    };
+  }
+  if (result === null || ownValue(result, "success") !== false) return null;
+  const entry = row();
+  const tool = notification === null ? undefined : ownValue(notification, "tool");
+  return {
+    title: typeof tool === "string" && tool !== "" ? tool : entry.tool_name || "tool call",
+    call_id: entry.tool_use_id === "" ? null : entry.tool_use_id,
+    argument: keyArgument(notification === null ? undefined : ownValue(notification, "arguments")),
+    message: clip(resultText(result, entry.content)) || "failed",
+    created_at: entry.timestamp,
+    transcript_rowid: entry.rowid,
+  };
 }

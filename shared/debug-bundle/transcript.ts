@@ -164,8 +164,17 @@ function details(parsed: JsonObject, entryType: string): { role: string; content
   return { role, content, toolName, toolUseId };
 }
 
-/** The row of a `transcript.entry` record, or null for any other record. */
-export function transcriptRow(record: JsonObject, rowid: number, lineNumber: number): Row["view"] | null {
+/** What a `transcript.entry` record is made of before its columns are extracted. */
+interface TranscriptRecordParts {
+  readonly context: JsonObject;
+  readonly entryType: string;
+  readonly raw: string | null;
+  /** The adapter's payload (`detail`, its `sdk_entry`, else `raw` parsed). */
+  readonly parsed: JsonObject | null;
+}
+
+/** The parts of a `transcript.entry` record, or null for any other record (exactly the records {@link transcriptRow} makes no row of). */
+function transcriptRecordParts(record: JsonObject): TranscriptRecordParts | null {
   if (ownValue(record, "event") !== TRANSCRIPT_EVENT) return null;
   const context = ownValue(record, "context");
   if (!isJsonObject(context)) return null;
@@ -181,6 +190,16 @@ export function transcriptRow(record: JsonObject, rowid: number, lineNumber: num
     const fromRaw = parseRecord(raw);
     parsed = fromRaw.ok ? fromRaw.value : null;
   }
+  return { context, entryType, raw, parsed };
+}
+
+/** The row of a `transcript.entry` record, or null for any other record. */
+export function transcriptRow(record: JsonObject, rowid: number, lineNumber: number): Row["view"] | null {
+  const parts = transcriptRecordParts(record);
+  return parts === null ? null : rowOfParts(record, parts, rowid, lineNumber);
+}
+
+function rowOfParts(record: JsonObject, { context, entryType, raw, parsed }: TranscriptRecordParts, rowid: number, lineNumber: number): Row["view"] {
   const extracted = parsed === null ? { role: "", content: "", toolName: "", toolUseId: "" } : details(parsed, entryType);
   const sequence = ownValue(context, "sequence_number");
   const timestamp = ownValue(record, "timestamp");
@@ -347,4 +366,52 @@ function pairToolCalls(rows: readonly Row[]): Map<number, number> {
     }
   }
   return paired;
+}
+
+/** A `tool_result` row as a run digest reads it: its payload as parsed, its columns only when asked for. */
+export interface TranscriptResult {
+  readonly parsed: JsonObject | null;
+  /** The row's columns (as {@link TranscriptIndex.entry} has them, without pairing and HTML), extracted on this call. */
+  row(): Omit<TranscriptEntryView, "paired_rowid" | "content_html">;
+}
+
+/** What the run model takes from a transcript: how many `tool_use` rows, and the `tool_result` rows. */
+export interface TranscriptCalls {
+  readonly rows: number;
+  readonly toolUses: number;
+  readonly results: readonly TranscriptResult[];
+}
+
+/**
+ * The transcript's tool calls without its index: the same rows, rowids and origin as
+ * {@link TranscriptIndex.build}, but no payload re-serialised as Python JSON (a third of the
+ * time of digesting a bundle went there) and no columns extracted but those asked for.
+ */
+export function transcriptCalls(logs: LogIndex | null, transcriptJsonl: Uint8Array | null): TranscriptCalls {
+  const fromLogs = logs === null ? null : callsOf(logs.indexesOfEvent(TRANSCRIPT_EVENT).map((index) => [logs.line(index), logs.lineNumber(index)] as const));
+  if (transcriptJsonl === null) return fromLogs ?? { rows: 0, toolUses: 0, results: [] };
+  const lines = new JsonLines(transcriptJsonl);
+  // A line makes one row at most: logs holding as many rows as the file has lines win unread.
+  if (fromLogs !== null && fromLogs.rows >= lines.count) return fromLogs;
+  const fromFile = callsOf(Array.from({ length: lines.count }, (_, i) => [lines.line(i), lines.lineNumbers[i] as number] as const));
+  return fromLogs !== null && fromLogs.rows >= fromFile.rows ? fromLogs : fromFile;
+}
+
+function callsOf(lines: readonly (readonly [string, number])[]): TranscriptCalls {
+  let rows = 0;
+  let toolUses = 0;
+  const results: TranscriptResult[] = [];
+  for (const [line, lineNumber] of lines) {
+    const record = parseRecord(line);
+    if (!record.ok) continue;
+    const parts = transcriptRecordParts(record.value);
+    if (parts === null) continue;
+    rows += 1;
+    if (parts.entryType === "tool_use") toolUses += 1;
+    else if (parts.entryType === "tool_result") {
+      const rowid = rows;
+      results.push({ parsed: parts.parsed, row: () => rowOfParts(record.value, parts, rowid, lineNumber) });
+    }
+  }
+  return { rows, toolUses, results };
 }
