@@ -41,6 +41,7 @@ import {
   Run,
   RunList,
   RunSearchResult,
+  RunFailurePage,
   RunSessionPage,
   SearchResult,
   SliceDiff,
@@ -63,6 +64,7 @@ import {
   FailureOccurrencesQuery,
   FileWildcardQuery,
   FilesQuery,
+  RunFailuresQuery,
   RunQuery,
   RunSearchQuery,
   RunSessionQuery,
@@ -127,6 +129,7 @@ export const VIEWER_ROUTES = {
   run: get({ url: "/api/run", querystring: RunQuery, response: Run }),
   runSearch: get({ url: "/api/run/search", querystring: RunSearchQuery, response: RunSearchResult }),
   runSession: get({ url: "/api/run/session", querystring: RunSessionQuery, response: RunSessionPage }),
+  runFailures: get({ url: "/api/run/failures", querystring: RunFailuresQuery, response: RunFailurePage }),
   // The eval: outcomes, runs and failure groups across the target
   failures: get({ url: "/api/failures", response: EvalSummary }),
   failureOccurrences: get({ url: "/api/failures/occurrences", querystring: FailureOccurrencesQuery, response: FailureOccurrences }),
