@@ -8,8 +8,8 @@
 import { open, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { RUN_FAILURE_LIMIT, RUN_LIST_BUDGET, RUN_LIST_LIMIT } from "../shared/viewer/index.js";
-import type { RunSessionPageView, RunView } from "../shared/viewer/index.js";
+import { RUN_FAILURE_LIMIT, RUN_FAILURE_PAGE_LIMIT, RUN_LIST_BUDGET, RUN_LIST_LIMIT } from "../shared/viewer/index.js";
+import type { RunFailurePageView, RunSessionPageView, RunView } from "../shared/viewer/index.js";
 import { writeSessionRun } from "./failures.test-support.js";
 import type { GeneratedCall } from "./failures.test-support.js";
 import { cleanUp, snapshotLine, tempDir, testApp } from "./server.test-support.js";
@@ -131,5 +131,64 @@ describe("/api/run of a run of many failed calls", () => {
     // The counts are the whole run's.
     expect(run.stats).toMatchObject({ outcome: "failed", failed_calls: FAILED_CALLS, errors: FAILED_CALLS, tool_calls: FAILED_CALLS });
     expect(run.sessions[0]?.stats.failed_calls).toBe(FAILED_CALLS);
+  }, 300_000);
+});
+
+describe("/api/run/failures", () => {
+  it("pages through every failure of the run, the ones /api/run leaves out included, and refuses offsets past the end", async () => {
+    const calls = RUN_FAILURE_LIMIT + 1_234;
+    const dir = await tempDir();
+    await writeSessionRun(path.join(dir, "failing.jsonl"), "a0000000-0000-4000-8000-00000000f003", new Date("2026-11-26T10:00:00Z"), Array.from({ length: calls }, (_, n) => failedCall(n)));
+    await writeSessionRun(path.join(dir, "few.jsonl"), "a0000000-0000-4000-8000-00000000f004", new Date("2026-11-26T10:00:00Z"), Array.from({ length: 3 }, (_, n) => failedCall(n)));
+    const app = await testApp({ path: dir });
+    await app.app.listen({ host: "127.0.0.1", port: 0 });
+    const base = `http://127.0.0.1:${(app.app.server.address() as { port: number }).port}`;
+    const page = async (query: string): Promise<RunFailurePageView> => {
+      const response = await fetch(`${base}/api/run/failures?${query}`);
+      const body = await response.text();
+      expect(response.status, body.slice(0, 300)).toBe(200);
+      return JSON.parse(body) as RunFailurePageView;
+    };
+
+    // From where /api/run's gap starts, a page at a time, to its end: every failure once, in order.
+    const run = (await (await fetch(`${base}/api/run?file=failing.jsonl`)).json()) as RunView;
+    const cut = run.truncated?.failures;
+    if (cut === undefined) throw new Error("the run lists every failure");
+    const gap: string[] = [];
+    for (let offset = cut.from; offset < cut.from + cut.omitted; ) {
+      const limit = Math.min(RUN_FAILURE_PAGE_LIMIT, cut.from + cut.omitted - offset);
+      const answer = await page(`file=failing.jsonl&offset=${offset}&limit=${limit}`);
+      expect(answer).toMatchObject({ offset, total: calls });
+      expect(answer.failures).toHaveLength(limit);
+      gap.push(...answer.failures.map((failure) => failure.call_id ?? ""));
+      offset += limit;
+    }
+    expect(gap).toEqual(Array.from({ length: cut.omitted }, (_, n) => `call_${cut.from + n}`));
+    expect(gap.length + run.failures.length).toBe(calls);
+    // The rows are the ones /api/run lists, field for field.
+    expect((await page("file=failing.jsonl&offset=0&limit=3")).failures).toEqual(run.failures.slice(0, 3));
+
+    // Bounds: the default page is RUN_FAILURE_PAGE_LIMIT from 0; the end answers what is left, then nothing.
+    const first = await page("file=failing.jsonl");
+    expect(first).toMatchObject({ offset: 0, total: calls });
+    expect(first.failures).toHaveLength(RUN_FAILURE_PAGE_LIMIT);
+    expect((await page(`file=failing.jsonl&offset=${calls - 2}`)).failures.map((failure) => failure.call_id)).toEqual([`call_${calls - 2}`, `call_${calls - 1}`]);
+    expect(await page(`file=failing.jsonl&offset=${calls}`)).toEqual({ offset: calls, total: calls, failures: [] });
+    expect((await page("file=few.jsonl")).failures.map((failure) => failure.call_id)).toEqual(["call_0", "call_1", "call_2"]);
+
+    // Bad offsets and limits: a 400 that says what is wrong.
+    const refused = async (query: string): Promise<string> => {
+      const response = await fetch(`${base}/api/run/failures?${query}`);
+      expect(response.status, query).toBe(400);
+      return ((await response.json()) as { detail: string }).detail;
+    };
+    expect(await refused(`file=failing.jsonl&offset=${calls + 1}`)).toBe(`offset ${calls + 1} is past the run's last failure: it has ${calls} failures (offsets 0–${calls})`);
+    expect(await refused("file=few.jsonl&offset=4")).toBe("offset 4 is past the run's last failure: it has 3 failures (offsets 0–3)");
+    expect(await refused("file=failing.jsonl&offset=-1")).toBe("querystring/offset must be >= 0");
+    expect(await refused("file=failing.jsonl&offset=abc")).toBe("querystring/offset must be integer");
+    expect(await refused("file=failing.jsonl&offset=1.5")).toBe("querystring/offset must be integer");
+    expect(await refused(`file=failing.jsonl&limit=${RUN_FAILURE_PAGE_LIMIT + 1}`)).toBe(`querystring/limit must be <= ${RUN_FAILURE_PAGE_LIMIT}`);
+    expect(await refused("file=failing.jsonl&limit=0")).toBe("querystring/limit must be >= 1");
+    expect((await fetch(`${base}/api/run/failures?file=nothing.jsonl`)).status).toBe(404);
   }, 300_000);
 });

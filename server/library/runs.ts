@@ -8,8 +8,9 @@
 import { BUNDLE_MEMBERS, bundleDigestParts, bundleRunParts } from "../../shared/debug-bundle/index.js";
 import { findFilesystemSnapshotRef } from "../../shared/session/index.js";
 import type { CompactSessionIndex, SessionSnapshot } from "../../shared/session/index.js";
-import { buildRun, landingRun, latestLines, runDigest } from "../../shared/viewer/index.js";
-import type { RunDigestView, RunView } from "../../shared/viewer/index.js";
+import { EventLoopSlices } from "../../shared/session/index.js";
+import { buildRunSliced, landingRun, latestLinesSliced, runDigest } from "../../shared/viewer/index.js";
+import type { IndexedSnapshotLine, RunDigestView, RunView } from "../../shared/viewer/index.js";
 import { isoTime } from "./iso-time.js";
 import type { SessionFileRecord } from "./snapshot-directory.js";
 import type { ViewerState } from "./viewer-state.js";
@@ -68,20 +69,28 @@ export async function landingRecord(state: ViewerState, records: readonly Sessio
 
 /** `digest`: only what `runDigest` reads is built right (see {@link runDigestOf}). */
 async function build(state: ViewerState, record: SessionFileRecord, index: CompactSessionIndex, purpose: "view" | "digest" = "view"): Promise<RunView> {
-  const lines = index.lines.map(indexedLine);
+  // In event-loop slices, as the run itself (buildRunSliced): over a file of 1.5 M lines each
+  // pass takes seconds, and `/api/meta` of another file waited them out.
+  const slices = new EventLoopSlices();
+  const lines = new Array<IndexedSnapshotLine>(index.lines.length);
+  for (let position = 0; position < lines.length; position++) {
+    lines[position] = indexedLine(index.lines.summaryAt(position));
+    if (slices.due()) await slices.pause();
+  }
   const latest = new Map<string, SessionSnapshot>();
   // One line at a time: two big lines parsed at once would double the peak memory.
-  for (const [sessionId, lineNumber] of latestLines(lines)) latest.set(sessionId, await state.directory.readSnapshot(record, lineNumber));
+  for (const [sessionId, lineNumber] of await latestLinesSliced(lines, slices)) latest.set(sessionId, await state.directory.readSnapshot(record, lineNumber));
   const archives = new Map<number, string | null>();
   if (purpose === "view" && index.sizeBytes <= MAX_ARCHIVE_NAMING_BYTES) {
     for (const entry of index.lines) {
+      if (slices.due()) await slices.pause();
       if (!entry.slices.some((slice) => slice.displayName === "FilesystemSnapshotRef")) continue;
       const snapshot = await state.directory.readSnapshot(record, entry.lineNumber).catch(() => null);
       archives.set(entry.lineNumber, snapshot === null ? null : (findFilesystemSnapshotRef(snapshot)?.archiveName ?? null));
     }
   }
   const bundle = record.kind === "bundle" && state.bundles !== null ? await state.bundles.open(record.absolutePath, record.path) : null;
-  return buildRun({
+  return buildRunSliced({
     ...(bundle === null ? {} : await (purpose === "view" ? bundleRunParts(bundle) : bundleDigestParts(bundle))),
     source: { kind: bundle === null ? "session_file" : "bundle", path: record.path, name: record.name },
     modifiedAt: isoTime(record.mtimeMs),
@@ -89,5 +98,5 @@ async function build(state: ViewerState, record: SessionFileRecord, index: Compa
     lineErrors: index.errors,
     latest,
     archives,
-  });
+  }, slices);
 }

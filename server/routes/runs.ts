@@ -1,13 +1,14 @@
 /**
  * Runs: `/api/runs` (every run of the directory, newest first, with its outcome),
- * `/api/run` (one run: sessions, turns, snapshots, failures) and `/api/run/search` (a search
- * across every snapshot of a session and its children).
+ * `/api/run` (one run: sessions, turns, snapshots, failures), the pages of what it leaves out
+ * (`/api/run/session`, `/api/run/failures`) and `/api/run/search` (a search across every
+ * snapshot of a session and its children).
  */
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import path from "node:path";
-import { boundedRun, pageOfRuns, placeholderRunSummary, runSessionPage, runSummary, searchRun, sessionEvents } from "../../shared/viewer/index.js";
+import { boundedRun, pageOfRuns, placeholderRunSummary, runFailurePage, runSessionPage, runSummary, searchRun, sessionEvents } from "../../shared/viewer/index.js";
 import type { RunSearchSession, RunSummaryView } from "../../shared/viewer/index.js";
-import { echoedName, notFound } from "../http/errors.js";
+import { badRequest, echoedName, notFound } from "../http/errors.js";
 import { compileLinearRegex } from "../library/linear-regex.js";
 import type { StoreHealth } from "../library/remote-poller.js";
 import { landingRecord, runOf } from "../library/runs.js";
@@ -144,6 +145,16 @@ export const runRoutes: FastifyPluginAsyncTypebox<RunRoutesOptions> = async (app
     const page = runSessionPage(run, request.query.session, request.query.offset, request.query.limit);
     if (page === null) throw notFound(`Unknown session_id: ${request.query.session}`);
     return page;
+  } });
+
+  app.route({ ...routeOptions(VIEWER_ROUTES.runFailures), handler: async (request) => {
+    const run = await runOf(state, await recordOf(request.query.file));
+    try {
+      return runFailurePage(run, request.query.offset, request.query.limit);
+    } catch (error) {
+      if (error instanceof RangeError) throw badRequest(error.message);
+      throw error;
+    }
   } });
 
   app.route({ ...routeOptions(VIEWER_ROUTES.runSearch), handler: async (request) => {

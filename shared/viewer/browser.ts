@@ -4,4 +4,4 @@
 // imported through it, so the app's first screens import from here.
 export { outcomeText } from "./outcome-text.js";
 export type { OutcomeFigures } from "./outcome-text.js";
-export { RUN_SESSION_PAGE_LIMIT } from "./run-bounds.js";
+export { RUN_FAILURE_PAGE_LIMIT, RUN_SESSION_PAGE_LIMIT } from "./run-bounds.js";

@@ -14,8 +14,8 @@ export { buildTimeline, compareTimes, keyArgument, sessionEvents } from "./timel
 export type { DerivedTurns } from "./turns.js";
 export { deriveTurns, opensTurn, turnAt } from "./turns.js";
 export type { RunInput } from "./run-model.js";
-export { buildRun, isOtherJsonDocument, latestLines, placeholderRunSummary, runSummary } from "./run-model.js";
-export { RUN_FAILURE_LIMIT, RUN_LIST_BUDGET, RUN_LIST_FLOOR, RUN_LIST_LIMIT, RUN_SESSION_PAGE_LIMIT, boundedRun, runSessionPage } from "./run-bounds.js";
+export { buildRun, buildRunSliced, isOtherJsonDocument, latestLines, latestLinesSliced, placeholderRunSummary, runSummary } from "./run-model.js";
+export { RUN_FAILURE_LIMIT, RUN_FAILURE_PAGE_LIMIT, RUN_LIST_BUDGET, RUN_LIST_FLOOR, RUN_LIST_LIMIT, RUN_SESSION_PAGE_LIMIT, boundedRun, runFailurePage, runSessionPage } from "./run-bounds.js";
 export { MAX_TEMPLATE_CHARS, MAX_TEMPLATED_CHARS, PLACEHOLDERS, callSignature, messageTemplate, runErrorSignature } from "./failure-signature.js";
 export type { FailureReportOptions } from "./failure-groups.js";
 export { MAX_GROUP_ARGUMENTS, failureReport, failureSignature, groupFailures, notLoadedDigest, reportSignatures, runDigest } from "./failure-groups.js";

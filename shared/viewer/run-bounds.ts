@@ -9,7 +9,7 @@
  *
  * Browser-safe: the server and the in-browser API bound their answers the same way.
  */
-import type { RunListCutView, RunSessionPageView, RunSessionView, RunView } from "./types.js";
+import type { RunFailurePageView, RunListCutView, RunSessionPageView, RunSessionView, RunView } from "./types.js";
 
 /** Turns, and snapshots, one session lists at most in `/api/run`. */
 export const RUN_LIST_LIMIT = 500;
@@ -25,6 +25,8 @@ export const RUN_LIST_FLOOR = 10;
  * overview still says how many failed.
  */
 export const RUN_FAILURE_LIMIT = 500;
+/** Failures one answer of `/api/run/failures` holds at most (and by default): as many as `/api/run` lists. */
+export const RUN_FAILURE_PAGE_LIMIT = RUN_FAILURE_LIMIT;
 /** Turns, and snapshots, one answer of `/api/run/session` holds at most (and by default). */
 export const RUN_SESSION_PAGE_LIMIT = 1_000;
 
@@ -75,4 +77,16 @@ export function runSessionPage(run: RunView, sessionId: string, offset = 0, limi
     turns: session.turns.slice(offset, end),
     snapshots: session.snapshots.slice(offset, end),
   };
+}
+
+/**
+ * A stretch of the run's whole failure list (`/api/run/failures`): what `/api/run` leaves out
+ * of a run of many failures, a page at a time. `run` is the whole run (not `boundedRun`'s).
+ * An offset past the last failure is refused (a `RangeError` saying how many there are); one
+ * at the end answers an empty page.
+ */
+export function runFailurePage(run: RunView, offset = 0, limit = RUN_FAILURE_PAGE_LIMIT): RunFailurePageView {
+  const total = run.failures.length;
+  if (offset > total) throw new RangeError(`offset ${offset} is past the run's last failure: it has ${total} ${total === 1 ? "failure" : "failures"} (offsets 0–${total})`);
+  return { offset, total, failures: run.failures.slice(offset, offset + Math.min(limit, RUN_FAILURE_PAGE_LIMIT)) };
 }

@@ -128,6 +128,8 @@ export type RunSessionView = Static<typeof S.RunSession>;
 export type RunListCutView = Static<typeof S.RunListCut>;
 /** `/api/run/session`: a stretch of a session's turns and snapshots. */
 export type RunSessionPageView = Static<typeof S.RunSessionPage>;
+/** `/api/run/failures`: a stretch of a run's failures. */
+export type RunFailurePageView = Static<typeof S.RunFailurePage>;
 /** A failed tool call (or an event carrying an error), placed in its session and turn. */
 export type RunFailureView = Static<typeof S.RunFailure>;
 /** `/api/runs`: a run as the sidebar lists it. */

@@ -26,6 +26,7 @@ export type ToolCallFileDiffResponse = V.ToolCallFileDiffView;
 export type RunListResponse = V.RunListView;
 export type RunResponse = V.RunView;
 export type RunSessionPageResponse = V.RunSessionPageView;
+export type RunFailurePageResponse = V.RunFailurePageView;
 /** How a comparison finds moved files: renames always (at 50 %, as git), copies on request (git's -C). */
 export interface DiffOptions {
   readonly copies?: boolean;
@@ -86,6 +87,8 @@ export interface Api {
   run(file?: string): Promise<V.RunView>;
   /** A stretch of one session's turns and snapshots from `offset` (what `run` leaves out of a long session: its `truncated`). */
   runSession(file: string, session: string, offset: number, limit: number): Promise<V.RunSessionPageView>;
+  /** A stretch of the run's failures from `offset` (what `run` leaves out of a run of many: its `truncated.failures`). */
+  runFailures(file: string, offset: number, limit: number): Promise<V.RunFailurePageView>;
   /** The eval: every run's outcome and place, and the failure groups across them (`/api/failures`). */
   failures(): Promise<V.EvalSummaryView>;
   /** One failure group's occurrences, earliest first. */

@@ -104,6 +104,10 @@ export class HttpApi implements Api {
     return this.get(ROUTES.runSession, { file, session, offset, limit });
   }
 
+  runFailures(file: string, offset: number, limit: number): Promise<T.RunFailurePageResponse> {
+    return this.get(ROUTES.runFailures, { file, offset, limit });
+  }
+
   runSearch(file: string, session: string | null, q: string, regex: boolean, limit: number): Promise<T.RunSearchResponse> {
     return this.get(ROUTES.runSearch, { file, session: session ?? undefined, q, regex: regex ? "1" : undefined, limit });
   }

@@ -10,7 +10,7 @@ import { BUNDLE_MEMBERS, bundleMetaView, bundleRunParts } from "../../shared/deb
 import { FileNotFoundError } from "../../shared/errors.js";
 import { summarizeSnapshot, parseSessionText, findFilesystemSnapshotRef } from "../../shared/session/browser.js";
 import type { SessionLineError, SessionSnapshot } from "../../shared/session/browser.js";
-import { MAX_VIEW_BYTES, landingRun, fileContent, archiveManifestSummary, buildFileTree, searchSnapshot, sessionFileView, diffFileLists, diffSlice, diffSliceSummaries, diffSourceFile, diffWorkspaces, buildRun, boundedRun, runSessionPage, placeholderRunSummary, runSummary, pageOfRuns, diffStats, searchRun, sessionEvents, slicePage, snapshotMeta, buildTimeline, compareTimes, bundleWorkspace, resolveWorkspace, workspaceMetaView, evalSummary, failureOccurrences, isOtherJsonDocument, notLoadedDigest, runDigest } from "../../shared/viewer/index.js";
+import { MAX_VIEW_BYTES, landingRun, fileContent, archiveManifestSummary, buildFileTree, searchSnapshot, sessionFileView, diffFileLists, diffSlice, diffSliceSummaries, diffSourceFile, diffWorkspaces, buildRun, boundedRun, runFailurePage, runSessionPage, placeholderRunSummary, runSummary, pageOfRuns, diffStats, searchRun, sessionEvents, slicePage, snapshotMeta, buildTimeline, compareTimes, bundleWorkspace, resolveWorkspace, workspaceMetaView, evalSummary, failureOccurrences, isOtherJsonDocument, notLoadedDigest, runDigest } from "../../shared/viewer/index.js";
 import type { ArchiveManifestRead, RunSearchSession, RunView, IndexedSnapshotLine, ResolvedWorkspace } from "../../shared/viewer/index.js";
 import type { Api, DiffOptions, RunPageQuery, SearchScope, SnapshotRef } from "./api.js";
 import type { ApiError } from "./api.js";
@@ -298,6 +298,18 @@ export class LocalApi implements Api {
       const page = runSessionPage(await this.#run(file), session, offset, limit);
       if (page === null) throw serverError("WD_ERR_NOT_FOUND", `Unknown session_id: ${session}`);
       return page;
+    });
+  }
+
+  runFailures(file: string, offset: number, limit: number): Promise<T.RunFailurePageResponse> {
+    return this.#answer(async () => {
+      const run = await this.#run(file);
+      try {
+        return runFailurePage(run, offset, limit);
+      } catch (error) {
+        if (error instanceof RangeError) throw serverError("WD_ERR_BAD_REQUEST", error.message);
+        throw error;
+      }
     });
   }
 

@@ -70,6 +70,7 @@ const COVERAGE = {
   run: { calls: [(api) => api.run(), (api, at) => api.run(at.run)] },
   runSearch: { calls: [(api, at) => api.runSearch(at.run, null, "def", false, 10)] },
   runSession: { calls: [(api, at) => api.runSession(at.run, ROOT_SESSION_ID, 0, 10)] },
+  runFailures: { calls: [(api, at) => api.runFailures(at.run, 0, 10)] },
   failures: { calls: [(api) => api.failures()] },
   failureOccurrences: { calls: [(api, at) => api.failureOccurrences(at.signature)] },
   timeline: { calls: [(api, at) => api.timeline(at.ref)] },

@@ -39,6 +39,10 @@ export function useRunSession(file: string, session: string, range: { offset: nu
   return useQuery(q.runSessionQuery(useApi(), file, session, range));
 }
 
+export function useRunFailures(file: string, range: { offset: number; limit: number } | null) {
+  return useQuery(q.runFailuresQuery(useApi(), file, range));
+}
+
 export function useNewestRun(enabled: boolean) {
   return useQuery({ ...q.newestRunQuery(useApi(), useQueryClient()), enabled });
 }

@@ -47,6 +47,13 @@ export const runSessionQuery = (api: Api, file: string, session: string, range: 
     queryFn: range === null ? skipToken : () => api.runSession(file, session, range.offset, range.limit),
   });
 
+/** A stretch of the run's failures that `/api/run` left out; `null`: none asked for (the query waits). */
+export const runFailuresQuery = (api: Api, file: string, range: { offset: number; limit: number } | null) =>
+  queryOptions({
+    queryKey: [...keys.run(file), "failures", range?.offset ?? null, range?.limit ?? null] as const,
+    queryFn: range === null ? skipToken : () => api.runFailures(file, range.offset, range.limit),
+  });
+
 /** The newest run (where the app lands without a link). */
 export const newestRunQuery = (api: Api, client: QueryClient) =>
   queryOptions({

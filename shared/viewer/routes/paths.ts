@@ -35,6 +35,7 @@ export const ROUTE_PATHS = {
   run: { method: "GET", url: "/api/run" },
   runSearch: { method: "GET", url: "/api/run/search" },
   runSession: { method: "GET", url: "/api/run/session" },
+  runFailures: { method: "GET", url: "/api/run/failures" },
   // The eval: outcomes, runs and failure groups across the target
   failures: { method: "GET", url: "/api/failures" },
   failureOccurrences: { method: "GET", url: "/api/failures/occurrences" },

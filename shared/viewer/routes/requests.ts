@@ -179,6 +179,16 @@ export const RunSessionQuery = Type.Object(
   { additionalProperties: false },
 );
 
+/** `/api/run/failures`: a stretch of the run's failures (the run's file as in `/api/run`; `limit` at most RUN_FAILURE_PAGE_LIMIT, 500). */
+export const RunFailuresQuery = Type.Object(
+  {
+    file: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
+    offset: Type.Optional(Type.Integer({ minimum: 0 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
+  },
+  { additionalProperties: false },
+);
+
 export const RunSearchQuery = Type.Object(
   {
     file: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),

@@ -44,6 +44,7 @@ import {
   Run,
   RunList,
   RunSearchResult,
+  RunFailurePage,
   RunSessionPage,
   SearchResult,
   SliceDiff,
@@ -68,6 +69,7 @@ import {
   FailureOccurrencesQuery,
   FileWildcardQuery,
   FilesQuery,
+  RunFailuresQuery,
   RunQuery,
   RunSearchQuery,
   RunSessionQuery,
@@ -121,6 +123,7 @@ export const VIEWER_ROUTES = {
   run: { ...P.run, querystring: RunQuery, response: Run },
   runSearch: { ...P.runSearch, querystring: RunSearchQuery, response: RunSearchResult },
   runSession: { ...P.runSession, querystring: RunSessionQuery, response: RunSessionPage },
+  runFailures: { ...P.runFailures, querystring: RunFailuresQuery, response: RunFailurePage },
   // The eval: outcomes, runs and failure groups across the target
   failures: { ...P.failures, response: EvalSummary },
   failureOccurrences: { ...P.failureOccurrences, querystring: FailureOccurrencesQuery, response: FailureOccurrences },

@@ -217,10 +217,19 @@ export const Run = Type.Object({
   /**
    * Only when `/api/run` leaves some failures out (a run of more than `RUN_FAILURE_LIMIT`):
    * how many there are (`total`, what the run's failure count says) and which stretch is not
-   * listed, as a session's `truncated` says it of its turns. No route pages the left-out
-   * failures: each is still in its session's timeline.
+   * listed, as a session's `truncated` says it of its turns; `/api/run/failures` pages
+   * through them all.
    */
   truncated: Type.Optional(Type.Object({ failures: RunListCut })),
+});
+
+/** `/api/run/failures`: one stretch of a run's failures (in time order, as `/api/run` lists them), from `offset`. */
+export const RunFailurePage = Type.Object({
+  offset: Type.Integer(),
+  /** How many failures the run has (as its `truncated.failures.total`, or its `failures` when none is left out). */
+  total: Type.Integer(),
+  /** The failures at `offset` to `offset + limit - 1` (shorter at the end, empty at `total`). */
+  failures: Type.Array(RunFailure),
 });
 
 /** Hits of a run search that share a place: one turn's events, a session's state, or one snapshot's files. */

@@ -1,10 +1,11 @@
 // @vitest-environment happy-dom
 // A long session's turns that `/api/run` leaves out (its `truncated`, issue 29 item 5) are
-// said as such on the overview, counted in its facts, and listed on request from `/api/run/session`.
+// said as such on the overview, counted in its facts, and listed on request from `/api/run/session`;
+// so are a run's left-out failures (`truncated.failures`), a page of `/api/run/failures` at a time.
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
-import { boundedRun, runSessionPage, RUN_FAILURE_LIMIT, RUN_LIST_LIMIT } from "../../../shared/viewer/index.js";
+import { boundedRun, runFailurePage, runSessionPage, RUN_FAILURE_LIMIT, RUN_FAILURE_PAGE_LIMIT, RUN_LIST_LIMIT } from "../../../shared/viewer/index.js";
 import type { RunFailureView, RunSessionView, RunView } from "../../../shared/viewer/index.js";
 import type { Api } from "../../api/api.js";
 import { ApiProvider } from "../../api/context.js";
@@ -136,5 +137,54 @@ describe("the run overview of a run of more failures than the run lists", () => 
     expect(screen.getByText(`No such file: f-${half - 1}.py`)).toBeDefined();
     expect(screen.queryByText(`No such file: f-${half}.py`)).toBeNull();
     expect(screen.getByText(`No such file: f-${FAILURES - 1}.py`)).toBeDefined();
+  });
+
+  it("lists the failures it left out a page at a time, each button saying how many, focus going on to the next", async () => {
+    const whole = failingRun();
+    const asked: { offset: number; limit: number }[] = [];
+    const api = {
+      kind: "http",
+      label: "test",
+      run: () => Promise.resolve(boundedRun(whole)),
+      runFailures: (_file: string, offset: number, limit: number) => {
+        asked.push({ offset, limit });
+        return Promise.resolve(runFailurePage(whole, offset, limit));
+      },
+      diff: () => new Promise(() => {}),
+    } as unknown as Api;
+    renderOverview(api);
+    const half = RUN_FAILURE_LIMIT / 2;
+    const page = RUN_FAILURE_PAGE_LIMIT;
+    // Found by test id: a role query over 1,700 rows takes seconds in happy-dom.
+    const first = await screen.findByTestId("more-failures");
+    // Keyboard reachable: a real button in the row that says what is left out, and how many it lists.
+    expect(first.tagName).toBe("BUTTON");
+    expect(first.getAttribute("type")).toBe("button");
+    expect(first.textContent).toBe(`list the next ${page}`);
+    first.focus();
+    fireEvent.click(first);
+    await waitFor(() => expect(screen.getAllByTestId("failure-row")).toHaveLength(RUN_FAILURE_LIMIT + page), { timeout: 10_000 });
+    expect(screen.getByText(`No such file: f-${half}.py`)).toBeDefined();
+    expect(screen.getByText(`No such file: f-${half + page - 1}.py`)).toBeDefined();
+    expect(screen.queryByText(`No such file: f-${half + page}.py`)).toBeNull();
+    expect(screen.getByTestId("omitted-failures").textContent).toContain(`and 734 more failures not listed here (failures ${half + page + 1}–1,484 of 1,734`);
+    const second = screen.getByTestId("more-failures");
+    expect(second.textContent).toBe(`list the next ${page}`);
+    expect(document.activeElement).toBe(second);
+
+    fireEvent.click(second);
+    await waitFor(() => expect(screen.getByTestId("more-failures").textContent).toBe("list all 234"), { timeout: 10_000 });
+    const last = screen.getByTestId("more-failures");
+    expect(document.activeElement).toBe(last);
+    fireEvent.click(last);
+    await waitFor(() => expect(screen.queryByTestId("omitted-failures")).toBeNull(), { timeout: 10_000 });
+    expect(asked).toEqual([
+      { offset: half, limit: page },
+      { offset: half + page, limit: page },
+      { offset: half + 2 * page, limit: 234 },
+    ]);
+    // Every failure once, in the run's order.
+    const messages = screen.getAllByTestId("failure-row").map((row) => row.querySelector(".failure-message")?.textContent);
+    expect(messages).toEqual(whole.failures.map((failure) => failure.message));
   });
 });

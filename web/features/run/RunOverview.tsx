@@ -13,8 +13,8 @@ import { formatCount, formatDuration, formatTimestamp, plural, shortId } from ".
 import { Fact } from "../../components/Fact.js";
 import { Icon } from "../../components/Icon.js";
 import { Link } from "../../components/Link.js";
-import { useDiff, useFiles, useRun, useRunSession } from "../../queries/hooks.js";
-import { RUN_SESSION_PAGE_LIMIT } from "../../../shared/viewer/browser.js";
+import { useDiff, useFiles, useRun, useRunFailures, useRunSession } from "../../queries/hooks.js";
+import { RUN_FAILURE_PAGE_LIMIT, RUN_SESSION_PAGE_LIMIT } from "../../../shared/viewer/browser.js";
 import { visibleText } from "../../components/json-model.js";
 import { OutcomeBadge } from "../runs/RunsPanel.js";
 import { failurePatch, snapshotPatch, turnDiffPatch } from "../../state/run-links.js";
@@ -158,18 +158,52 @@ function FailuresCard({ run, byId }: { run: RunResponse; byId: ReadonlyMap<strin
           </thead>
           <tbody>
             {head.map(row)}
-            {cut !== undefined && cut.omitted > 0 ? (
-              <tr data-testid="omitted-failures">
-                <td colSpan={5} className="muted small">
-                  … and {plural(cut.omitted, "more failure")} not listed here (failures {formatCount(cut.from + 1)}–{formatCount(cut.from + cut.omitted)} of {formatCount(cut.total)}; each is in its session&apos;s timeline)
-                </td>
-              </tr>
-            ) : null}
+            {cut !== undefined && cut.omitted > 0 ? <OmittedFailures file={file} offset={cut.from} count={cut.omitted} total={cut.total} row={row} /> : null}
             {tail.map(row)}
           </tbody>
         </table>
       )}
     </section>
+  );
+}
+
+/**
+ * Failures the run's answer leaves out of a run of many (its `truncated.failures`), said as
+ * such: listed on request, a page of `/api/run/failures` at a time, each page's button saying
+ * how many it lists. A page listed by the keyboard or the mouse moves focus on to the next
+ * page's button (the one pressed is gone), so a keyboard user keeps their place.
+ */
+function OmittedFailures({ file, offset, count, total, row, focus = false }: { file: string; offset: number; count: number; total: number; row: (failure: RunFailureResponse) => ReactElement; focus?: boolean }) {
+  const [asked, setAsked] = useState(false);
+  const button = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (focus) button.current?.focus();
+  }, [focus]);
+  const limit = Math.min(count, RUN_FAILURE_PAGE_LIMIT);
+  const page = useRunFailures(file, asked ? { offset, limit } : null);
+  if (asked && page.isSuccess) {
+    return (
+      <Fragment>
+        {page.data.failures.slice(0, limit).map(row)}
+        {count > limit ? <OmittedFailures file={file} offset={offset + limit} count={count - limit} total={total} row={row} focus /> : null}
+      </Fragment>
+    );
+  }
+  return (
+    <tr data-testid="omitted-failures">
+      <td colSpan={5} className="muted small">
+        … and {plural(count, "more failure")} not listed here (failures {formatCount(offset + 1)}–{formatCount(offset + count)} of {formatCount(total)}; each is in its session&apos;s timeline){" "}
+        {asked && page.isError ? (
+          <span className="text-danger">: could not read them ({page.error.message})</span>
+        ) : asked ? (
+          <span role="status">reading them…</span>
+        ) : (
+          <button ref={button} type="button" className="mini-btn" data-testid="more-failures" onClick={() => setAsked(true)}>
+            {count > limit ? `list the next ${formatCount(limit)}` : `list ${count === 1 ? "it" : `all ${formatCount(count)}`}`}
+          </button>
+        )}
+      </td>
+    </tr>
   );
 }
 

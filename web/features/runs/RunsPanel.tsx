@@ -5,15 +5,16 @@
  * parent's list where it ran. Every row is a link (deep links, new tabs) to the snapshot it
  * names. A remote store's listing progress and failed polls are shown above the list.
  */
-import { useEffect, useMemo, useState } from "react";
-import type { RunFilter, RunListResponse, RunSessionResponse, RunSummaryResponse, SnapshotRef } from "../../api/api.js";
+import { Fragment, useEffect, useMemo, useRef, useState } from "react";
+import type { ReactElement } from "react";
+import type { RunFilter, RunListResponse, RunSessionResponse, RunSnapshotResponse, RunSummaryResponse, SnapshotRef } from "../../api/api.js";
 import { EmptyState, ErrorState, Spinner, storeHint } from "../../components/feedback.js";
 import { formatCount, formatDuration, formatTimestamp, plural, shortId } from "../../components/format.js";
 import { Icon } from "../../components/Icon.js";
 import { Link } from "../../components/Link.js";
-import { useBundleGroups, useRun, useRunPages } from "../../queries/hooks.js";
+import { useBundleGroups, useRun, useRunPages, useRunSession } from "../../queries/hooks.js";
 import { BundleGroupNote } from "../../components/BundleGroupNote.js";
-import { outcomeText } from "../../../shared/viewer/browser.js";
+import { RUN_SESSION_PAGE_LIMIT, outcomeText } from "../../../shared/viewer/browser.js";
 import { snapshotPatch } from "../../state/run-links.js";
 import { groupedRunOrder } from "./run-order.js";
 
@@ -178,7 +179,8 @@ function RunItem({ run, current, selected }: { run: RunSummaryResponse; current:
   );
 }
 
-function RunSessions({ file, selected }: { file: string; selected: SnapshotRef | null }) {
+/** The sessions of the open run, each with its snapshots (exported for its test). */
+export function RunSessions({ file, selected }: { file: string; selected: SnapshotRef | null }) {
   const run = useRun(file);
   if (run.isPending) return <Spinner label="Reading the run…" />;
   if (run.isError) return <ErrorState error={run.error} title="Could not read the run" onRetry={() => void run.refetch()} />;
@@ -193,12 +195,42 @@ function RunSessions({ file, selected }: { file: string; selected: SnapshotRef |
   );
 }
 
-/** Where the run's answer leaves out snapshots of a long session (its `truncated`): said, with where to find them. */
-function OmittedSnapshots({ count }: { count: number }) {
+/**
+ * Snapshots the run's answer leaves out of a long session (its `truncated`), said where they
+ * would be and listed on request, a page of `/api/run/session` at a time (the button says how
+ * many); focus goes on to the next page's button, the one pressed being gone.
+ */
+function OmittedSnapshots({ file, session, offset, count, link, focus = false }: { file: string; session: RunSessionResponse; offset: number; count: number; link: (snapshot: RunSnapshotResponse) => ReactElement; focus?: boolean }) {
+  const [asked, setAsked] = useState(false);
+  const button = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (focus) button.current?.focus();
+  }, [focus]);
+  const limit = Math.min(count, RUN_SESSION_PAGE_LIMIT);
+  const page = useRunSession(file, session.session_id, asked ? { offset, limit } : null);
+  if (asked && page.isSuccess) {
+    return (
+      <>
+        {page.data.snapshots.slice(0, limit).map((snapshot) => (
+          <li key={snapshot.line_number}>{link(snapshot)}</li>
+        ))}
+        {count > limit ? <OmittedSnapshots file={file} session={session} offset={offset + limit} count={count - limit} link={link} focus /> : null}
+      </>
+    );
+  }
   return (
-    <span className="session-note small" data-testid="omitted-snapshots" title="The run lists a long session's first and last snapshots; /api/run/session lists every one">
-      … {plural(count, "more snapshot")} not listed here
-    </span>
+    <li className="session-note small" data-testid="omitted-snapshots">
+      … {plural(count, "more snapshot")} not listed here{" "}
+      {asked && page.isError ? (
+        <span className="text-danger">: could not read them ({page.error.message})</span>
+      ) : asked ? (
+        <span role="status">reading them…</span>
+      ) : (
+        <button ref={button} type="button" className="mini-btn" data-testid="more-snapshots" onClick={() => setAsked(true)}>
+          {count > limit ? `list the next ${formatCount(limit)}` : `list ${count === 1 ? "it" : `all ${formatCount(count)}`}`}
+        </button>
+      )}
+    </li>
   );
 }
 
@@ -219,6 +251,18 @@ function SessionItem({ file, session, byId, selected }: { file: string; session:
   }
   const name = session.title ?? shortId(session.session_id);
   const listId = `snapshots-${session.session_id}`;
+  const snapshotLink = (snapshot: RunSnapshotResponse) => {
+    const active = selected?.file === file && selected.line === snapshot.line_number;
+    return (
+      <Link to={snapshotPatch(file, snapshot.line_number)} className={`snapshot-link${active ? " is-active" : ""}`} aria-current={active ? "true" : undefined} data-testid="snapshot-link" data-line={snapshot.line_number}>
+        <span className="snapshot-label">{snapshot.label}</span>
+        <span className="snapshot-meta">
+          line {snapshot.line_number} · {formatTimestamp(snapshot.created_at).slice(11)}
+          {snapshot.latest ? " · latest" : ""}
+        </span>
+      </Link>
+    );
+  };
   return (
     <li className={`session-item depth-${Math.min(session.depth, 4)}`} data-testid="session-item" data-session={session.session_id}>
       <div className="session-head">
@@ -250,26 +294,21 @@ function SessionItem({ file, session, byId, selected }: { file: string; session:
       {open ? (
         <ol className="snapshot-list" id={listId} aria-label={`Snapshots of ${name}`}>
           {session.snapshots.map((snapshot, position) => {
-            const active = selected?.file === file && selected.line === snapshot.line_number;
             const cut = session.truncated?.snapshots;
             return (
-              <li key={snapshot.line_number}>
-                {cut !== undefined && cut.omitted > 0 && position === cut.from ? <OmittedSnapshots count={cut.omitted} /> : null}
-                <Link to={snapshotPatch(file, snapshot.line_number)} className={`snapshot-link${active ? " is-active" : ""}`} aria-current={active ? "true" : undefined} data-testid="snapshot-link" data-line={snapshot.line_number}>
-                  <span className="snapshot-label">{snapshot.label}</span>
-                  <span className="snapshot-meta">
-                    line {snapshot.line_number} · {formatTimestamp(snapshot.created_at).slice(11)}
-                    {snapshot.latest ? " · latest" : ""}
-                  </span>
-                </Link>
-                {(placed.get(snapshot.line_number) ?? []).length > 0 ? (
-                  <ul className="session-list nested">
-                    {(placed.get(snapshot.line_number) ?? []).map((child) => (
-                      <SessionItem key={child.session_id} file={file} session={child} byId={byId} selected={selected} />
-                    ))}
-                  </ul>
-                ) : null}
-              </li>
+              <Fragment key={snapshot.line_number}>
+                {cut !== undefined && cut.omitted > 0 && position === cut.from ? <OmittedSnapshots file={file} session={session} offset={cut.from} count={cut.omitted} link={snapshotLink} /> : null}
+                <li>
+                  {snapshotLink(snapshot)}
+                  {(placed.get(snapshot.line_number) ?? []).length > 0 ? (
+                    <ul className="session-list nested">
+                      {(placed.get(snapshot.line_number) ?? []).map((child) => (
+                        <SessionItem key={child.session_id} file={file} session={child} byId={byId} selected={selected} />
+                      ))}
+                    </ul>
+                  ) : null}
+                </li>
+              </Fragment>
             );
           })}
         </ol>

@@ -1,0 +1,101 @@
+// @vitest-environment happy-dom
+// The snapshots `/api/run` leaves out of a long session (its `truncated`, issue 29 item 5) are
+// said where they would be in the sidebar and listed on request from `/api/run/session`, a
+// page at a time; before, the sidebar only said how many it did not list.
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { afterEach, describe, expect, it } from "vitest";
+import { boundedRun, runSessionPage, RUN_LIST_LIMIT, RUN_SESSION_PAGE_LIMIT } from "../../../shared/viewer/index.js";
+import type { RunSessionView, RunView } from "../../../shared/viewer/index.js";
+import type { Api } from "../../api/api.js";
+import { ApiProvider } from "../../api/context.js";
+import { RunSessions } from "./RunsPanel.js";
+
+afterEach(() => cleanup());
+
+const LEFT_OUT = RUN_SESSION_PAGE_LIMIT + 200;
+const LINES = RUN_LIST_LIMIT + LEFT_OUT;
+const time = (n: number) => new Date(Date.parse("2026-11-22T01:00:00Z") + n * 1000).toISOString();
+const stats = { outcome: "ok" as const, failed_calls: 0, errors: 0, tool_calls: 0, events: 0, started_at: time(0), ended_at: time(LINES), duration_ms: LINES * 1000 };
+
+function longRun(): RunView {
+  const session: RunSessionView = {
+    session_id: "s-0",
+    parent_session_id: null,
+    depth: 0,
+    title: "agent",
+    latest_line: LINES,
+    validation_error: null,
+    stats,
+    turn_source: "none",
+    turns: [],
+    snapshots: Array.from({ length: LINES }, (_, n) => ({ line_number: n + 1, created_at: time(n + 1), turn: null, archive: null, label: `snapshot ${n + 1}`, latest: n === LINES - 1 })),
+    spawned: null,
+    children: [],
+    missing_children: [],
+  };
+  return {
+    source: { kind: "session_file", path: "long.jsonl", name: "long.jsonl" },
+    title: "agent",
+    root_session_id: "s-0",
+    modified_at: time(0),
+    state: "ready",
+    problem: null,
+    stats,
+    session_count: 1,
+    snapshot_count: LINES,
+    load_errors: 0,
+    error: null,
+    panels: [],
+    sessions: [session],
+    failures: [],
+  };
+}
+
+describe("the sidebar's snapshots of a session longer than the run lists", () => {
+  it("says how many are not listed and lists them a page at a time, each button saying how many", async () => {
+    const whole = longRun();
+    const asked: { offset: number; limit: number }[] = [];
+    const api = {
+      kind: "http",
+      label: "test",
+      run: () => Promise.resolve(boundedRun(whole)),
+      runSession: (_file: string, session: string, offset: number, limit: number) => {
+        asked.push({ offset, limit });
+        const page = runSessionPage(whole, session, offset, limit);
+        return page === null ? Promise.reject(new Error("no such session")) : Promise.resolve(page);
+      },
+    } as unknown as Api;
+    render(
+      <ApiProvider api={api}>
+        <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
+          <RunSessions file="long.jsonl" selected={{ file: "long.jsonl", line: LINES }} />
+        </QueryClientProvider>
+      </ApiProvider>,
+    );
+    const half = RUN_LIST_LIMIT / 2;
+    const omitted = await screen.findByTestId("omitted-snapshots");
+    expect(omitted.textContent).toContain(`… 1,200 more snapshots not listed here`);
+    expect(screen.getAllByTestId("snapshot-link")).toHaveLength(RUN_LIST_LIMIT);
+    // Where they would be: between the first half and the last.
+    const items = [...(omitted.parentElement?.children ?? [])];
+    expect(items.indexOf(omitted)).toBe(half);
+
+    const first = screen.getByTestId("more-snapshots");
+    expect(first.tagName).toBe("BUTTON");
+    expect(first.textContent).toBe("list the next 1,000");
+    fireEvent.click(first);
+    await waitFor(() => expect(screen.getAllByTestId("snapshot-link")).toHaveLength(RUN_LIST_LIMIT + RUN_SESSION_PAGE_LIMIT), { timeout: 10_000 });
+    const second = screen.getByTestId("more-snapshots");
+    expect(second.textContent).toBe("list all 200");
+    expect(document.activeElement).toBe(second);
+    fireEvent.click(second);
+    await waitFor(() => expect(screen.queryByTestId("omitted-snapshots")).toBeNull(), { timeout: 10_000 });
+    expect(asked).toEqual([
+      { offset: half, limit: RUN_SESSION_PAGE_LIMIT },
+      { offset: half + RUN_SESSION_PAGE_LIMIT, limit: 200 },
+    ]);
+    // Every snapshot once, in the session's order.
+    expect(screen.getAllByTestId("snapshot-link").map((link) => Number(link.getAttribute("data-line")))).toEqual(Array.from({ length: LINES }, (_, n) => n + 1));
+  });
+});
