@@ -36,8 +36,6 @@ export interface ReadRunIndexOptions {
 
 /** Rows of a file read at most: 4 rows a run for 250,000 runs. */
 export const MAX_INDEX_ROWS = 1_000_000;
-/** Rows decoded at once: a row group of 100,000 rows is read in slices, each let go once its digests are taken. */
-const ROWS_AT_ONCE = 10_000;
 
 /** The physical types a column of each type may have (a file DuckDB wrote included). */
 const PHYSICAL: Record<Exclude<ColumnType, "string_list">, string> = { string: "BYTE_ARRAY", int32: "INT32", int64: "INT64", double: "DOUBLE", timestamp: "INT64" };
@@ -60,33 +58,34 @@ function checkColumn(tree: SchemaTree, name: string, type: ColumnType): void {
   if (type === "timestamp" && element.logical_type?.type !== "TIMESTAMP" && element.converted_type !== "TIMESTAMP_MICROS" && element.converted_type !== "TIMESTAMP_MILLIS") throw new RunIndexFileError(`its column ${name} is not a timestamp`);
 }
 
-type Row = Readonly<Record<string, unknown>>;
+/** One row: its value in a column. */
+type Row = (column: string) => unknown;
 
 function bad(index: number, what: string): RunIndexFileError {
   return new RunIndexFileError(`row ${index + 1}: ${what}`);
 }
 
 function text(row: Row, name: string, index: number): string {
-  const value = row[name];
+  const value = row(name);
   if (typeof value !== "string") throw bad(index, `${name} is not a string`);
   return value;
 }
 
 function textOrNull(row: Row, name: string, index: number): string | null {
-  const value = row[name];
+  const value = row(name);
   if (value === null || value === undefined) return null;
   if (typeof value !== "string") throw bad(index, `${name} is not a string`);
   return value;
 }
 
 function count(row: Row, name: string, index: number): number {
-  const value = row[name];
+  const value = row(name);
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) throw bad(index, `${name} is not a count`);
   return value;
 }
 
 function integerOrNull(row: Row, name: string, index: number): number | null {
-  const value = row[name];
+  const value = row(name);
   if (value === null || value === undefined) return null;
   if (typeof value !== "number" || !Number.isSafeInteger(value)) throw bad(index, `${name} is not an integer`);
   return value;
@@ -94,7 +93,7 @@ function integerOrNull(row: Row, name: string, index: number): number | null {
 
 /** The file time as the digest wrote it: `isoTime` of its milliseconds (modified_at is always the file's time). */
 function fileTime(row: Row, index: number): string {
-  const value = row["modified_at"];
+  const value = row("modified_at");
   if (typeof value !== "bigint") throw bad(index, "modified_at is not a time");
   const date = new Date(Number(value / 1000n));
   if (Number.isNaN(date.getTime())) throw bad(index, "modified_at is out of range");
@@ -102,21 +101,21 @@ function fileTime(row: Row, index: number): string {
 }
 
 function tagsOf(row: Row, index: number): string[] {
-  const value = row["tags"];
+  const value = row("tags");
   if (value === null || value === undefined) return [];
   if (!Array.isArray(value) || value.some((tag) => typeof tag !== "string")) throw bad(index, "tags is not a list of strings");
   return value as string[];
 }
 
 function sizeOf(row: Row, index: number): number | null {
-  const value = row["size_bytes"];
+  const value = row("size_bytes");
   if (value === null || value === undefined) return null;
   if (typeof value !== "bigint" || value < 0n || value > BigInt(Number.MAX_SAFE_INTEGER)) throw bad(index, "size_bytes is not a size");
   return Number(value);
 }
 
 function runKind(row: Row, index: number): RunDigestView["kind"] {
-  const value = row["run_kind"];
+  const value = row("run_kind");
   if (value !== "session_file" && value !== "bundle") throw bad(index, "run_kind is neither session_file nor bundle");
   return value;
 }
@@ -126,10 +125,10 @@ function runDigestOf(row: Row, index: number): EvalDigest {
   const run = text(row, "run", index);
   const kind = runKind(row, index);
   const modifiedAt = fileTime(row, index);
-  if (row["row_kind"] === "not_session") {
+  if (row("row_kind") === "not_session") {
     return { run, kind, outcome: "not_session", reason: text(row, "reason", index), modified_at: modifiedAt, started_at: null, ended_at: null, tool_calls: 0, failed_calls: 0, errors: 0, failures: [] };
   }
-  const outcome = row["outcome"];
+  const outcome = row("outcome");
   if (outcome !== "ok" && outcome !== "failed" && outcome !== "not_loaded") throw bad(index, "outcome is not ok, failed or not_loaded");
   // What the digest said of its place, only when it said it (absent, null and empty read the same).
   const place: { request_id?: string; sample_id?: string; tags?: string[]; target?: string; attempt?: number } = {};
@@ -160,7 +159,7 @@ function runDigestOf(row: Row, index: number): EvalDigest {
 }
 
 function failureOf(row: Row, index: number): RunFailureDigestView {
-  const kind = row["failure_kind"];
+  const kind = row("failure_kind");
   if (kind !== "call" && kind !== "run_error") throw bad(index, "failure_kind is neither call nor run_error");
   const name = textOrNull(row, "argument_name", index);
   const value = textOrNull(row, "argument_value", index);
@@ -192,7 +191,7 @@ const RAW_TIMES = {
  */
 export async function readRunIndex(bytes: ArrayBuffer, options: ReadRunIndexOptions = {}): Promise<IndexedDigest[]> {
   // Loaded on use: a target without an index never pays for it.
-  const { parquetMetadata, parquetReadObjects, parquetSchema } = await import("hyparquet");
+  const { parquetMetadata, parquetRead, parquetSchema } = await import("hyparquet");
   const metadata = parquetMetadata(bytes, { parsers: RAW_TIMES });
   const format = metadataValue(metadata, "wink-debug.format");
   const version = metadataValue(metadata, "wink-debug.version");
@@ -207,22 +206,47 @@ export async function readRunIndex(bytes: ArrayBuffer, options: ReadRunIndexOpti
   const runs = new Map<string, { digest: EvalDigest; size: number | null; failures: RunFailureDigestView[] }>();
   const failures: { run: string; failure: RunFailureDigestView; index: number }[] = [];
   const columns = RUN_INDEX_COLUMNS.map(({ name }) => name);
-  for (let start = 0; start < rows; start += ROWS_AT_ONCE) {
-    const end = Math.min(rows, start + ROWS_AT_ONCE);
-    const slice = await parquetReadObjects({ file: bytes, metadata, columns, rowStart: start, rowEnd: end, parsers: RAW_TIMES });
-    if (slice.length !== end - start) throw new RunIndexFileError(`rows ${start + 1}–${end}: ${slice.length} decoded`);
-    slice.forEach((row, at) => {
+  // A row group at a time, each let go once its digests are taken: the decoder reads a whole
+  // group's columns for any slice of it, so a smaller slice would decode the group again.
+  const groups = metadata.row_groups.map((group) => Number(group.num_rows));
+  if (groups.reduce((sum, count) => sum + count, 0) !== rows) throw new RunIndexFileError("its row groups do not add up to its rows");
+  let end = 0;
+  for (const count of groups) {
+    const start = end;
+    end = start + count;
+    if (count === 0) continue;
+    // Columns, not row objects: a row group's rows as objects cost three times the decoding.
+    const data = new Map<string, ArrayLike<unknown>>();
+    let uneven: string | null = null;
+    await parquetRead({
+      file: bytes,
+      metadata,
+      columns,
+      rowStart: start,
+      rowEnd: end,
+      parsers: RAW_TIMES,
+      onChunk: (chunk) => {
+        // Told, not thrown: the decoder calls this from within its own promises.
+        if (chunk.rowStart !== start || chunk.rowEnd !== end || chunk.columnData.length !== count) uneven ??= `its column ${chunk.columnName} holds ${chunk.columnData.length} of the ${count} rows of a row group`;
+        data.set(chunk.columnName, chunk.columnData as ArrayLike<unknown>);
+      },
+    });
+    if (uneven !== null) throw new RunIndexFileError(uneven);
+    const missing = columns.find((name) => !data.has(name));
+    if (missing !== undefined) throw new RunIndexFileError(`rows ${start + 1}–${end}: no ${missing} decoded`);
+    for (let at = 0; at < count; at++) {
       const index = start + at;
-      const kind = row["row_kind"];
+      const row: Row = (column) => data.get(column)?.[at];
+      const kind = row("row_kind");
       if (kind === "failure") {
         failures.push({ run: text(row, "run", index), failure: failureOf(row, index), index });
-        return;
+        continue;
       }
       if (kind !== "run" && kind !== "not_session") throw bad(index, `row_kind ${JSON.stringify(String(kind).slice(0, 40))} is not run, failure or not_session`);
       const digest = runDigestOf(row, index);
       if (runs.has(digest.run)) throw bad(index, "a second row of its run");
       runs.set(digest.run, { digest, size: sizeOf(row, index), failures: [] });
-    });
+    }
   }
   for (const { run, failure, index } of failures) {
     const owner = runs.get(run);
