@@ -16,6 +16,7 @@ import { indexMain } from "../index-command.js";
 import { INDEX_FILE } from "../library/index-seed.js";
 import { runIndexColumns, runIndexSchema, writeRunIndex } from "../library/parquet-index.js";
 import { cleanUp, tempDir, testApp } from "../server.test-support.js";
+import { startNginx } from "../../shared/remote/test-servers/nginx.test-support.js";
 
 afterEach(cleanUp);
 
@@ -157,5 +158,25 @@ describe("/api/failures with an index.parquet at the target's root", () => {
     expect(await older.failures()).toEqual(without);
     expect(older.notes).toEqual([`${INDEX_FILE}: ignored, the runs are read instead: it is version "1" of the run index; this viewer reads version 2 (write it again with this wink-debug index)`]);
 
+  });
+
+  it("takes the digests from the index.parquet object at the root of an HTTP folder (nginx) too", async () => {
+    const dir = await tempDir("wink-eval-index-http-");
+    const runs = await writeEval(dir);
+    // nginx gives times to the second: runs written to the second, as an index written from the store's own times would match.
+    const second = new Date("2026-11-26T06:00:00Z");
+    for (const run of runs) await utimes(path.join(dir, run), second, second);
+    const nginx = await startNginx(dir);
+    try {
+      const without = await (await serve(nginx.url)).failures();
+      expect(without.outcomes.runs).toBe(6);
+      await writeIndex(dir);
+      for (const run of runs.filter((name) => name !== `pay/req-05/${path.basename(FAILED_RUN)}`)) await garble(dir, run);
+      const remote = await serve(nginx.url);
+      expect(await remote.failures()).toEqual(without);
+      expect(remote.notes).toEqual([`${INDEX_FILE}: 7 of 7 runs taken from it`]);
+    } finally {
+      await nginx.stop();
+    }
   });
 });
