@@ -133,10 +133,10 @@ describe("/api/failures with an index.parquet at the target's root", () => {
 
     await writeIndex(dir);
     const size = (await stat(index)).size;
-    // A quarter of --memory is read at most: at 4 × size − 4 bytes, the file is one byte too big.
-    const small = await serve(dir, { memoryBytes: 4 * size - 4 });
+    // An eighth of --memory is read at most: at 8 × size − 8 bytes, the file is one byte too big.
+    const small = await serve(dir, { memoryBytes: 8 * size - 8 });
     expect(await small.failures()).toEqual(without);
-    expect(small.notes[0]).toMatch(/^index\.parquet: ignored, the runs are read instead: it is (\d+) bytes, more than the (\d+) bytes read at this --memory \(a quarter of it\)$/);
+    expect(small.notes[0]).toMatch(/^index\.parquet: ignored, the runs are read instead: it is (\d+) bytes, more than the (\d+) bytes read at this --memory \(an eighth of it\)$/);
 
     // Rows naming a path outside the target and a run it does not hold, with failures: ignored, and never opened.
     const digests: RunDigestView[] = [

@@ -18,7 +18,7 @@ import { routeOptions } from "./route-options.js";
 
 export interface FailureRoutesOptions {
   state: ViewerState;
-  /** The server's budget: an `index.parquet` bigger than a quarter of it is not read. */
+  /** The server's budget: an `index.parquet` bigger than an eighth of it is not read. */
   memory: MemoryBudget;
   /** Told what became of the target's `index.parquet` (default: the server's log, as a warning). */
   onNote?: (line: string) => void;
