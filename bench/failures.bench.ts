@@ -3,10 +3,8 @@
  * peer measured in the same run: Python's `zipfile` and `json` reading each run's error and
  * session in turn and counting its failed calls (what issue 30 names as the peer to beat).
  *
- * The eval: RUNS runs (default 1,000) in an EvalLoop layout (`req-NNNN/<file>`), copies of the
- * real fixtures in turn — the bundles 01, 02, 03, 05, 06 (×3) and the session files of
- * `fixtures/wink` and the bundled example — so sizes are the fixtures' (bundles 14–301 KB,
- * session files 9 KB–0.9 MB). Written once under bench/.work/.
+ * The eval: RUNS runs (default 1,000) of bench/generated-eval.ts (copies of the real fixtures
+ * in an EvalLoop layout). Written once under bench/.work/.
  *
  * Reported: wall time and peak RSS (`/usr/bin/time`), median of ROUNDS (default 3) after one
  * warm-up each (page cache warm for both), and the counts both found (they must agree on
@@ -16,45 +14,16 @@
  */
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { copyFile, mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import { loadavg } from "node:os";
 import path from "node:path";
-import { WINK_BUNDLE_FIXTURES, WINK_FIXTURES } from "../fixtures/paths.js";
 import { packageRoot } from "../server/package-root.js";
+import { generateEval } from "./generated-eval.js";
 
 const RUNS = Number(process.env.RUNS ?? 1000);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const ROOT = packageRoot();
 const WORK = path.join(ROOT, "bench", ".work", `failures-${RUNS}`);
 const CLI = path.join(ROOT, "dist", "server", "cli.cjs");
-
-async function sources(): Promise<string[]> {
-  const bundles: string[] = [];
-  for (const scenario of await readdir(WINK_BUNDLE_FIXTURES, { withFileTypes: true })) {
-    if (!scenario.isDirectory() || scenario.name.startsWith("08")) continue;
-    for (const file of await readdir(path.join(WINK_BUNDLE_FIXTURES, scenario.name))) if (file.endsWith(".zip")) bundles.push(path.join(WINK_BUNDLE_FIXTURES, scenario.name, file));
-  }
-  const sessions = [
-    path.join(WINK_FIXTURES, "acc0d4c3-321a-5d97-a3a9-505f3aba4219.jsonl"),
-    path.join(WINK_FIXTURES, "db5c4ea2-559a-52c5-8313-741e72978682.jsonl"),
-    path.join(ROOT, "examples", "snapshots", "5f0c2b8e-3d41-4a9b-8c7e-1f2a3b4c5d6e.jsonl"),
-  ];
-  return [...bundles.sort(), ...sessions];
-}
-
-async function generate(): Promise<void> {
-  const marker = path.join(WORK, ".complete");
-  if (existsSync(marker)) return;
-  await rm(WORK, { recursive: true, force: true });
-  const all = await sources();
-  for (let i = 0; i < RUNS; i++) {
-    const source = all[i % all.length] as string;
-    const dir = path.join(WORK, `req-${String(i).padStart(5, "0")}`);
-    await mkdir(dir, { recursive: true });
-    await copyFile(source, path.join(dir, path.basename(source)));
-  }
-  await writeFile(marker, "");
-}
 
 const PEER = `
 import json, os, sys, zipfile
@@ -109,7 +78,7 @@ function median(values: number[]): number {
 
 async function main(): Promise<void> {
   if (!existsSync(CLI)) throw new Error("dist/server/cli.cjs is missing: npm run build first");
-  await generate();
+  await generateEval(WORK, RUNS);
   const size = Number(execFileSync("du", ["-sb", WORK], { encoding: "utf8" }).split(/\s+/)[0]);
   console.log(`failures: ${RUNS} runs, ${(size / 1024 / 1024).toFixed(1)} MB, ${ROUNDS} rounds after a warm-up (load ${loadavg().map((l) => l.toFixed(1)).join(" ")})`);
   const ours = () => timed(process.execPath, [CLI, "failures", WORK, "-r", "--json"]);

@@ -88,6 +88,8 @@ export interface AppOptions extends ServedStateOptions {
   indexInBackground?: boolean;
   /** Called while files are indexed in the background. */
   onIndexProgress?: (done: number, total: number, file: string) => void;
+  /** Told what the server made of the target's `index.parquet` (used, ignored and why), a line each (default: the log, as warnings). */
+  onNote?: (line: string) => void;
   /** Pino logger settings (default: errors only). Ignored with `logFormat: "json"`. */
   logger?: boolean | { level: string };
   /** `"json"`: one JSON access-log line per request on stdout (or `logStream`), the audit trail (ops/access-log.ts). */
@@ -241,7 +243,7 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
     health: () => (watcher instanceof RemotePoller ? watcher.health : null),
     onIndexed: () => events.send("indexed", { files: directory.files().length }),
   });
-  await app.register(failureRoutes, { state });
+  await app.register(failureRoutes, { state, memory, ...(options.onNote === undefined ? {} : { onNote: options.onNote }) });
   await app.register(eventRoutes, { state, events });
   await app.register(spaFallback, { basePath, webDir: options.webDir ?? path.join(packageRoot(), "dist", "web"), ...(options.ssrModule === undefined ? {} : { ssrModule: options.ssrModule }), prerenderLanding: options.prerenderLanding === true, signIn: options.auth !== undefined, runCount: () => directory.runCount() });
 

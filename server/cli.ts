@@ -625,6 +625,7 @@ async function main(): Promise<void> {
     onIndexProgress: (done, total) => {
       if (interactive && total > 1) process.stderr.write(`\rIndexing session files: ${done}/${total}${done === total ? "\n" : ""}`);
     },
+    onNote: (line) => process.stderr.write(`${line}\n`),
   });
   if (stopping) return;
   await app.ready();

@@ -80,8 +80,8 @@ export async function indexMain(argv: readonly string[], io: TargetIo = processI
     return 0;
   }
   await checkOutput(options.output);
-  const { displayRoot, digests } = await readTargetDigests(options, io, (message) => new IndexError(message));
-  const rows = runIndexRows(path.basename(displayRoot), digests);
+  const { displayRoot, digests, sizes } = await readTargetDigests(options, io, (message) => new IndexError(message));
+  const rows = runIndexRows(path.basename(displayRoot), digests, sizes);
   try {
     await writeRunIndex(options.output, rows, { createdBy: `wink-debug ${packageVersion()}`, root: path.basename(displayRoot) });
   } catch (error) {

@@ -39,6 +39,8 @@ export interface TargetDigests {
   readonly displayRoot: string;
   /** One per run (and per `.json` file that is not a session), in no particular order. */
   readonly digests: RunDigestView[];
+  /** Each run's file size in bytes, by run (`index` writes them: what tells the viewer a run is unchanged). */
+  readonly sizes: ReadonlyMap<string, number>;
 }
 
 /**
@@ -80,7 +82,7 @@ export async function readTargetDigests(query: TargetQuery, io: TargetIo, refuse
     });
     const notLoaded = digests.filter((digest) => digest.outcome === "not_loaded").length;
     io.err(`Read ${plural(records.length, "run")} in ${((Date.now() - started) / 1000).toFixed(1)} s${notLoaded > 0 ? ` (${notLoaded} did not load)` : ""}\n`);
-    return { displayRoot: served.state.displayRoot, digests };
+    return { displayRoot: served.state.displayRoot, digests, sizes: new Map(records.map((record) => [record.path, record.size])) };
   } finally {
     await closeServedState(served);
   }

@@ -12,7 +12,7 @@ import type { ColumnSource, SchemaElement } from "hyparquet-writer";
 import { RUN_INDEX_FORMAT, RUN_INDEX_VERSION } from "../../shared/viewer/index.js";
 import type { RunIndexRow } from "../../shared/viewer/index.js";
 
-type ColumnType = "string" | "int32" | "double" | "timestamp" | "string_list";
+export type ColumnType = "string" | "int32" | "int64" | "double" | "timestamp" | "string_list";
 
 type ColumnName = keyof RunIndexRow;
 
@@ -47,6 +47,15 @@ export const RUN_INDEX_COLUMNS: readonly { readonly name: ColumnName; readonly t
   { name: "turn", type: "int32" },
   { name: "failed_at", type: "timestamp" },
   { name: "call_id", type: "string" },
+  // Version 2: what reading the digests back needs (docs/eval.md, "The viewer reads it back").
+  { name: "size_bytes", type: "int64" },
+  { name: "stats_failed_calls", type: "int32" },
+  { name: "stats_errors", type: "int32" },
+  { name: "started_at_text", type: "string" },
+  { name: "ended_at_text", type: "string" },
+  { name: "failed_at_text", type: "string" },
+  { name: "run_target", type: "string" },
+  { name: "run_attempt", type: "int32" },
 ];
 
 /** A column's schema elements (a list is three: the column, its repeated group, its element). */
@@ -56,6 +65,8 @@ function schemaOf(name: string, type: ColumnType): SchemaElement[] {
       return [{ name, type: "BYTE_ARRAY", converted_type: "UTF8", repetition_type: "OPTIONAL" }];
     case "int32":
       return [{ name, type: "INT32", repetition_type: "OPTIONAL" }];
+    case "int64":
+      return [{ name, type: "INT64", repetition_type: "OPTIONAL" }];
     case "double":
       return [{ name, type: "DOUBLE", repetition_type: "OPTIONAL" }];
     case "timestamp":

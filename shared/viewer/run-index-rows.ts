@@ -16,8 +16,12 @@ import { failureSignature } from "./failure-groups.js";
 import type { RunFailureDigestView } from "./types.js";
 
 export const RUN_INDEX_FORMAT = "wink-debug-run-index";
-/** Changes when a column changes meaning or goes; new columns may appear without it. */
-export const RUN_INDEX_VERSION = 1;
+/**
+ * Changes when a column changes meaning or goes, or when the viewer needs a new column to read
+ * the digests back (2: `size_bytes`, `stats_failed_calls`, `stats_errors`, the `*_text` times,
+ * `run_target`, `run_attempt`); other new columns may appear without it.
+ */
+export const RUN_INDEX_VERSION = 2;
 
 export type RunIndexRowKind = "run" | "failure" | "not_session";
 
@@ -55,6 +59,18 @@ export interface RunIndexRow {
   readonly turn: number | null;
   readonly failed_at: bigint | null;
   readonly call_id: string | null;
+  /** The file's size in bytes (run and not_session rows): with `modified_at`, what tells the viewer the file is unchanged. */
+  readonly size_bytes: bigint | null;
+  /** The run's own `stats.failed_calls` and `stats.errors` (its badge's counts; `failed_calls` counts `call` failures). */
+  readonly stats_failed_calls: number | null;
+  readonly stats_errors: number | null;
+  /** The times as the run wrote them (offset and digits kept, or text that is no time): what the viewer shows. */
+  readonly started_at_text: string | null;
+  readonly ended_at_text: string | null;
+  readonly failed_at_text: string | null;
+  /** What the run's digest itself says of its target and attempt (`target`, `attempt`: its place in the eval). */
+  readonly run_target: string | null;
+  readonly run_attempt: number | null;
 }
 
 const ISO_SECONDS = /^(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?)(?:[.,](\d+))?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
@@ -98,17 +114,34 @@ const NO_FAILURE = {
   turn: null,
   failed_at: null,
   call_id: null,
+  failed_at_text: null,
 } as const;
 
-const NO_RUN_FIGURES = { reason: null, modified_at: null, started_at: null, ended_at: null, duration_ms: null, tool_calls: null, failed_calls: null } as const;
+const NO_RUN_FIGURES = {
+  reason: null,
+  modified_at: null,
+  started_at: null,
+  ended_at: null,
+  duration_ms: null,
+  tool_calls: null,
+  failed_calls: null,
+  size_bytes: null,
+  stats_failed_calls: null,
+  stats_errors: null,
+  started_at_text: null,
+  ended_at_text: null,
+  run_target: null,
+  run_attempt: null,
+} as const;
 
 /**
  * The rows of `digests` (every run of the target, as `readRunDigests` gives them): runs by
  * path, each followed by its failures in the digest's order (failed calls in time order, then
- * the run error); `.json` files that are not sessions as `not_session` rows. The same digests
- * give the same rows on any machine.
+ * the run error); `.json` files that are not sessions as `not_session` rows. `sizes` are the
+ * files' sizes by run (`size_bytes`; null for a run it does not name). The same digests give
+ * the same rows on any machine; `server/library/parquet-index-read.ts` reads them back.
  */
-export function runIndexRows(root: string, digests: readonly EvalDigest[]): RunIndexRow[] {
+export function runIndexRows(root: string, digests: readonly EvalDigest[], sizes: ReadonlyMap<string, number> = new Map()): RunIndexRow[] {
   const places = new Map(evalSummary(root, digests).runs.map((run) => [run.run, run]));
   const rows: RunIndexRow[] = [];
   for (const digest of [...digests].sort((a, b) => byText(a.run, b.run))) {
@@ -119,7 +152,10 @@ export function runIndexRows(root: string, digests: readonly EvalDigest[]): RunI
         run_kind: digest.kind,
         outcome: null,
         ...NO_RUN_FIGURES,
+        // Its reason too ("not a session file"): the row is all the viewer keeps of it.
+        reason: digest.reason,
         modified_at: epochMicros(digest.modified_at),
+        size_bytes: sizeOf(sizes, digest.run),
         error_type: null,
         error_message: null,
         target: null,
@@ -160,6 +196,13 @@ export function runIndexRows(root: string, digests: readonly EvalDigest[]): RunI
       error_type: runError?.error_type ?? null,
       error_message: runError?.message ?? null,
       ...NO_FAILURE,
+      size_bytes: sizeOf(sizes, digest.run),
+      stats_failed_calls: digest.failed_calls,
+      stats_errors: digest.errors,
+      started_at_text: digest.started_at,
+      ended_at_text: digest.ended_at,
+      run_target: digest.target ?? null,
+      run_attempt: digest.attempt ?? null,
     });
     for (const failure of digest.failures) rows.push(failureRow(shared, failure));
   }
@@ -183,5 +226,11 @@ function failureRow(run: Pick<RunIndexRow, "run" | "run_kind" | "outcome" | "tar
     turn: failure.turn,
     failed_at: epochMicros(failure.created_at),
     call_id: failure.call_id,
+    failed_at_text: failure.created_at,
   };
+}
+
+function sizeOf(sizes: ReadonlyMap<string, number>, run: string): bigint | null {
+  const size = sizes.get(run);
+  return size === undefined ? null : BigInt(size);
 }

@@ -1,0 +1,182 @@
+// The eval with an `index.parquet` at the target's root (issue 30 item 6): a real server on
+// loopback answers /api/failures from the file for the runs it covers — as it would without
+// it — reads the runs newer or changed since, and ignores a file it must not trust.
+import { cp, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { parquetWriteFile } from "hyparquet-writer";
+import { afterEach, describe, expect, it } from "vitest";
+import { WINK_BUNDLE_FIXTURES } from "../../fixtures/paths.js";
+import { BUNDLE_SNIFF_BYTES } from "../../shared/debug-bundle/index.js";
+import { RUN_INDEX_FORMAT, runIndexRows } from "../../shared/viewer/index.js";
+import type { EvalSummaryView, RunDigestView } from "../../shared/viewer/index.js";
+import type { AppOptions } from "../app.js";
+import type { GeneratedCall } from "../failures.test-support.js";
+import { writeErroredBundle, writeSessionRun } from "../failures.test-support.js";
+import { indexMain } from "../index-command.js";
+import { INDEX_FILE } from "../library/index-seed.js";
+import { runIndexColumns, runIndexSchema, writeRunIndex } from "../library/parquet-index.js";
+import { cleanUp, tempDir, testApp } from "../server.test-support.js";
+import { startNginx } from "../../shared/remote/test-servers/nginx.test-support.js";
+
+afterEach(cleanUp);
+
+const SMALL_SUCCESS = path.join(WINK_BUNDLE_FIXTURES, "01-small-success", "c958872d-4e41-4429-9f5f-48b054b977ea_20261126_054533.zip");
+const FAILED_RUN = path.join(WINK_BUNDLE_FIXTURES, "02-failed-run", "e523fd0d-e949-41b5-8de3-f0b1f5920007_20261126_054534.zip");
+
+const missing = (file: string, callId: string): GeneratedCall => ({ tool: "read_file", params: { path: file }, message: `No such file or directory: ${file}.`, success: false, callId });
+const command = (exit: number, callId: string): GeneratedCall => ({ tool: "shell", params: { command: "pytest -q" }, message: `Command failed with exit code ${exit}`, success: false, callId });
+const ok = (callId: string): GeneratedCall => ({ tool: "list_dir", params: { path: "." }, message: "3 entries", success: true, callId });
+const day = (date: string) => new Date(`${date}T10:00:00Z`);
+/** A file time with milliseconds, as a real file has (the index keeps milliseconds); .125 s is exact in a double, so utimes sets it to the nanosecond. */
+const BUNDLE_TIME = new Date("2026-11-26T05:46:00.125Z");
+
+/** Session files with failed calls, real bundles (one with an error.json), a file that does not load, a truth.json. */
+async function writeEval(root: string): Promise<string[]> {
+  await writeSessionRun(path.join(root, "calc", "req-01", "run-01.jsonl"), "a0000000-0000-4000-8000-000000000001", day("2026-11-20"), [ok("call_a1"), missing("src/a1.py", "call_4f9c2d1e8b7a")]);
+  await writeSessionRun(path.join(root, "calc", "req-01", "run-02.jsonl"), "a0000000-0000-4000-8000-000000000002", day("2026-11-21"), [missing("lib/x.ts", "call_77aa01bb02cc"), command(2, "call_0002")]);
+  await writeSessionRun(path.join(root, "calc", "req-02", "run-03.jsonl"), "a0000000-0000-4000-8000-000000000003", day("2026-11-22"), [ok("call_b1")]);
+  await writeErroredBundle(SMALL_SUCCESS, path.join(root, "pay", "req-04", "b1000000-0000-4000-8000-000000000006_20261120_101500.zip"), "DeadlineExceededError", "Deadline exceeded after 30 s");
+  await cp(FAILED_RUN, path.join(root, "pay", "req-05", path.basename(FAILED_RUN)));
+  await writeFile(path.join(root, "calc", "req-02", "broken.jsonl"), "{not json\n");
+  await writeFile(path.join(root, "truth.json"), JSON.stringify({ samples: 5 }));
+  const runs = ["calc/req-01/run-01.jsonl", "calc/req-01/run-02.jsonl", "calc/req-02/run-03.jsonl", "pay/req-04/b1000000-0000-4000-8000-000000000006_20261120_101500.zip", `pay/req-05/${path.basename(FAILED_RUN)}`, "calc/req-02/broken.jsonl", "truth.json"];
+  for (const run of runs.slice(3)) await utimes(path.join(root, run), BUNDLE_TIME, BUNDLE_TIME);
+  return runs;
+}
+
+/** A real server on loopback for `dir`, and what it noted. */
+async function serve(dir: string, options: Partial<AppOptions> = {}): Promise<{ failures: () => Promise<EvalSummaryView>; runs: () => Promise<{ runs: { source: { path: string } }[] }>; notes: string[] }> {
+  const notes: string[] = [];
+  const built = await testApp({ path: dir, recursive: true, onNote: (line) => notes.push(line), ...options });
+  await built.app.listen({ host: "127.0.0.1", port: 0 });
+  const address = built.app.server.address();
+  if (address === null || typeof address === "string") throw new Error("not listening");
+  const json = async <T>(route: string): Promise<T> => {
+    const answer = await fetch(`http://127.0.0.1:${address.port}${route}`);
+    expect(answer.status, route).toBe(200);
+    return (await answer.json()) as T;
+  };
+  return { failures: () => json<EvalSummaryView>("/api/failures"), runs: () => json("/api/runs?limit=100"), notes };
+}
+
+const silent = { out: () => undefined, err: () => undefined, interactive: false };
+
+/** `wink-debug index` writing `index.parquet` at the target's root. */
+async function writeIndex(dir: string): Promise<void> {
+  expect(await indexMain([dir, "-r", "-o", path.join(dir, INDEX_FILE)], silent)).toBe(0);
+}
+
+/**
+ * `run`'s content replaced by as many bytes of garbage, its modification time kept: reading it
+ * now gives "did not load". A bundle keeps its first bytes, so that the listing, which sniffs
+ * them, still lists it.
+ */
+async function garble(dir: string, run: string): Promise<void> {
+  const file = path.join(dir, run);
+  const before = await stat(file);
+  const bytes = await readFile(file);
+  bytes.fill("x", run.endsWith(".zip") ? BUNDLE_SNIFF_BYTES : 0);
+  await writeFile(file, bytes);
+  await utimes(file, before.atime, before.mtime);
+}
+
+describe("/api/failures with an index.parquet at the target's root", () => {
+  it("answers as without it, reads no run it covers, reads the runs newer or changed since", async () => {
+    const dir = await tempDir("wink-eval-index-");
+    const runs = await writeEval(dir);
+    const without = await (await serve(dir)).failures();
+    expect(without.outcomes).toMatchObject({ runs: 6, error: 1 });
+    expect(without.groups.length).toBeGreaterThan(3);
+
+    await writeIndex(dir);
+    const withIndex = await serve(dir);
+    expect(await withIndex.failures()).toEqual(without);
+    expect(withIndex.notes).toEqual([`${INDEX_FILE}: 7 of 7 runs taken from it`]);
+    // The file is no run: neither listed nor counted.
+    expect((await withIndex.runs()).runs.map((run) => run.source.path).sort()).toEqual([...runs].sort());
+
+    // Every covered run made unreadable (same size, same time) but one, for the server to open on: the answer still comes from the index.
+    for (const run of runs.filter((name) => name !== `pay/req-05/${path.basename(FAILED_RUN)}`)) await garble(dir, run);
+    const garbled = await serve(dir);
+    expect(await garbled.failures()).toEqual(without);
+    expect(garbled.notes).toEqual([`${INDEX_FILE}: 7 of 7 runs taken from it`]);
+
+    // A run newer than the index is read; a covered run changed since (another size) is read again; a deleted one leaves.
+    await writeSessionRun(path.join(dir, "calc", "req-03", "run-04.jsonl"), "a0000000-0000-4000-8000-000000000004", day("2026-11-27"), [command(7, "call_0007")]);
+    await writeFile(path.join(dir, "calc", "req-01", "run-01.jsonl"), "{still not json\n");
+    await rm(path.join(dir, "calc", "req-02", "run-03.jsonl"));
+    const later = await serve(dir);
+    const answer = await later.failures();
+    expect(later.notes).toEqual([`${INDEX_FILE}: 5 of 7 runs taken from it, 2 read (new or changed since it was written: 1 changed); 1 of its rows name no run of the target, ignored`]);
+    expect(answer.outcomes).toEqual({ runs: 6, ok: without.outcomes.ok - 1, failed: without.outcomes.failed, error: 2 });
+    const byRun = new Map(answer.runs.map((run) => [run.run, run]));
+    expect(byRun.get("calc/req-03/run-04.jsonl")).toMatchObject({ outcome: "failed", failures: 1 });
+    expect(byRun.get("calc/req-01/run-01.jsonl")).toMatchObject({ outcome: "error" });
+    expect(byRun.has("calc/req-02/run-03.jsonl")).toBe(false);
+    // The garbled runs the index still covers keep their answer from it.
+    const kept = without.runs.filter((run) => run.run !== "calc/req-01/run-01.jsonl" && run.run !== "calc/req-02/run-03.jsonl");
+    expect(kept).toHaveLength(4);
+    for (const run of kept) expect(byRun.get(run.run)).toMatchObject({ outcome: run.outcome, failures: run.failures, tool_calls: run.tool_calls, started_at: run.started_at });
+  });
+
+  it("ignores, with a note, an index that is corrupt, too big for --memory, or of another version, and a row naming no run of the target", async () => {
+    const dir = await tempDir("wink-eval-index-bad-");
+    const runs = await writeEval(dir);
+    const without = await (await serve(dir)).failures();
+    const index = path.join(dir, INDEX_FILE);
+
+    await writeFile(index, "PAR1 not a parquet file at all PAR1");
+    const corrupt = await serve(dir);
+    expect(await corrupt.failures()).toEqual(without);
+    expect(corrupt.notes).toHaveLength(1);
+    expect(corrupt.notes[0]).toMatch(/^index\.parquet: ignored, the runs are read instead: /);
+
+    await writeIndex(dir);
+    const size = (await stat(index)).size;
+    // An eighth of --memory is read at most: at 8 × size − 8 bytes, the file is one byte too big.
+    const small = await serve(dir, { memoryBytes: 8 * size - 8 });
+    expect(await small.failures()).toEqual(without);
+    expect(small.notes[0]).toMatch(/^index\.parquet: ignored, the runs are read instead: it is (\d+) bytes, more than the (\d+) bytes read at this --memory \(an eighth of it\)$/);
+
+    // Rows naming a path outside the target and a run it does not hold, with failures: ignored, and never opened.
+    const digests: RunDigestView[] = [
+      { run: "../etc/passwd", kind: "session_file", outcome: "failed", reason: null, modified_at: "2026-11-20T10:00:00.000Z", started_at: null, ended_at: null, tool_calls: 1, failed_calls: 1, errors: 0, failures: [{ kind: "call", tool: "read_file", error_type: null, argument: null, message: "planted", session_id: null, turn: null, call_id: null, created_at: null }] },
+      { run: "calc/req-09/not-here.jsonl", kind: "session_file", outcome: "failed", reason: null, modified_at: "2026-11-20T10:00:00.000Z", started_at: null, ended_at: null, tool_calls: 1, failed_calls: 1, errors: 0, failures: [{ kind: "call", tool: "read_file", error_type: null, argument: null, message: "planted", session_id: null, turn: null, call_id: null, created_at: null }] },
+      // A listed run, but the row says it is a bundle: not the file the listing found.
+      { run: "calc/req-01/run-02.jsonl", kind: "bundle", outcome: "ok", reason: null, modified_at: "2026-11-21T10:01:00.000Z", started_at: null, ended_at: null, tool_calls: 0, failed_calls: 0, errors: 0, failures: [] },
+    ];
+    await writeRunIndex(index, runIndexRows("eval", digests), { createdBy: "test", root: "eval" });
+    const hostile = await serve(dir);
+    expect(await hostile.failures()).toEqual(without);
+    expect(hostile.notes).toEqual([`${INDEX_FILE}: 0 of ${runs.length} runs taken from it, ${runs.length} read (new or changed since it was written); 3 of its rows name no run of the target, ignored`]);
+    expect(JSON.stringify(await hostile.failures())).not.toContain("planted");
+
+    // A file of another version of the index (written before the columns the viewer needs): refused, and said so.
+    const rows = runIndexRows("eval", digests);
+    parquetWriteFile({ filename: index, schema: runIndexSchema(), columnData: runIndexColumns(rows), kvMetadata: [{ key: "wink-debug.format", value: RUN_INDEX_FORMAT }, { key: "wink-debug.version", value: "1" }] });
+    const older = await serve(dir);
+    expect(await older.failures()).toEqual(without);
+    expect(older.notes).toEqual([`${INDEX_FILE}: ignored, the runs are read instead: it is version "1" of the run index; this viewer reads version 2 (write it again with this wink-debug index)`]);
+
+  });
+
+  it("takes the digests from the index.parquet object at the root of an HTTP folder (nginx) too", async () => {
+    const dir = await tempDir("wink-eval-index-http-");
+    const runs = await writeEval(dir);
+    // nginx gives times to the second: runs written to the second, as an index written from the store's own times would match.
+    const second = new Date("2026-11-26T06:00:00Z");
+    for (const run of runs) await utimes(path.join(dir, run), second, second);
+    const nginx = await startNginx(dir);
+    try {
+      const without = await (await serve(nginx.url)).failures();
+      expect(without.outcomes.runs).toBe(6);
+      await writeIndex(dir);
+      for (const run of runs.filter((name) => name !== `pay/req-05/${path.basename(FAILED_RUN)}`)) await garble(dir, run);
+      const remote = await serve(nginx.url);
+      expect(await remote.failures()).toEqual(without);
+      expect(remote.notes).toEqual([`${INDEX_FILE}: 7 of 7 runs taken from it`]);
+    } finally {
+      await nginx.stop();
+    }
+  });
+});
