@@ -26,6 +26,9 @@ import type { ChangeNotice } from "./library/directory-watcher.js";
 import { EventStream } from "./library/event-stream.js";
 import { RemoteFiles } from "./library/remote-files.js";
 import { RemotePoller } from "./library/remote-poller.js";
+import { RunIndex } from "./library/run-index.js";
+import type { RunIndexProgress } from "./library/run-index.js";
+import type { RunIndexStore } from "./library/run-index-store.js";
 import { requestValidatorFactory } from "./library/request-validators.js";
 import type { RequestSchemaNotice } from "./library/request-validators.js";
 import { openServedState } from "./library/served-state.js";
@@ -88,6 +91,13 @@ export interface AppOptions extends ServedStateOptions {
   indexInBackground?: boolean;
   /** Called while files are indexed in the background. */
   onIndexProgress?: (done: number, total: number, file: string) => void;
+  /**
+   * Where the run index (the eval's digests) is kept between starts (`runIndexStore`); none:
+   * in memory only, nothing written (the default; the CLI passes the user's cache, unless `--no-cache`).
+   */
+  runIndexStore?: RunIndexStore | null;
+  /** Told as the run index reads runs (`RunIndexOptions.onProgress`). */
+  onRunIndexProgress?: (progress: RunIndexProgress) => void;
   /** Pino logger settings (default: errors only). Ignored with `logFormat: "json"`. */
   logger?: boolean | { level: string };
   /** `"json"`: one JSON access-log line per request on stdout (or `logStream`), the audit trail (ops/access-log.ts). */
@@ -129,6 +139,8 @@ export interface WinkApp {
   readonly state: ViewerState;
   readonly events: EventStream;
   readonly watcher: DirectoryWatcher | RemotePoller | null;
+  /** The digests of every run (the eval's answers), built in the background unless `indexInBackground` is false. */
+  readonly runIndex: RunIndex;
   /** The worker thread and the answers it computed (big diffs, huge raw lines). */
   readonly heavy: HeavyWork;
   /** Fastify's request handler when `AppOptions.server` was given (attach it after `app.ready()`), else null. */
@@ -183,7 +195,12 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   if (onRoute !== undefined) app.addHook("onRoute", (route) => onRoute({ method: route.method, url: route.url }));
 
   const events = new EventStream();
-  const onChange = (notice: ChangeNotice) => events.send("change", notice);
+  const runIndex = new RunIndex(state, { store: options.runIndexStore ?? null, ...(options.onRunIndexProgress === undefined ? {} : { onProgress: options.onRunIndexProgress }) });
+  const onChange = (notice: ChangeNotice) => {
+    // New and rewritten runs are read again, deleted ones leave, before the pages ask.
+    runIndex.update();
+    events.send("change", notice);
+  };
   const watcher =
     options.watch === false
       ? null
@@ -241,7 +258,7 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
     health: () => (watcher instanceof RemotePoller ? watcher.health : null),
     onIndexed: () => events.send("indexed", { files: directory.files().length }),
   });
-  await app.register(failureRoutes, { state });
+  await app.register(failureRoutes, { state, index: runIndex });
   await app.register(eventRoutes, { state, events });
   await app.register(spaFallback, { basePath, webDir: options.webDir ?? path.join(packageRoot(), "dist", "web"), ...(options.ssrModule === undefined ? {} : { ssrModule: options.ssrModule }), prerenderLanding: options.prerenderLanding === true, signIn: options.auth !== undefined, runCount: () => directory.runCount() });
 
@@ -255,6 +272,7 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
     await validators.loaded();
     watcher?.start();
     if (options.indexInBackground !== false) {
+      void runIndex.start();
       void directory
         .indexAll((done, total, record) => options.onIndexProgress?.(done, total, record.path))
         .then(() => events.send("indexed", { files: directory.files().length }));
@@ -263,6 +281,8 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   app.addHook("preClose", async () => {
     events.close();
     watcher?.close();
+    // Saves what was read, so that the next start goes on from there.
+    await runIndex.close();
     directory.close();
     // Fastify closes only a server it listened on; a given one is closed here, as Fastify would (forceCloseConnections).
     if (given !== undefined) {
@@ -274,5 +294,5 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
     await Promise.all([archives.close(), heavy.pool.close(), files.close()]);
   });
 
-  return { app, state, events, watcher, heavy, handler };
+  return { app, state, events, watcher, runIndex, heavy, handler };
 }
