@@ -28,7 +28,7 @@ import { RemoteFiles } from "./library/remote-files.js";
 import { RemotePoller } from "./library/remote-poller.js";
 import { RunIndex } from "./library/run-index.js";
 import type { RunIndexProgress } from "./library/run-index.js";
-import type { RunIndexStore } from "./library/run-index-store.js";
+import { runIndexStore } from "./library/run-index-store.js";
 import { requestValidatorFactory } from "./library/request-validators.js";
 import type { RequestSchemaNotice } from "./library/request-validators.js";
 import { openServedState } from "./library/served-state.js";
@@ -92,10 +92,13 @@ export interface AppOptions extends ServedStateOptions {
   /** Called while files are indexed in the background. */
   onIndexProgress?: (done: number, total: number, file: string) => void;
   /**
-   * Where the run index (the eval's digests) is kept between starts (`runIndexStore`); none:
-   * in memory only, nothing written (the default; the CLI passes the user's cache, unless `--no-cache`).
+   * The folder the run index (the eval's digests) is kept in between starts, one file per
+   * target (`runIndexStore`); none: in memory only, nothing written (the default; the CLI
+   * passes the user's cache directory or `--cache-dir`, unless `--no-cache`).
    */
-  runIndexStore?: RunIndexStore | null;
+  runIndexCacheDir?: string | null;
+  /** Told once when `runIndexCacheDir` cannot be used (then nothing is kept). */
+  onRunIndexUnusable?: (message: string) => void;
   /** Told as the run index reads runs (`RunIndexOptions.onProgress`). */
   onRunIndexProgress?: (progress: RunIndexProgress) => void;
   /** Pino logger settings (default: errors only). Ignored with `logFormat: "json"`. */
@@ -195,7 +198,11 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   if (onRoute !== undefined) app.addHook("onRoute", (route) => onRoute({ method: route.method, url: route.url }));
 
   const events = new EventStream();
-  const runIndex = new RunIndex(state, { store: options.runIndexStore ?? null, ...(options.onRunIndexProgress === undefined ? {} : { onProgress: options.onRunIndexProgress }) });
+  const indexDir = options.runIndexCacheDir ?? null;
+  const runIndex = new RunIndex(state, {
+    store: indexDir === null ? null : runIndexStore(indexDir, directory.root, directory.recursive, options.onRunIndexUnusable),
+    ...(options.onRunIndexProgress === undefined ? {} : { onProgress: options.onRunIndexProgress }),
+  });
   const onChange = (notice: ChangeNotice) => {
     // New and rewritten runs are read again, deleted ones leave, before the pages ask.
     runIndex.update();

@@ -39,7 +39,7 @@ import { TlsFilesError, readTlsFiles } from "./http/tls-files.js";
 import type { TlsFiles } from "./http/tls-files.js";
 import { DEFAULT_KEEP_ALIVE_TIMEOUT_MS, DEFAULT_RESERVE, FILE_HEADROOM, MAX_DEFAULT_CONNECTIONS, MIN_CONNECTIONS, defaultMaxConnections, openFileLimit } from "./http/connection-limits.js";
 import type { RemoteTargetOptions } from "./library/open-target.js";
-import { runIndexStore, userCacheDir } from "./library/run-index-store.js";
+import { userCacheDir } from "./library/run-index-store.js";
 import { DEFAULT_MEMORY_BYTES, closeServedState, openServedState } from "./library/served-state.js";
 import { packageRoot, packageVersion } from "./package-root.js";
 
@@ -626,7 +626,6 @@ async function main(): Promise<void> {
   const { ReadingProgress, processIo } = await import("./target-digests.js");
   // The run index is kept in the user's cache (a local folder) or in --cache-dir (a remote store): never beside the runs.
   const indexDir = !options.cache ? null : remote ? (options.remote.cacheDir ?? null) : userCacheDir();
-  const indexStore = indexDir === null ? null : runIndexStore(indexDir, state.directory.root, state.directory.recursive, (message) => process.stderr.write(`${message}\n`));
   const indexing = new ReadingProgress(processIo, { doing: "Indexing", done: "Indexed" });
   let toIndex: { cached: number; total: number } | null = null;
   const { app, handler, runIndex } = await buildApp({
@@ -644,7 +643,8 @@ async function main(): Promise<void> {
     onIndexProgress: (done, total) => {
       if (interactive && total > 1) process.stderr.write(`\rIndexing session files: ${done}/${total}${done === total ? "\n" : ""}`);
     },
-    runIndexStore: indexStore,
+    runIndexCacheDir: indexDir,
+    onRunIndexUnusable: (message) => process.stderr.write(`${message}\n`),
     onRunIndexProgress: ({ indexed, total }) => {
       if (toIndex === null) return;
       indexing.step(indexed - toIndex.cached, toIndex.total);
