@@ -100,7 +100,7 @@ describe("the run index", () => {
       ["read_file: No such file or directory: <path>", 12, 12],
       ["shell: Timed out after <n> s", 4, 4],
     ]);
-    const occurrences = await (await fetch(`${url}api/failures/occurrences?signature=${encodeURIComponent("shell: Timed out after <n> s")}`)).json();
+    const occurrences = (await (await fetch(`${url}api/failures/occurrences?signature=${encodeURIComponent("shell: Timed out after <n> s")}`)).json()) as { occurrences: unknown[] };
     expect(occurrences.occurrences).toHaveLength(4);
   });
 
