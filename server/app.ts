@@ -205,7 +205,7 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   });
   const onChange = (notice: ChangeNotice) => {
     // New and rewritten runs are read again, deleted ones leave, before the pages ask.
-    runIndex.update();
+    runIndex.update(notice.changed);
     events.send("change", notice);
   };
   const watcher =

@@ -10,6 +10,7 @@ import type { WinkApp } from "./app.js";
 import { buildApp } from "./app.js";
 import { startCli, stopClis, waitForUrl } from "./cli.test-support.js";
 import { failuresMain } from "./failures.js";
+import { indexMain } from "./index-command.js";
 import type { GeneratedCall } from "./failures.test-support.js";
 import { writeSessionRun } from "./failures.test-support.js";
 import { RUN_INDEX_FORMAT, runIndexFile, userCacheDir } from "./library/run-index-store.js";
@@ -242,6 +243,11 @@ describe("the run index of the CLI", () => {
     const third = await run([]);
     expect(third.stderr).toMatch(/Read 1 run in [\d.]+ s \(5 from the cache\)/);
     expect(third.report.runs).toBe(6);
+    // `wink-debug index` reads the same cache.
+    const err: string[] = [];
+    const parquet = path.join(await tempDir(), "runs.parquet");
+    expect(await indexMain([dir, "-o", parquet], { out: () => undefined, err: (text) => err.push(text), interactive: false })).toBe(0);
+    expect(err.join("")).toMatch(/Read 0 runs in [\d.]+ s \(6 from the cache\)/);
     const uncached = await run(["--no-cache"]);
     expect(uncached.stderr).toMatch(/Read 6 runs in [\d.]+ s\n/);
     expect(uncached.report).toEqual(third.report);

@@ -107,11 +107,14 @@ export class RunIndex {
 
   /**
    * Takes the directory's current listing in (after a change notice, or before an answer):
-   * runs that left are dropped, new and rewritten ones are queued to be read.
+   * runs that left are dropped, new and rewritten ones are queued to be read. `changed`: runs
+   * a change notice names, read again even if their listed size and time look the same (a
+   * store whose listing has no ETags revalidates them itself).
    */
-  update(): void {
+  update(changed: readonly string[] = []): void {
     if (this.#closed || !this.#started) return;
     const { directory } = this.state;
+    for (const run of changed) if (this.#entries.delete(run)) this.#dirty = true;
     for (const run of this.#entries.keys()) {
       if (directory.get(run) !== undefined) continue;
       this.#entries.delete(run);
@@ -128,19 +131,23 @@ export class RunIndex {
 
   /** How far the index got (against the listing as it is now). */
   progress(): RunIndexProgress {
-    const covered = this.#covered();
-    const indexed = covered.filter((record) => this.#current(record) !== null).length;
-    return { indexed, total: covered.length, complete: indexed === covered.length };
+    return this.view().progress;
   }
 
   /** The current digests of the runs covered, newest first; runs not read yet are left out. */
   digests(): RunDigestView[] {
+    return this.view().digests;
+  }
+
+  /** Both, from one pass over the listing (what an answer needs). */
+  view(): { readonly digests: RunDigestView[]; readonly progress: RunIndexProgress } {
+    const covered = this.#covered();
     const digests: RunDigestView[] = [];
-    for (const record of this.#covered()) {
+    for (const record of covered) {
       const entry = this.#current(record);
       if (entry !== null) digests.push(entry.digest);
     }
-    return digests;
+    return { digests, progress: { indexed: digests.length, total: covered.length, complete: digests.length === covered.length } };
   }
 
   /** Every entry held (seeded, loaded or read), as a store or a Parquet writer would keep them. */

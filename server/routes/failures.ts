@@ -27,8 +27,8 @@ export const failureRoutes: FastifyPluginAsyncTypebox<FailureRoutesOptions> = as
   app.route({
     ...routeOptions(VIEWER_ROUTES.failures),
     handler: async () => {
-      const held = current();
-      return evalSummary(path.basename(state.displayRoot), held.digests(), held.progress());
+      const { digests, progress } = current().view();
+      return evalSummary(path.basename(state.displayRoot), digests, progress);
     },
   });
   app.route({ ...routeOptions(VIEWER_ROUTES.failureOccurrences), handler: async (request) => failureOccurrences(current().digests(), request.query.signature) });
