@@ -4,7 +4,9 @@
 import { readFile, readdir, realpath, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startNginx } from "../shared/remote/test-servers/nginx.test-support.js";
+import type { NginxServer } from "../shared/remote/test-servers/nginx.test-support.js";
 import type { EvalSummaryView } from "../shared/viewer/index.js";
 import type { WinkApp } from "./app.js";
 import { buildApp } from "./app.js";
@@ -52,8 +54,16 @@ async function tree(dir: string): Promise<string[]> {
 }
 
 /** An app on `dir`, listening on loopback; its base URL. */
-async function serve(dir: string, cacheDir: string | null, extra: { indexInBackground?: boolean } = {}): Promise<{ app: WinkApp; url: string }> {
-  const app = await buildApp({ path: dir, watch: "poll", logger: false, webDir: path.join(os.tmpdir(), "wink-no-web-dir"), runIndexCacheDir: cacheDir, indexInBackground: extra.indexInBackground ?? true });
+async function serve(dir: string, cacheDir: string | null, extra: { indexInBackground?: boolean; remoteCacheDir?: string } = {}): Promise<{ app: WinkApp; url: string }> {
+  const app = await buildApp({
+    path: dir,
+    watch: "poll",
+    logger: false,
+    webDir: path.join(os.tmpdir(), "wink-no-web-dir"),
+    runIndexCacheDir: cacheDir,
+    indexInBackground: extra.indexInBackground ?? true,
+    ...(extra.remoteCacheDir === undefined ? {} : { remote: { cacheDir: extra.remoteCacheDir } }),
+  });
   apps.push(app);
   await app.app.listen({ host: "127.0.0.1", port: 0 });
   const address = app.app.server.address();
@@ -255,4 +265,62 @@ describe("the run index of the CLI", () => {
     expect(await readdir(userCacheDir())).toEqual([path.basename(runIndexFile(userCacheDir(), await realpath(dir), false))]);
     expect((await readdir(dir)).filter((name) => !name.endsWith(".jsonl"))).toEqual([]);
   });
+});
+
+describe("the run index of a remote store (an HTTP folder served by nginx)", () => {
+  let nginx: NginxServer;
+  let served: string;
+  beforeAll(async () => {
+    served = await tempDir("wink-index-served-");
+    nginx = await startNginx(served);
+  });
+  afterAll(async () => {
+    await nginx?.stop();
+  });
+
+  it("is kept in --cache-dir, beside the store's blocks: a second start reads no run", async () => {
+    const folder = path.join(served, "apps");
+    await writeEval(folder, 4);
+    const before = await tree(served);
+    const cacheDir = path.join(await tempDir(), "blocks");
+    const first = await serve(`${nginx.url}apps/`, cacheDir, { remoteCacheDir: cacheDir });
+    const answer = await complete(first.url);
+    expect(answer.outcomes.runs).toBe(4);
+    expect(first.app.runIndex.runsRead).toBe(4);
+    await stop(first.app);
+    const file = runIndexFile(cacheDir, first.app.state.directory.root, false);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    const second = await serve(`${nginx.url}apps/`, cacheDir, { remoteCacheDir: cacheDir });
+    expect(groupsOf(await complete(second.url))).toEqual(groupsOf(answer));
+    expect(second.app.runIndex.runsRead).toBe(0);
+    expect(await tree(served)).toEqual(before);
+  });
+
+  /** The viewer's URL (the store's is on the line before it, also on loopback). */
+  async function viewerUrl(output: () => string): Promise<string> {
+    await waitForUrl(output, 60_000);
+    for (;;) {
+      const match = /^ {2}(http:\/\/127\.0\.0\.1:\d+\/) {3}\(ready/m.exec(output());
+      if (match?.[1] !== undefined) return match[1];
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  it("is kept by the CLI only with --cache-dir", async () => {
+    await writeEval(path.join(served, "cli"), 2);
+    const home = await tempDir();
+    const env = { ...process.env, XDG_CACHE_HOME: home };
+    const cacheDir = path.join(await tempDir(), "blocks");
+    const cli = startCli([`${nginx.url}cli/`, "--port", "0", "--cache-dir", cacheDir], { env });
+    await complete(await viewerUrl(cli.output));
+    cli.child.kill("SIGTERM");
+    expect(await cli.exit).toBe(0);
+    expect((await readdir(cacheDir)).filter((name) => name.startsWith("run-index-"))).toHaveLength(1);
+    const bare = startCli([`${nginx.url}cli/`, "--port", "0"], { env });
+    await complete(await viewerUrl(bare.output));
+    bare.child.kill("SIGTERM");
+    expect(await bare.exit).toBe(0);
+    // Without --cache-dir a remote store's index is kept nowhere (not in the user's cache either).
+    expect(await readdir(home)).toEqual([]);
+  }, CLI_MS);
 });
