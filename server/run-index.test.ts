@@ -15,8 +15,10 @@ import { failuresMain } from "./failures.js";
 import { indexMain } from "./index-command.js";
 import type { GeneratedCall } from "./failures.test-support.js";
 import { writeSessionRun } from "./failures.test-support.js";
-import { RUN_INDEX_FORMAT, runIndexFile, userCacheDir } from "./library/run-index-store.js";
-import { cleanUp, tempDir } from "./server.test-support.js";
+import { RunIndex } from "./library/run-index.js";
+import type { RunIndexEntry } from "./library/run-index.js";
+import { RUN_INDEX_FORMAT, runIndexFile, runIndexStore, userCacheDir } from "./library/run-index-store.js";
+import { cleanUp, tempDir, testApp } from "./server.test-support.js";
 
 /** Tests that start the CLI: each start transpiles the sources (seconds on a loaded 2-core machine). */
 const CLI_MS = 120_000;
@@ -192,6 +194,27 @@ describe("the run index", () => {
     const answer = await complete(second.url);
     expect(second.app.runIndex.runsRead).toBe(1);
     expect(answer.runs.find((run) => run.run === "run-01.jsonl")?.outcome).toBe("ok");
+  });
+});
+
+describe("saving the run index", () => {
+  it("saves as it reads, not only at the end: a process killed mid-way keeps the runs read so far", async () => {
+    const dir = await tempDir();
+    await writeEval(dir, 10);
+    const app = await testApp({ path: dir });
+    const store = runIndexStore(await tempDir(), app.state.directory.root, false);
+    const saves: number[] = [];
+    const counting = { file: store.file, load: () => store.load(), save: async (entries: readonly RunIndexEntry[]) => {
+      saves.push(entries.length);
+      await store.save(entries);
+    } };
+    // One run at a time, and a save as soon as one is read.
+    const index = new RunIndex(app.state, { store: counting, concurrency: 1, saveEveryMs: 0 });
+    await index.whenComplete();
+    await index.close();
+    expect(saves[0]).toBeLessThan(10);
+    expect(saves.at(-1)).toBe(10);
+    expect(await store.load()).toHaveLength(10);
   });
 });
 
