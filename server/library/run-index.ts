@@ -82,7 +82,8 @@ export class RunIndex {
   start(): Promise<void> {
     this.#starting ??= (async () => {
       const saved = (await this.options.store?.load()) ?? null;
-      if (saved !== null) this.seed(saved);
+      // What the file holds already: not a reason to write it again.
+      if (saved !== null) this.#take(saved);
       this.#started = true;
       this.update();
     })();
@@ -94,15 +95,24 @@ export class RunIndex {
    * whose file it still describes, unless the index has a current digest of that run already.
    */
   seed(entries: readonly RunIndexEntry[]): void {
+    // Kept with the next save, so that a start after this one has them from the cache.
+    if (this.#take(entries) > 0) this.#dirty = true;
+    if (this.#started) this.update();
+  }
+
+  /** Takes the entries that still describe a listed run's file; how many it took. */
+  #take(entries: readonly RunIndexEntry[]): number {
     const { directory } = this.state;
+    let taken = 0;
     for (const entry of entries) {
       const record = directory.get(entry.run);
       if (record === undefined || !describes(entry, record)) continue;
       const held = this.#entries.get(entry.run);
       if (held !== undefined && describes(held, record)) continue;
       this.#entries.set(entry.run, entry);
+      taken += 1;
     }
-    if (this.#started) this.update();
+    return taken;
   }
 
   /**
