@@ -7,6 +7,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // A temporary XDG_CACHE_HOME per test file: nothing is written into the real ~/.cache.
+    setupFiles: ["server/cache-home.test-support.ts"],
     // The JSON report feeds the "N passed, N failed" line that CI reads (scripts/test.mjs).
     reporters: ["default", ["json", { outputFile: ".test-results/vitest.json" }]],
   },

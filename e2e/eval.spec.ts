@@ -120,6 +120,24 @@ test("the eval counts the runs, groups the failures and opens an occurrence in i
   expect(guarded.problems).toEqual([]);
 });
 
+test("while the server's index is incomplete the eval says how far it got, and asks again until it is complete", async ({ page, guarded }) => {
+  // The real answer, said to cover 1 run of 5 the first time; the page's next question gets the real one.
+  let asked = 0;
+  await page.route("**/api/failures", async (route) => {
+    asked += 1;
+    if (asked > 1) return route.continue();
+    const response = await route.fetch();
+    const summary = (await response.json()) as { index: { indexed: number; total: number; complete: boolean } };
+    await route.fulfill({ response, json: { ...summary, index: { indexed: 1, total: 5, complete: false } } });
+  });
+  await page.goto(`${server.url}?view=eval`);
+  await expect(page.getByTestId("eval-indexing")).toHaveText("Indexing 1 of 5 runs…");
+  await expect(page.getByTestId("eval-indexing")).toHaveCount(0);
+  await expect(page.getByTestId("eval-group").first()).toBeVisible();
+  expect(asked).toBeGreaterThanOrEqual(2);
+  expect(guarded.problems).toEqual([]);
+});
+
 test("runs filter by outcome, and a failed run compares its final workspace with a passing run of its sample", async ({ page, guarded }) => {
   await page.goto(`${server.url}?view=eval&outcome=ok`);
   await expect(page.getByTestId("eval-run").first()).toBeVisible();
@@ -183,6 +201,7 @@ test("10,000 runs and 500 groups: painted at once, scrolled and filtered smoothl
   }));
   const body = JSON.stringify({
     root: "evals",
+    index: { indexed: 10_000, total: 10_000, complete: true },
     outcomes: { runs: 10_000, ok: runs.filter((run) => run.outcome === "ok").length, failed: runs.filter((run) => run.outcome === "failed").length, error: runs.filter((run) => run.outcome === "error").length },
     breakdown: [1, 2, 3, 4].map((attempt) => ({ target: "evals", attempt, runs: 2500, ok: 833, failed: 1650, error: 17 })),
     runs,

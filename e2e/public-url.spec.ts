@@ -28,7 +28,7 @@ test.beforeAll(async () => {
   await writeFile(path.join(dir, "run-beta.jsonl"), `${line("beta")}\n`);
   const [viewerPort, proxyPort] = [await freePort(), await freePort()];
   publicUrl = `http://127.0.0.1:${proxyPort}/wink/`;
-  const { command, args } = cliCommand([dir, "--port", String(viewerPort), "--no-open", "--public-url", publicUrl]);
+  const { command, args } = cliCommand([dir, "--port", String(viewerPort), "--no-open", "--no-cache", "--public-url", publicUrl]);
   viewer = spawn(command, args, { cwd: REPO, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_ENV: "production" } });
   let output = "";
   await new Promise<void>((resolve, reject) => {

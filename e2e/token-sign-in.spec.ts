@@ -25,7 +25,7 @@ test.beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "wink-e2e-token-"));
   await writeFile(path.join(dir, "run-alpha.jsonl"), `${line("alpha")}\n`);
   await writeFile(path.join(dir, "run-beta.jsonl"), `${line("beta")}\n`);
-  const { command, args } = cliCommand([dir, "--port", "0", "--no-open", "--auth", "token"]);
+  const { command, args } = cliCommand([dir, "--port", "0", "--no-open", "--no-cache", "--auth", "token"]);
   viewer = spawn(command, args, { cwd: REPO, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_ENV: "production" } });
   let output = "";
   [base, token] = await new Promise<[string, string]>((resolve, reject) => {

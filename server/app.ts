@@ -26,6 +26,10 @@ import type { ChangeNotice } from "./library/directory-watcher.js";
 import { EventStream } from "./library/event-stream.js";
 import { RemoteFiles } from "./library/remote-files.js";
 import { RemotePoller } from "./library/remote-poller.js";
+import { INDEX_MEMORY_SHARE, readIndexSeed } from "./library/index-seed.js";
+import { RunIndex } from "./library/run-index.js";
+import type { RunIndexProgress } from "./library/run-index.js";
+import { runIndexStore } from "./library/run-index-store.js";
 import { requestValidatorFactory } from "./library/request-validators.js";
 import type { RequestSchemaNotice } from "./library/request-validators.js";
 import { openServedState } from "./library/served-state.js";
@@ -90,6 +94,16 @@ export interface AppOptions extends ServedStateOptions {
   onIndexProgress?: (done: number, total: number, file: string) => void;
   /** Told what the server made of the target's `index.parquet` (used, ignored and why), a line each (default: the log, as warnings). */
   onNote?: (line: string) => void;
+  /**
+   * The folder the run index (the eval's digests) is kept in between starts, one file per
+   * target (`runIndexStore`); none: in memory only, nothing written (the default; the CLI
+   * passes the user's cache directory or `--cache-dir`, unless `--no-cache`).
+   */
+  runIndexCacheDir?: string | null;
+  /** Told once when `runIndexCacheDir` cannot be used (then nothing is kept). */
+  onRunIndexUnusable?: (message: string) => void;
+  /** Told as the run index reads runs (`RunIndexOptions.onProgress`). */
+  onRunIndexProgress?: (progress: RunIndexProgress) => void;
   /** Pino logger settings (default: errors only). Ignored with `logFormat: "json"`. */
   logger?: boolean | { level: string };
   /** `"json"`: one JSON access-log line per request on stdout (or `logStream`), the audit trail (ops/access-log.ts). */
@@ -131,6 +145,8 @@ export interface WinkApp {
   readonly state: ViewerState;
   readonly events: EventStream;
   readonly watcher: DirectoryWatcher | RemotePoller | null;
+  /** The digests of every run (the eval's answers), built in the background unless `indexInBackground` is false. */
+  readonly runIndex: RunIndex;
   /** The worker thread and the answers it computed (big diffs, huge raw lines). */
   readonly heavy: HeavyWork;
   /** Fastify's request handler when `AppOptions.server` was given (attach it after `app.ready()`), else null. */
@@ -185,7 +201,17 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   if (onRoute !== undefined) app.addHook("onRoute", (route) => onRoute({ method: route.method, url: route.url }));
 
   const events = new EventStream();
-  const onChange = (notice: ChangeNotice) => events.send("change", notice);
+  const indexDir = options.runIndexCacheDir ?? null;
+  const runIndex = new RunIndex(state, {
+    store: indexDir === null ? null : runIndexStore(indexDir, directory.root, directory.recursive, options.onRunIndexUnusable),
+    ...(options.onRunIndexProgress === undefined ? {} : { onProgress: options.onRunIndexProgress }),
+    prebuilt: () => readIndexSeed(state, { maxBytes: memory.bytes / INDEX_MEMORY_SHARE, onNote: options.onNote ?? ((line) => app.log.warn(line)) }),
+  });
+  const onChange = (notice: ChangeNotice) => {
+    // New and rewritten runs are read again, deleted ones leave, before the pages ask.
+    runIndex.update(notice.changed);
+    events.send("change", notice);
+  };
   const watcher =
     options.watch === false
       ? null
@@ -243,7 +269,7 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
     health: () => (watcher instanceof RemotePoller ? watcher.health : null),
     onIndexed: () => events.send("indexed", { files: directory.files().length }),
   });
-  await app.register(failureRoutes, { state, memory, ...(options.onNote === undefined ? {} : { onNote: options.onNote }) });
+  await app.register(failureRoutes, { state, index: runIndex });
   await app.register(eventRoutes, { state, events });
   await app.register(spaFallback, { basePath, webDir: options.webDir ?? path.join(packageRoot(), "dist", "web"), ...(options.ssrModule === undefined ? {} : { ssrModule: options.ssrModule }), prerenderLanding: options.prerenderLanding === true, signIn: options.auth !== undefined, runCount: () => directory.runCount() });
 
@@ -257,6 +283,7 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
     await validators.loaded();
     watcher?.start();
     if (options.indexInBackground !== false) {
+      void runIndex.start();
       void directory
         .indexAll((done, total, record) => options.onIndexProgress?.(done, total, record.path))
         .then(() => events.send("indexed", { files: directory.files().length }));
@@ -265,6 +292,8 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   app.addHook("preClose", async () => {
     events.close();
     watcher?.close();
+    // Saves what was read, so that the next start goes on from there.
+    await runIndex.close();
     directory.close();
     // Fastify closes only a server it listened on; a given one is closed here, as Fastify would (forceCloseConnections).
     if (given !== undefined) {
@@ -276,5 +305,5 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
     await Promise.all([archives.close(), heavy.pool.close(), files.close()]);
   });
 
-  return { app, state, events, watcher, heavy, handler };
+  return { app, state, events, watcher, runIndex, heavy, handler };
 }

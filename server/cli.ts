@@ -39,6 +39,7 @@ import { TlsFilesError, readTlsFiles } from "./http/tls-files.js";
 import type { TlsFiles } from "./http/tls-files.js";
 import { DEFAULT_KEEP_ALIVE_TIMEOUT_MS, DEFAULT_RESERVE, FILE_HEADROOM, MAX_DEFAULT_CONNECTIONS, MIN_CONNECTIONS, defaultMaxConnections, openFileLimit } from "./http/connection-limits.js";
 import type { RemoteTargetOptions } from "./library/open-target.js";
+import { userCacheDir } from "./library/run-index-store.js";
 import { DEFAULT_MEMORY_BYTES, closeServedState, openServedState } from "./library/served-state.js";
 import { packageRoot, packageVersion } from "./package-root.js";
 
@@ -48,6 +49,9 @@ const MIN_MEMORY_MIB = 16;
 
 /** How long the first stage waits for a first request before it loads the full app anyway. */
 const FULL_APP_DELAY_MS = 100;
+
+/** Runs to read at start from which the run index's progress is shown on stderr. */
+const INDEX_PROGRESS_RUNS = 10;
 
 /** Longest and shortest `--poll` interval, in seconds. */
 const MAX_POLL_SECONDS = 86_400;
@@ -78,6 +82,10 @@ Options:
                    (created 0700), so a later start reads it from disk instead of the
                    store (only for the same ETag); without it nothing is written anywhere.
                    DIR must be yours and not group/world-writable (exit 2 otherwise)
+  --no-cache       keep no run index between starts: by default the digests of the runs
+                   (what the eval counts) are kept in $XDG_CACHE_HOME/wink-debug (else
+                   ~/.cache/wink-debug; in --cache-dir for a remote store, none without
+                   it), so a second start reads no run again. Never beside the runs
   --cache-size MIB most MiB kept in --cache-dir, least recently used dropped first
                    (default ${DEFAULT_DISK_CACHE_BYTES / MIB})
   --store-timeout SECONDS
@@ -144,9 +152,9 @@ credential_process, instance roles; they are never printed nor sent to the brows
 Commands:
   wink-debug bundle DIR|FILE -o run.html
                    write one self-contained HTML file (viewer + data) that opens offline
-  wink-debug failures DIR|FILE [-r] [--json] [--since DATE] [--baseline FILE] [--fail-on-new]
+  wink-debug failures DIR|FILE [-r] [--json] [--since DATE] [--baseline FILE] [--fail-on-new] [--no-cache]
                    what failed across the runs, grouped by signature (--help for more)
-  wink-debug index DIR|FILE [-r] -o FILE.parquet
+  wink-debug index DIR|FILE [-r] -o FILE.parquet [--no-cache]
                    write the run index (a row per run and per failure) as Parquet
 `;
 
@@ -167,6 +175,8 @@ interface CliOptions {
   /** Seconds between two polls (remote live reload, or local polling), or undefined. */
   pollSeconds: number | undefined;
   remote: RemoteTargetOptions;
+  /** Keep the run index between starts (false: `--no-cache`). */
+  cache: boolean;
   logFormat: "default" | "json";
   /** The bearer token of /metrics, read from --metrics-token-file, or null. */
   metricsToken: string | null;
@@ -214,6 +224,7 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
         "store-timeout": { type: "string" },
         "cache-dir": { type: "string" },
         "cache-size": { type: "string" },
+        "no-cache": { type: "boolean" },
         "endpoint-url": { type: "string" },
         profile: { type: "string" },
         region: { type: "string" },
@@ -279,6 +290,7 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
   }
   const cacheDir = values["cache-dir"];
   if (cacheDir === "") throw new UsageError("--cache-dir must name a directory");
+  if (values["no-cache"] === true && cacheDir !== undefined) throw new UsageError("--no-cache and --cache-dir contradict each other");
   const cacheSizeText = values["cache-size"];
   if (cacheSizeText !== undefined && cacheDir === undefined) throw new UsageError("--cache-size needs --cache-dir");
   if (cacheSizeText !== undefined && (!/^\d{1,7}$/.test(cacheSizeText) || Number(cacheSizeText) < 1)) throw new UsageError(`--cache-size must be a whole number of MiB, at least 1, got ${cacheSizeText}`);
@@ -357,6 +369,7 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
     maxConnections: Number(maxConnectionsText),
     pollSeconds: pollText === undefined ? undefined : Number(pollText),
     remote,
+    cache: values["no-cache"] !== true,
     logFormat,
     metricsToken,
     oidc,
@@ -610,7 +623,12 @@ async function main(): Promise<void> {
   }
   if (options.proxy !== undefined) auth = proxySignIn(options.proxy, publicAddress?.basePath ?? "/");
   const { buildApp } = await import("./app.js");
-  const { app, handler } = await buildApp({
+  const { ReadingProgress, processIo } = await import("./target-digests.js");
+  // The run index is kept in the user's cache (a local folder) or in --cache-dir (a remote store): never beside the runs.
+  const indexDir = !options.cache ? null : remote ? (options.remote.cacheDir ?? null) : userCacheDir();
+  const indexing = new ReadingProgress(processIo, { doing: "Indexing", done: "Indexed" });
+  let toIndex: { cached: number; total: number } | null = null;
+  const { app, handler, runIndex } = await buildApp({
     path: options.target,
     served,
     server: stage.server,
@@ -626,10 +644,27 @@ async function main(): Promise<void> {
       if (interactive && total > 1) process.stderr.write(`\rIndexing session files: ${done}/${total}${done === total ? "\n" : ""}`);
     },
     onNote: (line) => process.stderr.write(`${line}\n`),
+    runIndexCacheDir: indexDir,
+    onRunIndexUnusable: (message) => process.stderr.write(`${message}\n`),
+    onRunIndexProgress: ({ indexed, total }) => {
+      if (toIndex === null) return;
+      indexing.step(indexed - toIndex.cached, toIndex.total);
+      if (indexed === total) {
+        indexing.end(indexed - toIndex.cached, runIndex.digests().filter((digest) => digest.outcome === "not_loaded").length);
+        toIndex = null;
+      }
+    },
   });
   if (stopping) return;
   await app.ready();
   if (stopping || handler === null) return;
+  // The eval's index, on stderr when it has many runs to read (docs/eval.md "The run index").
+  void runIndex.start().then(() => {
+    const { indexed, total } = runIndex.progress();
+    if (total - indexed < INDEX_PROGRESS_RUNS) return;
+    toIndex = { cached: indexed, total: total - indexed };
+    indexing.begin(total - indexed, indexed, state.displayRoot);
+  });
   stage.handOver(handler);
   close = () => app.close();
 }

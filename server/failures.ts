@@ -20,13 +20,15 @@ export class FailuresError extends Error {
   }
 }
 
-export const FAILURES_USAGE = `Usage: wink-debug failures DIR|FILE [-r] [--json] [--since DATE] [--baseline FILE] [--fail-on-new]
+export const FAILURES_USAGE = `Usage: wink-debug failures DIR|FILE [-r] [--json] [--since DATE] [--baseline FILE] [--fail-on-new] [--no-cache]
 
 What failed across the runs of DIR (session files and WINK debug bundles), grouped:
 each failed tool call and each run error (a bundle's error.json) gets a signature, the
 tool (or error type) and its message with numbers, ids, paths and quoted strings as
 placeholders; failures with one signature are one group. Groups are listed by the runs
-they affect, each with one example (run and turn). Progress goes to stderr.
+they affect, each with one example (run and turn). Progress goes to stderr. Runs read
+before (by the viewer or these commands) come from the run index in the user's cache
+directory, so a second run reads only new and changed runs (docs/eval.md).
 
 Options:
   -r, --recursive   also read subdirectories (e.g. an EvalLoop's {target}/{request_id}/*.zip)
@@ -36,6 +38,8 @@ Options:
                     viewer's run list filters them
   --baseline FILE   an earlier --json output: groups it does not have are marked new
   --fail-on-new     exit 1 when a group is new against --baseline
+  --no-cache        read every run, and keep nothing in the user's cache directory
+                    ($XDG_CACHE_HOME/wink-debug, else ~/.cache/wink-debug)
   -h, --help        show this help
 
 Exit: 0 done, 1 a new group with --fail-on-new, 2 bad arguments or input (missing
@@ -49,6 +53,7 @@ interface FailuresOptions {
   readonly since: string | null;
   readonly baseline: string | null;
   readonly failOnNew: boolean;
+  readonly cache: boolean;
 }
 
 function parse(argv: readonly string[]): FailuresOptions | "help" {
@@ -60,6 +65,7 @@ function parse(argv: readonly string[]): FailuresOptions | "help" {
       since: { type: "string" },
       baseline: { type: "string" },
       "fail-on-new": { type: "boolean" },
+      "no-cache": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
     FAILURES_USAGE,
@@ -78,7 +84,7 @@ function parse(argv: readonly string[]): FailuresOptions | "help" {
   }
   if (values["fail-on-new"] === true && values.baseline === undefined) throw new FailuresError("--fail-on-new needs --baseline FILE (an earlier --json output)");
   if (values.baseline === "") throw new FailuresError("--baseline must name a file");
-  return { target, recursive: values.recursive === true, json: values.json === true, since, baseline: values.baseline ?? null, failOnNew: values["fail-on-new"] === true };
+  return { target, recursive: values.recursive === true, json: values.json === true, since, baseline: values.baseline ?? null, failOnNew: values["fail-on-new"] === true, cache: values["no-cache"] !== true };
 }
 
 /** The signatures of an earlier report, or a `FailuresError` naming the file and what is wrong with it. */

@@ -120,7 +120,8 @@ describe("wink-debug index", () => {
     const out = await tempDir("wink-index-out-");
     const file = path.join(out, "index.parquet");
     const before = await listing(target);
-    const [indexed, failures] = await Promise.all([run(["index", target, "-r", "-o", file]), run(["failures", target, "-r", "--json"])]);
+    // Side by side, so one would find the runs the other keeps in the run index: --no-cache reads them all (server/run-index.test.ts has the cache).
+    const [indexed, failures] = await Promise.all([run(["index", target, "-r", "-o", file, "--no-cache"]), run(["failures", target, "-r", "--json"])]);
     expect(indexed.code, indexed.stderr).toBe(0);
     expect(failures.code, failures.stderr).toBe(0);
     const report = JSON.parse(failures.stdout) as FailureReportView;

@@ -20,18 +20,21 @@ export class IndexError extends Error {
   }
 }
 
-export const INDEX_USAGE = `Usage: wink-debug index DIR|FILE [-r] -o FILE.parquet
+export const INDEX_USAGE = `Usage: wink-debug index DIR|FILE [-r] -o FILE.parquet [--no-cache]
 
 Writes the run index of DIR (session files and WINK debug bundles) as one Parquet file:
 one row per run (outcome, times, tool calls, its error, its place in an eval) and one per
 failure (tool, key argument, message, signature, turn, time, call id), the runs and
 failures wink-debug failures counts. Query it with DuckDB, Athena or Spark; the columns
 are in docs/eval.md. The file is written whole (a temporary file, then renamed), only
-where -o says. Progress goes to stderr.
+where -o says. Progress goes to stderr. Runs read before (by the viewer or these commands)
+come from the run index in the user's cache directory (docs/eval.md).
 
 Options:
   -r, --recursive        also read subdirectories (e.g. an EvalLoop's {target}/{request_id}/*.zip)
   -o, --output FILE      the Parquet file to write (replaced if it exists)
+  --no-cache             read every run, and keep nothing in the user's cache directory
+                         ($XDG_CACHE_HOME/wink-debug, else ~/.cache/wink-debug)
   -h, --help             show this help
 
 Exit: 0 done, 2 bad arguments or input (missing target, no runs in it, no -o, an
@@ -42,6 +45,7 @@ interface IndexOptions {
   readonly target: string;
   readonly recursive: boolean;
   readonly output: string;
+  readonly cache: boolean;
 }
 
 function parse(argv: readonly string[]): IndexOptions | "help" {
@@ -50,6 +54,7 @@ function parse(argv: readonly string[]): IndexOptions | "help" {
     {
       recursive: { type: "boolean", short: "r" },
       output: { type: "string", short: "o" },
+      "no-cache": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
     INDEX_USAGE,
@@ -60,7 +65,7 @@ function parse(argv: readonly string[]): IndexOptions | "help" {
   const target = positionals[0] as string;
   refuseRemote("index", target, (message) => new IndexError(message));
   if (values.output === undefined || values.output === "") throw new IndexError(`-o FILE.parquet is required: where to write the index\n${INDEX_USAGE}`);
-  return { target, recursive: values.recursive === true, output: values.output };
+  return { target, recursive: values.recursive === true, output: values.output, cache: values["no-cache"] !== true };
 }
 
 /** Refuses an output whose folder is missing, or that names a folder: before any run is read. */

@@ -7,7 +7,8 @@ import { WinkError } from "../shared/errors.js";
 import { isRemoteTarget } from "../shared/remote/index.js";
 import { pageOfRuns } from "../shared/viewer/index.js";
 import type { RunDigestView } from "../shared/viewer/index.js";
-import { readRunDigests } from "./library/run-digests.js";
+import { RunIndex } from "./library/run-index.js";
+import { runIndexStore, userCacheDir } from "./library/run-index-store.js";
 import { closeServedState, openServedState } from "./library/served-state.js";
 import { listedTimeMs } from "./library/snapshot-directory.js";
 
@@ -32,6 +33,8 @@ export interface TargetQuery {
   readonly recursive: boolean;
   /** Only runs from this time on (`--since`, as given). */
   readonly since?: string | null;
+  /** Keep the digests in the user's cache directory and read them from there (default true; `--no-cache`: false). */
+  readonly cache?: boolean;
 }
 
 export interface TargetDigests {
@@ -53,9 +56,48 @@ export function refuseRemote(command: string, target: string, refuse: (message: 
 }
 
 /**
+ * Progress of reading runs, on stderr: a line when it starts (unless on a terminal, where
+ * `\r` updates follow it instead) and one when it is done, with the count, the time, the runs
+ * taken from the cache and those that did not load. The commands read with it, and the
+ * server indexes with it ("Indexing" rather than "Reading").
+ */
+export class ReadingProgress {
+  #started = Date.now();
+  #shownAt = 0;
+  #cached = 0;
+
+  constructor(
+    private readonly io: TargetIo,
+    private readonly words: { readonly doing: string; readonly done: string } = { doing: "Reading", done: "Read" },
+  ) {}
+
+  /** `toRead` runs are to be read, `cached` were found in the cache. */
+  begin(toRead: number, cached: number, root: string): void {
+    this.#started = Date.now();
+    this.#cached = cached;
+    if (!this.io.interactive) this.io.err(`${this.words.doing} ${plural(toRead, "run")} of ${root}${cached > 0 ? ` (${cached} more from the cache)` : ""}…\n`);
+  }
+
+  /** `done` of the `total` runs to read are read. */
+  step(done: number, total: number): void {
+    if (!this.io.interactive || (done < total && Date.now() - this.#shownAt < PROGRESS_EVERY_MS)) return;
+    this.#shownAt = Date.now();
+    this.io.err(`\r${this.words.doing} runs: ${done}/${total}${done === total ? "\n" : ""}`);
+  }
+
+  /** `read` runs were read; `notLoaded` runs (read or cached) did not load. */
+  end(read: number, notLoaded: number): void {
+    const notes = [...(this.#cached > 0 ? [`${this.#cached} from the cache`] : []), ...(notLoaded > 0 ? [`${notLoaded} did not load`] : [])];
+    this.io.err(`${this.words.done} ${plural(read, "run")} in ${((Date.now() - this.#started) / 1000).toFixed(1)} s${notes.length > 0 ? ` (${notes.join("; ")})` : ""}\n`);
+  }
+}
+
+/**
  * The digests of every run of `query.target` (its own files; with `recursive`, its
- * subfolders' too), a few at a time, progress on `io.err`. A target that cannot be opened or
- * holds no run is the error `refuse` makes of why, naming it.
+ * subfolders' too), a few at a time, progress on `io.err`. Runs read before (by these
+ * commands or the viewer) come from the run index kept in the user's cache directory, and
+ * those read now are added to it, unless `query.cache` is false. A target that cannot be
+ * opened or holds no run is the error `refuse` makes of why, naming it.
  */
 export async function readTargetDigests(query: TargetQuery, io: TargetIo, refuse: (message: string) => Error): Promise<TargetDigests> {
   let served;
@@ -70,18 +112,20 @@ export async function readTargetDigests(query: TargetQuery, io: TargetIo, refuse
     const listed = served.preferred === null ? directory.newestFirst() : [directory.get(served.preferred)].filter((record) => record !== undefined);
     const since = query.since ?? null;
     const { page: records } = pageOfRuns(listed, (record) => ({ path: record.path, timeMs: listedTimeMs(record) }), since === null ? {} : { since });
-    const started = Date.now();
-    let shownAt = 0;
-    if (!io.interactive) io.err(`Reading ${plural(records.length, "run")} of ${served.state.displayRoot}…\n`);
-    const digests = await readRunDigests(served.state, records, {
-      onProgress: (done, total) => {
-        if (!io.interactive || (done < total && Date.now() - shownAt < PROGRESS_EVERY_MS)) return;
-        shownAt = Date.now();
-        io.err(`\rReading runs: ${done}/${total}${done === total ? "\n" : ""}`);
-      },
-    });
-    const notLoaded = digests.filter((digest) => digest.outcome === "not_loaded").length;
-    io.err(`Read ${plural(records.length, "run")} in ${((Date.now() - started) / 1000).toFixed(1)} s${notLoaded > 0 ? ` (${notLoaded} did not load)` : ""}\n`);
+    const wanted = new Set(records.map((record) => record.path));
+    const store = query.cache === false ? null : runIndexStore(userCacheDir(), directory.root, directory.recursive, (message) => io.err(`${message}\n`));
+    const progress = new ReadingProgress(io);
+    let cached = 0;
+    const index = new RunIndex(served.state, { store, covers: (record) => wanted.has(record.path), onProgress: ({ indexed, total }) => progress.step(indexed - cached, total - cached) });
+    await index.start();
+    const before = index.progress();
+    cached = before.indexed;
+    progress.begin(before.total - cached, cached, served.state.displayRoot);
+    await index.whenComplete();
+    // Saved before the answer: the next command reads none of these runs again.
+    await index.close();
+    const digests = index.digests();
+    progress.end(index.runsRead, digests.filter((digest) => digest.outcome === "not_loaded").length);
     return { displayRoot: served.state.displayRoot, digests, sizes: new Map(records.map((record) => [record.path, record.size])) };
   } finally {
     await closeServedState(served);

@@ -25,7 +25,8 @@ export interface RunningServer {
 }
 
 export async function startServer(target: string, extra: readonly string[] = [], startTimeoutMs = 20_000): Promise<RunningServer> {
-  const { command, args } = cliCommand([target, "--port", "0", "--no-open", ...extra]);
+  // No run index kept between starts (it would go to ~/.cache): a spec that wants one says --cache-dir.
+  const { command, args } = cliCommand([target, "--port", "0", "--no-open", ...(extra.includes("--cache-dir") ? [] : ["--no-cache"]), ...extra]);
   const child: ChildProcess = spawn(command, args, { cwd: REPO, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_ENV: "production" } });
   let output = "";
   const url = await new Promise<string>((resolve, reject) => {

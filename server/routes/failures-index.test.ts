@@ -56,7 +56,15 @@ async function serve(dir: string, options: Partial<AppOptions> = {}): Promise<{ 
     expect(answer.status, route).toBe(200);
     return (await answer.json()) as T;
   };
-  return { failures: () => json<EvalSummaryView>("/api/failures"), runs: () => json("/api/runs?limit=100"), notes };
+  // The answer comes at once with what the run index holds: asked again until it holds every run.
+  const complete = async (): Promise<EvalSummaryView> => {
+    for (;;) {
+      const summary = await json<EvalSummaryView>("/api/failures");
+      if (summary.index.complete) return summary;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  return { failures: complete, runs: () => json("/api/runs?limit=100"), notes };
 }
 
 const silent = { out: () => undefined, err: () => undefined, interactive: false };

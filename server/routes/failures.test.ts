@@ -18,9 +18,12 @@ describe("GET /api/failures", () => {
     // Directory mode lists the bundles at the top level.
     for (const folder of ["01-small-success", "02-failed-run"]) for (const name of await readdir(path.join(BUNDLES, folder))) if (name.endsWith(".zip")) await cp(path.join(BUNDLES, folder, name), path.join(dir, name));
     const app = await testApp({ path: dir });
+    // The answer is progressive (server/run-index.test.ts): this one is taken once every run is read.
+    await app.runIndex.whenComplete();
     const response = await get(app, "/api/failures");
     expect(response.statusCode).toBe(200);
     const summary = response.json();
+    expect(summary.index).toEqual({ indexed: summary.runs.length, total: summary.runs.length, complete: true });
     expect(summary.outcomes.runs).toBe(summary.runs.length);
     expect(summary.outcomes.runs).toBeGreaterThanOrEqual(3);
     expect(summary.outcomes.failed).toBeGreaterThanOrEqual(2);
@@ -35,6 +38,7 @@ describe("GET /api/failures", () => {
 
   it("says of each run what the sidebar's badge says (issue 30: the eval said 7 failed where the sidebar said 6)", async () => {
     const app = await testApp({ path: WINK_BUNDLE_FIXTURES, recursive: true });
+    await app.runIndex.whenComplete();
     const summary = (await get(app, "/api/failures")).json();
     // The sidebar lists a run as pending until it is indexed: ask until none is.
     let list = (await get(app, "/api/runs")).json();

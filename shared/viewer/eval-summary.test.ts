@@ -24,6 +24,11 @@ describe("evalSummary", () => {
   ];
   const summary = evalSummary("evals", digests);
 
+  it("says it covers every digest given unless told how far an index got (the in-page API is complete at once)", () => {
+    expect(summary.index).toEqual({ indexed: 5, total: 5, complete: true });
+    expect(evalSummary("evals", digests.slice(0, 2), { indexed: 2, total: 5, complete: false }).index).toEqual({ indexed: 2, total: 5, complete: false });
+  });
+
   it("counts passed, failed and errored runs, listing non-session files apart", () => {
     expect(summary.outcomes).toEqual({ runs: 4, ok: 1, failed: 2, error: 1 });
     expect(summary.not_sessions).toEqual(["truth.json"]);

@@ -6,7 +6,7 @@
  */
 import { failureSignature, groupFailures } from "./failure-groups.js";
 import { compareTimes } from "./times.js";
-import type { EvalRunView, EvalSummaryView, FailureOccurrencesView, RunDigestView } from "./types.js";
+import type { EvalRunView, EvalSummaryView, FailureOccurrencesView, IndexProgressView, RunDigestView } from "./types.js";
 
 /** What a digest may say about its place in an eval (a run index that read the bundle's manifest does). */
 export interface EvalPlace {
@@ -47,9 +47,10 @@ function newestFirst(a: { run: string; time: string }, b: { run: string; time: s
 /**
  * The eval of `digests` (every run of the target; `.json` files that are not sessions are
  * listed apart). A run's attempt is its own when it says one, else its place in time among
- * the runs of its sample (1 for the earliest) when the sample has more than one run.
+ * the runs of its sample (1 for the earliest) when the sample has more than one run. `index`:
+ * how far the digests cover the target (default: they are all of it).
  */
-export function evalSummary(root: string, digests: readonly EvalDigest[]): EvalSummaryView {
+export function evalSummary(root: string, digests: readonly EvalDigest[], index: IndexProgressView = { indexed: digests.length, total: digests.length, complete: true }): EvalSummaryView {
   const runs = digests.filter((digest) => digest.outcome !== "not_session");
   const groups = groupFailures(runs);
   const groupIndex = new Map(groups.map((group, index) => [group.signature, index]));
@@ -118,6 +119,7 @@ export function evalSummary(root: string, digests: readonly EvalDigest[]): EvalS
 
   return {
     root,
+    index: { ...index },
     outcomes: count(rows),
     breakdown,
     runs: rows.map(({ time: _time, ...row }) => row),

@@ -168,6 +168,8 @@ export type FailureGroupView = Static<typeof S.FailureGroup>;
 export type FailureReportView = Static<typeof S.FailureReport>;
 /** A run as the eval view lists it. */
 export type EvalRunView = Static<typeof S.EvalRun>;
+/** How far the server's run index got (`/api/failures`'s `index`). */
+export type IndexProgressView = Static<typeof S.IndexProgress>;
 /** `GET /api/failures`: outcomes, runs and failure groups of the target. */
 export type EvalSummaryView = Static<typeof S.EvalSummary>;
 /** One occurrence of a failure group. */

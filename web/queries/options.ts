@@ -31,7 +31,12 @@ export const runPagesQuery = (api: Api, filter: RunFilter) =>
     getNextPageParam: (last) => (last.offset + last.runs.length < last.matched ? last.offset + last.runs.length : undefined),
   });
 
-export const failuresQuery = (api: Api) => queryOptions({ queryKey: keys.failures(), queryFn: () => api.failures() });
+/** How often the eval asks again while the server's run index is still reading runs. */
+export const INDEXING_POLL_MS = 1000;
+
+/** The eval; asked again every {@link INDEXING_POLL_MS} until the answer covers every run (`index.complete`). */
+export const failuresQuery = (api: Api) =>
+  queryOptions({ queryKey: keys.failures(), queryFn: () => api.failures(), refetchInterval: (query) => (query.state.data?.index.complete === false ? INDEXING_POLL_MS : false) });
 
 /** `null`: no group opened (the query waits, `skipToken`). */
 export const failureOccurrencesQuery = (api: Api, signature: string | null) =>

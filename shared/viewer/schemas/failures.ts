@@ -144,9 +144,16 @@ export const EvalRun = Type.Object({
 /** Outcomes counted over some runs. */
 export const OutcomeCounts = Type.Object({ runs: Type.Integer(), ok: Type.Integer(), failed: Type.Integer(), error: Type.Integer() });
 
+/**
+ * How far the server's run index got: the answer counts the `indexed` of `total` files read so
+ * far (`complete` once every one is); the page asks again until it is complete.
+ */
+export const IndexProgress = Type.Object({ indexed: Type.Integer(), total: Type.Integer(), complete: Type.Boolean() });
+
 /** `GET /api/failures`: the eval's landing page in one answer (occurrences come per group). */
 export const EvalSummary = Type.Object({
   root: Type.String(),
+  index: IndexProgress,
   outcomes: OutcomeCounts,
   /** Per target and attempt, where the runs say so (none when no run does). */
   breakdown: Type.Array(Type.Object({ target: NullableString, attempt: NullableInteger, ...OutcomeCounts.properties })),

@@ -7,9 +7,10 @@
  */
 import { useQueryClient } from "@tanstack/react-query";
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useMemo, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import type { EvalRunResponse, EvalSummaryResponse, FailureGroupResponse, FailureOccurrenceResponse, RunResponse } from "../../api/api.js";
 import { useApi } from "../../api/context.js";
+import { keys } from "../../api/keys.js";
 import { EmptyState, ErrorState, Spinner } from "../../components/feedback.js";
 import { formatTimestamp } from "../../components/format.js";
 import { Link } from "../../components/Link.js";
@@ -76,6 +77,11 @@ function EvalPage({ summary, state }: { summary: EvalSummaryResponse; state: Vie
       <h2 className="eval-title">
         Eval of {summary.root} <span className="muted">· {outcomes.runs} runs</span>
       </h2>
+      {summary.index.complete ? null : (
+        <p className="eval-indexing" role="status" data-testid="eval-indexing">
+          Indexing {summary.index.indexed} of {summary.index.total} runs…
+        </p>
+      )}
       <section aria-label="Outcomes" className="eval-outcomes">
         <OutcomeLink label="passed" count={outcomes.ok} outcome="ok" state={state} />
         <OutcomeLink label="failed" count={outcomes.failed} outcome="failed" state={state} />
@@ -159,7 +165,7 @@ function EvalPage({ summary, state }: { summary: EvalSummaryResponse; state: Vie
           )}
         </section>
         <section className="eval-side" aria-label={open === null ? "Runs" : "Occurrences and runs of the group"}>
-          {open === null ? null : <Occurrences group={open} />}
+          {open === null ? null : <Occurrences group={open} indexed={summary.index.indexed} />}
           <RunList runs={runs} summary={summary} filtered={runs.length !== summary.runs.length} />
         </section>
       </div>
@@ -215,8 +221,16 @@ function useOpenOccurrence() {
   };
 }
 
-function Occurrences({ group }: { group: FailureGroupResponse }) {
+function Occurrences({ group, indexed }: { group: FailureGroupResponse; indexed: number }) {
   const occurrences = useFailureOccurrences(group.signature);
+  const client = useQueryClient();
+  // While the run index grows, the group's occurrences grow with it: asked again as the summary is.
+  const shownAt = useRef(indexed);
+  useEffect(() => {
+    if (shownAt.current === indexed) return;
+    shownAt.current = indexed;
+    void client.invalidateQueries({ queryKey: keys.failureOccurrences(group.signature) });
+  }, [client, group.signature, indexed]);
   const openOccurrence = useOpenOccurrence();
   const scroller = useRef<HTMLDivElement | null>(null);
   const list = occurrences.data?.occurrences ?? [];
