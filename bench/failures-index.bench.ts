@@ -25,7 +25,7 @@ import { readRunIndex } from "../server/library/parquet-index-read.js";
 import { packageRoot } from "../server/package-root.js";
 import { runIndexRows } from "../shared/viewer/index.js";
 import type { RunDigestView } from "../shared/viewer/index.js";
-import { generateEval } from "./generated-eval.js";
+import { generateEval, median } from "./generated-eval.js";
 
 const RUNS = Number(process.env.RUNS ?? 1500);
 const READ_RUNS = Number(process.env.READ_RUNS ?? 50_000);
@@ -79,11 +79,6 @@ function firstFailures(): Promise<{ ms: number; requestMs: number; body: string;
       if (!asked) reject(new Error(`CLI exited with ${code}: ${output}${stderr}`));
     });
   });
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 async function main(): Promise<void> {

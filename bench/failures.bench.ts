@@ -17,7 +17,7 @@ import { existsSync, rmSync } from "node:fs";
 import { loadavg } from "node:os";
 import path from "node:path";
 import { packageRoot } from "../server/package-root.js";
-import { generateEval } from "./generated-eval.js";
+import { generateEval, median, PYTHON_PEER as PEER } from "./generated-eval.js";
 
 const RUNS = Number(process.env.RUNS ?? 1000);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
@@ -25,43 +25,6 @@ const ROOT = packageRoot();
 const WORK = path.join(ROOT, "bench", ".work", `failures-${RUNS}`);
 const CLI = path.join(ROOT, "dist", "server", "cli.cjs");
 
-const PEER = `
-import json, os, sys, zipfile
-root = sys.argv[1]
-runs = failed_calls = errors = 0
-def calls(line):
-    global failed_calls
-    snapshot = json.loads(line)
-    for slice in snapshot.get("slices", []):
-        if slice.get("slice_type", "").endswith(":ToolInvoked"):
-            for item in slice.get("items", []):
-                result = item.get("result") or {}
-                if result.get("success") is False:
-                    failed_calls += 1
-for folder, _, files in os.walk(root):
-    for name in sorted(files):
-        file = os.path.join(folder, name)
-        if name.endswith(".zip"):
-            runs += 1
-            with zipfile.ZipFile(file) as z:
-                names = set(z.namelist())
-                if "debug_bundle/error.json" in names:
-                    json.loads(z.read("debug_bundle/error.json"))
-                    errors += 1
-                member = "debug_bundle/session/after.jsonl" if "debug_bundle/session/after.jsonl" in names else "debug_bundle/session/before.jsonl"
-                if member in names:
-                    lines = [l for l in z.read(member).decode().splitlines() if l.strip()]
-                    if lines: calls(lines[-1])
-        elif name.endswith(".jsonl"):
-            runs += 1
-            latest = {}
-            with open(file) as f:
-                for line in f:
-                    if line.strip():
-                        latest[json.loads(line)["tags"]["session_id"]] = line
-            for line in latest.values(): calls(line)
-print(json.dumps({"runs": runs, "failed_calls": failed_calls, "errors": errors}))
-`;
 
 /** Wall seconds, peak RSS (KiB) and stdout of one run under /usr/bin/time. */
 function timed(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): { seconds: number; rssKib: number; stdout: string } {
@@ -69,11 +32,6 @@ function timed(command: string, args: string[], env: NodeJS.ProcessEnv = process
   const stdout = execFileSync("/usr/bin/time", ["-f", "%e %M", "-o", stats, command, ...args], { encoding: "utf8", maxBuffer: 256 * 1024 * 1024, stdio: ["ignore", "pipe", "ignore"], env });
   const [seconds, rss] = execFileSync("cat", [stats], { encoding: "utf8" }).trim().split(/\s+/).map(Number);
   return { seconds: seconds ?? Number.NaN, rssKib: rss ?? Number.NaN, stdout };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 async function main(): Promise<void> {

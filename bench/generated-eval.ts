@@ -38,3 +38,53 @@ export async function generateEval(dir: string, runs: number): Promise<void> {
   }
   await writeFile(marker, "");
 }
+
+/**
+ * The plain peer the failures benchmarks measure against (issue 30): Python's `zipfile` and
+ * `json` reading each run's `error.json` and latest session line (a bundle's `after.jsonl`,
+ * else `before.jsonl`; a session file's lines) and counting failed `ToolInvoked` results.
+ * Run as `python3 -c PYTHON_PEER DIR`; prints `{"runs", "failed_calls", "errors"}`.
+ */
+export const PYTHON_PEER = `
+import json, os, sys, zipfile
+root = sys.argv[1]
+runs = failed_calls = errors = 0
+def calls(line):
+    global failed_calls
+    snapshot = json.loads(line)
+    for slice in snapshot.get("slices", []):
+        if slice.get("slice_type", "").endswith(":ToolInvoked"):
+            for item in slice.get("items", []):
+                result = item.get("result") or {}
+                if result.get("success") is False:
+                    failed_calls += 1
+for folder, _, files in os.walk(root):
+    for name in sorted(files):
+        file = os.path.join(folder, name)
+        if name.endswith(".zip"):
+            runs += 1
+            with zipfile.ZipFile(file) as z:
+                names = set(z.namelist())
+                if "debug_bundle/error.json" in names:
+                    json.loads(z.read("debug_bundle/error.json"))
+                    errors += 1
+                member = "debug_bundle/session/after.jsonl" if "debug_bundle/session/after.jsonl" in names else "debug_bundle/session/before.jsonl"
+                if member in names:
+                    lines = [l for l in z.read(member).decode().splitlines() if l.strip()]
+                    if lines: calls(lines[-1])
+        elif name.endswith(".jsonl"):
+            runs += 1
+            latest = {}
+            with open(file) as f:
+                for line in f:
+                    if line.strip():
+                        latest[json.loads(line)["tags"]["session_id"]] = line
+            for line in latest.values(): calls(line)
+print(json.dumps({"runs": runs, "failed_calls": failed_calls, "errors": errors}))
+`;
+
+/** The middle value of `values` (the upper one of an even count). */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}

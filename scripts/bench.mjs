@@ -14,6 +14,7 @@ const BENCHMARKS = [
   { name: "session-parse", file: "bench/session-parse.bench.ts", node: ["--expose-gc"] },
   { name: "bundles", file: "bench/bundles.bench.ts" },
   { name: "failures", file: "bench/failures.bench.ts" },
+  { name: "eval-index", file: "bench/eval-index.bench.ts" },
   { name: "failures-index", file: "bench/failures-index.bench.ts" },
   { name: "undo", file: "bench/undo.bench.ts" },
   { name: "server", file: "bench/server.bench.ts" },

@@ -6,10 +6,9 @@
  * 300,000 lines to curl (indexed before, so only the answer is measured); every answer must
  * come within a second, and the entries are the ones the file holds.
  */
-import { open, writeFile } from "node:fs/promises";
-import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { cleanUp, snapshotLine, tempDir, testApp } from "./server.test-support.js";
+import { serveBigBesideSmall } from "./big-file.test-support.js";
+import { cleanUp, snapshotLine } from "./server.test-support.js";
 import { POLL_PROBE, curlGet, startClient, type PollProbeResult } from "./loopback-client.test-support.js";
 
 afterEach(cleanUp);
@@ -18,31 +17,11 @@ const LINES = 300_000;
 /** Tags as agents write them (WINK's viewer lists them with every entry). */
 const TAGS = { agent: "écrit \u{1F600}", app: "wink", model: "m-1", run: "r-42", task: "t-7", user: "u", env: "ci", shard: "3" };
 
-async function manyLines(file: string): Promise<void> {
-  const handle = await open(file, "w");
-  try {
-    const batch: string[] = [];
-    for (let i = 0; i < LINES; i++) {
-      batch.push(snapshotLine({ sessionId: `s-${i % 1000}`, tags: TAGS, slices: [{ type: "Note", items: [{ n: i }] }] }));
-      if (batch.length === 5000 || i === LINES - 1) await handle.write(`${batch.splice(0).join("\n")}\n`);
-    }
-  } finally {
-    await handle.close();
-  }
-}
+const lineAt = (i: number): string => snapshotLine({ sessionId: `s-${i % 1000}`, tags: TAGS, slices: [{ type: "Note", items: [{ n: i }] }] });
 
 describe("/api/entries of a big session file yields to other requests (issue 29, item 5)", () => {
   it("/api/meta on a small file answers within 1 s while /api/entries of 300,000 lines is written", async () => {
-    const dir = await tempDir();
-    await manyLines(path.join(dir, "big.jsonl"));
-    await writeFile(path.join(dir, "small.jsonl"), `${snapshotLine({ sessionId: "small" })}\n`);
-    const app = await testApp({ path: dir });
-    await app.app.listen({ host: "127.0.0.1", port: 0 });
-    const base = `http://127.0.0.1:${(app.app.server.address() as { port: number }).port}`;
-    expect((await fetch(`${base}/api/meta?file=small.jsonl`)).status).toBe(200);
-    const big = app.state.directory.get("big.jsonl");
-    if (big === undefined) throw new Error("big.jsonl is not listed");
-    expect((await app.state.directory.ensureIndexed(big)).lineCount).toBe(LINES);
+    const { base } = await serveBigBesideSmall(LINES, lineAt);
 
     const probe = startClient<PollProbeResult>(POLL_PROBE, [`${base}/api/meta?file=small.jsonl`]);
     await new Promise((resolve) => setTimeout(resolve, 200));

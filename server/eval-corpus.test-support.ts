@@ -19,10 +19,10 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { WINK_BUNDLE_FIXTURES, WINK_FIXTURES } from "../fixtures/paths.js";
 import { dumpsPython } from "../shared/session/python-json-dumps.js";
-import { Session, pythonIsoTimestamp } from "../shared/session/session-model.js";
+import { Session } from "../shared/session/session-model.js";
+import { TOOL_INVOKED, toolInvoked } from "./failures.test-support.js";
 
 const execFileAsync = promisify(execFile);
-const TOOL_INVOKED = "weakincentives.runtime.events._types:ToolInvoked";
 
 /** A small seeded generator (mulberry32): the same seed, the same eval. */
 export class Random {
@@ -163,20 +163,7 @@ async function writeSessionRun(file: string, r: Random, sessionId: string, start
   let index = 0;
   const append = (tool: string, params: Record<string, string>, message: string, success: boolean, callId: string) => {
     at = startedAt + (index + 1) * 2000;
-    session.append(TOOL_INVOKED, {
-      __type__: TOOL_INVOKED,
-      created_at: pythonIsoTimestamp(new Date(at)),
-      event_id: `${sessionId.slice(0, 8)}-event-${index}`,
-      session_id: sessionId,
-      adapter: "scripted",
-      call_id: callId,
-      name: tool,
-      params,
-      prompt_name: "generated-eval",
-      rendered_output: message,
-      result: { exclude_value_from_context: false, message, success, value: null },
-      value: null,
-    });
+    session.append(TOOL_INVOKED, toolInvoked(sessionId, index, new Date(at), { tool, params, message, success, callId }, "generated-eval"));
     index += 1;
   };
   for (let i = 0; i <= passing; i++) {

@@ -13,7 +13,7 @@ import { Session, pythonIsoTimestamp } from "../shared/session/session-model.js"
 
 const execFileAsync = promisify(execFile);
 
-const TOOL_INVOKED = "weakincentives.runtime.events._types:ToolInvoked";
+export const TOOL_INVOKED = "weakincentives.runtime.events._types:ToolInvoked";
 
 /** One tool call of a generated run. */
 export interface GeneratedCall {
@@ -22,6 +22,24 @@ export interface GeneratedCall {
   readonly message: string;
   readonly success: boolean;
   readonly callId: string;
+}
+
+/** A `ToolInvoked` event as WINK writes it: the `index`-th call of session `sessionId`, at `at`, from prompt `promptName`. */
+export function toolInvoked(sessionId: string, index: number, at: Date, call: GeneratedCall, promptName: string): Record<string, unknown> {
+  return {
+    __type__: TOOL_INVOKED,
+    created_at: pythonIsoTimestamp(at),
+    event_id: `${sessionId.slice(0, 8)}-event-${index}`,
+    session_id: sessionId,
+    adapter: "scripted",
+    call_id: call.callId,
+    name: call.tool,
+    params: call.params,
+    prompt_name: promptName,
+    rendered_output: call.message,
+    result: { exclude_value_from_context: false, message: call.message, success: call.success, value: null },
+    value: null,
+  };
 }
 
 /**
@@ -33,20 +51,7 @@ export async function writeSessionRun(file: string, sessionId: string, startedAt
   const session = new Session({ sessionId, tags: { agent: "generated" }, clock: () => new Date(at) });
   calls.forEach((call, index) => {
     at = startedAt.getTime() + (index + 1) * 2000;
-    session.append(TOOL_INVOKED, {
-      __type__: TOOL_INVOKED,
-      created_at: pythonIsoTimestamp(new Date(at)),
-      event_id: `${sessionId.slice(0, 8)}-event-${index}`,
-      session_id: sessionId,
-      adapter: "scripted",
-      call_id: call.callId,
-      name: call.tool,
-      params: call.params,
-      prompt_name: "generated",
-      rendered_output: call.message,
-      result: { exclude_value_from_context: false, message: call.message, success: call.success, value: null },
-      value: null,
-    });
+    session.append(TOOL_INVOKED, toolInvoked(sessionId, index, new Date(at), call, "generated"));
   });
   at += 1000;
   await mkdir(path.dirname(file), { recursive: true });

@@ -75,8 +75,9 @@ export function curlGet(url: string, options: { timeoutSeconds?: number; extraAr
   });
 }
 
-/** A client program (`startClient`): GET `args[0]` every 20 ms until stopped; reports how many answers came and the longest wait. */
-export const POLL_PROBE = `
+/** A client program (`startClient`): GET `args[0]` every `everyMs` until stopped; reports how many answers came and the longest wait. */
+export function pollProbe(everyMs: number): string {
+  return `
 const [quick] = args;
 const latencies = [];
 while (!stopped()) {
@@ -85,10 +86,14 @@ while (!stopped()) {
   await response.text();
   if (response.status !== 200) throw new Error("quick request failed: " + response.status);
   latencies.push(performance.now() - at);
-  await sleep(20);
+  await sleep(${everyMs});
 }
 report({ quickCount: latencies.length, quickMaxMs: Math.max(0, ...latencies) });
 `;
+}
+
+/** {@link pollProbe} every 20 ms. */
+export const POLL_PROBE = pollProbe(20);
 
 export interface PollProbeResult {
   quickCount: number;

@@ -6,12 +6,11 @@
  * 300,000 lines in 1,000 sessions (indexed before, so only the run's build is measured); no
  * answer may wait half as long as the build took, and the run is the file's.
  */
-import { open, writeFile } from "node:fs/promises";
-import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunView } from "../shared/viewer/index.js";
-import { cleanUp, snapshotLine, tempDir, testApp } from "./server.test-support.js";
-import { curlGet, startClient, type PollProbeResult } from "./loopback-client.test-support.js";
+import { serveBigBesideSmall } from "./big-file.test-support.js";
+import { cleanUp, snapshotLine } from "./server.test-support.js";
+import { curlGet, pollProbe, startClient, type PollProbeResult } from "./loopback-client.test-support.js";
 
 afterEach(cleanUp);
 
@@ -19,49 +18,16 @@ const LINES = 300_000;
 const SESSIONS = 1_000;
 const START_MS = Date.parse("2026-11-22T01:00:00.000Z");
 
-async function manyLines(file: string): Promise<void> {
-  const handle = await open(file, "w");
-  try {
-    const batch: string[] = [];
-    for (let i = 0; i < LINES; i++) {
-      const createdAt = `${new Date(START_MS + i * 1000).toISOString().slice(0, 23)}000+00:00`;
-      batch.push(snapshotLine({ sessionId: `s-${i % SESSIONS}`, createdAt, slices: [{ type: "Note", items: [{ n: i }] }] }));
-      if (batch.length === 5000 || i === LINES - 1) await handle.write(`${batch.splice(0).join("\n")}\n`);
-    }
-  } finally {
-    await handle.close();
-  }
-}
-
-/** GET `args[0]` every 50 ms until stopped; how many answers came and the longest wait. */
-const PROBE_50MS = `
-const [quick] = args;
-const latencies = [];
-while (!stopped()) {
-  const at = performance.now();
-  const response = await fetch(quick);
-  await response.text();
-  if (response.status !== 200) throw new Error("quick request failed: " + response.status);
-  latencies.push(performance.now() - at);
-  await sleep(50);
-}
-report({ quickCount: latencies.length, quickMaxMs: Math.max(0, ...latencies) });
-`;
+const lineAt = (i: number): string => {
+  const createdAt = `${new Date(START_MS + i * 1000).toISOString().slice(0, 23)}000+00:00`;
+  return snapshotLine({ sessionId: `s-${i % SESSIONS}`, createdAt, slices: [{ type: "Note", items: [{ n: i }] }] });
+};
 
 describe("/api/run of a big session file yields to other requests (issue 29, item 5)", () => {
   it("/api/meta on a small file keeps answering while the run of 300,000 lines is built", async () => {
-    const dir = await tempDir();
-    await manyLines(path.join(dir, "big.jsonl"));
-    await writeFile(path.join(dir, "small.jsonl"), `${snapshotLine({ sessionId: "small" })}\n`);
-    const app = await testApp({ path: dir });
-    await app.app.listen({ host: "127.0.0.1", port: 0 });
-    const base = `http://127.0.0.1:${(app.app.server.address() as { port: number }).port}`;
-    expect((await fetch(`${base}/api/meta?file=small.jsonl`)).status).toBe(200);
-    const big = app.state.directory.get("big.jsonl");
-    if (big === undefined) throw new Error("big.jsonl is not listed");
-    expect((await app.state.directory.ensureIndexed(big)).lineCount).toBe(LINES);
+    const { base } = await serveBigBesideSmall(LINES, lineAt);
 
-    const probe = startClient<PollProbeResult>(PROBE_50MS, [`${base}/api/meta?file=small.jsonl`]);
+    const probe = startClient<PollProbeResult>(pollProbe(50), [`${base}/api/meta?file=small.jsonl`]);
     await new Promise((resolve) => setTimeout(resolve, 200));
     const started = performance.now();
     // Asked by curl in its own process: a reader in this one would share the server's loop.
