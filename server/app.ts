@@ -39,7 +39,7 @@ import type { ViewerState } from "./library/viewer-state.js";
 import { accessLog, jsonLoggerOptions } from "./ops/access-log.js";
 import { healthRoutes } from "./ops/health.js";
 import { metrics } from "./ops/metrics.js";
-import { packageRoot } from "./package-root.js";
+import { packageRoot, packageVersion } from "./package-root.js";
 import { errorHandler } from "./plugins/error-handler.js";
 import { hostCheck } from "./plugins/host-check.js";
 import { jsonBody } from "./plugins/json-body.js";
@@ -203,7 +203,7 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   const events = new EventStream();
   const indexDir = options.runIndexCacheDir ?? null;
   const runIndex = new RunIndex(state, {
-    store: indexDir === null ? null : runIndexStore(indexDir, directory.root, directory.recursive, options.onRunIndexUnusable),
+    store: indexDir === null ? null : runIndexStore(indexDir, directory.root, directory.recursive, packageVersion(), options.onRunIndexUnusable),
     ...(options.onRunIndexProgress === undefined ? {} : { onProgress: options.onRunIndexProgress }),
     prebuilt: () => readIndexSeed(state, { maxBytes: memory.bytes / INDEX_MEMORY_SHARE, onNote: options.onNote ?? ((line) => app.log.warn(line)) }),
   });
@@ -283,7 +283,9 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
     await validators.loaded();
     watcher?.start();
     if (options.indexInBackground !== false) {
-      void runIndex.start();
+      // A remote store's runs are whole objects fetched from it: its run index starts when the
+      // eval is first asked for (routes/failures.ts), not for every start of every instance.
+      if (!(files instanceof RemoteFiles)) void runIndex.start();
       void directory
         .indexAll((done, total, record) => options.onIndexProgress?.(done, total, record.path))
         .then(() => events.send("indexed", { files: directory.files().length }));

@@ -658,8 +658,9 @@ async function main(): Promise<void> {
   if (stopping) return;
   await app.ready();
   if (stopping || handler === null) return;
-  // The eval's index, on stderr when it has many runs to read (docs/eval.md "The run index").
-  void runIndex.start().then(() => {
+  // The eval's index, on stderr when it has many runs to read (docs/eval.md "The run index"),
+  // once it starts: with the server for a local folder, with the eval for a remote store.
+  void runIndex.whenStarted().then(() => {
     const { indexed, total } = runIndex.progress();
     if (total - indexed < INDEX_PROGRESS_RUNS) return;
     toIndex = { cached: indexed, total: total - indexed };

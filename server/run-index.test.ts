@@ -19,6 +19,7 @@ import { RunIndex } from "./library/run-index.js";
 import type { RunIndexEntry } from "./library/run-index.js";
 import { RUN_INDEX_FORMAT, runIndexFile, runIndexStore, userCacheDir } from "./library/run-index-store.js";
 import { cleanUp, tempDir, testApp } from "./server.test-support.js";
+import { packageVersion } from "./package-root.js";
 
 /** Tests that start the CLI: each start transpiles the sources (seconds on a loaded 2-core machine). */
 const CLI_MS = 120_000;
@@ -202,7 +203,7 @@ describe("saving the run index", () => {
     const dir = await tempDir();
     await writeEval(dir, 10);
     const app = await testApp({ path: dir });
-    const store = runIndexStore(await tempDir(), app.state.directory.root, false);
+    const store = runIndexStore(await tempDir(), app.state.directory.root, false, packageVersion());
     const saves: number[] = [];
     const counting = { file: store.file, load: () => store.load(), save: async (entries: readonly RunIndexEntry[]) => {
       saves.push(entries.length);

@@ -11,6 +11,7 @@ import { RunIndex } from "./library/run-index.js";
 import { runIndexStore, userCacheDir } from "./library/run-index-store.js";
 import { closeServedState, openServedState } from "./library/served-state.js";
 import { listedTimeMs } from "./library/snapshot-directory.js";
+import { packageVersion } from "./package-root.js";
 
 export interface TargetIo {
   readonly out: (text: string) => void;
@@ -113,7 +114,7 @@ export async function readTargetDigests(query: TargetQuery, io: TargetIo, refuse
     const since = query.since ?? null;
     const { page: records } = pageOfRuns(listed, (record) => ({ path: record.path, timeMs: listedTimeMs(record) }), since === null ? {} : { since });
     const wanted = new Set(records.map((record) => record.path));
-    const store = query.cache === false ? null : runIndexStore(userCacheDir(), directory.root, directory.recursive, (message) => io.err(`${message}\n`));
+    const store = query.cache === false ? null : runIndexStore(userCacheDir(), directory.root, directory.recursive, packageVersion(), (message) => io.err(`${message}\n`));
     const progress = new ReadingProgress(io);
     let cached = 0;
     const index = new RunIndex(served.state, { store, covers: (record) => wanted.has(record.path), onProgress: ({ indexed, total }) => progress.step(indexed - cached, total - cached) });

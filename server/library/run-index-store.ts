@@ -14,7 +14,6 @@ import { chmod, lstat, mkdir, open, readFile, rename, unlink } from "node:fs/pro
 import os from "node:os";
 import path from "node:path";
 import type { RunDigestView } from "../../shared/viewer/index.js";
-import { packageVersion } from "../package-root.js";
 
 /** The file's `format`; `version` changes whenever its shape does. */
 export const RUN_INDEX_FORMAT = "wink-debug-run-index";
@@ -94,12 +93,12 @@ async function privateDir(dir: string): Promise<boolean> {
 }
 
 /**
- * The store of `root`'s index in `dir`. `dir` is made private (0700) on first save; when it
- * cannot be, `onUnusable` hears why once and nothing is written.
+ * The store of `root`'s index in `dir`, as wink-debug `producer` (its version: a file another
+ * version wrote is read again, not trusted) keeps it. `dir` is made private (0700) on first
+ * save; when it cannot be, `onUnusable` hears why once and nothing is written.
  */
-export function runIndexStore(dir: string, root: string, recursive: boolean, onUnusable?: (message: string) => void): RunIndexStore {
+export function runIndexStore(dir: string, root: string, recursive: boolean, producer: string, onUnusable?: (message: string) => void): RunIndexStore {
   const file = runIndexFile(dir, root, recursive);
-  const producer = packageVersion();
   let usable: Promise<boolean> | null = null;
   const ready = (): Promise<boolean> => {
     usable ??= privateDir(dir).then((ok) => {

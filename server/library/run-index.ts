@@ -66,6 +66,8 @@ export class RunIndex {
   /** Loaded (what was persisted is in): only then are runs queued, or a warm start would read them again. */
   #started = false;
   #starting: Promise<void> | null = null;
+  #announceStarted: () => void = () => undefined;
+  readonly #whenStarted = new Promise<void>((resolve) => (this.#announceStarted = resolve));
   #closed = false;
   #read = 0;
   #dirty = false;
@@ -84,6 +86,11 @@ export class RunIndex {
     return this.#read;
   }
 
+  /** Resolves once `start()` has loaded the index (whoever called it: the server at start, or the eval's first answer). */
+  whenStarted(): Promise<void> {
+    return this.#whenStarted;
+  }
+
   /** Loads the persisted index (when there is one), then starts reading what it lacks. Resolves once loaded, not once complete. */
   start(): Promise<void> {
     this.#starting ??= (async () => {
@@ -94,6 +101,7 @@ export class RunIndex {
       // Kept with the next save, as seed() does: a start after this one has them from the cache.
       if (prebuilt !== null && this.#take(prebuilt) > 0) this.#dirty = true;
       this.#started = true;
+      this.#announceStarted();
       this.update();
     })();
     return this.#starting;
