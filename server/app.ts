@@ -205,6 +205,8 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   const runIndex = new RunIndex(state, {
     store: indexDir === null ? null : runIndexStore(indexDir, directory.root, directory.recursive, packageVersion(), options.onRunIndexUnusable),
     ...(options.onRunIndexProgress === undefined ? {} : { onProgress: options.onRunIndexProgress }),
+    // The viewer's pages use the indexes the run index reads runs with: kept (the memory budget bounds them).
+    forgetIndexes: false,
     prebuilt: () => readIndexSeed(state, { maxBytes: memory.bytes / INDEX_MEMORY_SHARE, onNote: options.onNote ?? ((line) => app.log.warn(line)) }),
   });
   const onChange = (notice: ChangeNotice) => {

@@ -118,6 +118,21 @@ describe("the run index", () => {
     expect(occurrences.occurrences).toHaveLength(4);
   });
 
+  it("keeps the indexes the viewer's pages use: after it has read every run, each file still lists its snapshots", async () => {
+    const dir = await tempDir();
+    await writeEval(dir, 6);
+    const { app, url } = await serve(dir, null, { indexInBackground: false });
+    // The eval first, so the run index reads every run before anything else indexes them.
+    expect((await complete(url)).index).toEqual({ indexed: 6, total: 6, complete: true });
+    // A command drops each run's index as it goes (thousands of runs, one digest each); the
+    // server did too, and a page that had listed the files lost their snapshots (compare's pickers went empty).
+    for (const record of app.state.directory.files()) expect(record.index, record.path).not.toBeNull();
+    const files = (await (await fetch(`${url}api/files`)).json()) as { files: { path: string; status: string; snapshot_count: number }[] };
+    expect(files.files).toHaveLength(6);
+    for (const file of files.files) expect({ path: file.path, status: file.status, snapshots: file.snapshot_count > 0 }).toEqual({ path: file.path, status: "ready", snapshots: true });
+    await stop(app);
+  });
+
   it("is kept between starts: a second start reads no run and gives the same groups", async () => {
     const dir = await tempDir();
     const cache = path.join(await tempDir(), "cache");

@@ -21,6 +21,13 @@ export const RUN_READERS = 4;
 export interface RunDigestOptions {
   /** Runs read at once (default {@link RUN_READERS}). */
   readonly concurrency?: number;
+  /**
+   * Drop each run's index once it is digested (default true): a command reading thousands of
+   * runs once holds one digest per run, not its runs. A server keeps them: its pages use the
+   * same indexes, and one dropped under a page that listed its file leaves that page without
+   * the file's snapshots.
+   */
+  readonly forgetIndexes?: boolean;
   /** Told after each run, in the order they finish. */
   readonly onProgress?: (done: number, total: number) => void;
 }
@@ -41,7 +48,7 @@ export async function readRunDigests(state: ViewerState, records: readonly Sessi
         notLoadedDigest(sourceOf(record), new Date(record.mtimeMs).toISOString(), error instanceof Error ? error.message : String(error)),
       );
       // The run is cached per index: dropping the index lets both go (nothing reads this run again).
-      state.directory.forgetIndex(record);
+      if (options.forgetIndexes !== false) state.directory.forgetIndex(record);
       done += 1;
       options.onProgress?.(done, records.length);
     }

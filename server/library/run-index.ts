@@ -44,6 +44,8 @@ export interface RunIndexOptions {
    * describes are not read at all.
    */
   readonly prebuilt?: () => Promise<readonly RunIndexEntry[]>;
+  /** Drop each run's index once it is digested (`RunDigestOptions.forgetIndexes`; default true, as a command does; the server keeps them). */
+  readonly forgetIndexes?: boolean;
   /** The longest a read run waits to be saved (default {@link SAVE_EVERY_MS}). */
   readonly saveEveryMs?: number;
 }
@@ -274,7 +276,7 @@ export class RunIndex {
       this.#reading.add(run);
       let digest: RunDigestView | undefined;
       try {
-        [digest] = await readRunDigests(this.state, [record], { concurrency: 1 });
+        [digest] = await readRunDigests(this.state, [record], { concurrency: 1, forgetIndexes: this.options.forgetIndexes !== false });
       } finally {
         this.#reading.delete(run);
       }
