@@ -6,50 +6,17 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
 import { boundedRun, runFailurePage, runSessionPage, RUN_FAILURE_LIMIT, RUN_FAILURE_PAGE_LIMIT, RUN_LIST_LIMIT } from "../../../shared/viewer/index.js";
-import type { RunFailureView, RunSessionView, RunView } from "../../../shared/viewer/index.js";
+import type { RunFailureView, RunView } from "../../../shared/viewer/index.js";
 import type { Api } from "../../api/api.js";
 import { ApiProvider } from "../../api/context.js";
 import { RunOverview } from "./RunOverview.js";
+import { longRun, longRunTime } from "./long-run.test-support.js";
 
 afterEach(() => cleanup());
 
 const TURNS = RUN_LIST_LIMIT + 30;
-const time = (n: number) => new Date(Date.parse("2026-11-22T01:00:00Z") + n * 1000).toISOString();
-const stats = { outcome: "ok" as const, failed_calls: 0, errors: 0, tool_calls: 0, events: 0, started_at: time(0), ended_at: time(TURNS), duration_ms: TURNS * 1000 };
-
-function longRun(): RunView {
-  const session: RunSessionView = {
-    session_id: "s-0",
-    parent_session_id: null,
-    depth: 0,
-    title: "agent",
-    latest_line: TURNS,
-    validation_error: null,
-    stats,
-    turn_source: "snapshots",
-    turns: Array.from({ length: TURNS }, (_, n) => ({ number: n + 1, started_at: time(n), ended_at: time(n + 1), first_event: null, last_event: null, prompt: null, events: 0, tool_calls: 0, failed_calls: 0, errors: 0, snapshot_line: n + 1 })),
-    snapshots: Array.from({ length: TURNS }, (_, n) => ({ line_number: n + 1, created_at: time(n + 1), turn: n + 1, archive: null, label: `turn ${n + 1}`, latest: n === TURNS - 1 })),
-    spawned: null,
-    children: [],
-    missing_children: [],
-  };
-  return {
-    source: { kind: "session_file", path: "long.jsonl", name: "long.jsonl" },
-    title: "agent",
-    root_session_id: "s-0",
-    modified_at: time(0),
-    state: "ready",
-    problem: null,
-    stats,
-    session_count: 1,
-    snapshot_count: TURNS,
-    load_errors: 0,
-    error: null,
-    panels: [],
-    sessions: [session],
-    failures: [],
-  };
-}
+const time = longRunTime;
+const { stats } = longRun(TURNS, true);
 
 /** The overview of `long.jsonl` as the app draws it, answered by `api`. */
 function renderOverview(api: Api): void {
@@ -64,7 +31,7 @@ function renderOverview(api: Api): void {
 
 describe("the run overview of a session longer than the run lists", () => {
   it("says how many turns are not listed and lists them on request", async () => {
-    const whole = longRun();
+    const whole = longRun(TURNS, true);
     const asked: { offset: number; limit: number }[] = [];
     const api = {
       kind: "http",
@@ -99,7 +66,7 @@ describe("the run overview of a session longer than the run lists", () => {
 const FAILURES = RUN_FAILURE_LIMIT + 1_234;
 
 function failingRun(): RunView {
-  const run = longRun();
+  const run = longRun(TURNS, true);
   const failure = (n: number): RunFailureView => ({
     session_id: "s-0",
     line_number: TURNS,

@@ -6,55 +6,19 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
 import { boundedRun, runSessionPage, RUN_LIST_LIMIT, RUN_SESSION_PAGE_LIMIT } from "../../../shared/viewer/index.js";
-import type { RunSessionView, RunView } from "../../../shared/viewer/index.js";
 import type { Api } from "../../api/api.js";
 import { ApiProvider } from "../../api/context.js";
 import { RunSessions } from "./RunsPanel.js";
+import { longRun } from "../run/long-run.test-support.js";
 
 afterEach(() => cleanup());
 
 const LEFT_OUT = RUN_SESSION_PAGE_LIMIT + 200;
 const LINES = RUN_LIST_LIMIT + LEFT_OUT;
-const time = (n: number) => new Date(Date.parse("2026-11-22T01:00:00Z") + n * 1000).toISOString();
-const stats = { outcome: "ok" as const, failed_calls: 0, errors: 0, tool_calls: 0, events: 0, started_at: time(0), ended_at: time(LINES), duration_ms: LINES * 1000 };
-
-function longRun(): RunView {
-  const session: RunSessionView = {
-    session_id: "s-0",
-    parent_session_id: null,
-    depth: 0,
-    title: "agent",
-    latest_line: LINES,
-    validation_error: null,
-    stats,
-    turn_source: "none",
-    turns: [],
-    snapshots: Array.from({ length: LINES }, (_, n) => ({ line_number: n + 1, created_at: time(n + 1), turn: null, archive: null, label: `snapshot ${n + 1}`, latest: n === LINES - 1 })),
-    spawned: null,
-    children: [],
-    missing_children: [],
-  };
-  return {
-    source: { kind: "session_file", path: "long.jsonl", name: "long.jsonl" },
-    title: "agent",
-    root_session_id: "s-0",
-    modified_at: time(0),
-    state: "ready",
-    problem: null,
-    stats,
-    session_count: 1,
-    snapshot_count: LINES,
-    load_errors: 0,
-    error: null,
-    panels: [],
-    sessions: [session],
-    failures: [],
-  };
-}
 
 describe("the sidebar's snapshots of a session longer than the run lists", () => {
   it("says how many are not listed and lists them a page at a time, each button saying how many", async () => {
-    const whole = longRun();
+    const whole = longRun(LINES, false);
     const asked: { offset: number; limit: number }[] = [];
     const api = {
       kind: "http",
