@@ -11,6 +11,14 @@ mkdirSync(results, { recursive: true });
 let passed = 0;
 let failed = 0;
 const failures = [];
+// Names of the tests that failed, printed again just above the closing line: CI keeps only the
+// tail of the output, and a red run that does not say which test failed cannot be fixed.
+const failedTests = [];
+
+/** The first lines of a failure message, without colour codes. */
+function firstLines(message, count = 4) {
+  return String(message ?? "").replace(/\u001b\[[0-9;]*m/g, "").split("\n").filter((line) => line.trim() !== "").slice(0, count).map((line) => `      ${line.slice(0, 300)}`).join("\n");
+}
 
 function step(name, command, args, env = {}) {
   process.stdout.write(`\n== ${name}: ${command} ${args.join(" ")}\n`);
@@ -40,7 +48,14 @@ if (existsSync(vitestReport)) {
   failed += (report.numFailedTests ?? 0) + (report.numTodoTests ?? 0) + (report.numPendingTests ?? 0);
   // A suite that fails to load reports no tests: count it as a failure.
   for (const file of report.testResults ?? []) {
-    if (file.status === "failed" && (file.assertionResults ?? []).length === 0) failed += 1;
+    const where = file.name?.startsWith(process.cwd()) ? file.name.slice(process.cwd().length + 1) : file.name;
+    if (file.status === "failed" && (file.assertionResults ?? []).length === 0) {
+      failed += 1;
+      failedTests.push(`vitest ${where}: did not load\n${firstLines(file.message)}`);
+    }
+    for (const test of file.assertionResults ?? []) {
+      if (test.status === "failed") failedTests.push(`vitest ${where} › ${test.fullName}\n${firstLines((test.failureMessages ?? []).join("\n"))}`);
+    }
   }
 } else {
   failed += 1;
@@ -52,7 +67,19 @@ if (existsSync("e2e/playwright.config.ts")) {
   });
   const pwReport = `${results}/playwright.json`;
   if (existsSync(pwReport)) {
-    const stats = JSON.parse(readFileSync(pwReport, "utf8")).stats ?? {};
+    const pw = JSON.parse(readFileSync(pwReport, "utf8"));
+    const stats = pw.stats ?? {};
+    const walk = (suite, titles) => {
+      for (const spec of suite.specs ?? []) {
+        for (const test of spec.tests ?? []) {
+          if (test.status !== "unexpected" && test.status !== "skipped") continue;
+          const last = (test.results ?? []).at(-1);
+          failedTests.push(`playwright ${spec.file}:${spec.line} › ${[...titles, spec.title].join(" › ")} (${test.status})\n${firstLines(last?.error?.message)}`);
+        }
+      }
+      for (const child of suite.suites ?? []) walk(child, child.title && child.title !== child.file ? [...titles, child.title] : titles);
+    };
+    for (const suite of pw.suites ?? []) walk(suite, []);
     passed += (stats.expected ?? 0) + (stats.flaky ?? 0);
     failed += (stats.unexpected ?? 0) + (stats.skipped ?? 0);
   } else {
@@ -60,6 +87,7 @@ if (existsSync("e2e/playwright.config.ts")) {
   }
 }
 
+if (failedTests.length) process.stdout.write(`\nfailed tests:\n${failedTests.map((line) => `  ${line}`).join("\n")}\n`);
 if (failures.length) process.stdout.write(`\nfailed steps: ${failures.join(", ")}\n`);
 process.stdout.write(`\n${passed} passed, ${failed} failed\n`);
 process.exit(failed === 0 && failures.length === 0 ? 0 : 1);
