@@ -8,6 +8,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import path from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify from "fastify";
 import type { FastifyInstance } from "fastify";
@@ -202,6 +203,9 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
 
   const events = new EventStream();
   const indexDir = options.runIndexCacheDir ?? null;
+  // Settled by the SPA plugin once its start-up render of the landing page is done (or at once).
+  let startupRenderedNow = (): void => undefined;
+  const startupRendered = { promise: new Promise<void>((resolve) => (startupRenderedNow = resolve)), resolve: () => startupRenderedNow() };
   const runIndex = new RunIndex(state, {
     store: indexDir === null ? null : runIndexStore(indexDir, directory.root, directory.recursive, packageVersion(), options.onRunIndexUnusable),
     ...(options.onRunIndexProgress === undefined ? {} : { onProgress: options.onRunIndexProgress }),
@@ -273,7 +277,7 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   });
   await app.register(failureRoutes, { state, index: runIndex });
   await app.register(eventRoutes, { state, events });
-  await app.register(spaFallback, { basePath, webDir: options.webDir ?? path.join(packageRoot(), "dist", "web"), ...(options.ssrModule === undefined ? {} : { ssrModule: options.ssrModule }), prerenderLanding: options.prerenderLanding === true, signIn: options.auth !== undefined, runCount: () => directory.runCount() });
+  await app.register(spaFallback, { basePath, webDir: options.webDir ?? path.join(packageRoot(), "dist", "web"), ...(options.ssrModule === undefined ? {} : { ssrModule: options.ssrModule }), prerenderLanding: options.prerenderLanding === true, onStartupRendered: () => startupRendered.resolve(), signIn: options.auth !== undefined, runCount: () => directory.runCount() });
 
   // WebSocket upgrades never reach Fastify's hooks: answered with the same checks (a given server answers them already).
   if (given === undefined) app.server.on("upgrade", refuseUpgrades(origin));
@@ -287,7 +291,9 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
     if (options.indexInBackground !== false) {
       // A remote store's runs are whole objects fetched from it: its run index starts when the
       // eval is first asked for (routes/failures.ts), not for every start of every instance.
-      if (!(files instanceof RemoteFiles)) void runIndex.start();
+      // After the start-up render of the landing run (10 s at most): its run is then built and
+      // kept, and the index digests it from there instead of parsing its newest line again.
+      if (!(files instanceof RemoteFiles)) void Promise.race([startupRendered.promise, delay(10_000, undefined, { ref: false })]).then(() => runIndex.start());
       void directory
         .indexAll((done, total, record) => options.onIndexProgress?.(done, total, record.path))
         .then(() => events.send("indexed", { files: directory.files().length }));

@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { WinkApp } from "../app.js";
 import { cleanUp, get, snapshotLine, tempDir, testApp, writeSession } from "../server.test-support.js";
 import { SignedSessionCookies } from "../auth/session-cookie.js";
@@ -102,6 +102,31 @@ describe("the landing page rendered on the server", () => {
     await expect.poll(async () => (await get(prerendered, "/", { accept: "text/html" })).body, { timeout: 10_000 }).toContain("second failure");
     const changed = await get(prerendered, "/", { accept: "text/html" });
     expect(inlineRun(changed.body)).toEqual(JSON.parse((await get(prerendered, "/api/run")).body));
+  });
+
+  it("the run index starts after the start-up render and digests the landing run from it: the newest line is read once", async () => {
+    const dir = await tempDir();
+    const failed = { event_id: "e1", created_at: "2026-11-22T01:00:01+00:00", call_id: "c1", name: "read_file", params: { file_path: "a.py" }, result: { success: false, message: "read once" } };
+    // A line whose parse (~3 MB counted) is not kept in a 2 MiB budget: a second use parses it again.
+    const note = { text: "x".repeat(2_000_000) };
+    await writeSession(dir, "run.jsonl", [snapshotLine({ sessionId: "s", slices: [{ type: TOOL_INVOKED, items: [failed] }, { type: "Note", items: [note] }] })]);
+    const served = await testApp({ path: dir, webDir: await webDir(), ssrModule: BUILT_RENDERER, prerenderLanding: true, indexInBackground: true, memoryBytes: 2 * 1024 * 1024 });
+    const reads = vi.spyOn(served.state.directory.store, "readLine");
+    // How many times the line had been read when the index started: the render's read only.
+    const readsAtStart: number[] = [];
+    const start = served.runIndex.start.bind(served.runIndex);
+    vi.spyOn(served.runIndex, "start").mockImplementation(() => {
+      readsAtStart.push(reads.mock.calls.length);
+      return start();
+    });
+    await served.app.ready();
+    await served.runIndex.whenStarted();
+    await served.runIndex.whenComplete();
+    expect(readsAtStart[0]).toBe(1);
+    expect((await get(served, "/", { accept: "text/html" })).body).toContain("read once");
+    expect(served.runIndex.digests()).toMatchObject([{ outcome: "failed" }]);
+    // Before, the index digested the run beside the render: a big line was parsed twice, at times both at once.
+    expect(reads).toHaveBeenCalledTimes(1);
   });
 
   it("under sign-in, draws the landing page for the signed-in user who asked for it, and sends no one else anything", async () => {

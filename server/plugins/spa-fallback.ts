@@ -37,6 +37,12 @@ export interface SpaOptions {
    * nor the newest run to be read. Default false (an app built for a test renders on demand).
    */
   prerenderLanding?: boolean;
+  /**
+   * Told once, after `ready`, when the start-up render is done (at once when there is none).
+   * The run index waits for it: digesting the landing run beside its render parsed the newest
+   * line twice, and a big one held both parses at once (issue 33's peak RSS bound).
+   */
+  onStartupRendered?: () => void;
   /** Served with sign-in (`--auth`): the page says so, and the app asks who is signed in. */
   signIn?: boolean;
   /**
@@ -227,20 +233,22 @@ const plugin: FastifyPluginAsync<SpaOptions> = async (app, options) => {
       return null;
     }
   };
-  if (built && options.prerenderLanding === true) {
-    // After `ready` (not in it): the server answers meanwhile; a failure here only means the first page renders on demand.
-    app.addHook("onReady", async () => {
-      // With many runs the browser the CLI opens is sent to the eval: no run page to draw for it.
-      // Under sign-in no one has asked yet: the run is asked for as the first user to come.
-      if (manyRuns() || options.signIn === true) return;
-      setImmediate(() => {
-        prerendering = readIndex()
-          .then((html) => renderLanding({ headers: { host: "127.0.0.1" } }, (indexHtml ??= html)))
-          .catch(() => null)
-          .finally(() => (prerendering = null));
-      });
+  const startupRendered = (): void => options.onStartupRendered?.();
+  // After `ready` (not in it): the server answers meanwhile; a failure here only means the first page renders on demand.
+  app.addHook("onReady", async () => {
+    // With many runs the browser the CLI opens is sent to the eval: no run page to draw for it.
+    // Under sign-in no one has asked yet: the run is asked for as the first user to come.
+    if (!built || options.prerenderLanding !== true || manyRuns() || options.signIn === true) return startupRendered();
+    setImmediate(() => {
+      prerendering = readIndex()
+        .then((html) => renderLanding({ headers: { host: "127.0.0.1" } }, (indexHtml ??= html)))
+        .catch(() => null)
+        .finally(() => {
+          prerendering = null;
+          startupRendered();
+        });
     });
-  }
+  });
   // Otherwise the renderer loads after the server's first answer (not during start-up), so
   // the first landing page need not wait for it.
   let warmed = false;
