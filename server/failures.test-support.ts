@@ -5,9 +5,10 @@
  * by Python's `zipfile`, the manifest's checksum updated, as WINK's writer would have it).
  */
 import { execFile } from "node:child_process";
-import { mkdir, utimes, writeFile } from "node:fs/promises";
+import { mkdir, readFile, stat, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
+import { BUNDLE_SNIFF_BYTES } from "../shared/debug-bundle/index.js";
 import { dumpsPython } from "../shared/session/python-json-dumps.js";
 import { Session, pythonIsoTimestamp } from "../shared/session/session-model.js";
 
@@ -78,4 +79,18 @@ export async function writeErroredBundle(source: string, target: string, type: s
   ].join("\n");
   await mkdir(path.dirname(target), { recursive: true });
   await execFileAsync("python3", ["-c", script, source, target, error]);
+}
+
+/**
+ * `run`'s content replaced by as many bytes of garbage, its modification time kept: reading it
+ * now gives "did not load", and only an index that still describes it gives its digest. A
+ * bundle keeps its first bytes, so that the listing, which sniffs them, still lists it.
+ */
+export async function garbleRun(dir: string, run: string): Promise<void> {
+  const file = path.join(dir, run);
+  const before = await stat(file);
+  const bytes = await readFile(file);
+  bytes.fill("x", run.endsWith(".zip") ? BUNDLE_SNIFF_BYTES : 0);
+  await writeFile(file, bytes);
+  await utimes(file, before.atime, before.mtime);
 }

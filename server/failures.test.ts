@@ -1,6 +1,6 @@
 // `wink-debug failures` as a user runs it: the real CLI (a child process) on a generated eval
 // of session files and real WINK debug bundles, with failures that vary in numbers, ids and paths.
-import { copyFile, cp, mkdir, readFile, writeFile } from "node:fs/promises";
+import { copyFile, cp, mkdir, readFile, readdir, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Value } from "typebox/value";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,7 +10,9 @@ import type { FailureReportView } from "../shared/viewer/index.js";
 import { startCli, stopClis } from "./cli.test-support.js";
 import { FailuresError, failuresMain } from "./failures.js";
 import type { GeneratedCall } from "./failures.test-support.js";
-import { writeErroredBundle, writeSessionRun } from "./failures.test-support.js";
+import { garbleRun, writeErroredBundle, writeSessionRun } from "./failures.test-support.js";
+import { indexMain } from "./index-command.js";
+import { INDEX_FILE } from "./library/index-seed.js";
 import { cleanUp, tempDir } from "./server.test-support.js";
 
 /** Tests that start the CLI several times: each start transpiles the sources (seconds on a loaded 2-core machine). */
@@ -192,6 +194,26 @@ describe("wink-debug failures", () => {
     expect(failing.code).toBe(1);
     expect(failing.stdout).toContain(`1 new group against ${baseline}`);
     expect(failing.stdout).toMatch(/\n {4}1 {5}8% {12}1 {2}new {2}write_file: Permission denied: <path>\n/);
+  }, SEVERAL_STARTS_MS);
+
+  it("takes the runs an index.parquet at the target's root still describes from it, as the viewer does", async () => {
+    const dir = await tempDir("wink-failures-parquet-");
+    await cp(target, dir, { recursive: true });
+    const runs = (await readdir(dir, { recursive: true })).filter((name) => /\.(jsonl|zip)$/.test(name));
+    expect(runs.length).toBeGreaterThan(10);
+    // Whole milliseconds (the index keeps milliseconds; a copy's times have nanoseconds, which
+    // the garbling below, keeping the time to the millisecond, would change).
+    const time = new Date("2026-11-26T05:46:00.125Z");
+    for (const name of runs) await utimes(path.join(dir, name), time, time);
+    const read = await run([dir, "-r", "--json", "--no-cache"]);
+    expect(read.code, read.stderr).toBe(0);
+    expect(await indexMain([dir, "-r", "-o", path.join(dir, INDEX_FILE)], { out: () => undefined, err: () => undefined, interactive: false })).toBe(0);
+    // Every run made unreadable, size and time kept: only the index still gives their digests.
+    for (const name of runs) await garbleRun(dir, name);
+    const fromIndex = await run([dir, "-r", "--json", "--no-cache"]);
+    expect(fromIndex.code, fromIndex.stderr).toBe(0);
+    expect(report(fromIndex.stdout)).toEqual(report(read.stdout));
+    expect(fromIndex.stderr).toContain(`${INDEX_FILE}: 12 of 12 runs taken from it`);
   }, SEVERAL_STARTS_MS);
 
   it("refuses bad input with one line naming it and exit code 2", async () => {

@@ -7,6 +7,7 @@ import { WinkError } from "../shared/errors.js";
 import { isRemoteTarget } from "../shared/remote/index.js";
 import { pageOfRuns } from "../shared/viewer/index.js";
 import type { RunDigestView } from "../shared/viewer/index.js";
+import { INDEX_MEMORY_SHARE, readIndexSeed } from "./library/index-seed.js";
 import { RunIndex } from "./library/run-index.js";
 import { runIndexStore, userCacheDir } from "./library/run-index-store.js";
 import { closeServedState, openServedState } from "./library/served-state.js";
@@ -117,7 +118,10 @@ export async function readTargetDigests(query: TargetQuery, io: TargetIo, refuse
     const store = query.cache === false ? null : runIndexStore(userCacheDir(), directory.root, directory.recursive, packageVersion(), (message) => io.err(`${message}\n`));
     const progress = new ReadingProgress(io);
     let cached = 0;
-    const index = new RunIndex(served.state, { store, covers: (record) => wanted.has(record.path), onProgress: ({ indexed, total }) => progress.step(indexed - cached, total - cached) });
+    // An index.parquet at the target's root (a CI job's `wink-debug index`) gives the runs it
+    // still describes, as it does the viewer: a big eval is grouped without reading them.
+    const prebuilt = () => readIndexSeed(served.state, { maxBytes: served.memory.bytes / INDEX_MEMORY_SHARE, onNote: (line) => io.err(`${line}\n`) });
+    const index = new RunIndex(served.state, { store, prebuilt, covers: (record) => wanted.has(record.path), onProgress: ({ indexed, total }) => progress.step(indexed - cached, total - cached) });
     await index.start();
     const before = index.progress();
     cached = before.indexed;

@@ -1,17 +1,16 @@
 // The eval with an `index.parquet` at the target's root (issue 30 item 6): a real server on
 // loopback answers /api/failures from the file for the runs it covers — as it would without
 // it — reads the runs newer or changed since, and ignores a file it must not trust.
-import { cp, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { cp, rm, stat, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parquetWriteFile } from "hyparquet-writer";
 import { afterEach, describe, expect, it } from "vitest";
 import { WINK_BUNDLE_FIXTURES } from "../../fixtures/paths.js";
-import { BUNDLE_SNIFF_BYTES } from "../../shared/debug-bundle/index.js";
 import { RUN_INDEX_FORMAT, runIndexRows } from "../../shared/viewer/index.js";
 import type { EvalSummaryView, RunDigestView } from "../../shared/viewer/index.js";
 import type { AppOptions } from "../app.js";
 import type { GeneratedCall } from "../failures.test-support.js";
-import { writeErroredBundle, writeSessionRun } from "../failures.test-support.js";
+import { garbleRun as garble, writeErroredBundle, writeSessionRun } from "../failures.test-support.js";
 import { indexMain } from "../index-command.js";
 import { INDEX_FILE } from "../library/index-seed.js";
 import { runIndexColumns, runIndexSchema, writeRunIndex } from "../library/parquet-index.js";
@@ -72,20 +71,6 @@ const silent = { out: () => undefined, err: () => undefined, interactive: false 
 /** `wink-debug index` writing `index.parquet` at the target's root. */
 async function writeIndex(dir: string): Promise<void> {
   expect(await indexMain([dir, "-r", "-o", path.join(dir, INDEX_FILE)], silent)).toBe(0);
-}
-
-/**
- * `run`'s content replaced by as many bytes of garbage, its modification time kept: reading it
- * now gives "did not load". A bundle keeps its first bytes, so that the listing, which sniffs
- * them, still lists it.
- */
-async function garble(dir: string, run: string): Promise<void> {
-  const file = path.join(dir, run);
-  const before = await stat(file);
-  const bytes = await readFile(file);
-  bytes.fill("x", run.endsWith(".zip") ? BUNDLE_SNIFF_BYTES : 0);
-  await writeFile(file, bytes);
-  await utimes(file, before.atime, before.mtime);
 }
 
 describe("/api/failures with an index.parquet at the target's root", () => {
