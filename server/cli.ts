@@ -628,7 +628,9 @@ async function main(): Promise<void> {
   const indexDir = !options.cache ? null : remote ? (options.remote.cacheDir ?? null) : userCacheDir();
   const indexing = new ReadingProgress(processIo, { doing: "Indexing", done: "Indexed" });
   let toIndex: { cached: number; total: number } | null = null;
-  const { app, handler, runIndex } = await buildApp({
+  // A signal while the app is built closes what it is built on: what fails then is the stop's
+  // to report (exit 0 once closed), not a failure of the server (exit 1).
+  const built = await buildApp({
     path: options.target,
     served,
     server: stage.server,
@@ -654,9 +656,18 @@ async function main(): Promise<void> {
         toIndex = null;
       }
     },
+  }).catch((error: unknown) => {
+    if (stopping) return null;
+    throw error;
   });
-  if (stopping) return;
-  await app.ready();
+  if (stopping || built === null) return;
+  const { app, handler, runIndex } = built;
+  try {
+    await app.ready();
+  } catch (error) {
+    if (stopping) return;
+    throw error;
+  }
   if (stopping || handler === null) return;
   // The eval's index, on stderr when it has many runs to read (docs/eval.md "The run index"),
   // once it starts: with the server for a local folder, with the eval for a remote store.

@@ -437,7 +437,7 @@ describe("the CLI on an HTTP store", () => {
     expect(((await meta.json()) as { session_id: string }).session_id).toBe("private-run");
     const runs = await (await fetch(`${served}api/runs`)).text();
     cli.child.kill("SIGTERM");
-    expect(await cli.exit).toBe(0);
+    expect(await cli.exit, cli.errors()).toBe(0);
     for (const text of [runs, cli.output(), cli.errors()]) expect(text).not.toContain(PRIVATE_PASSWORD);
   }, 120_000);
 
