@@ -115,7 +115,10 @@ describe("random-access reader", () => {
 describe("time budgets", () => {
   it("gives E_SOURCE_TIMEOUT naming the URL when a server accepts and never answers (a real socket that stays silent)", async () => {
     const sockets = new Set<Socket>();
-    const silent: Server = createServer((socket) => sockets.add(socket));
+    const silent: Server = createServer((socket) => {
+      sockets.add(socket);
+      socket.on("error", () => undefined);
+    });
     await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
     const port = (silent.address() as { port: number }).port;
     try {
@@ -137,6 +140,8 @@ describe("time budgets", () => {
     const sockets = new Set<Socket>();
     const drip: Server = createServer((socket) => {
       sockets.add(socket);
+      // The client resets the socket at its deadline: a write after that is an error here, not the test's.
+      socket.on("error", () => undefined);
       socket.once("data", () => {
         socket.write("HTTP/1.1 206 Partial Content\r\nContent-Length: 1000\r\nContent-Range: bytes 0-999/1000\r\nETag: \"v1\"\r\n\r\n");
         const timer = setInterval(() => socket.write("x"), 50);
