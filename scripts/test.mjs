@@ -40,8 +40,9 @@ countStep("build", step("build", "npm", ["run", "--silent", "build"]));
 countStep("typecheck", step("typecheck", "npm", ["run", "--silent", "typecheck"]));
 countStep("lint", step("lint", "npm", ["run", "--silent", "lint"]));
 
-step("unit and integration tests", "npx", ["vitest", "run"]);
+const vitestOk = step("unit and integration tests", "npx", ["vitest", "run"]);
 const vitestReport = `${results}/vitest.json`;
+const failedBeforeVitest = failed;
 if (existsSync(vitestReport)) {
   const report = JSON.parse(readFileSync(vitestReport, "utf8"));
   passed += report.numPassedTests ?? 0;
@@ -59,6 +60,12 @@ if (existsSync(vitestReport)) {
   }
 } else {
   failed += 1;
+}
+// Vitest fails a run with every test passed when an error escaped them (an unhandled rejection
+// or error event): counted, and said, so that the closing line agrees with the exit code.
+if (!vitestOk && failed === failedBeforeVitest) {
+  failed += 1;
+  failedTests.push("vitest: exited non-zero with no failed test (an unhandled error: see \"Unhandled Errors\" above)");
 }
 
 if (existsSync("e2e/playwright.config.ts")) {
