@@ -24,7 +24,7 @@ import net from "node:net";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { SourceError } from "../shared/errors.js";
-import { DEFAULT_DISK_CACHE_BYTES, isRemoteTarget, redactUrl } from "../shared/remote/index.js";
+import { DEFAULT_DISK_CACHE_BYTES, isRemoteTarget } from "../shared/remote/index.js";
 import { PROXY_CLI_OPTIONS, ProxyOptionsError, proxyOptionsFromCli, proxySignIn } from "./auth/proxy-sign-in.js";
 import type { ProxySignInOptions } from "./auth/proxy-sign-in.js";
 import { oidcSignIn } from "./auth/served-sign-in.js";
@@ -39,9 +39,10 @@ import { TlsFilesError, readTlsFiles } from "./http/tls-files.js";
 import type { TlsFiles } from "./http/tls-files.js";
 import { DEFAULT_KEEP_ALIVE_TIMEOUT_MS, DEFAULT_RESERVE, FILE_HEADROOM, MAX_DEFAULT_CONNECTIONS, MIN_CONNECTIONS, defaultMaxConnections, openFileLimit } from "./http/connection-limits.js";
 import type { RemoteTargetOptions } from "./library/open-target.js";
-import { userCacheDir } from "./library/run-index-store.js";
+import { runIndexDir } from "./library/run-index-store.js";
 import { DEFAULT_MEMORY_BYTES, closeServedState, openServedState } from "./library/served-state.js";
 import { packageRoot, packageVersion } from "./package-root.js";
+import { REMOTE_CLI_OPTIONS, S3_OPTIONS_USAGE, openFailure, remoteOptionsFromCli, shownTarget } from "./remote-cli.js";
 
 const MIB = 1024 * 1024;
 /** The least `--memory` accepted: below it a 25 MB session line could never stay parsed. */
@@ -139,23 +140,15 @@ Options:
   -h, --help       show this help
   -v, --version    print the version
 
-S3 options (credentials come the way AWS tools take them: AWS_ACCESS_KEY_ID and
-AWS_SECRET_ACCESS_KEY, AWS_PROFILE, ~/.aws/config and ~/.aws/credentials, SSO,
-credential_process, instance roles; they are never printed nor sent to the browser):
-  --endpoint-url URL  an S3-compatible endpoint (Ceph, MinIO, R2…), like the AWS CLI's
-                   (also AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, endpoint_url in the profile)
-  --profile NAME   a profile of the shared config files (default: AWS_PROFILE, else default)
-  --region REGION  the bucket's region (default: the profile's, else us-east-1)
-  --path-style     address buckets as ENDPOINT/bucket/key (the default with --endpoint-url)
-  --no-path-style  address buckets as bucket.ENDPOINT/key (virtual-hosted)
-
+${S3_OPTIONS_USAGE}
 Commands:
   wink-debug bundle DIR|FILE -o run.html
                    write one self-contained HTML file (viewer + data) that opens offline
-  wink-debug failures DIR|FILE [-r] [--json] [--since DATE] [--baseline FILE] [--fail-on-new] [--no-cache]
+  wink-debug failures DIR|FILE|URL [-r] [--json] [--since DATE] [--baseline FILE] [--fail-on-new] [--no-cache] [--cache-dir DIR]
                    what failed across the runs, grouped by signature (--help for more)
-  wink-debug index DIR|FILE [-r] -o FILE.parquet [--no-cache]
+  wink-debug index DIR|FILE|URL [-r] -o FILE.parquet [--no-cache] [--cache-dir DIR]
                    write the run index (a row per run and per failure) as Parquet
+                   (both take the S3 options above for an s3:// URL)
 `;
 
 class UsageError extends Error {}
@@ -201,11 +194,6 @@ function readMetricsToken(file: string): string {
   return token;
 }
 
-/** A target as it may be shown: a URL loses its user, password, query and fragment. */
-function shownTarget(target: string): string {
-  return /^[a-z0-9]+:\/\//i.test(target) && !/^s3:/i.test(target) ? redactUrl(target) : target;
-}
-
 function parseCli(argv: string[]): CliOptions | "help" | "version" {
   let parsed;
   try {
@@ -221,15 +209,8 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
         memory: { type: "string" },
         "max-connections": { type: "string" },
         poll: { type: "string" },
-        "store-timeout": { type: "string" },
-        "cache-dir": { type: "string" },
-        "cache-size": { type: "string" },
+        ...REMOTE_CLI_OPTIONS,
         "no-cache": { type: "boolean" },
-        "endpoint-url": { type: "string" },
-        profile: { type: "string" },
-        region: { type: "string" },
-        "path-style": { type: "boolean" },
-        "no-path-style": { type: "boolean" },
         "log-format": { type: "string" },
         "metrics-token-file": { type: "string" },
         auth: { type: "string" },
@@ -284,29 +265,7 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
   if (pollText !== undefined && (!/^\d{1,6}$/.test(pollText) || Number(pollText) < 1 || Number(pollText) > MAX_POLL_SECONDS)) {
     throw new UsageError(`--poll must be a whole number of seconds from 1 to ${MAX_POLL_SECONDS}, got ${pollText}`);
   }
-  const s3 = /^s3:\/\//i.test(target);
-  for (const name of ["cache-dir", "cache-size"] as const) {
-    if (values[name] !== undefined && !isRemoteTarget(target)) throw new UsageError(`--${name} is for s3:// and http(s):// targets, not ${shownTarget(target)}`);
-  }
-  const cacheDir = values["cache-dir"];
-  if (cacheDir === "") throw new UsageError("--cache-dir must name a directory");
-  if (values["no-cache"] === true && cacheDir !== undefined) throw new UsageError("--no-cache and --cache-dir contradict each other");
-  const cacheSizeText = values["cache-size"];
-  if (cacheSizeText !== undefined && cacheDir === undefined) throw new UsageError("--cache-size needs --cache-dir");
-  if (cacheSizeText !== undefined && (!/^\d{1,7}$/.test(cacheSizeText) || Number(cacheSizeText) < 1)) throw new UsageError(`--cache-size must be a whole number of MiB, at least 1, got ${cacheSizeText}`);
-  const timeoutText = values["store-timeout"];
-  if (timeoutText !== undefined && !isRemoteTarget(target)) throw new UsageError(`--store-timeout is for s3:// and http(s):// targets, not ${shownTarget(target)}`);
-  if (timeoutText !== undefined && (!/^\d{1,5}$/.test(timeoutText) || Number(timeoutText) < 1)) throw new UsageError(`--store-timeout must be a whole number of seconds, at least 1, got ${timeoutText}`);
-  const store = {
-    ...(timeoutText === undefined ? {} : { timeoutMs: Number(timeoutText) * 1000 }),
-    ...(cacheDir === undefined ? {} : { cacheDir: path.resolve(cacheDir), ...(cacheSizeText === undefined ? {} : { cacheBytes: Number(cacheSizeText) * MIB }) }),
-  };
-  for (const name of ["endpoint-url", "profile", "region", "path-style", "no-path-style"] as const) {
-    if (values[name] !== undefined && !s3) throw new UsageError(`--${name} is for s3:// targets, not ${shownTarget(target)}`);
-  }
-  if (values["path-style"] === true && values["no-path-style"] === true) throw new UsageError("--path-style and --no-path-style contradict each other");
-  const endpoint = values["endpoint-url"];
-  if (endpoint !== undefined && !/^https?:\/\/[^/?#]+/i.test(endpoint)) throw new UsageError(`--endpoint-url must be an http:// or https:// URL, got ${shownTarget(endpoint)}`);
+  const remote = remoteOptionsFromCli(values, target, (message) => new UsageError(message));
   const logFormat = values["log-format"] ?? "default";
   if (logFormat !== "default" && logFormat !== "json") throw new UsageError(`--log-format must be json or default, got ${logFormat}`);
   const tokenFile = values["metrics-token-file"];
@@ -344,18 +303,6 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
       sessionSecretFile: values["session-secret-file"],
     };
   }
-  const pathStyle = values["path-style"] === true ? true : values["no-path-style"] === true ? false : undefined;
-  const remote: RemoteTargetOptions = s3
-    ? {
-        ...store,
-        s3: {
-          ...(endpoint === undefined ? {} : { endpoint }),
-          ...(values.profile === undefined ? {} : { profile: values.profile }),
-          ...(values.region === undefined ? {} : { region: values.region }),
-          ...(pathStyle === undefined ? {} : { forcePathStyle: pathStyle }),
-        },
-      }
-    : store;
   return {
     target,
     host,
@@ -386,26 +333,6 @@ function isLoopbackHost(host: string): boolean {
   if (net.isIPv4(v4)) return v4.startsWith("127.");
   return net.isIPv6(name) && /^(0{0,4}:){1,7}0{0,3}1$/.test(name);
 }
-
-/** Exit code and message for a failure to open the target (a store's own failures get exit 4 and a hint). */
-function openFailure(error: unknown): { code: number; message: string } {
-  const message = error instanceof Error ? error.message : String(error);
-  if (!(error instanceof SourceError)) return { code: 2, message };
-  const hint = STORE_HINTS[error.code];
-  return { code: 4, message: `${message} [${error.code}]${hint === undefined ? "" : `\n  ${hint}`}` };
-}
-
-/** What to do about a store's failure at start. */
-const STORE_HINTS: Record<string, string> = {
-  E_SOURCE_CREDENTIALS_MISSING: "Set credentials the AWS way (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE or --profile, ~/.aws/credentials), or add user:pass@ to an HTTP URL.",
-  E_SOURCE_CREDENTIALS_EXPIRED: "Refresh the credentials (for example: aws sso login --profile NAME) and start again.",
-  E_SOURCE_CREDENTIALS_INVALID: "Check the access key and secret (or the URL's user and password).",
-  E_SOURCE_FORBIDDEN: "These credentials may not read that bucket or folder.",
-  E_SOURCE_NOT_FOUND: "Check the bucket and prefix (or the URL); with --endpoint-url, check the endpoint too.",
-  E_SOURCE_UNREACHABLE: "Check the URL or --endpoint-url, and the network.",
-  E_SOURCE_TIMEOUT: "The store did not answer in time; check the endpoint and the network.",
-  E_SOURCE_THROTTLED: "The store keeps asking to slow down; try again in a moment.",
-};
 
 /** True when `port` can be bound on `host` right now. */
 function portIsFree(host: string, port: number): Promise<boolean> {
@@ -468,6 +395,11 @@ async function main(): Promise<void> {
       process.exitCode = await run(process.argv.slice(3));
     } catch (error) {
       if (error instanceof Refusal) fail(2, error.message);
+      // A remote target's store failing (listing it, or reading the index) is told as the viewer tells it.
+      if (error instanceof SourceError) {
+        const { code, message } = openFailure(error);
+        fail(code, message);
+      }
       throw error;
     }
     return;
@@ -625,7 +557,7 @@ async function main(): Promise<void> {
   const { buildApp } = await import("./app.js");
   const { ReadingProgress, processIo } = await import("./target-digests.js");
   // The run index is kept in the user's cache (a local folder) or in --cache-dir (a remote store): never beside the runs.
-  const indexDir = !options.cache ? null : remote ? (options.remote.cacheDir ?? null) : userCacheDir();
+  const indexDir = runIndexDir({ remote, cacheDir: options.remote.cacheDir, cache: options.cache });
   const indexing = new ReadingProgress(processIo, { doing: "Indexing", done: "Indexed" });
   let toIndex: { cached: number; total: number } | null = null;
   // A signal while the app is built closes what it is built on: what fails then is the stop's

@@ -5,9 +5,10 @@
  * by Python's `zipfile`, the manifest's checksum updated, as WINK's writer would have it).
  */
 import { execFile } from "node:child_process";
-import { mkdir, readFile, stat, utimes, writeFile } from "node:fs/promises";
+import { cp, mkdir, readFile, stat, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
+import { WINK_BUNDLE_FIXTURES } from "../fixtures/paths.js";
 import { BUNDLE_SNIFF_BYTES } from "../shared/debug-bundle/index.js";
 import { dumpsPython } from "../shared/session/python-json-dumps.js";
 import { Session, pythonIsoTimestamp } from "../shared/session/session-model.js";
@@ -93,4 +94,34 @@ export async function garbleRun(dir: string, run: string): Promise<void> {
   bytes.fill("x", run.endsWith(".zip") ? BUNDLE_SNIFF_BYTES : 0);
   await writeFile(file, bytes);
   await utimes(file, before.atime, before.mtime);
+}
+
+const SMALL_SUCCESS = path.join(WINK_BUNDLE_FIXTURES, "01-small-success", "c958872d-4e41-4429-9f5f-48b054b977ea_20261126_054533.zip");
+/** A real failed bundle of the mixed eval, as a path under `fixtures/` (its run is `pay/req-05/<its name>`). */
+export const MIXED_EVAL_FAILED_RUN = path.join(WINK_BUNDLE_FIXTURES, "02-failed-run", "e523fd0d-e949-41b5-8de3-f0b1f5920007_20261126_054534.zip");
+
+const missingFile = (file: string, callId: string): GeneratedCall => ({ tool: "read_file", params: { path: file }, message: `No such file or directory: ${file}.`, success: false, callId });
+/** A failed `pytest -q`, with its exit code. */
+export const failedCommand = (exit: number, callId: string): GeneratedCall => ({ tool: "shell", params: { command: "pytest -q" }, message: `Command failed with exit code ${exit}`, success: false, callId });
+const passedCall = (callId: string): GeneratedCall => ({ tool: "list_dir", params: { path: "." }, message: "3 entries", success: true, callId });
+/** 10:00 UTC on `date` (YYYY-MM-DD). */
+export const evalDay = (date: string): Date => new Date(`${date}T10:00:00Z`);
+/** A file time with milliseconds, as a real file has (the index keeps milliseconds); .125 s is exact in a double, so utimes sets it to the nanosecond. */
+const BUNDLE_TIME = new Date("2026-11-26T05:46:00.125Z");
+
+/**
+ * A small eval in an EvalLoop layout: session files with failed calls, real bundles (one with
+ * an error.json), a file that does not load, a truth.json. Returns its files (relative paths).
+ */
+export async function writeMixedEval(root: string): Promise<string[]> {
+  await writeSessionRun(path.join(root, "calc", "req-01", "run-01.jsonl"), "a0000000-0000-4000-8000-000000000001", evalDay("2026-11-20"), [passedCall("call_a1"), missingFile("src/a1.py", "call_4f9c2d1e8b7a")]);
+  await writeSessionRun(path.join(root, "calc", "req-01", "run-02.jsonl"), "a0000000-0000-4000-8000-000000000002", evalDay("2026-11-21"), [missingFile("lib/x.ts", "call_77aa01bb02cc"), failedCommand(2, "call_0002")]);
+  await writeSessionRun(path.join(root, "calc", "req-02", "run-03.jsonl"), "a0000000-0000-4000-8000-000000000003", evalDay("2026-11-22"), [passedCall("call_b1")]);
+  await writeErroredBundle(SMALL_SUCCESS, path.join(root, "pay", "req-04", "b1000000-0000-4000-8000-000000000006_20261120_101500.zip"), "DeadlineExceededError", "Deadline exceeded after 30 s");
+  await cp(MIXED_EVAL_FAILED_RUN, path.join(root, "pay", "req-05", path.basename(MIXED_EVAL_FAILED_RUN)));
+  await writeFile(path.join(root, "calc", "req-02", "broken.jsonl"), "{not json\n");
+  await writeFile(path.join(root, "truth.json"), JSON.stringify({ samples: 5 }));
+  const runs = ["calc/req-01/run-01.jsonl", "calc/req-01/run-02.jsonl", "calc/req-02/run-03.jsonl", "pay/req-04/b1000000-0000-4000-8000-000000000006_20261120_101500.zip", `pay/req-05/${path.basename(MIXED_EVAL_FAILED_RUN)}`, "calc/req-02/broken.jsonl", "truth.json"];
+  for (const run of runs.slice(3)) await utimes(path.join(root, run), BUNDLE_TIME, BUNDLE_TIME);
+  return runs;
 }

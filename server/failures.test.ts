@@ -242,11 +242,15 @@ describe("wink-debug failures", () => {
     const out: string[] = [];
     const io = { out: (text: string) => out.push(text), err: () => undefined, interactive: false };
     expect(await failuresMain(["--help"], io)).toBe(0);
-    expect(out.join("")).toContain("Usage: wink-debug failures DIR|FILE [-r] [--json] [--since DATE] [--baseline FILE] [--fail-on-new]");
-    await expect(failuresMain([], io)).rejects.toThrow(/expected one DIR or FILE, got 0/);
+    expect(out.join("")).toContain("Usage: wink-debug failures DIR|FILE|URL [-r] [--json] [--since DATE] [--baseline FILE] [--fail-on-new]");
+    expect(out.join("")).toContain("--endpoint-url URL");
+    await expect(failuresMain([], io)).rejects.toThrow(/expected one DIR, FILE or URL, got 0/);
     await expect(failuresMain([target, "--fail-on-new"], io)).rejects.toThrow(/--fail-on-new needs --baseline FILE/);
     await expect(failuresMain([target, "--bogus"], io)).rejects.toThrow(FailuresError);
-    await expect(failuresMain(["s3://bucket/runs/"], io)).rejects.toThrow(/reads local folders and files; remote stores/);
+    // Remote targets are read (server/remote-commands.test.ts), with the viewer's remote options, checked as it checks them.
+    await expect(failuresMain([target, "--cache-dir", target], io)).rejects.toThrow(`--cache-dir is for s3:// and http(s):// targets, not ${target}`);
+    await expect(failuresMain(["https://runs.example/nightly/", "--endpoint-url", "http://127.0.0.1:9"], io)).rejects.toThrow("--endpoint-url is for s3:// targets, not https://runs.example/nightly/");
+    await expect(failuresMain(["s3://bucket/runs/", "--path-style", "--no-path-style"], io)).rejects.toThrow("--path-style and --no-path-style contradict each other");
     const broken = await readFile(path.join(target, "req-09", "broken.jsonl"), "utf8");
     expect(broken).toBe("{not json\n");
   });

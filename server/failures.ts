@@ -1,6 +1,6 @@
 /**
  * `wink-debug failures TARGET [-r] [--json] [--since DATE] [--baseline FILE] [--fail-on-new]`:
- * what failed across the runs of a folder (an eval, a night of CI), grouped by signature
+ * what failed across the runs of a folder or a remote store (an eval, a night of CI), grouped by signature
  * (docs/eval.md). Every run is read with the run model the viewer opens on; the groups go to
  * stdout (a table, or one JSON document), progress to stderr.
  */
@@ -8,8 +8,10 @@ import { readFile } from "node:fs/promises";
 import { InvalidArgumentError } from "../shared/errors.js";
 import { failureReport, reportSignatures, timeBound } from "../shared/viewer/index.js";
 import type { FailureGroupView, FailureReportView } from "../shared/viewer/index.js";
+import type { RemoteTargetOptions } from "./library/open-target.js";
+import { REMOTE_CLI_OPTIONS, REMOTE_COMMAND_USAGE, S3_OPTIONS_USAGE, remoteOptionsFromCli } from "./remote-cli.js";
 import { parseSubcommandArgs } from "./subcommand-args.js";
-import { plural, processIo, readTargetDigests, refuseRemote } from "./target-digests.js";
+import { plural, processIo, readTargetDigests } from "./target-digests.js";
 import type { TargetIo } from "./target-digests.js";
 
 /** A problem with the command line or its inputs, reported as one line with exit code 2. */
@@ -20,15 +22,16 @@ export class FailuresError extends Error {
   }
 }
 
-export const FAILURES_USAGE = `Usage: wink-debug failures DIR|FILE [-r] [--json] [--since DATE] [--baseline FILE] [--fail-on-new] [--no-cache]
+export const FAILURES_USAGE = `Usage: wink-debug failures DIR|FILE|URL [-r] [--json] [--since DATE] [--baseline FILE] [--fail-on-new] [--no-cache] [--cache-dir DIR] [S3 options]
 
-What failed across the runs of DIR (session files and WINK debug bundles), grouped:
-each failed tool call and each run error (a bundle's error.json) gets a signature, the
-tool (or error type) and its message with numbers, ids, paths and quoted strings as
-placeholders; failures with one signature are one group. Groups are listed by the runs
-they affect, each with one example (run and turn). Progress goes to stderr. Runs read
-before (by the viewer or these commands) come from the run index in the user's cache
-directory, so a second run reads only new and changed runs (docs/eval.md).
+What failed across the runs of DIR, or of a remote store's URL (session files and WINK
+debug bundles), grouped: each failed tool call and each run error (a bundle's error.json)
+gets a signature, the tool (or error type) and its message with numbers, ids, paths and
+quoted strings as placeholders; failures with one signature are one group. Groups are
+listed by the runs they affect, each with one example (run and turn). Progress goes to
+stderr. Runs read before (by the viewer or these commands) come from the run index in
+the user's cache directory (a remote store's in --cache-dir), so a second run reads only
+new and changed runs (docs/eval.md).
 
 Options:
   -r, --recursive   also read subdirectories (e.g. an EvalLoop's {target}/{request_id}/*.zip)
@@ -39,11 +42,15 @@ Options:
   --baseline FILE   an earlier --json output: groups it does not have are marked new
   --fail-on-new     exit 1 when a group is new against --baseline
   --no-cache        read every run, and keep nothing in the user's cache directory
-                    ($XDG_CACHE_HOME/wink-debug, else ~/.cache/wink-debug)
+                    ($XDG_CACHE_HOME/wink-debug, else ~/.cache/wink-debug) nor in
+                    --cache-dir
   -h, --help        show this help
 
+${REMOTE_COMMAND_USAGE}
+${S3_OPTIONS_USAGE}
 Exit: 0 done, 1 a new group with --fail-on-new, 2 bad arguments or input (missing
-target, no runs in it, unreadable baseline, bad date).
+target, no runs in it, unreadable baseline, bad date), 4 the remote store could not be
+read (unreachable, credentials, permissions, throttled).
 `;
 
 interface FailuresOptions {
@@ -54,6 +61,7 @@ interface FailuresOptions {
   readonly baseline: string | null;
   readonly failOnNew: boolean;
   readonly cache: boolean;
+  readonly remote: RemoteTargetOptions;
 }
 
 function parse(argv: readonly string[]): FailuresOptions | "help" {
@@ -66,15 +74,16 @@ function parse(argv: readonly string[]): FailuresOptions | "help" {
       baseline: { type: "string" },
       "fail-on-new": { type: "boolean" },
       "no-cache": { type: "boolean" },
+      ...REMOTE_CLI_OPTIONS,
       help: { type: "boolean", short: "h" },
     },
     FAILURES_USAGE,
     (message) => new FailuresError(message),
   );
   if (values.help === true) return "help";
-  if (positionals.length !== 1) throw new FailuresError(`expected one DIR or FILE, got ${positionals.length}\n${FAILURES_USAGE}`);
+  if (positionals.length !== 1) throw new FailuresError(`expected one DIR, FILE or URL, got ${positionals.length}\n${FAILURES_USAGE}`);
   const target = positionals[0] as string;
-  refuseRemote("failures", target, (message) => new FailuresError(message));
+  const remote = remoteOptionsFromCli(values, target, (message) => new FailuresError(message));
   const since = values.since ?? null;
   try {
     timeBound(since ?? undefined, "--since", false);
@@ -84,7 +93,7 @@ function parse(argv: readonly string[]): FailuresOptions | "help" {
   }
   if (values["fail-on-new"] === true && values.baseline === undefined) throw new FailuresError("--fail-on-new needs --baseline FILE (an earlier --json output)");
   if (values.baseline === "") throw new FailuresError("--baseline must name a file");
-  return { target, recursive: values.recursive === true, json: values.json === true, since, baseline: values.baseline ?? null, failOnNew: values["fail-on-new"] === true, cache: values["no-cache"] !== true };
+  return { target, recursive: values.recursive === true, json: values.json === true, since, baseline: values.baseline ?? null, failOnNew: values["fail-on-new"] === true, cache: values["no-cache"] !== true, remote };
 }
 
 /** The signatures of an earlier report, or a `FailuresError` naming the file and what is wrong with it. */
@@ -147,7 +156,11 @@ export function formatFailureTable(report: FailureReportView): string {
 
 export type FailuresIo = TargetIo;
 
-/** The `failures` subcommand; returns the exit code (0 done, 1 a new group with `--fail-on-new`). Throws `FailuresError` for bad input (exit 2). */
+/**
+ * The `failures` subcommand; returns the exit code (0 done, 1 a new group with
+ * `--fail-on-new`). Throws `FailuresError` for bad input (exit 2), a remote store's
+ * `SourceError` when it cannot be read (exit 4).
+ */
 export async function failuresMain(argv: readonly string[], io: FailuresIo = processIo): Promise<number> {
   const options = parse(argv);
   if (options === "help") {

@@ -3,16 +3,18 @@
  * failures` groups and `wink-debug index` writes, read the one way so that both count the
  * same runs (docs/eval.md "Runs").
  */
-import { WinkError } from "../shared/errors.js";
+import { SourceError, WinkError } from "../shared/errors.js";
 import { isRemoteTarget } from "../shared/remote/index.js";
 import { pageOfRuns } from "../shared/viewer/index.js";
 import type { RunDigestView } from "../shared/viewer/index.js";
 import { INDEX_MEMORY_SHARE, readIndexSeed } from "./library/index-seed.js";
 import { RunIndex } from "./library/run-index.js";
-import { runIndexStore, userCacheDir } from "./library/run-index-store.js";
+import { runIndexDir, runIndexStore } from "./library/run-index-store.js";
 import { closeServedState, openServedState } from "./library/served-state.js";
+import type { RemoteTargetOptions } from "./library/open-target.js";
 import { listedTimeMs } from "./library/snapshot-directory.js";
 import { packageVersion } from "./package-root.js";
+import { shownTarget } from "./remote-cli.js";
 
 export interface TargetIo {
   readonly out: (text: string) => void;
@@ -35,8 +37,14 @@ export interface TargetQuery {
   readonly recursive: boolean;
   /** Only runs from this time on (`--since`, as given). */
   readonly since?: string | null;
-  /** Keep the digests in the user's cache directory and read them from there (default true; `--no-cache`: false). */
+  /**
+   * Keep the digests between runs and read them from there (default true; `--no-cache`:
+   * false): a local folder's in the user's cache directory, a remote store's in
+   * `remote.cacheDir` (none without it), as the viewer keeps them.
+   */
   readonly cache?: boolean;
+  /** How to reach a remote target's store (`--endpoint-url`, `--cache-dir`…: server/remote-cli.ts). */
+  readonly remote?: RemoteTargetOptions;
 }
 
 export interface TargetDigests {
@@ -46,15 +54,6 @@ export interface TargetDigests {
   readonly digests: RunDigestView[];
   /** Each run's file size in bytes, by run (`index` writes them: what tells the viewer a run is unchanged). */
   readonly sizes: ReadonlyMap<string, number>;
-}
-
-/**
- * Refuses a remote target for `command` (with the error `refuse` makes): remote stores are
- * read by range and indexed as shown; counting every run of one is the run index's job
- * (issue 30, item 1).
- */
-export function refuseRemote(command: string, target: string, refuse: (message: string) => Error): void {
-  if (isRemoteTarget(target)) throw refuse(`${command} reads local folders and files; remote stores (s3://, http(s)://) are not read by it yet`);
 }
 
 /**
@@ -95,27 +94,34 @@ export class ReadingProgress {
 }
 
 /**
- * The digests of every run of `query.target` (its own files; with `recursive`, its
- * subfolders' too), a few at a time, progress on `io.err`. Runs read before (by these
- * commands or the viewer) come from the run index kept in the user's cache directory, and
- * those read now are added to it, unless `query.cache` is false. A target that cannot be
- * opened or holds no run is the error `refuse` makes of why, naming it.
+ * The digests of every run of `query.target` (a local folder or file, or a remote store's
+ * URL; its own files, with `recursive` its subfolders' too), a few at a time, progress on
+ * `io.err`. Runs read before (by these commands or the viewer) come from the run index kept
+ * in the user's cache directory (a remote store's in `query.remote.cacheDir`), and those
+ * read now are added to it, unless `query.cache` is false. A target that cannot be opened or
+ * holds no run is the error `refuse` makes of why, naming it; a store that cannot be read
+ * throws its `SourceError` (the CLI's exit 4, with a hint).
  */
 export async function readTargetDigests(query: TargetQuery, io: TargetIo, refuse: (message: string) => Error): Promise<TargetDigests> {
+  const remote = isRemoteTarget(query.target);
+  if (remote) io.err(`Listing ${shownTarget(query.target)}…\n`);
   let served;
   try {
-    served = await openServedState({ path: query.target, recursive: query.recursive, pickCurrent: false });
+    served = await openServedState({ path: query.target, recursive: query.recursive, pickCurrent: false, ...(query.remote === undefined ? {} : { remote: query.remote }) });
   } catch (error) {
-    if (error instanceof WinkError) throw refuse(error.message);
+    if (error instanceof WinkError && !(error instanceof SourceError)) throw refuse(error.message);
     throw error;
   }
   try {
     const { directory } = served.state;
+    // Left out, not fatal, as the viewer leaves them (issue 33, item 2).
+    for (const skipped of directory.listing.skippedFolders) io.err(`Skipped ${skipped.prefix}: ${skipped.reason}\n`);
     const listed = served.preferred === null ? directory.newestFirst() : [directory.get(served.preferred)].filter((record) => record !== undefined);
     const since = query.since ?? null;
     const { page: records } = pageOfRuns(listed, (record) => ({ path: record.path, timeMs: listedTimeMs(record) }), since === null ? {} : { since });
     const wanted = new Set(records.map((record) => record.path));
-    const store = query.cache === false ? null : runIndexStore(userCacheDir(), directory.root, directory.recursive, packageVersion(), (message) => io.err(`${message}\n`));
+    const indexDir = runIndexDir({ remote, cacheDir: query.remote?.cacheDir, cache: query.cache !== false });
+    const store = indexDir === null ? null : runIndexStore(indexDir, directory.root, directory.recursive, packageVersion(), (message) => io.err(`${message}\n`));
     const progress = new ReadingProgress(io);
     let cached = 0;
     // An index.parquet at the target's root (a CI job's `wink-debug index`) gives the runs it

@@ -48,6 +48,17 @@ export function userCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(base, "wink-debug");
 }
 
+/**
+ * Where a target's run index is kept: for a local folder the user's cache directory, for a
+ * remote store its `--cache-dir` (null without one: a remote store is never cached
+ * unasked), and nowhere (null) with `--no-cache`. The viewer and the commands choose alike,
+ * so each reads what the other kept.
+ */
+export function runIndexDir(target: { readonly remote: boolean; readonly cacheDir?: string | undefined; readonly cache: boolean }, env: NodeJS.ProcessEnv = process.env): string | null {
+  if (!target.cache) return null;
+  return target.remote ? (target.cacheDir ?? null) : userCacheDir(env);
+}
+
 /** The index file of `root` (a local folder's real path, or a store's URL without credentials) in `dir`. */
 export function runIndexFile(dir: string, root: string, recursive: boolean): string {
   const hash = createHash("sha256").update(`${root}\u0000${recursive ? "recursive" : "flat"}`).digest("hex").slice(0, 32);

@@ -1,16 +1,14 @@
 // The eval with an `index.parquet` at the target's root (issue 30 item 6): a real server on
 // loopback answers /api/failures from the file for the runs it covers — as it would without
 // it — reads the runs newer or changed since, and ignores a file it must not trust.
-import { cp, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parquetWriteFile } from "hyparquet-writer";
 import { afterEach, describe, expect, it } from "vitest";
-import { WINK_BUNDLE_FIXTURES } from "../../fixtures/paths.js";
 import { RUN_INDEX_FORMAT, runIndexRows } from "../../shared/viewer/index.js";
 import type { EvalSummaryView, RunDigestView } from "../../shared/viewer/index.js";
 import type { AppOptions } from "../app.js";
-import type { GeneratedCall } from "../failures.test-support.js";
-import { garbleRun as garble, writeErroredBundle, writeSessionRun } from "../failures.test-support.js";
+import { MIXED_EVAL_FAILED_RUN, evalDay, failedCommand, garbleRun as garble, writeMixedEval as writeEval, writeSessionRun } from "../failures.test-support.js";
 import { indexMain } from "../index-command.js";
 import { INDEX_FILE } from "../library/index-seed.js";
 import { runIndexColumns, runIndexSchema, writeRunIndex } from "../library/parquet-index.js";
@@ -19,29 +17,9 @@ import { startNginx } from "../../shared/remote/test-servers/nginx.test-support.
 
 afterEach(cleanUp);
 
-const SMALL_SUCCESS = path.join(WINK_BUNDLE_FIXTURES, "01-small-success", "c958872d-4e41-4429-9f5f-48b054b977ea_20261126_054533.zip");
-const FAILED_RUN = path.join(WINK_BUNDLE_FIXTURES, "02-failed-run", "e523fd0d-e949-41b5-8de3-f0b1f5920007_20261126_054534.zip");
-
-const missing = (file: string, callId: string): GeneratedCall => ({ tool: "read_file", params: { path: file }, message: `No such file or directory: ${file}.`, success: false, callId });
-const command = (exit: number, callId: string): GeneratedCall => ({ tool: "shell", params: { command: "pytest -q" }, message: `Command failed with exit code ${exit}`, success: false, callId });
-const ok = (callId: string): GeneratedCall => ({ tool: "list_dir", params: { path: "." }, message: "3 entries", success: true, callId });
-const day = (date: string) => new Date(`${date}T10:00:00Z`);
-/** A file time with milliseconds, as a real file has (the index keeps milliseconds); .125 s is exact in a double, so utimes sets it to the nanosecond. */
-const BUNDLE_TIME = new Date("2026-11-26T05:46:00.125Z");
-
-/** Session files with failed calls, real bundles (one with an error.json), a file that does not load, a truth.json. */
-async function writeEval(root: string): Promise<string[]> {
-  await writeSessionRun(path.join(root, "calc", "req-01", "run-01.jsonl"), "a0000000-0000-4000-8000-000000000001", day("2026-11-20"), [ok("call_a1"), missing("src/a1.py", "call_4f9c2d1e8b7a")]);
-  await writeSessionRun(path.join(root, "calc", "req-01", "run-02.jsonl"), "a0000000-0000-4000-8000-000000000002", day("2026-11-21"), [missing("lib/x.ts", "call_77aa01bb02cc"), command(2, "call_0002")]);
-  await writeSessionRun(path.join(root, "calc", "req-02", "run-03.jsonl"), "a0000000-0000-4000-8000-000000000003", day("2026-11-22"), [ok("call_b1")]);
-  await writeErroredBundle(SMALL_SUCCESS, path.join(root, "pay", "req-04", "b1000000-0000-4000-8000-000000000006_20261120_101500.zip"), "DeadlineExceededError", "Deadline exceeded after 30 s");
-  await cp(FAILED_RUN, path.join(root, "pay", "req-05", path.basename(FAILED_RUN)));
-  await writeFile(path.join(root, "calc", "req-02", "broken.jsonl"), "{not json\n");
-  await writeFile(path.join(root, "truth.json"), JSON.stringify({ samples: 5 }));
-  const runs = ["calc/req-01/run-01.jsonl", "calc/req-01/run-02.jsonl", "calc/req-02/run-03.jsonl", "pay/req-04/b1000000-0000-4000-8000-000000000006_20261120_101500.zip", `pay/req-05/${path.basename(FAILED_RUN)}`, "calc/req-02/broken.jsonl", "truth.json"];
-  for (const run of runs.slice(3)) await utimes(path.join(root, run), BUNDLE_TIME, BUNDLE_TIME);
-  return runs;
-}
+const FAILED_RUN = MIXED_EVAL_FAILED_RUN;
+const command = failedCommand;
+const day = evalDay;
 
 /** A real server on loopback for `dir`, and what it noted. */
 async function serve(dir: string, options: Partial<AppOptions> = {}): Promise<{ failures: () => Promise<EvalSummaryView>; runs: () => Promise<{ runs: { source: { path: string } }[] }>; notes: string[] }> {
@@ -153,17 +131,21 @@ describe("/api/failures with an index.parquet at the target's root", () => {
 
   });
 
-  it("takes the digests from the index.parquet object at the root of an HTTP folder (nginx) too", async () => {
+  it("takes the digests from the index.parquet object at the root of an HTTP folder (nginx) too, written by wink-debug index over HTTP", async () => {
     const dir = await tempDir("wink-eval-index-http-");
     const runs = await writeEval(dir);
-    // nginx gives times to the second: runs written to the second, as an index written from the store's own times would match.
-    const second = new Date("2026-11-26T06:00:00Z");
-    for (const run of runs) await utimes(path.join(dir, run), second, second);
     const nginx = await startNginx(dir);
     try {
       const without = await (await serve(nginx.url)).failures();
       expect(without.outcomes.runs).toBe(6);
+      // Four of the runs' files have milliseconds (the session files whole minutes), nginx lists
+      // whole seconds: an index written from the folder itself misses those four there; one
+      // written from the store's listing matches all.
       await writeIndex(dir);
+      const fromFolder = await serve(nginx.url);
+      expect(await fromFolder.failures()).toEqual(without);
+      expect(fromFolder.notes).toEqual([`${INDEX_FILE}: 3 of 7 runs taken from it, 4 read (new or changed since it was written: 4 changed)`]);
+      expect(await indexMain([nginx.url, "-r", "-o", path.join(dir, INDEX_FILE)], silent)).toBe(0);
       for (const run of runs.filter((name) => name !== `pay/req-05/${path.basename(FAILED_RUN)}`)) await garble(dir, run);
       const remote = await serve(nginx.url);
       expect(await remote.failures()).toEqual(without);
