@@ -24,5 +24,7 @@ export type { BundleSearchOptions, BundleSearchScope } from "./search.js";
 export { BUNDLE_PANELS, bundleDigestParts, bundlePanels, bundleRunParts, transcriptFailures } from "./run-parts.js";
 export type { BundlePanelId, BundleRunParts } from "./run-parts.js";
 
-// What server/ uses of this folder besides the rest of this list: it imports through this entry, never a module path (lint holds it).
-export { BundleCompare, BundleError, BundleFile, BundleGroup, BundleGroups, BundleIntegrity, BundleList, BundleListItem, BundleMembers, BundleMeta, BundleRequest, BundleSearch, BundleSearchHit, BundleSummary, Environment, LogEntry, LogFacets, LogPage, RawMember, TranscriptEntry, TranscriptFacets, TranscriptPage } from "./schemas.js";
+// The response schemas (schemas.ts) are not exported here: only the route table reads them
+// (shared/viewer/routes/table.ts), and a bundler keeps a barrel's schema modules (their
+// top-level `Type.*` calls, and TypeBox with them) for any one name imported through it, so
+// the web app's bundle readers would carry them into the standalone page that never checks one.

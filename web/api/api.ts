@@ -2,42 +2,43 @@
  * The one interface every component reaches the data through (from context, see
  * `context.tsx`): `HttpApi` asks a wink-debug server, `LocalApi` computes the same answers
  * in the browser from dropped files or a bundled run, with the same `shared/viewer`
- * functions the server runs. Response types are
- * the library's, derived from the TypeBox schemas the server declares its routes with.
+ * functions the server runs. The views ask a route by its name in the route table
+ * (`api.ask.timeline(params)`): its request and its answer are typed by the table entry's
+ * schemas (as types only, web/api/routes.ts), so the two layers answer the same contract and
+ * a route the views ask must be answered by both (the compiler and
+ * web/api/route-coverage.test.ts hold them to it).
  */
 import type * as V from "../../shared/viewer/index.js";
-import type { RunPageQuery } from "../../shared/viewer/index.js";
+import type { RouteAnswer, RouteCalls, RouteParams } from "./routes.js";
 import type { BundleApi } from "./bundle-api.js";
 
 export type { RunPageQuery } from "../../shared/viewer/index.js";
+export type { RouteAnswer, RouteParams } from "./routes.js";
 
-export type BrowseResponse = V.BrowseView;
-export type FileContentResponse = V.FileContentView;
-export type FileDiffResponse = V.FileDiffView;
-export type FileListResponse = V.FileListView;
-export type FilesystemMetaResponse = V.FilesystemMetaView;
-export type SearchResponse = V.SearchView;
-export type SliceDiffResponse = V.SliceDiffView;
-export type SlicePageResponse = V.SlicePageView;
-export type SnapshotDiffResponse = V.SnapshotDiffView;
+export type BrowseResponse = RouteAnswer<"browse">;
+export type FileContentResponse = RouteAnswer<"fileContent">;
+export type FileDiffResponse = RouteAnswer<"fileDiff">;
+export type FileListResponse = RouteAnswer<"files">;
+export type FilesystemMetaResponse = RouteAnswer<"filesystemMeta">;
+export type SearchResponse = RouteAnswer<"search">;
+export type SliceDiffResponse = RouteAnswer<"sliceDiff">;
+export type SlicePageResponse = RouteAnswer<"slicePage">;
+export type SnapshotDiffResponse = RouteAnswer<"diff">;
+/** `/api/meta` of a session file's line (of a bundle file it is the bundle's meta: `Api.bundles.meta`). */
 export type SnapshotMetaResponse = V.SnapshotMetaView;
-export type TimelineResponse = V.TimelineView;
-export type ToolCallFileDiffResponse = V.ToolCallFileDiffView;
-export type RunListResponse = V.RunListView;
-export type RunResponse = V.RunView;
-export type RunSessionPageResponse = V.RunSessionPageView;
-export type RunFailurePageResponse = V.RunFailurePageView;
-/** How a comparison finds moved files: renames always (at 50 %, as git), copies on request (git's -C). */
-export interface DiffOptions {
-  readonly copies?: boolean;
-}
-export type RunSearchResponse = V.RunSearchView;
-export type EvalSummaryResponse = V.EvalSummaryView;
+export type TimelineResponse = RouteAnswer<"timeline">;
+export type ToolCallFileDiffResponse = RouteAnswer<"toolCallDiff">;
+export type RunListResponse = RouteAnswer<"runs">;
+export type RunResponse = RouteAnswer<"run">;
+export type RunSessionPageResponse = RouteAnswer<"runSession">;
+export type RunFailurePageResponse = RouteAnswer<"runFailures">;
+export type RunSearchResponse = RouteAnswer<"runSearch">;
+export type EvalSummaryResponse = RouteAnswer<"failures">;
 export type EvalRunResponse = V.EvalRunView;
 export type FailureGroupResponse = V.FailureGroupView;
-export type FailureOccurrencesResponse = V.FailureOccurrencesView;
+export type FailureOccurrencesResponse = RouteAnswer<"failureOccurrences">;
 export type FailureOccurrenceResponse = V.FailureOccurrenceView;
-export type DiffStatResponse = V.DiffStatView;
+export type DiffStatResponse = RouteAnswer<"diffStat">;
 export type SessionFileResponse = FileListResponse["files"][number];
 export type SessionNodeResponse = SessionFileResponse["sessions"][number];
 export type TimelineEventResponse = TimelineResponse["events"][number];
@@ -80,41 +81,16 @@ export interface Api {
   readonly kind: "http" | "local";
   /** What the header shows as the source (the served directory's name, or "dropped files"). */
   readonly label: string;
+  /** Every session file (the server answers them a page at a time: all pages, joined). */
   files(): Promise<FileListResponse>;
-  /** The runs (session files; later also bundles), newest first, with their outcome: a page of those the filter keeps (default: every run). */
-  runs(query?: RunPageQuery): Promise<V.RunListView>;
-  /** One run in full; without `file`, the newest run that loads (where the app lands). */
-  run(file?: string): Promise<V.RunView>;
-  /** A stretch of one session's turns and snapshots from `offset` (what `run` leaves out of a long session: its `truncated`). */
-  runSession(file: string, session: string, offset: number, limit: number): Promise<V.RunSessionPageView>;
-  /** A stretch of the run's failures from `offset` (what `run` leaves out of a run of many: its `truncated.failures`). */
-  runFailures(file: string, offset: number, limit: number): Promise<V.RunFailurePageView>;
-  /** The eval: every run's outcome and place, and the failure groups across them (`/api/failures`). */
-  failures(): Promise<V.EvalSummaryView>;
-  /** One failure group's occurrences, earliest first. */
-  failureOccurrences(signature: string): Promise<V.FailureOccurrencesView>;
-  /** Search across every snapshot of `session` (default: the run's root) and its children. */
-  runSearch(file: string, session: string | null, query: string, regex: boolean, limit: number): Promise<V.RunSearchView>;
-  /** A snapshot's metadata; without `ref`, the server's current snapshot (where the app starts). */
-  meta(ref?: SnapshotRef): Promise<V.SnapshotMetaView>;
-  timeline(ref: SnapshotRef): Promise<TimelineResponse>;
-  slicePage(ref: SnapshotRef, sliceType: string, offset: number, limit: number): Promise<V.SlicePageView>;
-  filesystemMeta(ref: SnapshotRef): Promise<V.FilesystemMetaView>;
-  /** The workspace tree with change badges against `base` (`previous`: the session's previous line). */
-  browse(ref: SnapshotRef, base: SnapshotRef | "previous" | "none"): Promise<BrowseResponse>;
-  fileContent(ref: SnapshotRef, path: string, range?: { offset?: number; limit?: number }): Promise<V.FileContentView>;
+  /**
+   * The routes the views ask, by their names in the route table (`ASKED_ROUTES`): `meta`
+   * without `file`, the server's current snapshot; `run` without `file`, the newest run that
+   * loads (where the app lands); `runs`, a page of the runs newest first, with their outcome.
+   */
+  readonly ask: RouteCalls;
   /** Saves one workspace file through the browser's download (never opened as a page). */
-  download(ref: SnapshotRef, path: string): Promise<void>;
-  /** The changed files and slices; copies are looked for only with `copies` (as git's -C). */
-  diff(base: SnapshotRef, target: SnapshotRef, options?: DiffOptions): Promise<V.SnapshotDiffView>;
-  /** Lines added and removed per changed file (renames and copies against their source). */
-  diffStat(base: SnapshotRef, target: SnapshotRef, options?: DiffOptions): Promise<V.DiffStatView>;
-  /** One file's diff; `basePath` names the file in the base when it was renamed or copied. */
-  fileDiff(base: SnapshotRef, target: SnapshotRef, path: string, basePath?: string | null): Promise<FileDiffResponse>;
-  sliceDiff(base: SnapshotRef, target: SnapshotRef, sliceType: string): Promise<V.SliceDiffView>;
-  search(ref: SnapshotRef, query: string, scope: SearchScope, limit: number): Promise<SearchResponse>;
-  /** One file a tool call changed, pre-image against post-state (only where the timeline has `changes`). */
-  toolCallDiff(ref: SnapshotRef, callId: string, path: string): Promise<V.ToolCallFileDiffView>;
+  download(params: RouteParams<"download">): Promise<void>;
   /** Calls `onChange` when the data changes (live reload); returns the unsubscribe function. */
   subscribe(onChange: (notice: ChangeNotice | null) => void): () => void;
   /** WINK debug bundles (logs, transcript, error, environment, compare, search); each is also a session file above. */
@@ -144,3 +120,14 @@ export function refKey(ref: SnapshotRef): string {
 export function sameRef(a: SnapshotRef | null | undefined, b: SnapshotRef | null | undefined): boolean {
   return a != null && b != null && a.file === b.file && a.line === b.line;
 }
+
+/** A snapshot as a route's selector (`file`, `line`): the `SnapshotRef` itself, named for what it is in a request. */
+export const at = (ref: SnapshotRef): { file: string; line: number } => ({ file: ref.file, line: ref.line });
+
+/** Two snapshots as a comparison route's sides (`base_file`, `base_line`, `target_file`, `target_line`). */
+export function between(base: SnapshotRef, target: SnapshotRef): { base_file: string; base_line: number; target_file: string; target_line: number } {
+  return { base_file: base.file, base_line: base.line, target_file: target.file, target_line: target.line };
+}
+
+/** A yes/no request flag as the routes take it: `"1"`, or left out. */
+export const flag = (on: boolean | undefined): "1" | undefined => (on === true ? "1" : undefined);

@@ -71,7 +71,7 @@ describe("HttpApi.get", () => {
 
   it("encodes path parameters and query values, and reads agent data losslessly where the entry says so", async () => {
     const api = new HttpApi(`${origin}/wink`);
-    const page = await api.slicePage({ file: SESSION, line: 1 }, SLICE, 0, 5);
+    const page = await api.ask.slicePage({ slice_type: SLICE, file: SESSION, line: 1 , offset: 0, limit: 5 });
     expect(fetched).toEqual(["/wink/api/slices/app%2Fmodels%3APlan%20v2?file=runs%2Fplan+%C3%BC.jsonl&line=1&offset=0&limit=5"]);
     expect(page.items).toEqual([expect.objectContaining({ count: BIG, note: "a&b=c" })]);
     const members = await api.bundles.members(BUNDLE);
@@ -98,11 +98,11 @@ describe("HttpApi.get", () => {
 
   it("throws the server's error as an ApiError, a network failure with status 0", async () => {
     const api = new HttpApi(`${origin}/wink`);
-    await expect(api.meta({ file: "nope.jsonl", line: 1 })).rejects.toMatchObject({ name: "ApiError", status: 404, code: "WD_ERR_NOT_FOUND" });
+    await expect(api.ask.meta({ file: "nope.jsonl", line: 1 })).rejects.toMatchObject({ name: "ApiError", status: 404, code: "WD_ERR_NOT_FOUND" });
     // Outside the base path the server answers nothing of the viewer's.
     await expect(new HttpApi(origin).files()).rejects.toMatchObject({ status: 404, detail: expect.stringContaining("the viewer is served under /wink/") });
     const unreachable = new HttpApi("http://127.0.0.1:1");
-    const error: unknown = await unreachable.failures().catch((caught: unknown) => caught);
+    const error: unknown = await unreachable.ask.failures({}).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 0, detail: expect.stringContaining("Cannot reach the wink-debug server") });
   });

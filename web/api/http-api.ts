@@ -6,19 +6,15 @@
 import { parsePythonJson } from "../../shared/session/browser.js";
 import { routeUrl } from "../../shared/viewer/routes/browser.js";
 import type { RouteEntry, RouteInput } from "../../shared/viewer/routes/index.js";
-import { ROUTES } from "./routes.js";
-import type { BrowserRoute } from "./routes.js";
-import type { Api, ChangeNotice, DiffOptions, RunPageQuery, SearchScope, SnapshotRef } from "./api.js";
+import { ASKED_ROUTES, ROUTES } from "./routes.js";
+import type { BrowserRoute, RouteCalls, RouteParams } from "./routes.js";
+import type { Api, ChangeNotice } from "./api.js";
 import { ApiError } from "./api.js";
 import { subscribeShared } from "./shared-events.js";
 import type * as T from "./api.js";
 import { HttpBundleApi } from "./bundle-http.js";
 import { pageBasePath } from "./page-base.js";
-import type { RouteGet } from "./route-get.js";
-
-const selector = (ref: SnapshotRef) => ({ file: ref.file, line: ref.line });
-const side = <Prefix extends "base" | "target">(prefix: Prefix, ref: SnapshotRef) => ({ [`${prefix}_file`]: ref.file, [`${prefix}_line`]: ref.line }) as { [Key in `${Prefix}_file`]: string } & { [Key in `${Prefix}_line`]: number };
-const sides = (base: SnapshotRef, target: SnapshotRef) => ({ ...side("base", base), ...side("target", target) });
+import type { JsonRoute, RouteGet } from "./route-get.js";
 
 /**
  * Reads a response body as JSON; throws `ApiError` with the server's detail. `lossless`
@@ -49,6 +45,21 @@ export class HttpApi implements Api {
 
   /** `base`: what every URL starts with, by default the page's base path (`--public-url`). */
   constructor(private readonly base: string = pageBasePath()) {}
+
+  /**
+   * Every asked route is one request through `get`, sent as the route's own request (no
+   * parameter is renamed or rebuilt here); `runs` also names the source, as `files` does.
+   * Built by a loop, which the compiler cannot follow name by name: each call is `get` on
+   * the route of its own name, and `RouteCalls` types it from that route's entry.
+   */
+  readonly ask: RouteCalls = {
+    ...(Object.fromEntries(ASKED_ROUTES.map((name) => [name, (params: object) => this.get(ROUTES[name] as BrowserRoute<JsonRoute>, params)])) as unknown as RouteCalls),
+    runs: async (params) => {
+      const list = await this.get(ROUTES.runs, params);
+      this.label = list.root;
+      return list;
+    },
+  };
 
   /**
    * Every JSON request of the app: the route's URL under the base path, read losslessly
@@ -82,96 +93,16 @@ export class HttpApi implements Api {
     return list;
   }
 
-  failures(): Promise<T.EvalSummaryResponse> {
-    return this.get(ROUTES.failures, {});
-  }
-
-  failureOccurrences(signature: string): Promise<T.FailureOccurrencesResponse> {
-    return this.get(ROUTES.failureOccurrences, { signature });
-  }
-
-  async runs(page: RunPageQuery = {}): Promise<T.RunListResponse> {
-    const list = await this.get(ROUTES.runs, { offset: page.offset, limit: page.limit, q: page.q || undefined, since: page.since || undefined, until: page.until || undefined });
-    this.label = list.root;
-    return list;
-  }
-
-  run(file?: string): Promise<T.RunResponse> {
-    return this.get(ROUTES.run, { file });
-  }
-
-  runSession(file: string, session: string, offset: number, limit: number): Promise<T.RunSessionPageResponse> {
-    return this.get(ROUTES.runSession, { file, session, offset, limit });
-  }
-
-  runFailures(file: string, offset: number, limit: number): Promise<T.RunFailurePageResponse> {
-    return this.get(ROUTES.runFailures, { file, offset, limit });
-  }
-
-  runSearch(file: string, session: string | null, q: string, regex: boolean, limit: number): Promise<T.RunSearchResponse> {
-    return this.get(ROUTES.runSearch, { file, session: session ?? undefined, q, regex: regex ? "1" : undefined, limit });
-  }
-
-  async meta(ref?: SnapshotRef): Promise<T.SnapshotMetaResponse> {
-    // The route answers a bundle file with the bundle's meta (`bundles.meta` reads that one); the app asks this one for a line's.
-    return (await this.get(ROUTES.meta, ref === undefined ? {} : selector(ref))) as T.SnapshotMetaResponse;
-  }
-
-  timeline(ref: SnapshotRef): Promise<T.TimelineResponse> {
-    return this.get(ROUTES.timeline, selector(ref));
-  }
-
-  slicePage(ref: SnapshotRef, sliceType: string, offset: number, limit: number): Promise<T.SlicePageResponse> {
-    return this.get(ROUTES.slicePage, { slice_type: sliceType, ...selector(ref), offset, limit });
-  }
-
-  filesystemMeta(ref: SnapshotRef): Promise<T.FilesystemMetaResponse> {
-    return this.get(ROUTES.filesystemMeta, selector(ref));
-  }
-
-  browse(ref: SnapshotRef, base: SnapshotRef | "previous" | "none"): Promise<T.BrowseResponse> {
-    const compare = typeof base === "string" ? { compare: base } : side("base", base);
-    return this.get(ROUTES.browse, { ...selector(ref), ...compare });
-  }
-
-  fileContent(ref: SnapshotRef, path: string, range: { offset?: number; limit?: number } = {}): Promise<T.FileContentResponse> {
-    return this.get(ROUTES.fileContent, { ...selector(ref), path, offset: range.offset, limit: range.limit });
-  }
-
-  async download(ref: SnapshotRef, path: string): Promise<void> {
+  async download(params: RouteParams<"download">): Promise<void> {
     // The server answers with `content-disposition: attachment` and a sandboxing CSP, so
     // following the link saves the file and never shows it as a page of this origin.
     const link = document.createElement("a");
-    link.href = this.url(ROUTES.download, { ...selector(ref), path });
-    link.download = path.slice(path.lastIndexOf("/") + 1);
+    link.href = this.url(ROUTES.download, params);
+    link.download = params.path.slice(params.path.lastIndexOf("/") + 1);
     link.rel = "noopener";
     document.body.append(link);
     link.click();
     link.remove();
-  }
-
-  diff(base: SnapshotRef, target: SnapshotRef, options: DiffOptions = {}): Promise<T.SnapshotDiffResponse> {
-    return this.get(ROUTES.diff, { ...sides(base, target), copies: options.copies === true ? "1" : undefined });
-  }
-
-  diffStat(base: SnapshotRef, target: SnapshotRef, options: DiffOptions = {}): Promise<T.DiffStatResponse> {
-    return this.get(ROUTES.diffStat, { ...sides(base, target), copies: options.copies === true ? "1" : undefined });
-  }
-
-  fileDiff(base: SnapshotRef, target: SnapshotRef, path: string, basePath: string | null = null): Promise<T.FileDiffResponse> {
-    return this.get(ROUTES.fileDiff, { ...sides(base, target), path, base_path: basePath ?? undefined });
-  }
-
-  sliceDiff(base: SnapshotRef, target: SnapshotRef, sliceType: string): Promise<T.SliceDiffResponse> {
-    return this.get(ROUTES.sliceDiff, { ...sides(base, target), slice_type: sliceType });
-  }
-
-  search(ref: SnapshotRef, q: string, scope: SearchScope, limit: number): Promise<T.SearchResponse> {
-    return this.get(ROUTES.search, { ...selector(ref), q, scope, limit });
-  }
-
-  toolCallDiff(ref: SnapshotRef, callId: string, path: string): Promise<T.ToolCallFileDiffResponse> {
-    return this.get(ROUTES.toolCallDiff, { ...selector(ref), call_id: callId, path });
   }
 
   subscribe(onChange: (notice: ChangeNotice | null) => void): () => void {

@@ -15,7 +15,7 @@ import { buildApp } from "../../server/app.js";
 import type { WinkApp } from "../../server/app.js";
 import { parsePythonJson } from "../../shared/session/python-json-parse.js";
 import type { Api, SnapshotRef } from "./api.js";
-import { ApiError } from "./api.js";
+import { ApiError, at, between } from "./api.js";
 import { LocalApi } from "./local-api.js";
 import type { LocalInput } from "./local-api.js";
 
@@ -51,32 +51,32 @@ const side = (prefix: string, ref: SnapshotRef) => ({ [`${prefix}_file`]: ref.fi
  * `changes`, LocalApi's is otherwise the same and has none.
  */
 async function compareSnapshot(pair: Pair, ref: SnapshotRef, base: SnapshotRef | null, { undoStore = false } = {}): Promise<void> {
-  expect(await pair.local.meta(ref)).toEqual(await served(pair, `/api/meta${q(sel(ref))}`));
+  expect(await pair.local.ask.meta(at(ref))).toEqual(await served(pair, `/api/meta${q(sel(ref))}`));
   const { changes, ...servedTimeline } = (await served(pair, `/api/timeline${q(sel(ref))}`)) as Record<string, unknown>;
-  const localTimeline = await pair.local.timeline(ref);
+  const localTimeline = await pair.local.ask.timeline(at(ref));
   expect(localTimeline).toEqual(undoStore ? servedTimeline : { ...servedTimeline, ...(changes === undefined ? {} : { changes }) });
   expect("changes" in localTimeline).toBe(false);
   if (undoStore) expect(changes).toMatchObject({ tool_calls: expect.any(Array) });
-  const meta = await pair.local.meta(ref);
+  const meta = await pair.local.ask.meta(at(ref));
   for (const slice of meta.slices) {
-    expect(await pair.local.slicePage(ref, slice.slice_type, 1, 3), slice.slice_type).toEqual(await served(pair, `/api/slices/${encodeURIComponent(slice.slice_type)}${q({ ...sel(ref), offset: 1, limit: 3 })}`));
+    expect(await pair.local.ask.slicePage({ slice_type: slice.slice_type, ...at(ref), offset: 1, limit: 3 }), slice.slice_type).toEqual(await served(pair, `/api/slices/${encodeURIComponent(slice.slice_type)}${q({ ...sel(ref), offset: 1, limit: 3 })}`));
   }
-  expect(await pair.local.filesystemMeta(ref)).toEqual(await served(pair, `/api/filesystem/meta${q(sel(ref))}`));
-  const browse = await pair.local.browse(ref, "previous");
+  expect(await pair.local.ask.filesystemMeta(at(ref))).toEqual(await served(pair, `/api/filesystem/meta${q(sel(ref))}`));
+  const browse = await pair.local.ask.browse({ ...at(ref), compare: "previous" });
   expect(browse).toEqual(await served(pair, `/api/filesystem/browse${q(sel(ref))}`));
   const firstFile = browse.root.children?.find((child) => child.type === "file");
   if (firstFile !== undefined) {
-    expect(await pair.local.fileContent(ref, firstFile.path, { offset: 1, limit: 2 })).toEqual(await served(pair, `/api/filesystem/file${q({ ...sel(ref), path: firstFile.path, offset: 1, limit: 2 })}`));
+    expect(await pair.local.ask.fileContent({ ...at(ref), path: firstFile.path, offset: 1, limit: 2 })).toEqual(await served(pair, `/api/filesystem/file${q({ ...sel(ref), path: firstFile.path, offset: 1, limit: 2 })}`));
   }
-  expect(await pair.local.search(ref, "def ", "all", 50)).toEqual(await served(pair, `/api/search${q({ ...sel(ref), q: "def ", scope: "all", limit: 50 })}`));
+  expect(await pair.local.ask.search({ ...at(ref), q: "def ", scope: "all", limit: 50 })).toEqual(await served(pair, `/api/search${q({ ...sel(ref), q: "def ", scope: "all", limit: 50 })}`));
   if (base === null) return;
-  const diff = await pair.local.diff(base, ref);
+  const diff = await pair.local.ask.diff(between(base, ref));
   expect(diff).toEqual(await served(pair, `/api/diff${q({ ...side("base", base), ...side("target", ref) })}`));
   for (const change of diff.files.changes) {
-    expect(await pair.local.fileDiff(base, ref, change.path), change.path).toEqual(await served(pair, `/api/diff/file${q({ ...side("base", base), ...side("target", ref), path: change.path })}`));
+    expect(await pair.local.ask.fileDiff({ ...between(base, ref), path: change.path }), change.path).toEqual(await served(pair, `/api/diff/file${q({ ...side("base", base), ...side("target", ref), path: change.path })}`));
   }
   for (const slice of diff.slices) {
-    expect(await pair.local.sliceDiff(base, ref, slice.slice_type), slice.slice_type).toEqual(await served(pair, `/api/diff/slice${q({ ...side("base", base), ...side("target", ref), slice_type: slice.slice_type })}`));
+    expect(await pair.local.ask.sliceDiff({ ...between(base, ref), slice_type: slice.slice_type }), slice.slice_type).toEqual(await served(pair, `/api/diff/slice${q({ ...side("base", base), ...side("target", ref), slice_type: slice.slice_type })}`));
   }
 }
 
@@ -113,7 +113,7 @@ describe("LocalApi answers like the server", () => {
     const ref = (line: number) => ({ file: file ?? "", line });
     await compareSnapshot(pair, ref(3), ref(1));
     await compareSnapshot(pair, ref(5), ref(1));
-    const diff = await pair.local.fileDiff(ref(1), ref(5), BIG_FILE);
+    const diff = await pair.local.ask.fileDiff({ ...between(ref(1), ref(5)), path: BIG_FILE });
     expect(diff.hunks).toHaveLength(50);
   }, 60_000);
 
@@ -124,7 +124,7 @@ describe("LocalApi answers like the server", () => {
     await compareSnapshot(pair, { file, line: 2 }, { file, line: 1 }, { undoStore: true });
     await compareSnapshot(pair, { file, line: 4 }, null, { undoStore: true });
     const asked: Api = pair.local;
-    await expect(asked.toolCallDiff({ file, line: 2 }, "call_012", "README.md")).rejects.toMatchObject({ status: 404 });
+    await expect(asked.ask.toolCallDiff({ ...at({ file, line: 2 }), call_id: "call_012", path: "README.md" })).rejects.toMatchObject({ status: 404 });
   }, 60_000);
 
   it("on a failed run: runs, the run, run search, and renames in diffs", async () => {
@@ -133,21 +133,21 @@ describe("LocalApi answers like the server", () => {
       const file = await writeFailedRun(dir, { turns: 6, callsPerTurn: 10 });
       const pair = await pairFor(dir);
       pairs.push(pair);
-      expect(await pair.local.runs()).toEqual(await served(pair, "/api/runs"));
-      const run = await pair.local.run();
+      expect(await pair.local.ask.runs({})).toEqual(await served(pair, "/api/runs"));
+      const run = await pair.local.ask.run({});
       expect(run).toEqual(await served(pair, "/api/run"));
-      expect(await pair.local.runSearch(file, null, "settings", false, 100)).toEqual(await served(pair, `/api/run/search${q({ file, q: "settings", limit: 100 })}`));
-      expect(await pair.local.runSearch(file, null, "not found: [a-z]+", true, 100)).toEqual(await served(pair, `/api/run/search${q({ file, q: "not found: [a-z]+", regex: 1, limit: 100 })}`));
+      expect(await pair.local.ask.runSearch({ file: file, q: "settings", limit: 100 })).toEqual(await served(pair, `/api/run/search${q({ file, q: "settings", limit: 100 })}`));
+      expect(await pair.local.ask.runSearch({ file: file, q: "not found: [a-z]+", regex: "1", limit: 100 })).toEqual(await served(pair, `/api/run/search${q({ file, q: "not found: [a-z]+", regex: 1, limit: 100 })}`));
       const snapshots = run.sessions[0]?.snapshots ?? [];
       const base = { file, line: snapshots[1]?.line_number ?? 0 };
       const target = { file, line: snapshots[2]?.line_number ?? 0 };
-      const diff = await pair.local.diff(base, target);
+      const diff = await pair.local.ask.diff(between(base, target));
       expect(diff.files.changes.find((change) => change.status === "renamed")?.old_path).toBe(FAILED_RUN_RENAME.from);
       await compareSnapshot(pair, target, base);
-      const stat = await pair.local.diffStat(base, target);
+      const stat = await pair.local.ask.diffStat(between(base, target));
       expect(stat).toEqual(await served(pair, `/api/diff/stat${q({ ...side("base", base), ...side("target", target) })}`));
       expect(stat.files.find((entry) => entry.path === FAILED_RUN_RENAME.to)).toEqual({ path: FAILED_RUN_RENAME.to, added: 1, removed: 1, binary: false });
-      expect(await pair.local.fileDiff(base, target, FAILED_RUN_RENAME.to, FAILED_RUN_RENAME.from)).toEqual(
+      expect(await pair.local.ask.fileDiff({ ...between(base, target), path: FAILED_RUN_RENAME.to, base_path: FAILED_RUN_RENAME.from })).toEqual(
         await served(pair, `/api/diff/file${q({ ...side("base", base), ...side("target", target), path: FAILED_RUN_RENAME.to, base_path: FAILED_RUN_RENAME.from })}`),
       );
     } finally {
@@ -171,11 +171,11 @@ describe("LocalApi answers like the server", () => {
       pairs.push(pair);
       // The server counts a file apart once it has read it: compare once it has read them all.
       await served(pair, "/api/files?wait=1");
-      const all = await pair.local.runs();
+      const all = await pair.local.ask.runs({});
       expect(all).toEqual(await served(pair, "/api/runs"));
       expect({ total: all.total, not_sessions: all.not_sessions }).toEqual({ total: 3, not_sessions: { total: 1, matched: 1 } });
-      expect(all.total - all.not_sessions.total).toBe((await pair.local.failures()).outcomes.runs);
-      const filtered = await pair.local.runs({ q: "acc0" });
+      expect(all.total - all.not_sessions.total).toBe((await pair.local.ask.failures({})).outcomes.runs);
+      const filtered = await pair.local.ask.runs({ q: "acc0" });
       expect(filtered).toEqual(await served(pair, "/api/runs?q=acc0"));
       expect({ matched: filtered.matched, not_sessions: filtered.not_sessions }).toEqual({ matched: 1, not_sessions: { total: 1, matched: 0 } });
     } finally {
@@ -185,8 +185,8 @@ describe("LocalApi answers like the server", () => {
 
   it("reports unknown files, lines and slices as the server does", async () => {
     const pair = pairs[0] ?? (await pairFor(WINK_FIXTURES));
-    await expect(pair.local.meta({ file: "nope.jsonl", line: 1 })).rejects.toMatchObject({ status: 404, code: "WD_ERR_NOT_FOUND" });
-    await expect(pair.local.meta({ file: "acc0d4c3-321a-5d97-a3a9-505f3aba4219.jsonl", line: 9 })).rejects.toMatchObject({ status: 404, code: "WD_ERR_NOT_FOUND", detail: "Unknown line_number: 9" });
-    await expect(pair.local.slicePage({ file: "acc0d4c3-321a-5d97-a3a9-505f3aba4219.jsonl", line: 1 }, "missing", 0, 1)).rejects.toMatchObject({ status: 404, code: "WD_ERR_NOT_FOUND", detail: "Unknown slice type: missing" });
+    await expect(pair.local.ask.meta({ file: "nope.jsonl", line: 1 })).rejects.toMatchObject({ status: 404, code: "WD_ERR_NOT_FOUND" });
+    await expect(pair.local.ask.meta({ file: "acc0d4c3-321a-5d97-a3a9-505f3aba4219.jsonl", line: 9 })).rejects.toMatchObject({ status: 404, code: "WD_ERR_NOT_FOUND", detail: "Unknown line_number: 9" });
+    await expect(pair.local.ask.slicePage({ slice_type: "missing", file: "acc0d4c3-321a-5d97-a3a9-505f3aba4219.jsonl", line: 1 , offset: 0, limit: 1 })).rejects.toMatchObject({ status: 404, code: "WD_ERR_NOT_FOUND", detail: "Unknown slice type: missing" });
   });
 });

@@ -12,7 +12,8 @@ import { summarizeSnapshot, parseSessionText, findFilesystemSnapshotRef } from "
 import type { SessionLineError, SessionSnapshot } from "../../shared/session/browser.js";
 import { MAX_VIEW_BYTES, landingRun, fileContent, archiveManifestSummary, buildFileTree, searchSnapshot, sessionFileView, diffFileLists, diffSlice, diffSliceSummaries, diffSourceFile, diffWorkspaces, buildRun, boundedRun, runFailurePage, runSessionPage, placeholderRunSummary, runSummary, pageOfRuns, diffStats, searchRun, sessionEvents, slicePage, snapshotMeta, buildTimeline, compareTimes, bundleWorkspace, resolveWorkspace, workspaceMetaView, evalSummary, failureOccurrences, isOtherJsonDocument, notLoadedDigest, runDigest } from "../../shared/viewer/index.js";
 import type { ArchiveManifestRead, RunSearchSession, RunView, IndexedSnapshotLine, ResolvedWorkspace } from "../../shared/viewer/index.js";
-import type { Api, DiffOptions, RunPageQuery, SearchScope, SnapshotRef } from "./api.js";
+import type { Api, RunPageQuery, SearchScope, SnapshotRef } from "./api.js";
+import type { RouteCalls, RouteParams } from "./routes.js";
 import type { ApiError } from "./api.js";
 import type * as T from "./api.js";
 import { answer, apiErrorOf, serverError } from "./local-answer.js";
@@ -134,6 +135,56 @@ export class LocalApi implements Api {
     });
   }
 
+  /**
+   * The asked routes, read as the server reads them: each takes its route's request and
+   * answers what the route answers (the compiler holds this list to the table's, the parity
+   * test to the server's answers).
+   */
+  readonly ask: RouteCalls = {
+    runs: (params) => this.#runPage(params),
+    run: (params) => this.#runAnswer(params.file),
+    runSession: (params) => this.#read(params, (p) => this.#runSession(this.#required(p.file, "file"), p.session, p.offset, p.limit)),
+    runFailures: (params) => this.#read(params, (p) => this.#runFailures(this.#required(p.file, "file"), p.offset, p.limit)),
+    runSearch: (params) => this.#read(params, (p) => this.#runSearch(this.#required(p.file, "file"), p.session ?? null, p.q, p.regex === "1", p.limit ?? 500)),
+    failures: () => this.#failures(),
+    failureOccurrences: (params) => this.#failureOccurrences(params.signature),
+    meta: (params) => this.#read(params, (p) => this.#meta(p.file === undefined && p.line === undefined ? undefined : this.#ref(p))),
+    timeline: (params) => this.#read(params, (p) => this.#timeline(this.#ref(p))),
+    slicePage: (params) => this.#read(params, (p) => this.#slicePage(this.#ref(p), p.slice_type, p.offset, p.limit)),
+    filesystemMeta: (params) => this.#read(params, (p) => this.#filesystemMeta(this.#ref(p))),
+    browse: (params) => this.#read(params, (p) => this.#browse(this.#ref(p), p.compare ?? (p.base_file === undefined ? "previous" : this.#ref({ file: p.base_file, line: p.base_line })))),
+    fileContent: (params) => this.#read(params, (p) => this.#fileContent(this.#ref(p), p.path, { offset: p.offset, limit: p.limit })),
+    diff: (params) => this.#read(params, (p) => this.#diff(...this.#sides(p), { copies: p.copies === "1" })),
+    diffStat: (params) => this.#read(params, (p) => this.#diffStat(...this.#sides(p), { copies: p.copies === "1" })),
+    fileDiff: (params) => this.#read(params, (p) => this.#fileDiff(...this.#sides(p), p.path, p.base_path ?? null)),
+    sliceDiff: (params) => this.#read(params, (p) => this.#sliceDiff(...this.#sides(p), p.slice_type)),
+    search: (params) => this.#read(params, (p) => this.#search(this.#ref(p), p.q, p.scope ?? "all", p.limit ?? 200)),
+    toolCallDiff: (params) => this.#read(params, (p) => this.#toolCallDiff(this.#ref(p))),
+  };
+
+  /** Reads a request, a missing selector answered as a rejected request (as the server answers a bad one). */
+  async #read<P, R>(params: P, work: (params: P) => Promise<R>): Promise<R> {
+    try {
+      return await work(params);
+    } catch (error) {
+      throw apiErrorOf(error);
+    }
+  }
+
+  /** A request's `file` and `line` (the server's selector); opened files have no current snapshot to default to. */
+  #ref(params: { readonly file?: string | undefined; readonly line?: number | undefined }): SnapshotRef {
+    return { file: this.#required(params.file, "file"), line: this.#required(params.line, "line") };
+  }
+
+  #sides(params: { readonly base_file?: string | undefined; readonly base_line?: number | undefined; readonly target_file?: string | undefined; readonly target_line?: number | undefined }): [SnapshotRef, SnapshotRef] {
+    return [this.#ref({ file: params.base_file, line: params.base_line }), this.#ref({ file: params.target_file, line: params.target_line })];
+  }
+
+  #required<V>(value: V | undefined, name: string): V {
+    if (value === undefined) throw serverError("WD_ERR_BAD_REQUEST", `${name} is required for files opened in the page`);
+    return value;
+  }
+
   /** Session files and debug bundles held (paths). */
   get sessionPaths(): string[] {
     return [...this.#sessions.keys(), ...this.#bundleInputs.map((input) => input.path)];
@@ -247,7 +298,7 @@ export class LocalApi implements Api {
     return [...this.#sessions.values()].sort((a, b) => (a.modifiedAt < b.modifiedAt ? 1 : a.modifiedAt > b.modifiedAt ? -1 : a.path < b.path ? -1 : 1));
   }
 
-  runs(query: RunPageQuery = {}): Promise<T.RunListResponse> {
+  #runPage(query: RunPageQuery): Promise<T.RunListResponse> {
     return this.#answer(async () => {
       const all = this.#newestFirst();
       const { page, matched, kept, offset } = pageOfRuns(all, (file) => ({ path: file.path, timeMs: Date.parse(file.modifiedAt) }), query);
@@ -274,15 +325,15 @@ export class LocalApi implements Api {
     );
   }
 
-  failures(): Promise<T.EvalSummaryResponse> {
+  #failures(): Promise<T.EvalSummaryResponse> {
     return this.#answer(async () => evalSummary(this.label, await this.#digests()));
   }
 
-  failureOccurrences(signature: string): Promise<T.FailureOccurrencesResponse> {
+  #failureOccurrences(signature: string): Promise<T.FailureOccurrencesResponse> {
     return this.#answer(async () => failureOccurrences(await this.#digests(), signature));
   }
 
-  run(file?: string): Promise<T.RunResponse> {
+  #runAnswer(file: string | undefined): Promise<T.RunResponse> {
     return this.#answer(async () => {
       // Bounded as the server bounds it (shared/viewer/run-bounds.ts).
       if (file !== undefined) return boundedRun(await this.#run(file));
@@ -293,7 +344,7 @@ export class LocalApi implements Api {
     });
   }
 
-  runSession(file: string, session: string, offset: number, limit: number): Promise<T.RunSessionPageResponse> {
+  #runSession(file: string, session: string, offset: number | undefined, limit: number | undefined): Promise<T.RunSessionPageResponse> {
     return this.#answer(async () => {
       const page = runSessionPage(await this.#run(file), session, offset, limit);
       if (page === null) throw serverError("WD_ERR_NOT_FOUND", `Unknown session_id: ${session}`);
@@ -301,7 +352,7 @@ export class LocalApi implements Api {
     });
   }
 
-  runFailures(file: string, offset: number, limit: number): Promise<T.RunFailurePageResponse> {
+  #runFailures(file: string, offset: number | undefined, limit: number | undefined): Promise<T.RunFailurePageResponse> {
     return this.#answer(async () => {
       const run = await this.#run(file);
       try {
@@ -313,7 +364,7 @@ export class LocalApi implements Api {
     });
   }
 
-  runSearch(file: string, session: string | null, query: string, regex: boolean, limit: number): Promise<T.RunSearchResponse> {
+  #runSearch(file: string, session: string | null, query: string, regex: boolean, limit: number): Promise<T.RunSearchResponse> {
     return this.#answer(async () => {
       const run = await this.#run(file);
       const local = this.#file(file);
@@ -348,7 +399,7 @@ export class LocalApi implements Api {
    * A snapshot's meta; for a debug bundle, the bundle's meta (WINK's fields, with the
    * snapshot fields null when it has no session), as the server answers `/api/meta`.
    */
-  meta(ref?: SnapshotRef): Promise<T.SnapshotMetaResponse> {
+  #meta(ref?: SnapshotRef): Promise<T.SnapshotMetaResponse> {
     return this.#answer(() => {
       const chosen = ref ?? this.#firstRef();
       const file = this.#file(chosen.file);
@@ -375,28 +426,28 @@ export class LocalApi implements Api {
     throw serverError("WD_ERR_NOT_FOUND", "None of the opened files holds a loadable snapshot line");
   }
 
-  timeline(ref: SnapshotRef): Promise<T.TimelineResponse> {
+  #timeline(ref: SnapshotRef): Promise<T.TimelineResponse> {
     return this.#answer(() => {
       const { file, snapshot } = this.#snapshot(ref);
       return buildTimeline({ file: file.path, snapshot, lines: file.lines, lineErrors: file.errors });
     });
   }
 
-  slicePage(ref: SnapshotRef, sliceType: string, offset: number, limit: number): Promise<T.SlicePageResponse> {
+  #slicePage(ref: SnapshotRef, sliceType: string, offset: number | undefined, limit: number | undefined): Promise<T.SlicePageResponse> {
     return this.#answer(() => {
       const slice = this.#snapshot(ref).snapshot.slices.find((candidate) => candidate.sliceType === sliceType);
       if (slice === undefined) throw serverError("WD_ERR_NOT_FOUND", `Unknown slice type: ${sliceType}`);
-      return slicePage(slice, { offset, limit });
+      return slicePage(slice, { offset: offset ?? 0, limit: limit ?? null });
     });
   }
 
-  filesystemMeta(ref: SnapshotRef): Promise<T.FilesystemMetaResponse> {
+  #filesystemMeta(ref: SnapshotRef): Promise<T.FilesystemMetaResponse> {
     return this.#answer(async () => {
       return workspaceMetaView(await this.#workspace(ref));
     });
   }
 
-  browse(ref: SnapshotRef, base: SnapshotRef | "previous" | "none"): Promise<T.BrowseResponse> {
+  #browse(ref: SnapshotRef, base: SnapshotRef | "previous" | "none"): Promise<T.BrowseResponse> {
     return this.#answer(async () => {
       const workspace = await this.#workspace(ref);
       const entries = workspace.source === null ? [] : await workspace.source.list();
@@ -410,7 +461,7 @@ export class LocalApi implements Api {
     });
   }
 
-  fileContent(ref: SnapshotRef, path: string, range: { offset?: number; limit?: number } = {}): Promise<T.FileContentResponse> {
+  #fileContent(ref: SnapshotRef, path: string, range: { offset?: number | undefined; limit?: number | undefined }): Promise<T.FileContentResponse> {
     return this.#answer(async () => {
       const workspace = await this.#workspace(ref);
       if (workspace.source === null) throw serverError("WD_ERR_NOT_FOUND", `No filesystem for line ${ref.line} of ${ref.file}`);
@@ -419,7 +470,8 @@ export class LocalApi implements Api {
     });
   }
 
-  async download(ref: SnapshotRef, path: string): Promise<void> {
+  async download(params: RouteParams<"download">): Promise<void> {
+    const [ref, path] = [this.#ref(params), params.path];
     await this.#ready;
     const workspace = await this.#workspace(ref);
     if (workspace.source === null) throw new FileNotFoundError(path);
@@ -435,7 +487,7 @@ export class LocalApi implements Api {
     setTimeout(() => URL.revokeObjectURL(url), 10_000);
   }
 
-  diff(base: SnapshotRef, target: SnapshotRef, options: DiffOptions = {}): Promise<T.SnapshotDiffResponse> {
+  #diff(base: SnapshotRef, target: SnapshotRef, options: { copies: boolean }): Promise<T.SnapshotDiffResponse> {
     return this.#answer(async () => {
       const [baseWorkspace, targetWorkspace] = await Promise.all([this.#workspace(base), this.#workspace(target)]);
       const [baseEntries, targetEntries] = await Promise.all([baseWorkspace.source?.list() ?? [], targetWorkspace.source?.list() ?? []]);
@@ -448,7 +500,7 @@ export class LocalApi implements Api {
     });
   }
 
-  diffStat(base: SnapshotRef, target: SnapshotRef, options: DiffOptions = {}): Promise<T.DiffStatResponse> {
+  #diffStat(base: SnapshotRef, target: SnapshotRef, options: { copies: boolean }): Promise<T.DiffStatResponse> {
     return answer(async () => {
       const [baseWorkspace, targetWorkspace] = await Promise.all([this.#workspace(base), this.#workspace(target)]);
       const [baseEntries, targetEntries] = await Promise.all([baseWorkspace.source?.list() ?? [], targetWorkspace.source?.list() ?? []]);
@@ -457,18 +509,18 @@ export class LocalApi implements Api {
     });
   }
 
-  fileDiff(base: SnapshotRef, target: SnapshotRef, path: string, basePath: string | null = null): Promise<T.FileDiffResponse> {
+  #fileDiff(base: SnapshotRef, target: SnapshotRef, path: string, basePath: string | null): Promise<T.FileDiffResponse> {
     return this.#answer(async () => {
       const [baseWorkspace, targetWorkspace] = await Promise.all([this.#workspace(base), this.#workspace(target)]);
       return diffSourceFile(baseWorkspace.source, targetWorkspace.source, path, basePath === null ? {} : { basePath });
     });
   }
 
-  sliceDiff(base: SnapshotRef, target: SnapshotRef, sliceType: string): Promise<T.SliceDiffResponse> {
+  #sliceDiff(base: SnapshotRef, target: SnapshotRef, sliceType: string): Promise<T.SliceDiffResponse> {
     return this.#answer(() => diffSlice(this.#snapshot(base).snapshot, this.#snapshot(target).snapshot, sliceType));
   }
 
-  search(ref: SnapshotRef, query: string, scope: SearchScope, limit: number): Promise<T.SearchResponse> {
+  #search(ref: SnapshotRef, query: string, scope: SearchScope, limit: number): Promise<T.SearchResponse> {
     return this.#answer(async () => {
       const { snapshot } = this.#snapshot(ref);
       const workspace = await this.#workspace(ref);
@@ -476,7 +528,7 @@ export class LocalApi implements Api {
     });
   }
 
-  async toolCallDiff(ref: SnapshotRef): Promise<T.ToolCallFileDiffResponse> {
+  async #toolCallDiff(ref: SnapshotRef): Promise<T.ToolCallFileDiffResponse> {
     // Opened files come without the undo store that lies next to a served session file, so
     // timelines here have no `changes` and nothing asks for this.
     throw serverError("WD_ERR_NOT_FOUND", `No undo store for ${ref.file}: files opened in the page have none`);

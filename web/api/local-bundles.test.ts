@@ -13,7 +13,7 @@ import type { WinkApp } from "../../server/app.js";
 import { buildBundle } from "../../server/bundle.js";
 import { writeCraftedZip } from "../../shared/debug-bundle/bundle.test-support.js";
 import { parsePythonJson } from "../../shared/session/python-json-parse.js";
-import { ApiError } from "./api.js";
+import { ApiError, at, between } from "./api.js";
 import { readBundledRun } from "./bundle-data.js";
 import { LocalApi } from "./local-api.js";
 import type { LocalInput } from "./local-api.js";
@@ -53,7 +53,7 @@ async function compareBundle(local: LocalApi, server: WinkApp, file: string): Pr
   const f = { file };
   expect(await local.bundles.summary(file)).toEqual(await served(server, `/api/bundle${q(f)}`));
   expect(await local.bundles.meta(file)).toEqual(await served(server, `/api/meta${q(f)}`));
-  expect(await local.meta()).toBeDefined();
+  expect(await local.ask.meta({})).toBeDefined();
   expect(await local.bundles.logs(file, { limit: 20, offset: 5 })).toEqual(await served(server, `/api/logs${q({ ...f, limit: 20, offset: 5 })}`));
   expect(await local.bundles.logs(file, { levels: ["info", "warning"], excludeLoggers: ["asyncio"], search: "tool" })).toEqual(await served(server, `/api/logs${q({ ...f, level: "info,warning", exclude_logger: "asyncio", search: "tool" })}`));
   expect(await local.bundles.logFacets(file)).toEqual(await served(server, `/api/logs/facets${q(f)}`));
@@ -76,14 +76,14 @@ async function compareBundle(local: LocalApi, server: WinkApp, file: string): Pr
   expect(await local.bundles.search("read_(file|dir)", { file, within: "bundle", regex: true, scopes: ["logs", "transcript", "members"] })).toEqual(
     await served(server, `/api/bundles/search${q({ q: "read_(file|dir)", file, in: "bundle", regex: "1", scope: "logs,transcript,members" })}`),
   );
-  expect(await local.run(file)).toEqual(await served(server, `/api/run${q(f)}`));
+  expect(await local.ask.run({ file })).toEqual(await served(server, `/api/run${q(f)}`));
   // The bundle as a session file: its session line and workspace through the ordinary calls.
   const line = (await local.bundles.summary(file)).session.default_line;
   if (line === null) return;
   const ref = { file, line };
-  expect(await local.timeline(ref)).toEqual(await served(server, `/api/timeline${q({ file, line })}`));
-  expect(await local.filesystemMeta(ref)).toEqual(await served(server, `/api/filesystem/meta${q({ file, line })}`));
-  expect(await local.browse(ref, "previous")).toEqual(await served(server, `/api/filesystem/browse${q({ file, line })}`));
+  expect(await local.ask.timeline(at(ref))).toEqual(await served(server, `/api/timeline${q({ file, line })}`));
+  expect(await local.ask.filesystemMeta(at(ref))).toEqual(await served(server, `/api/filesystem/meta${q({ file, line })}`));
+  expect(await local.ask.browse({ ...at(ref), compare: "previous" })).toEqual(await served(server, `/api/filesystem/browse${q({ file, line })}`));
 }
 
 describe("LocalApi opens debug bundles like the server", () => {
@@ -100,8 +100,8 @@ describe("LocalApi opens debug bundles like the server", () => {
     const [one, two] = (await local.bundles.groups())[0]?.bundles.map((bundle) => bundle.path) ?? [];
     if (one === undefined || two === undefined) throw new Error("group");
     expect(await local.bundles.compare(two)).toEqual(await served(server, `/api/bundles/compare${q({ target_file: two })}`));
-    expect(await local.diff({ file: one, line: 2 }, { file: two, line: 2 })).toEqual(await served(server, `/api/diff${q({ base_file: one, base_line: 2, target_file: two, target_line: 2 })}`));
-    expect(await local.fileDiff({ file: one, line: 2 }, { file: two, line: 2 }, "docs/notes.md")).toEqual(
+    expect(await local.ask.diff(between({ file: one, line: 2 }, { file: two, line: 2 }))).toEqual(await served(server, `/api/diff${q({ base_file: one, base_line: 2, target_file: two, target_line: 2 })}`));
+    expect(await local.ask.fileDiff({ ...between({ file: one, line: 2 }, { file: two, line: 2 }), path: "docs/notes.md" })).toEqual(
       await served(server, `/api/diff/file${q({ base_file: one, base_line: 2, target_file: two, target_line: 2, path: "docs/notes.md" })}`),
     );
     expect(await local.bundles.search("reservation", { within: "group", file: two, limit: 500 })).toEqual(await served(server, `/api/bundles/search${q({ q: "reservation", in: "group", file: two, limit: 500 })}`));
@@ -124,7 +124,7 @@ describe("LocalApi opens debug bundles like the server", () => {
     const files = await local.files();
     expect(files.files).toMatchObject([{ path: "traversal.zip", status: "error", error: expect.stringContaining("..") }]);
     await expect(local.bundles.summary("traversal.zip")).rejects.toMatchObject({ status: 422, code: "E_ARCHIVE_ENTRY" });
-    expect((await local.runs()).runs).toMatchObject([{ source: { kind: "bundle", path: "traversal.zip" }, state: "error", problem: expect.stringContaining("..") }]);
+    expect((await local.ask.runs({})).runs).toMatchObject([{ source: { kind: "bundle", path: "traversal.zip" }, state: "error", problem: expect.stringContaining("..") }]);
     await expect(local.bundles.summary("other.zip")).rejects.toMatchObject({ status: 404, code: "WD_ERR_NOT_FOUND" });
   });
 });

@@ -4,7 +4,8 @@
  * a real server on loopback: the request must land on that entry) and of `LocalApi` over the
  * same files (its answer must validate against the entry's response schema), or as
  * server-only with the reason the app never asks it. A new entry fails the type check and
- * this test until it is listed: with its calls, both layers need an answer.
+ * this test until it is listed: with its calls, both layers need an answer; a route the
+ * views ask by name (`ASKED_ROUTES`) is answered by both layers' `ask` or does not compile.
  */
 import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, stat } from "node:fs/promises";
 import { resolveObjectURL } from "node:buffer";
@@ -21,9 +22,12 @@ import type { WinkApp } from "../../server/app.js";
 import { VIEWER_ROUTES } from "../../shared/viewer/routes/index.js";
 import type { RouteEntry, ViewerRouteName } from "../../shared/viewer/routes/index.js";
 import type { Api, SnapshotRef } from "./api.js";
+import { at as selector, between } from "./api.js";
 import type { BundleMemberKind } from "./bundle-api.js";
 import { HttpApi } from "./http-api.js";
 import { LocalApi } from "./local-api.js";
+import { ASKED_ROUTES } from "./routes.js";
+import type { AskedRouteName } from "./routes.js";
 import type { LocalInput } from "./local-api.js";
 
 /** What the calls ask about, found in the fixture directory before the test. */
@@ -57,39 +61,39 @@ type Coverage =
 const member = (kind: BundleMemberKind): Coverage => ({ calls: [(api, at) => api.bundles.member(at.withMember[kind], kind)] });
 
 const COVERAGE = {
-  meta: { calls: [(api, at) => api.meta(at.ref), (api, at) => api.bundles.meta(at.bundle)] },
+  meta: { calls: [(api, at) => api.ask.meta(selector(at.ref)), (api, at) => api.bundles.meta(at.bundle)] },
   entries: { serverOnly: "WINK's viewer API: the app reads a file's lines from /api/files and /api/run" },
-  slicePage: { calls: [(api, at) => api.slicePage(at.ref, at.sliceType, 0, 5)] },
+  slicePage: { calls: [(api, at) => api.ask.slicePage({ slice_type: at.sliceType, ...selector(at.ref), offset: 0, limit: 5 })] },
   raw: { serverOnly: "WINK's viewer API: the line as written; the app reads slices through /api/slices" },
   snapshots: { serverOnly: "WINK's viewer API: the app lists /api/files and /api/runs" },
   reload: { serverOnly: "WINK's viewer API: moves the server's current snapshot; the app navigates by URL" },
   select: { serverOnly: "WINK's viewer API: moves the server's current snapshot; the app navigates by URL" },
   switch: { serverOnly: "WINK's viewer API: moves the server's current snapshot; the app navigates by URL" },
   files: { calls: [(api) => api.files()] },
-  runs: { calls: [(api) => api.runs(), (api) => api.runs({ offset: 0, limit: 1, q: "5f0c" })] },
-  run: { calls: [(api) => api.run(), (api, at) => api.run(at.run)] },
-  runSearch: { calls: [(api, at) => api.runSearch(at.run, null, "def", false, 10)] },
-  runSession: { calls: [(api, at) => api.runSession(at.run, ROOT_SESSION_ID, 0, 10)] },
-  runFailures: { calls: [(api, at) => api.runFailures(at.run, 0, 10)] },
-  failures: { calls: [(api) => api.failures()] },
-  failureOccurrences: { calls: [(api, at) => api.failureOccurrences(at.signature)] },
-  timeline: { calls: [(api, at) => api.timeline(at.ref)] },
+  runs: { calls: [(api) => api.ask.runs({}), (api) => api.ask.runs({ offset: 0, limit: 1, q: "5f0c" })] },
+  run: { calls: [(api) => api.ask.run({}), (api, at) => api.ask.run({ file: at.run })] },
+  runSearch: { calls: [(api, at) => api.ask.runSearch({ file: at.run, q: "def", limit: 10 })] },
+  runSession: { calls: [(api, at) => api.ask.runSession({ file: at.run, session: ROOT_SESSION_ID, offset: 0, limit: 10 })] },
+  runFailures: { calls: [(api, at) => api.ask.runFailures({ file: at.run, offset: 0, limit: 10 })] },
+  failures: { calls: [(api) => api.ask.failures({})] },
+  failureOccurrences: { calls: [(api, at) => api.ask.failureOccurrences({ signature: at.signature })] },
+  timeline: { calls: [(api, at) => api.ask.timeline(selector(at.ref))] },
   toolCallDiff: {
-    calls: [(api, at) => api.toolCallDiff(at.ref, at.toolCall.callId, at.toolCall.path)],
+    calls: [(api, at) => api.ask.toolCallDiff({ ...selector(at.ref), call_id: at.toolCall.callId, path: at.toolCall.path })],
     localRefuses: "files opened in the page come without the undo store, so their timelines list no tool-call changes to ask about",
   },
-  filesystemMeta: { calls: [(api, at) => api.filesystemMeta(at.ref)] },
+  filesystemMeta: { calls: [(api, at) => api.ask.filesystemMeta(selector(at.ref))] },
   fileTree: { serverOnly: "the whole tree without change badges, for scripts; the app's tree is /api/filesystem/browse" },
-  browse: { calls: [(api, at) => api.browse(at.ref, "previous"), (api, at) => api.browse(at.ref, at.base), (api, at) => api.browse(at.ref, "none")] },
-  fileContent: { calls: [(api, at) => api.fileContent(at.ref, at.filePath), (api, at) => api.fileContent(at.ref, at.filePath, { offset: 1, limit: 2 })] },
+  browse: { calls: [(api, at) => api.ask.browse({ ...selector(at.ref), compare: "previous" }), (api, at) => api.ask.browse({ ...selector(at.ref), base_file: at.base.file, base_line: at.base.line }), (api, at) => api.ask.browse({ ...selector(at.ref), compare: "none" })] },
+  fileContent: { calls: [(api, at) => api.ask.fileContent({ ...selector(at.ref), path: at.filePath }), (api, at) => api.ask.fileContent({ ...selector(at.ref), path: at.filePath, offset: 1, limit: 2 })] },
   fileContentAt: { serverOnly: "a file by its path in the URL, for links and curl; the app sends the path in the query" },
   download: { method: "download" },
   downloadAt: { serverOnly: "a download by its path in the URL, for links and curl; the app sends the path in the query" },
-  diff: { calls: [(api, at) => api.diff(at.base, at.ref), (api, at) => api.diff(at.base, at.ref, { copies: true })] },
-  diffStat: { calls: [(api, at) => api.diffStat(at.base, at.ref)] },
-  fileDiff: { calls: [(api, at) => api.fileDiff(at.base, at.ref, at.changedPath)] },
-  sliceDiff: { calls: [(api, at) => api.sliceDiff(at.base, at.ref, at.changedSlice)] },
-  search: { calls: [(api, at) => api.search(at.ref, "def", "all", 20)] },
+  diff: { calls: [(api, at) => api.ask.diff(between(at.base, at.ref)), (api, at) => api.ask.diff({ ...between(at.base, at.ref), copies: "1" })] },
+  diffStat: { calls: [(api, at) => api.ask.diffStat(between(at.base, at.ref))] },
+  fileDiff: { calls: [(api, at) => api.ask.fileDiff({ ...between(at.base, at.ref), path: at.changedPath })] },
+  sliceDiff: { calls: [(api, at) => api.ask.sliceDiff({ ...between(at.base, at.ref), slice_type: at.changedSlice })] },
+  search: { calls: [(api, at) => api.ask.search({ ...selector(at.ref), q: "def", scope: "all", limit: 20 })] },
   events: { method: "subscribe" },
   bundleManifest: member("manifest"),
   bundleConfig: member("config"),
@@ -112,7 +116,7 @@ const COVERAGE = {
   bundleGroups: { calls: [(api) => api.bundles.groups()] },
   bundleCompare: { calls: [(api, at) => api.bundles.compare(at.bundle, at.otherBundle)] },
   bundleSearch: { calls: [(api) => api.bundles.search("calc"), (api, at) => api.bundles.search("calc", { file: at.bundle, within: "bundle", scopes: ["logs", "members"], limit: 5 })] },
-} as const satisfies Record<ViewerRouteName, Coverage>;
+} as const satisfies Record<ViewerRouteName, Coverage> & Record<AskedRouteName, { readonly calls: readonly Call[] }>;
 
 const BUNDLES = {
   "success.zip": "01-small-success/c958872d-4e41-4429-9f5f-48b054b977ea_20261126_054533.zip",
@@ -162,11 +166,11 @@ beforeAll(async () => {
   const run = `${ROOT_SESSION_ID}.jsonl`;
   const [base, ref] = [{ file: run, line: 1 }, { file: run, line: 2 }];
   const [meta, browse, diff, failures, timeline, members] = await Promise.all([
-    local.meta(ref),
-    local.browse(ref, "none"),
-    local.diff(base, ref),
-    local.failures(),
-    http.timeline(ref),
+    local.ask.meta(selector(ref)),
+    local.ask.browse({ ...selector(ref), compare: "none" }),
+    local.ask.diff(between(base, ref)),
+    local.ask.failures({}),
+    http.ask.timeline(selector(ref)),
     local.bundles.members("success.zip"),
   ]);
   const call = timeline.changes?.tool_calls.find((candidate) => candidate.files.length > 0);
@@ -213,6 +217,11 @@ describe("the route table and the web app's data layers", () => {
     for (const [name, coverage] of entries) if ("serverOnly" in coverage) expect(coverage.serverOnly.length, name).toBeGreaterThan(20);
   });
 
+  it("answers every asked route in both layers, each asked here with its calls", () => {
+    for (const api of [http, local]) expect(Object.keys(api.ask).sort()).toEqual([...ASKED_ROUTES].sort());
+    for (const name of ASKED_ROUTES) expect("calls" in COVERAGE[name], name).toBe(true);
+  });
+
   for (const [name, coverage] of entries) {
     if (!("calls" in coverage)) continue;
     const entry: RouteEntry = VIEWER_ROUTES[name];
@@ -246,8 +255,8 @@ describe("the route table and the web app's data layers", () => {
       event.preventDefault();
     });
     try {
-      await http.download(at.ref, at.filePath);
-      await local.download(at.ref, at.filePath);
+      await http.download({ ...selector(at.ref), path: at.filePath });
+      await local.download({ ...selector(at.ref), path: at.filePath });
     } finally {
       vi.unstubAllGlobals();
     }

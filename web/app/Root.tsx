@@ -77,7 +77,7 @@ export function Root({ initialApi, landingRun }: { initialApi: Api; landingRun?:
       setActive((previous) => ({ api, client: newClient(), id: previous.id + 1 }));
       navigate({ file: undefined, line: undefined, base: undefined, path: undefined, slice: undefined, item: undefined, event: undefined, at: undefined, q: undefined, ...(view === undefined ? {} : { view, panel: undefined, entry: undefined }) });
     };
-    void api.runs({ limit: 1 }).then(
+    void api.ask.runs({ limit: 1 }).then(
       (runs) => switchTo(runTotal(runs) > 1 ? "eval" : undefined),
       () => switchTo(undefined),
     );

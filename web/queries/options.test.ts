@@ -58,7 +58,7 @@ describe("query options with an input missing", () => {
 
   it("with every input present use the resource's own key and fetch", async () => {
     const meta = { file: ref.file };
-    const api = { meta: (asked: SnapshotRef) => Promise.resolve({ ...meta, line: asked.line }) } as unknown as Api;
+    const api = { ask: { meta: (asked: { line?: number }) => Promise.resolve({ ...meta, line: asked.line }) } } as unknown as Api;
     const options = q.metaQuery(api, ref);
     expect(options.queryKey).toEqual(keys.meta(ref));
     expect(await new QueryClient().fetchQuery(options)).toEqual({ file: "run.jsonl", line: 3 });

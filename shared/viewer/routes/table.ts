@@ -28,7 +28,7 @@ import {
   RawMember,
   TranscriptFacets,
   TranscriptPage,
-} from "../../debug-bundle/index.js";
+} from "../../debug-bundle/schemas.js";
 import {
   Browse,
   DiffStat,

@@ -5,6 +5,7 @@
  */
 import { Suspense, lazy, useEffect, useMemo, useState } from "react";
 import type { SnapshotRef } from "../../api/api.js";
+import { at } from "../../api/api.js";
 import { useApi } from "../../api/context.js";
 import { copyText } from "../../components/clipboard.js";
 import { EmptyState, ErrorState, Spinner, errorMessage } from "../../components/feedback.js";
@@ -75,7 +76,7 @@ export function FileView({ snapshot, path, line, change, canCompare }: FileViewP
         >
           <Icon name="copy" /> Copy
         </button>
-        <button type="button" className="btn btn-small" disabled={change === "deleted"} onClick={() => void api.download(snapshot, path).catch((error: unknown) => showToast(`Download failed: ${errorMessage(error)}`, "error"))}>
+        <button type="button" className="btn btn-small" disabled={change === "deleted"} onClick={() => void api.download({ ...at(snapshot), path }).catch((error: unknown) => showToast(`Download failed: ${errorMessage(error)}`, "error"))}>
           <Icon name="download" /> Download
         </button>
       </div>

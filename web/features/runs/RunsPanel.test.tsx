@@ -37,7 +37,7 @@ describe("the sidebar's run count", () => {
   it("counts the runs as the eval does: a truth.json beside them is another file, not a run", async () => {
     const { inputs, runs } = await winkRunsAndTruth();
     const api = LocalApi.open(inputs, "wink");
-    const evalRuns = (await api.failures()).outcomes.runs;
+    const evalRuns = (await api.ask.failures({})).outcomes.runs;
     expect(evalRuns).toBe(runs.length);
     renderPanel(api, null);
     await waitFor(() => expect(screen.getByTestId("runs-count").textContent).toBe(`wink · ${evalRuns} runs · 1 other file`));
@@ -59,7 +59,7 @@ describe("the sidebar's run count", () => {
   it("says one run beside a truth.json: the landing of opened files stays on the run", async () => {
     const { inputs, runs } = await winkRunsAndTruth();
     const api = LocalApi.open(inputs.filter((input) => input.path !== runs[1]), "wink");
-    const page = await api.runs({ limit: 1 });
+    const page = await api.ask.runs({ limit: 1 });
     expect({ total: page.total, not_sessions: page.not_sessions }).toEqual({ total: 2, not_sessions: { total: 1, matched: 1 } });
     renderPanel(api, null);
     await waitFor(() => expect(screen.getByTestId("runs-count").textContent).toBe("wink · 1 run · 1 other file"));
