@@ -114,5 +114,6 @@ async function build(
     lineErrors: index.errors,
     latest,
     archives,
+    ...(purpose === "digest" ? { eventDetail: "failures" as const } : {}),
   }, slices);
 }
