@@ -15,7 +15,7 @@
  * all of one version, never the old directory over the new bytes. A remote archive's
  * identity is its ETag, checked by the store on every read (`E_SOURCE_CHANGED`).
  */
-import { lstat } from "node:fs/promises";
+import { lstatSync, type Stats } from "node:fs";
 import type { ArchiveLimits, ArchiveReader } from "../../shared/archive/index.js";
 import { openArchive } from "../../shared/archive/index.js";
 import { ArchiveError, SourceError } from "../../shared/errors.js";
@@ -159,7 +159,13 @@ export class ArchiveCache {
   /** True while `absolutePath` still names the file `reader` was opened from (a remote archive: its reads check the ETag). */
   async #current(absolutePath: string, reader: ArchiveReader): Promise<boolean> {
     if (this.#openRemote !== null) return true;
-    const stats = await lstat(absolutePath).catch(() => null);
+    // On the calling thread (see openRegularFile): a digest of a bundle checks its archive at every member read.
+    let stats: Stats | null;
+    try {
+      stats = lstatSync(absolutePath);
+    } catch {
+      stats = null;
+    }
     const opened = reader.fileStats;
     return stats !== null && stats.isFile() && stats.dev === opened.dev && stats.ino === opened.ino && stats.size === opened.size && stats.mtimeMs === opened.mtimeMs;
   }
@@ -211,8 +217,9 @@ export class ArchiveCache {
         if (!this.#changed(error)) throw error;
         return (await this.#reopened(absolutePath, label, reopens)).read(path, maxBytes, options, reopens + 1);
       }
-      // Rewritten in place while read, the bytes may be the new file's under the old directory: read them again.
-      if (!(await current())) return (await this.#reopened(absolutePath, label, reopens)).read(path, maxBytes, options, reopens + 1);
+      // Rewritten in place while read, the bytes may be the new file's under the old directory: read them again
+      // (not for an archive held in memory: its bytes are all of the version opened).
+      if (reader.heldBytes === 0 && !(await current())) return (await this.#reopened(absolutePath, label, reopens)).read(path, maxBytes, options, reopens + 1);
       if (options?.transient !== true && bytes.length <= MAX_CACHED_FILE_BYTES) contents.set(key, bytes, bytes.length);
       return bytes;
     };
@@ -236,7 +243,7 @@ export class ArchiveCache {
     const manifest = (): Promise<ManifestSummary> => (summary ??= summarizeManifest(reader));
     const open: OpenArchive = { reader, source, manifest, list, read, stream };
     // An archive bigger than the whole budget is kept alone rather than reopened per request.
-    this.#open.set(absolutePath, open, Math.min(this.#memory.bytes, Math.max(1, reader.fileCount) * INDEX_BYTES_PER_ENTRY));
+    this.#open.set(absolutePath, open, Math.min(this.#memory.bytes, Math.max(1, reader.fileCount) * INDEX_BYTES_PER_ENTRY + reader.heldBytes));
     this.#openCount.set(absolutePath, true, 1);
     return open;
   }

@@ -4,7 +4,7 @@
 // zips) and for runs made to take the paths a digest could get wrong (checksums that do not
 // match, a member that does not inflate, a transcript.jsonl holding more rows than the logs, odd
 // transcript records, sub-agents, lines that do not load).
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { FIXTURES_DIR, WINK_BUNDLE_FIXTURES } from "../../fixtures/paths.js";
@@ -16,7 +16,7 @@ import type { RunDigestView } from "../../shared/viewer/index.js";
 import { packageRoot } from "../package-root.js";
 import { cleanUp, snapshotLine, tempDir, writeSession } from "../server.test-support.js";
 import { readRunDigests } from "./run-digests.js";
-import { runOf } from "./runs.js";
+import { WHOLE_READ_BYTES, runOf } from "./runs.js";
 import { closeServedState, openServedState } from "./served-state.js";
 
 afterAll(cleanUp);
@@ -139,6 +139,36 @@ async function writeGeneratedRuns(dir: string): Promise<void> {
   ]);
   await writeSession(dir, "broken.jsonl", ["{ not json", '{"version": "1"}']);
   await writeFile(path.join(dir, "truth.json"), JSON.stringify({ answer: 42 }));
+
+  // What a digest leaves out of passing events (their summaries and arguments) and keeps of
+  // the others: a passing call that carries an error, an event with one, a call that says
+  // neither success nor failure; the last line without its newline.
+  const told = [
+    { ...call("t1", "2026-11-22T02:00:01+00:00", true, "ok, but"), error: { type: "Timeout", message: "took 31 s" } },
+    { event_id: "t2", created_at: "2026-11-22T02:00:02+00:00", name: "shell", params: { command: "make   test" }, result: { message: "  no verdict  " } },
+  ];
+  const events = [
+    { event_id: "e1", created_at: "2026-11-22T02:00:03+00:00", message: "retrying", exception: "ConnectionResetError: peer went away" },
+    { event_id: "e2", created_at: "2026-11-22T02:00:04+00:00", text: "a passing event" },
+  ];
+  await writeFile(
+    path.join(dir, "told.jsonl"),
+    snapshotLine({ sessionId: "told", createdAt: "2026-11-22T02:00:05+00:00", slices: [{ type: TOOL_INVOKED, items: told }, { type: "weakincentives.runtime.events._types:PromptExecuted", items: events }] }),
+  );
+  // Read whole for its digest, a line longer than the scan's 1 MiB chunk (which the scan
+  // summarises through its window); and a file larger than a digest reads whole (scanned,
+  // then its latest line read).
+  const padded = (id: string, calls: number, failing: string) => [
+    snapshotLine({
+      sessionId: id,
+      createdAt: "2026-11-22T03:00:00+00:00",
+      slices: [{ type: TOOL_INVOKED, items: [...Array.from({ length: calls }, (_, i) => call(`${id}${i}`, "2026-11-22T02:30:00+00:00", true, "x".repeat(1000))), call(`${id}f`, "2026-11-22T02:59:00+00:00", false, failing)] }],
+    }),
+  ];
+  await writeSession(dir, "long-line.jsonl", padded("long", 1_500, "File not found: src/long.py"));
+  await writeSession(dir, "large.jsonl", padded("large", Math.ceil(WHOLE_READ_BYTES / 1_100) + 100, "File not found: src/large.py"));
+  expect((await stat(path.join(dir, "large.jsonl"))).size).toBeGreaterThan(WHOLE_READ_BYTES);
+  expect((await stat(path.join(dir, "long-line.jsonl"))).size).toBeGreaterThan(1024 * 1024);
 }
 
 function expectSame(both: { fast: RunDigestView[]; full: RunDigestView[] }): void {
@@ -170,7 +200,7 @@ describe("the digest path against the run model", () => {
     const both = await bothWays(dir);
     expectSame(both);
     const byRun = new Map(both.full.map((digest) => [digest.run, digest]));
-    expect(byRun.size).toBe(14);
+    expect(byRun.size).toBe(17);
     // The cases are what they say: the transcript.jsonl's failed calls, the odd records' ones,
     // a run that still loads with its logs unreadable, the sub-agent's failure.
     const calls = (run: string) => (byRun.get(run)?.failures ?? []).filter((failure) => failure.kind === "call").map((failure) => failure.tool);
@@ -186,5 +216,8 @@ describe("the digest path against the run model", () => {
     expect(byRun.get("broken.jsonl")?.outcome).toBe("not_loaded");
     for (const run of ["bad-manifest_20261126_054533.zip", "escape_20261126_054533.zip", "cut_20261126_054533.zip"]) expect(byRun.get(run)?.reason, run).toMatch(/\S/);
     expect(byRun.get("truth.json")?.outcome).toBe("not_session");
+    expect(byRun.get("told.jsonl")?.failures.map((failure) => failure.message)).toEqual(["took 31 s", "ConnectionResetError: peer went away"]);
+    expect(calls("long-line.jsonl")).toEqual(["write_file"]);
+    expect(calls("large.jsonl")).toEqual(["write_file"]);
   });
 });

@@ -71,6 +71,43 @@ describe("run digests", () => {
     expect(groupFailures(one)).toEqual(groupFailures([...one].reverse()));
   });
 
+  it("reads each byte of a run once: a session file's index and latest line from one read, a small bundle's members from one read of its zip", async () => {
+    // Bytes read by this process (`rchar`: every read(2), page cache or not); the test files run in processes of their own.
+    const readSoFar = async () => Number(/rchar: (\d+)/.exec(await readFile("/proc/self/io", "utf8"))?.[1]);
+    const dir = await tempDir("wink-digest-reads-");
+    const sources = [
+      path.join(FIXTURES_DIR, "wink", "db5c4ea2-559a-52c5-8313-741e72978682.jsonl"),
+      path.join(FIXTURES_DIR, "wink", "acc0d4c3-321a-5d97-a3a9-505f3aba4219.jsonl"),
+      path.join(FIXTURES_DIR, "wink-bundles", "02-failed-run", "e523fd0d-e949-41b5-8de3-f0b1f5920007_20261126_054534.zip"),
+      path.join(FIXTURES_DIR, "wink-bundles", "06-iterations", "249eb5e5-e06b-4ce8-8905-c6259d49b7e5_20261126_054552.zip"),
+      path.join(FIXTURES_DIR, "wink-bundles", "05-odd-values", "6a9e6e4c-2099-4568-8560-e6a644beced8_20261126_054551.zip"),
+    ];
+    let size = 0;
+    for (let copy = 0; copy < 4; copy++) {
+      await mkdir(path.join(dir, `sample-${copy}`));
+      for (const source of sources) {
+        await copyFile(source, path.join(dir, `sample-${copy}`, path.basename(source)));
+        size += (await readFile(source)).length;
+      }
+    }
+    const served = await openServedState({ path: dir, recursive: true, pickCurrent: false });
+    try {
+      const records = served.state.directory.files();
+      expect(records).toHaveLength(20);
+      const before = await readSoFar();
+      const digests = await readRunDigests(served.state, records);
+      const read = (await readSoFar()) - before;
+      expect(digests.filter((digest) => digest.outcome === "failed").length).toBeGreaterThan(0);
+      expect(digests.every((digest) => digest.outcome !== "not_loaded")).toBe(true);
+      // Once, and a little more (a read of /proc itself, a zip's first bytes sniffed at listing);
+      // scanning a session file and then reading its latest line again read it twice, and a
+      // bundle's members were read again after the central directory's read took all of it.
+      expect(read).toBeLessThanOrEqual(size * 1.05);
+    } finally {
+      await closeServedState(served);
+    }
+  });
+
   it("counts a run that cannot be read as not loaded, with why, and goes on", async () => {
     const dir = await tempDir("wink-digests-");
     await mkdir(path.join(dir, "a"));

@@ -40,10 +40,20 @@ export async function runOf(state: ViewerState, record: SessionFileRecord): Prom
  * viewer's run); a run the viewer built already is used as it is.
  */
 export async function runDigestOf(state: ViewerState, record: SessionFileRecord): Promise<RunDigestView> {
+  // A file not indexed yet is read once: its index and its latest lines from the same bytes.
+  const whole = await state.directory.readWhole(record, WHOLE_READ_BYTES);
+  if (whole !== null) return runDigest(await build(state, record, whole.index, "digest", async (lineNumber) => whole.snapshot(lineNumber)));
   const index = await state.directory.ensureIndexed(record);
   const cached = runs.get(index);
   return runDigest(await (cached ?? build(state, record, index, "digest")));
 }
+
+/**
+ * Session files up to this size are read whole for their digest (see `readWhole`); larger ones
+ * are scanned, then their latest lines read. A reader holds the file's bytes beside its parsed
+ * latest line while the digest is built: at `RUN_READERS` at once, 32 MiB at most.
+ */
+export const WHOLE_READ_BYTES = 8 * 1024 * 1024;
 
 /** How long the landing page looks for a failed run (past it, the newest run that loads is shown, or the failed one found by then). */
 export const LANDING_LOOKAHEAD_MS = 1_000;
@@ -68,7 +78,13 @@ export async function landingRecord(state: ViewerState, records: readonly Sessio
 }
 
 /** `digest`: only what `runDigest` reads is built right (see {@link runDigestOf}). */
-async function build(state: ViewerState, record: SessionFileRecord, index: CompactSessionIndex, purpose: "view" | "digest" = "view"): Promise<RunView> {
+async function build(
+  state: ViewerState,
+  record: SessionFileRecord,
+  index: CompactSessionIndex,
+  purpose: "view" | "digest" = "view",
+  readLatest: (lineNumber: number) => Promise<SessionSnapshot> = (lineNumber) => state.directory.readSnapshot(record, lineNumber),
+): Promise<RunView> {
   // In event-loop slices, as the run itself (buildRunSliced): over a file of 1.5 M lines each
   // pass takes seconds, and `/api/meta` of another file waited them out.
   const slices = new EventLoopSlices();
@@ -79,7 +95,7 @@ async function build(state: ViewerState, record: SessionFileRecord, index: Compa
   }
   const latest = new Map<string, SessionSnapshot>();
   // One line at a time: two big lines parsed at once would double the peak memory.
-  for (const [sessionId, lineNumber] of await latestLinesSliced(lines, slices)) latest.set(sessionId, await state.directory.readSnapshot(record, lineNumber));
+  for (const [sessionId, lineNumber] of await latestLinesSliced(lines, slices)) latest.set(sessionId, await readLatest(lineNumber));
   const archives = new Map<number, string | null>();
   if (purpose === "view" && index.sizeBytes <= MAX_ARCHIVE_NAMING_BYTES) {
     for (const entry of index.lines) {
@@ -98,5 +114,6 @@ async function build(state: ViewerState, record: SessionFileRecord, index: Compa
     lineErrors: index.errors,
     latest,
     archives,
+    ...(purpose === "digest" ? { eventDetail: "failures" as const } : {}),
   }, slices);
 }

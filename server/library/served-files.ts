@@ -10,8 +10,8 @@ import { lstat, readdir } from "node:fs/promises";
 import path from "node:path";
 import type { OpenedRegularFile } from "../../shared/filesystem/index.js";
 import { openRegularFile } from "../../shared/filesystem/index.js";
-import type { CompactSessionIndex, LineLocation, SessionLineError } from "../../shared/session/index.js";
-import { readLineBytes, scanSessionFile, scanSessionLines } from "../../shared/session/index.js";
+import type { CompactSessionIndex, LineLocation, SessionLineError, WholeSessionFile } from "../../shared/session/index.js";
+import { readLineBytes, readSessionWhole, scanSessionFile, scanSessionLines } from "../../shared/session/index.js";
 import { UNDO_SNAPSHOTS_DIR, UNDO_STATE_DIR_NAME } from "../../shared/undo/index.js";
 import type { SkippedFolder } from "../../shared/remote/index.js";
 import { isBundleCandidate, sniffDebugBundle } from "./debug-bundles.js";
@@ -65,6 +65,12 @@ export interface ServedFiles {
   /** Session files and bundle candidates by relative path (`/` separators). */
   list(options: ListOptions): Promise<Map<string, FoundFile>>;
   scanSession(relative: string, found: FoundFile): Promise<CompactSessionIndex>;
+  /**
+   * `scanSession` in one read of the whole file, its bytes kept for the lines read next (see
+   * `readSessionWhole`); null when the file is larger than `maxBytes`. Absent: a remote
+   * object is streamed, its lines then read by range.
+   */
+  readSession?(relative: string, found: FoundFile, maxBytes: number): Promise<WholeSessionFile | null>;
   /** One line's bytes (without its `\n`), or null when the file changed since `index` was built. */
   readLine(relative: string, index: CompactSessionIndex, location: LineLocation): Promise<Uint8Array | null>;
   /**
@@ -136,6 +142,10 @@ export class LocalFiles implements ServedFiles {
 
   scanSession(_relative: string, found: FoundFile): Promise<CompactSessionIndex> {
     return scanSessionLines(found.absolutePath, { openFile: this.openFile });
+  }
+
+  readSession(_relative: string, found: FoundFile, maxBytes: number): Promise<WholeSessionFile | null> {
+    return readSessionWhole(found.absolutePath, maxBytes, { openFile: this.openFile });
   }
 
   readLine(_relative: string, index: CompactSessionIndex, location: LineLocation): Promise<Uint8Array | null> {

@@ -294,7 +294,46 @@ export class SnapshotDirectory {
     if (record.index !== null) return record.index;
     const running = this.#indexing.get(record.path);
     if (running !== undefined) return running;
-    const task = this.#scan(record)
+    return this.#indexWith(record, this.#scan(record));
+  }
+
+  /**
+   * A session file's index and its lines, from one read of the whole file (when it is at
+   * most `maxBytes` and the store can): for a reader that parses lines of it at once (a
+   * run's digest parses each session's latest line), where indexing the file and then
+   * reading those lines again read them twice. The index is kept as `ensureIndexed` keeps
+   * it; a line is parsed from the bytes read (not cached: the reader takes what it needs).
+   * Null when the file has an index already, or one is being read, or this read cannot be
+   * made: then `ensureIndexed` and `readSnapshot`.
+   */
+  async readWhole(record: SessionFileRecord, maxBytes: number): Promise<{ index: CompactSessionIndex; snapshot: (lineNumber: number) => SessionSnapshot } | null> {
+    const store = this.store;
+    if (record.kind !== "session" || record.index !== null || this.#indexing.has(record.path) || store.readSession === undefined || record.size > maxBytes) return null;
+    let bytes: Buffer | null = null;
+    const read = store.readSession(record.path, record, maxBytes).then((whole) => {
+      if (whole === null) return this.#scan(record);
+      bytes = whole.bytes;
+      return whole.index;
+    });
+    const index = await this.#indexWith(record, read);
+    const whole = bytes as Buffer | null;
+    if (whole === null) return null;
+    return {
+      index,
+      snapshot: (lineNumber) => {
+        const location = index.lines.ofLine(lineNumber);
+        if (location === undefined) throw new SessionLoadError(`Unknown line_number: ${lineNumber}`, { path: record.path, lineNumber });
+        // The same parse and the same refusal as `readSnapshot`'s.
+        const result = snapshotFromLineBytes(whole.subarray(location.byteOffset, location.byteOffset + location.byteLength), lineNumber);
+        if (!result.ok) throw new SessionLoadError(`Line ${lineNumber} of ${record.path} does not load: ${result.error.reason}`, { path: record.path, lineNumber });
+        return result.snapshot;
+      },
+    };
+  }
+
+  /** Makes `scanning` the file's index under way (concurrent callers share it), kept once read. */
+  #indexWith(record: SessionFileRecord, scanning: Promise<CompactSessionIndex>): Promise<CompactSessionIndex> {
+    const task = scanning
       .then((index) => {
         // A remote object's long lines are gathered whole while it is indexed; a local file's
         // are scanned through one reused window and leave nothing big behind (a full

@@ -19,7 +19,7 @@ import { openNamedFile, type OpenedRegularFile } from "../filesystem/open-regula
 import { checkManifest, readArchiveCatalog, withArchivePath, type ArchiveCatalog, type ManifestCheck } from "./catalog.js";
 
 export { withArchivePath } from "./catalog.js";
-import { corrupt, type CentralEntry, type ReadRange } from "./central-directory.js";
+import { corrupt, truncated, type CentralEntry, type ReadRange } from "./central-directory.js";
 import { checkEntryLimits, checkLocalHeader, locateEntry, localHeaderLength, trailerAllowance } from "./entry-checks.js";
 import { handleRange, readEntryData, streamEntryData } from "./entry-data.node.js";
 import { checkOverlaps, sortByOffset } from "./entry-set.js";
@@ -132,6 +132,7 @@ export class ArchiveReader {
   /** The manifest check made at open, or null while it is deferred. */
   #check: ManifestCheck | null = null;
   #files: readonly ArchiveFileEntry[] | null = null;
+  #heldBytes = 0;
 
   /** Use `openArchive` or `openArchiveSource`. */
   private constructor(archivePath: string, limits: ArchiveLimits, stats: ArchiveFileStats, bytes: { range: ReadRange; release: () => Promise<void> }, catalog: ArchiveCatalog) {
@@ -150,7 +151,30 @@ export class ArchiveReader {
     // ENOENT, or EACCES for what is not a regular file (a FIFO is refused, never waited on).
     const opened = await (options.openFile ?? openNamedFile)(archivePath);
     const { size, mtimeMs, dev, ino } = opened.stats;
-    return ArchiveReader.#validate(archivePath, { size, mtimeMs, dev, ino }, { range: handleRange(opened.handle), release: () => opened.handle.close() }, options);
+    if (size > WHOLE_ARCHIVE_MAX_BYTES) return ArchiveReader.#validate(archivePath, { size, mtimeMs, dev, ino }, { range: handleRange(opened.handle), release: () => opened.handle.close() }, options);
+    // The central directory is read from the archive's last 128 KiB, which for a small archive
+    // (a debug bundle: 14–300 KB) is all of it; each member read then read its bytes again.
+    let bytes: Uint8Array;
+    try {
+      bytes = await handleRange(opened.handle)(0, size);
+    } catch (error) {
+      throw withArchivePath(error, archivePath);
+    } finally {
+      await opened.handle.close();
+    }
+    const held = ArchiveReader.#validate(archivePath, { size, mtimeMs, dev, ino }, { range: bytesRange(bytes), release: () => Promise.resolve() }, options);
+    return held.then((reader) => {
+      reader.#heldBytes = size;
+      return reader;
+    });
+  }
+
+  /**
+   * Bytes of the archive this reader holds: all of a small one (read whole at open, its
+   * descriptor closed then; its members are read from memory, as they were at open), else 0.
+   */
+  get heldBytes(): number {
+    return this.#heldBytes;
   }
 
   /** @internal Validates an archive read through a byte source; see `openArchiveSource`. */
@@ -319,6 +343,17 @@ export function openArchive(archivePath: string, options?: OpenArchiveOptions): 
  */
 export function openArchiveSource(name: string, source: ArchiveByteSource, options?: OpenArchiveSourceOptions): Promise<ArchiveReader> {
   return ArchiveReader.fromSource(name, source, options);
+}
+
+/** Archives up to this size are read whole when opened from a file (see `ArchiveReader.heldBytes`): the central directory's tail read takes that much anyway. */
+export const WHOLE_ARCHIVE_MAX_BYTES = 128 * 1024;
+
+/** A `ReadRange` over an archive's bytes held in memory (copies: a caller may keep or change what it is given). */
+function bytesRange(bytes: Uint8Array): ReadRange {
+  return (position, length) => {
+    if (position + length > bytes.length) truncated(bytes.length);
+    return Promise.resolve(Buffer.from(bytes.subarray(position, position + length)));
+  };
 }
 
 /** Window of one batched read of local headers. */

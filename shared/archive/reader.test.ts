@@ -1,10 +1,11 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { readFile, readdir, writeFile } from "node:fs/promises";
 import nodePath from "node:path";
 import { describe, expect, it } from "vitest";
 import { ArchiveError, FileNotFoundError, InvalidArgumentError, IsADirectoryError } from "../errors.js";
 import { execFileAsync, memorySource, python } from "./archive.test-support.js";
 import { useTempDir } from "./temp-dir.test-support.js";
-import { openArchive, type ArchiveReader } from "./reader.node.js";
+import { WHOLE_ARCHIVE_MAX_BYTES, openArchive, type ArchiveReader } from "./reader.node.js";
 import { writeArchive } from "./writer.node.js";
 import { FIXTURES_DIR, securityFixture, winkFixture } from "../../fixtures/paths.js";
 
@@ -286,5 +287,35 @@ describe("openArchive: end records are never trusted", () => {
     const error = await caught(openArchive(path));
     expect(error).toBeInstanceOf(ArchiveError);
     expect((error as ArchiveError).data.archive).toBe(path);
+  });
+});
+
+describe("openArchive: small archives read whole", () => {
+  const descriptors = async () => (await readdir("/proc/self/fd")).length;
+
+  it("reads an archive of at most WHOLE_ARCHIVE_MAX_BYTES once at open, keeps no descriptor, and reads its members from memory", async () => {
+    const size = (await readFile(FIXTURE)).length;
+    expect(size).toBeLessThanOrEqual(WHOLE_ARCHIVE_MAX_BYTES);
+    const open = await descriptors();
+    await withReader(FIXTURE, async (reader) => {
+      expect(reader.heldBytes).toBe(size);
+      expect(await descriptors()).toBe(open);
+      // (Every member read as Python reads it: the first test above, on this archive.)
+      expect(new TextDecoder().decode(await reader.readFile("notes/unicode.txt"))).toContain("日本語");
+      expect(await descriptors()).toBe(open);
+    });
+  });
+
+  it("keeps a larger archive open and reads its members from the file", async () => {
+    const big = nodePath.join(tempDir(), "big.fs.zip");
+    // Incompressible, so that the archive is larger than what is read whole.
+    const noise = randomBytes(WHOLE_ARCHIVE_MAX_BYTES + 1024);
+    await writeArchive(big, memorySource([{ path: "noise.bin", content: noise }]));
+    const open = await descriptors();
+    await withReader(big, async (reader) => {
+      expect(reader.heldBytes).toBe(0);
+      expect(await descriptors()).toBe(open + 1);
+      expect(Buffer.from(await reader.readFile("noise.bin")).equals(noise)).toBe(true);
+    });
   });
 });

