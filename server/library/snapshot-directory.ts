@@ -111,6 +111,7 @@ export class SnapshotDirectory {
   #background: Promise<void> | null = null;
   readonly #queued = new Set<SessionFileRecord>();
   #closed = false;
+  #generation = 0;
 
   private constructor(files: ServedFiles, options: SnapshotDirectoryOptions) {
     this.store = files;
@@ -138,6 +139,14 @@ export class SnapshotDirectory {
   /** The root: a local folder's real path, or a remote store's URL (without credentials). */
   get root(): string {
     return this.store.root;
+  }
+
+  /**
+   * Goes up whenever a file is added, removed, or its listed size or time changes: what is
+   * computed from the listing (the run index's eval answer) is kept until it does.
+   */
+  get generation(): number {
+    return this.#generation;
   }
 
   /** How far the current (or last) listing got. */
@@ -205,6 +214,7 @@ export class SnapshotDirectory {
       this.#forget(relative);
       changes.removed.push(relative);
     }
+    if (changes.added.length + changes.changed.length + changes.removed.length > 0) this.#generation += 1;
     return changes;
   }
 
@@ -221,6 +231,7 @@ export class SnapshotDirectory {
     if (record.kind === "bundle") this.#bundles?.forget(record.absolutePath);
     const index = await this.#scan(record);
     this.#forget(record.path);
+    if (record.size !== index.sizeBytes || record.mtimeMs !== index.mtimeMs) this.#generation += 1;
     Object.assign(record, { error: null, size: index.sizeBytes, mtimeMs: index.mtimeMs });
     this.keepIndex(record, index);
     return index;
@@ -339,7 +350,17 @@ export class SnapshotDirectory {
    */
   async indexAll(onProgress?: (done: number, total: number, file: SessionFileRecord) => void): Promise<void> {
     if (!this.store.indexEverything) return;
-    const pending = this.files().filter((record) => this.awaitsIndex(record));
+    await this.#indexEach(this.files(), onProgress);
+  }
+
+  /** Indexes the files at `paths` (relative) not indexed yet, one at a time, as `indexAll` does. */
+  async indexFiles(paths: readonly string[]): Promise<void> {
+    if (!this.store.indexEverything) return;
+    await this.#indexEach(paths.flatMap((relative) => this.#files.get(relative) ?? []));
+  }
+
+  async #indexEach(records: readonly SessionFileRecord[], onProgress?: (done: number, total: number, file: SessionFileRecord) => void): Promise<void> {
+    const pending = records.filter((record) => this.awaitsIndex(record));
     let done = 0;
     for (const record of pending) {
       if (this.#closed) return;
