@@ -85,6 +85,11 @@ export const MAX_DEPTH = 32;
 /** Directories never descended into (beside those whose name starts with "."). */
 export const SKIPPED_DIRECTORIES = new Set(["node_modules", ".git"]);
 
+/** Whether a recursive listing goes into the folder `name` (at `relative`, `depth` folders below the root): the live-reload watcher watches the same folders. */
+export function listedFolder(name: string, relative: string, depth: number): boolean {
+  return depth < MAX_DEPTH && !name.startsWith(".") && !SKIPPED_DIRECTORIES.has(name) && !inUndoStore(relative);
+}
+
 /**
  * True for a path in (or naming) an undo store's snapshot tree, `…/undo/snapshots/…`: its
  * `manifest.json` files are undo manifests, not sessions, so a recursive listing skips them
@@ -171,7 +176,7 @@ export class LocalFiles implements ServedFiles {
       const childAbsolute = path.join(absolute, entry.name);
       const childRelative = relative === "" ? entry.name : `${relative}/${entry.name}`;
       if (entry.isDirectory()) {
-        if (options.recursive && depth < MAX_DEPTH && !entry.name.startsWith(".") && !SKIPPED_DIRECTORIES.has(entry.name) && !inUndoStore(childRelative)) {
+        if (options.recursive && listedFolder(entry.name, childRelative, depth)) {
           await this.#walk(childAbsolute, childRelative, depth + 1, found, options);
         }
         continue;
