@@ -1,7 +1,7 @@
 // Live reload of a recursive folder (an EvalLoop's `{target}/{request_id}/…`): a run written
 // into a new folder is told at once, and is in the eval's groups, without the rest of the
 // folder's files being indexed first. Real files, real inotify watches, a real app on loopback.
-import { mkdir } from "node:fs/promises";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -67,6 +67,30 @@ describe("live reload of a recursive folder", () => {
     // The notice waited for the new run only: the others wait for the background indexing
     // (with 10,000 runs, waiting for them held the notice for minutes).
     expect(unindexed()).toEqual(waiting);
+  });
+
+  it("lists again only what events named, finding there what a whole listing finds", async () => {
+    const dir = await tempDir();
+    await writeSamples(dir, 3);
+    const served = await openServedState({ path: dir, recursive: true });
+    closing.push(() => closeServedState(served));
+    const { directory } = served.state;
+    const added = await writeNewKind(dir);
+    await mkdir(path.join(dir, "sample-new", "deeper"), { recursive: true });
+    await writeSessionRun(path.join(dir, "sample-new", "deeper", "run.jsonl"), "b0000000-0000-4000-8000-0000000beef3", new Date(Date.UTC(2026, 10, 22)), []);
+    // Never listed: a hidden folder, and a file that is no run.
+    await mkdir(path.join(dir, "sample-new", ".hidden"), { recursive: true });
+    await writeSessionRun(path.join(dir, "sample-new", ".hidden", "run.jsonl"), "b0000000-0000-4000-8000-0000000beef4", new Date(Date.UTC(2026, 10, 22)), []);
+    await writeFile(path.join(dir, "sample-0", "notes.txt"), "x");
+    await rm(path.join(dir, "sample-1", "run.jsonl"));
+    // sample-2's run is rewritten but not named: left as it was listed.
+    await writeSessionRun(path.join(dir, "sample-2", "run.jsonl"), "b0000000-0000-4000-8000-000000000002", new Date(Date.UTC(2026, 10, 23)), []);
+    const changes = await directory.refreshPaths(["sample-new", "sample-0/notes.txt", "sample-1/run.jsonl", "sample-new/.hidden/run.jsonl"]);
+    // In the order the folder lists them (the file system's): compared sorted.
+    expect({ ...changes, added: [...(changes?.added ?? [])].sort() }).toEqual({ added: ["sample-new/deeper/run.jsonl", added], changed: [], removed: ["sample-1/run.jsonl"] });
+    expect(directory.files().map((record) => record.path)).toEqual(["sample-0/run.jsonl", "sample-2/run.jsonl", "sample-new/deeper/run.jsonl", added]);
+    // A whole listing then finds the one change nobody named, and nothing else.
+    expect(await directory.refresh()).toEqual({ added: [], changed: ["sample-2/run.jsonl"], removed: [] });
   });
 
   it("puts a run written into a new folder into its group in /api/failures, and one written into that folder next", async () => {

@@ -31,10 +31,18 @@ export interface DirectoryWatcherOptions {
   perFolder?: boolean;
 }
 
+/** Paths named by events between two checks beyond which the whole directory is listed again. */
+const MAX_NAMED = 256;
+
 export class DirectoryWatcher {
   #watcher: FSWatcher | null = null;
   /** Per-folder mode: the watcher of each folder, by its path relative to the root ("" for the root). */
   readonly #folders = new Map<string, FSWatcher>();
+  /**
+   * Per-folder mode: the paths events named since the last check (relative, `/`), listed
+   * again alone; null when a whole listing is due (an event without a name, too many paths).
+   */
+  #named: Set<string> | null = new Set();
   /** Files indexed after a change notice (the rest of the folder's), one pass at a time. */
   #indexingRest: Promise<void> | null = null;
   #poll: NodeJS.Timeout | null = null;
@@ -77,10 +85,16 @@ export class DirectoryWatcher {
     if (this.#timer !== null) clearTimeout(this.#timer);
   }
 
-  /** Checks the directory now (also what polling does). */
+  /** Checks the directory now, listing it whole (also what polling does). */
   async check(): Promise<void> {
+    return this.#checkNow(true);
+  }
+
+  async #checkNow(whole: boolean): Promise<void> {
     while (this.#running !== null) await this.#running;
-    this.#running = this.#check().finally(() => (this.#running = null));
+    const named = whole ? null : this.#named;
+    this.#named = new Set();
+    this.#running = this.#check(named).finally(() => (this.#running = null));
     return this.#running;
   }
 
@@ -94,11 +108,14 @@ export class DirectoryWatcher {
     this.#poll.unref();
   }
 
-  #onEvent(name: string | Buffer | null): void {
+  /** `named`: the path the event is about (relative, `/`), when a per-folder watcher knows it. */
+  #onEvent(name: string | Buffer | null, named?: string): void {
     const file = name === null ? "" : name.toString();
     if (file.endsWith(".zip")) this.#archives.add(file.split(path.sep).join("/"));
+    if (named === undefined || this.#named === null || this.#named.size >= MAX_NAMED) this.#named = null;
+    else this.#named.add(named);
     if (this.#timer !== null) clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => void this.check(), this.options.debounceMs ?? 150);
+    this.#timer = setTimeout(() => void this.#checkNow(false), this.options.debounceMs ?? 150);
     this.#timer.unref();
   }
 
@@ -109,7 +126,7 @@ export class DirectoryWatcher {
       const watcher = watch(path.join(this.directory.root, relative), { persistent: false }, (_event, name) => {
         if (name === null) return this.#onEvent(null);
         const child = relative === "" ? name.toString() : `${relative}/${name.toString()}`;
-        this.#onEvent(child.split("/").join(path.sep));
+        this.#onEvent(child.split("/").join(path.sep), child);
         // A new folder is watched at once; one that went away (or was renamed) lets its watchers go.
         void this.#followFolder(child, name.toString(), depth + 1);
       });
@@ -162,9 +179,11 @@ export class DirectoryWatcher {
     }
   }
 
-  async #check(): Promise<void> {
+  /** `named`: list only these paths again (what the events named); null: the whole directory. */
+  async #check(named: ReadonlySet<string> | null): Promise<void> {
     if (this.#closed) return;
-    const changes = await this.directory.refresh();
+    // A run written into a folder of 10,000 is seen without listing them all (seconds on a loaded machine).
+    const changes = (named === null ? null : await this.directory.refreshPaths([...named])) ?? (await this.directory.refresh());
     const archives = [...this.#archives];
     this.#archives.clear();
     for (const archive of archives) this.archives.invalidate(path.join(this.directory.root, archive));

@@ -64,6 +64,12 @@ export interface ServedFiles {
   idOf(relative: string): string;
   /** Session files and bundle candidates by relative path (`/` separators). */
   list(options: ListOptions): Promise<Map<string, FoundFile>>;
+  /**
+   * What `list` would find at the relative path `relative` (a file, or a folder and what is
+   * under it), without listing the rest; nothing when the listing would not go there. Absent:
+   * only whole listings (a remote store).
+   */
+  listAt?(relative: string, options: ListOptions): Promise<Map<string, FoundFile>>;
   scanSession(relative: string, found: FoundFile): Promise<CompactSessionIndex>;
   /** One line's bytes (without its `\n`), or null when the file changed since `index` was built. */
   readLine(relative: string, index: CompactSessionIndex, location: LineLocation): Promise<Uint8Array | null>;
@@ -136,6 +142,26 @@ export class LocalFiles implements ServedFiles {
     const found = new Map<string, FoundFile>();
     await this.#walk(this.root, "", 0, found, options);
     options.onProgress?.({ pages: 1, objects: found.size, done: true, skippedFolders: [] });
+    return found;
+  }
+
+  async listAt(relative: string, options: ListOptions): Promise<Map<string, FoundFile>> {
+    const found = new Map<string, FoundFile>();
+    const parts = relative.split("/");
+    // The folders above it, as the walk would judge them.
+    for (let depth = 0; depth + 1 < parts.length; depth += 1) {
+      if (!options.recursive || !listedFolder(parts[depth] as string, parts.slice(0, depth + 1).join("/"), depth)) return found;
+    }
+    const absolute = this.idOf(relative);
+    const name = parts[parts.length - 1] as string;
+    const stats = await lstat(absolute).catch(() => null);
+    if (stats === null) return found;
+    if (stats.isDirectory()) {
+      if (options.recursive && listedFolder(name, relative, parts.length - 1)) await this.#walk(absolute, relative, parts.length, found, options);
+      return found;
+    }
+    const kind = stats.isFile() ? kindOf(name, options.bundles) : null;
+    if (kind !== null) found.set(relative, { absolutePath: absolute, kind, size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, version: null });
     return found;
   }
 

@@ -195,6 +195,29 @@ export class SnapshotDirectory {
       },
     });
     await this.#keepBundles(found);
+    return this.#take(found, () => true);
+  }
+
+  /**
+   * Lists again only what is at `paths` (files, or folders and what is under them: what a
+   * watcher's events named), as `refresh` would find it there; null when the store lists only
+   * whole (then `refresh`). A run written into a folder of 10,000 is seen without listing them all.
+   */
+  async refreshPaths(paths: readonly string[]): Promise<DirectoryChanges | null> {
+    const { store } = this;
+    if (store.listAt === undefined) return null;
+    const options = { recursive: this.recursive, bundles: this.#bundles !== null };
+    const found = new Map<string, FoundFile>();
+    for (const relative of new Set(paths)) for (const [file, stats] of await store.listAt(relative, options)) found.set(file, stats);
+    await this.#keepBundles(found, false);
+    const under = [...new Set(paths)];
+    const changes = this.#take(found, (relative) => under.some((named) => relative === named || relative.startsWith(`${named}/`)));
+    for (const relative of changes.removed) this.#sniffed.delete(relative);
+    return changes;
+  }
+
+  /** Takes what a listing found; `listed` says which files it covered (those of them not found are gone). */
+  #take(found: Map<string, FoundFile>, listed: (relative: string) => boolean): DirectoryChanges {
     const changes: DirectoryChanges = { added: [], changed: [], removed: [] };
     for (const [relative, stats] of found) {
       const record = this.#files.get(relative);
@@ -209,7 +232,7 @@ export class SnapshotDirectory {
       }
     }
     for (const relative of [...this.#files.keys()]) {
-      if (found.has(relative)) continue;
+      if (found.has(relative) || !listed(relative)) continue;
       this.#files.delete(relative);
       this.#forget(relative);
       changes.removed.push(relative);
@@ -560,7 +583,7 @@ export class SnapshotDirectory {
   }
 
   /** Drops the `.zip` files of `found` that are not debug bundles (sniffing each new or changed one). */
-  async #keepBundles(found: Map<string, FoundFile>): Promise<void> {
+  async #keepBundles(found: Map<string, FoundFile>, whole = true): Promise<void> {
     for (const [relative, file] of found) {
       if (file.kind !== "bundle") continue;
       const known = this.#sniffed.get(relative);
@@ -571,7 +594,7 @@ export class SnapshotDirectory {
       }
       if (!bundle) found.delete(relative);
     }
-    for (const relative of this.#sniffed.keys()) if (!found.has(relative)) this.#sniffed.delete(relative);
+    if (whole) for (const relative of this.#sniffed.keys()) if (!found.has(relative)) this.#sniffed.delete(relative);
   }
 }
 
