@@ -40,13 +40,18 @@ async function writeNewKind(dir: string): Promise<string> {
   return "sample-new/run.jsonl";
 }
 
+/** A folder of `count` samples, opened recursively (closed after the test). */
+async function openSamples(count: number) {
+  const dir = await tempDir();
+  await writeSamples(dir, count);
+  const served = await openServedState({ path: dir, recursive: true });
+  closing.push(() => closeServedState(served));
+  return { dir, served, directory: served.state.directory };
+}
+
 describe("live reload of a recursive folder", () => {
   it("tells a run written into a new folder, indexed, without indexing the folder's other files first", async () => {
-    const dir = await tempDir();
-    await writeSamples(dir, 5);
-    const served = await openServedState({ path: dir, recursive: true });
-    closing.push(() => closeServedState(served));
-    const { directory } = served.state;
+    const { dir, served, directory } = await openSamples(5);
     const notices: ChangeNotice[] = [];
     let told: () => void = () => undefined;
     const notice = new Promise<void>((resolve) => (told = resolve));
@@ -70,11 +75,7 @@ describe("live reload of a recursive folder", () => {
   });
 
   it("lists again only what events named, finding there what a whole listing finds", async () => {
-    const dir = await tempDir();
-    await writeSamples(dir, 3);
-    const served = await openServedState({ path: dir, recursive: true });
-    closing.push(() => closeServedState(served));
-    const { directory } = served.state;
+    const { dir, directory } = await openSamples(3);
     const added = await writeNewKind(dir);
     await mkdir(path.join(dir, "sample-new", "deeper"), { recursive: true });
     await writeSessionRun(path.join(dir, "sample-new", "deeper", "run.jsonl"), "b0000000-0000-4000-8000-0000000beef3", new Date(Date.UTC(2026, 10, 22)), []);
