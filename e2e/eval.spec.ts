@@ -138,6 +138,24 @@ test("while the server's index is incomplete the eval says how far it got, and a
   expect(guarded.problems).toEqual([]);
 });
 
+test("a breakdown of many targets (an EvalLoop of one run per sample) draws its first 20 rows, and all of them on request", async ({ page, guarded }) => {
+  await page.route("**/api/failures", async (route) => {
+    const response = await route.fetch();
+    const summary = (await response.json()) as Record<string, unknown>;
+    const breakdown = Array.from({ length: 30 }, (_, at) => ({ target: `sample-${String(at).padStart(2, "0")}`, attempt: null, runs: 1, ok: 0, failed: 1, error: 0 }));
+    await route.fulfill({ response, json: { ...summary, breakdown } });
+  });
+  await page.goto(`${server.url}?view=eval`);
+  const rows = page.getByTestId("eval-breakdown").locator("tbody tr");
+  await expect(rows).toHaveCount(20);
+  await expect(rows.last()).toContainText("sample-19");
+  await page.getByTestId("eval-breakdown-all").click();
+  await expect(rows).toHaveCount(30);
+  await expect(rows.last()).toContainText("sample-29");
+  await expect(page.getByTestId("eval-breakdown-all")).toHaveCount(0);
+  expect(guarded.problems).toEqual([]);
+});
+
 test("runs filter by outcome, and a failed run compares its final workspace with a passing run of its sample", async ({ page, guarded }) => {
   await page.goto(`${server.url}?view=eval&outcome=ok`);
   await expect(page.getByTestId("eval-run").first()).toBeVisible();

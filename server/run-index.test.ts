@@ -7,6 +7,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startNginx } from "../shared/remote/test-servers/nginx.test-support.js";
 import type { NginxServer } from "../shared/remote/test-servers/nginx.test-support.js";
+import { evalSummary } from "../shared/viewer/index.js";
 import type { EvalSummaryView } from "../shared/viewer/index.js";
 import type { WinkApp } from "./app.js";
 import { buildApp } from "./app.js";
@@ -177,6 +178,35 @@ describe("the run index", () => {
     const saved = JSON.parse(await readFile(runIndexFile(cache, await realpath(dir), false), "utf8")) as { entries: { run: string; digest: { failures: { message: string }[] } }[] };
     expect(saved.entries.map((entry) => entry.run).sort()).toEqual(["run-00.jsonl", "run-01.jsonl", "run-02.jsonl", "run-04.jsonl", "run-05.jsonl"]);
     expect(saved.entries.find((entry) => entry.run === "run-00.jsonl")?.digest.failures.map((failure) => failure.message)).toEqual(["No such file or directory: src/other.py"]);
+  });
+
+  it("keeps the eval's answer until the index changes, the same as computed afresh, and computes it again after a change", async () => {
+    const dir = await tempDir();
+    await writeEval(dir, 6);
+    const { app, url } = await serve(dir, null);
+    const first = await complete(url);
+    const generation = app.runIndex.generation;
+    // Asked again with nothing changed: the same view (not a new pass over the listing), the same answer.
+    const view = app.runIndex.view();
+    expect(app.runIndex.view()).toBe(view);
+    expect(await summary(url)).toEqual(first);
+    expect(app.runIndex.generation).toBe(generation);
+    expect(first).toEqual(evalSummary(path.basename(dir), view.digests, view.progress));
+    const shell = `${url}api/failures/occurrences?signature=${encodeURIComponent("shell: Timed out after <n> s")}`;
+    expect(((await (await fetch(shell)).json()) as { occurrences: unknown[] }).occurrences).toHaveLength(2);
+    // run-01 rewritten with a timeout: a new generation, and an answer computed from it.
+    await writeSessionRun(path.join(dir, "run-01.jsonl"), "a0000000-0000-4000-8000-000000000001", new Date(Date.UTC(2026, 10, 21)), [missing("src/m1.py", "call_1a"), timeout(9, "call_1b")]);
+    await (app.watcher as { check(): Promise<void> }).check();
+    const after = await complete(url);
+    expect(app.runIndex.generation).not.toBe(generation);
+    expect(app.runIndex.view()).not.toBe(view);
+    expect(groupsOf(after)).toEqual([
+      ["read_file: No such file or directory: <path>", 6, 6],
+      ["shell: Timed out after <n> s", 3, 3],
+    ]);
+    const now = app.runIndex.view();
+    expect(after).toEqual(evalSummary(path.basename(dir), now.digests, now.progress));
+    expect(((await (await fetch(shell)).json()) as { occurrences: unknown[] }).occurrences).toHaveLength(3);
   });
 
   it("ignores a corrupt or foreign index file, reads the runs, and writes it anew", async () => {

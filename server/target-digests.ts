@@ -135,7 +135,7 @@ export async function readTargetDigests(query: TargetQuery, io: TargetIo, refuse
     await index.whenComplete();
     // Saved before the answer: the next command reads none of these runs again.
     await index.close();
-    const digests = index.digests();
+    const digests = [...index.digests()];
     progress.end(index.runsRead, digests.filter((digest) => digest.outcome === "not_loaded").length);
     return { displayRoot: served.state.displayRoot, digests, sizes: new Map(records.map((record) => [record.path, record.size])) };
   } finally {

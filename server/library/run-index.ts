@@ -50,6 +50,12 @@ export interface RunIndexOptions {
   readonly saveEveryMs?: number;
 }
 
+/** The digests of the runs covered (newest first; runs not read yet left out) and how far they go. Shared between callers: not to be changed. */
+export interface RunIndexView {
+  readonly digests: readonly RunDigestView[];
+  readonly progress: RunIndexProgress;
+}
+
 type Version = Pick<RunIndexEntry, "size" | "mtimeMs" | "version">;
 
 /** The entry still describes the record's file. A seeded entry that did not record the size (or ETag) is judged by what it has. */
@@ -77,11 +83,26 @@ export class RunIndex {
   #saving: Promise<void> = Promise.resolve();
   #reportedAt = 0;
   #reportedRead = -1;
+  /** Goes up whenever an entry is taken, read, or dropped (with the listing's, {@link generation}). */
+  #changes = 0;
+  /** The last `view()`, and the generation it was computed at. */
+  #view: { readonly at: string; readonly value: RunIndexView } | null = null;
+  /** The generation the last `update()` without named changes saw: the next one like it has nothing to do. */
+  #updatedAt: string | null = null;
 
   constructor(
     private readonly state: ViewerState,
     private readonly options: RunIndexOptions = {},
   ) {}
+
+  /**
+   * Changes whenever what `view()` answers may: an entry taken, read or dropped, or the
+   * listing changed. What is computed from the view (the eval's answer, a group's
+   * occurrences) can be kept until it does.
+   */
+  get generation(): string {
+    return `${this.state.directory.generation}:${this.#changes}`;
+  }
 
   /** Runs read (digested) by this index since it was made: none on a warm start. */
   get runsRead(): number {
@@ -129,6 +150,7 @@ export class RunIndex {
       const held = this.#entries.get(entry.run);
       if (held !== undefined && describes(held, record)) continue;
       this.#entries.set(entry.run, entry);
+      this.#changes += 1;
       taken += 1;
     }
     return taken;
@@ -142,19 +164,25 @@ export class RunIndex {
    */
   update(changed: readonly string[] = []): void {
     if (this.#closed || !this.#started) return;
+    // The page asks every second while the index grows: with nothing changed since the last
+    // look, there is nothing to drop or queue (each read run changes the generation).
+    if (changed.length === 0 && this.#updatedAt === this.generation) return;
     const { directory } = this.state;
+    const before = this.#entries.size;
     for (const run of changed) if (this.#entries.delete(run)) this.#dirty = true;
     for (const run of this.#entries.keys()) {
       if (directory.get(run) !== undefined) continue;
       this.#entries.delete(run);
       this.#dirty = true;
     }
+    if (this.#entries.size !== before) this.#changes += 1;
     if (this.#dirty) this.#scheduleSave();
     for (const record of this.#covered()) {
       if (this.#current(record) !== null || this.#queued.has(record.path) || this.#reading.has(record.path)) continue;
       this.#queued.add(record.path);
       this.#queue.push(record.path);
     }
+    if (changed.length === 0) this.#updatedAt = this.generation;
     this.#pump();
   }
 
@@ -164,19 +192,23 @@ export class RunIndex {
   }
 
   /** The current digests of the runs covered, newest first; runs not read yet are left out. */
-  digests(): RunDigestView[] {
+  digests(): readonly RunDigestView[] {
     return this.view().digests;
   }
 
-  /** Both, from one pass over the listing (what an answer needs). */
-  view(): { readonly digests: RunDigestView[]; readonly progress: RunIndexProgress } {
+  /** Both, from one pass over the listing (what an answer needs); the same answer until the {@link generation} changes. */
+  view(): RunIndexView {
+    const at = this.generation;
+    if (this.#view?.at === at) return this.#view.value;
     const covered = this.#covered();
     const digests: RunDigestView[] = [];
     for (const record of covered) {
       const entry = this.#current(record);
       if (entry !== null) digests.push(entry.digest);
     }
-    return { digests, progress: { indexed: digests.length, total: covered.length, complete: digests.length === covered.length } };
+    const value: RunIndexView = { digests, progress: { indexed: digests.length, total: covered.length, complete: digests.length === covered.length } };
+    this.#view = { at, value };
+    return value;
   }
 
   /** Every entry held (seeded, loaded or read), as a store or a Parquet writer would keep them. */
@@ -281,6 +313,8 @@ export class RunIndex {
         this.#reading.delete(run);
       }
       this.#read += 1;
+      // Read, even without a digest to keep: the next update() looks at this run again.
+      this.#changes += 1;
       if (digest === undefined || this.#closed || this.state.directory.get(run) === undefined) continue;
       this.#entries.set(run, { run, ...seen, digest });
       this.#dirty = true;

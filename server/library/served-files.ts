@@ -64,6 +64,12 @@ export interface ServedFiles {
   idOf(relative: string): string;
   /** Session files and bundle candidates by relative path (`/` separators). */
   list(options: ListOptions): Promise<Map<string, FoundFile>>;
+  /**
+   * What `list` would find at the relative path `relative` (a file, or a folder and what is
+   * under it), without listing the rest; nothing when the listing would not go there. Absent:
+   * only whole listings (a remote store).
+   */
+  listAt?(relative: string, options: ListOptions): Promise<Map<string, FoundFile>>;
   scanSession(relative: string, found: FoundFile): Promise<CompactSessionIndex>;
   /**
    * `scanSession` in one read of the whole file, its bytes kept for the lines read next (see
@@ -90,6 +96,11 @@ export const SESSION_FILE = /\.jsonl?$/i;
 export const MAX_DEPTH = 32;
 /** Directories never descended into (beside those whose name starts with "."). */
 export const SKIPPED_DIRECTORIES = new Set(["node_modules", ".git"]);
+
+/** Whether a recursive listing goes into the folder `name` (at `relative`, `depth` folders below the root): the live-reload watcher watches the same folders. */
+export function listedFolder(name: string, relative: string, depth: number): boolean {
+  return depth < MAX_DEPTH && !name.startsWith(".") && !SKIPPED_DIRECTORIES.has(name) && !inUndoStore(relative);
+}
 
 /**
  * True for a path in (or naming) an undo store's snapshot tree, `…/undo/snapshots/…`: its
@@ -140,6 +151,26 @@ export class LocalFiles implements ServedFiles {
     return found;
   }
 
+  async listAt(relative: string, options: ListOptions): Promise<Map<string, FoundFile>> {
+    const found = new Map<string, FoundFile>();
+    const parts = relative.split("/");
+    // The folders above it, as the walk would judge them.
+    for (let depth = 0; depth + 1 < parts.length; depth += 1) {
+      if (!options.recursive || !listedFolder(parts[depth] as string, parts.slice(0, depth + 1).join("/"), depth)) return found;
+    }
+    const absolute = this.idOf(relative);
+    const name = parts[parts.length - 1] as string;
+    const stats = await lstat(absolute).catch(() => null);
+    if (stats === null) return found;
+    if (stats.isDirectory()) {
+      if (options.recursive && listedFolder(name, relative, parts.length - 1)) await this.#walk(absolute, relative, parts.length, found, options);
+      return found;
+    }
+    const kind = stats.isFile() ? kindOf(name, options.bundles) : null;
+    if (kind !== null) found.set(relative, { absolutePath: absolute, kind, size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, version: null });
+    return found;
+  }
+
   scanSession(_relative: string, found: FoundFile): Promise<CompactSessionIndex> {
     return scanSessionLines(found.absolutePath, { openFile: this.openFile });
   }
@@ -181,7 +212,7 @@ export class LocalFiles implements ServedFiles {
       const childAbsolute = path.join(absolute, entry.name);
       const childRelative = relative === "" ? entry.name : `${relative}/${entry.name}`;
       if (entry.isDirectory()) {
-        if (options.recursive && depth < MAX_DEPTH && !entry.name.startsWith(".") && !SKIPPED_DIRECTORIES.has(entry.name) && !inUndoStore(childRelative)) {
+        if (options.recursive && listedFolder(entry.name, childRelative, depth)) {
           await this.#walk(childAbsolute, childRelative, depth + 1, found, options);
         }
         continue;

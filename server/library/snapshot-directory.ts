@@ -111,6 +111,7 @@ export class SnapshotDirectory {
   #background: Promise<void> | null = null;
   readonly #queued = new Set<SessionFileRecord>();
   #closed = false;
+  #generation = 0;
 
   private constructor(files: ServedFiles, options: SnapshotDirectoryOptions) {
     this.store = files;
@@ -138,6 +139,14 @@ export class SnapshotDirectory {
   /** The root: a local folder's real path, or a remote store's URL (without credentials). */
   get root(): string {
     return this.store.root;
+  }
+
+  /**
+   * Goes up whenever a file is added, removed, or its listed size or time changes: what is
+   * computed from the listing (the run index's eval answer) is kept until it does.
+   */
+  get generation(): number {
+    return this.#generation;
   }
 
   /** How far the current (or last) listing got. */
@@ -186,6 +195,29 @@ export class SnapshotDirectory {
       },
     });
     await this.#keepBundles(found);
+    return this.#take(found, () => true);
+  }
+
+  /**
+   * Lists again only what is at `paths` (files, or folders and what is under them: what a
+   * watcher's events named), as `refresh` would find it there; null when the store lists only
+   * whole (then `refresh`). A run written into a folder of 10,000 is seen without listing them all.
+   */
+  async refreshPaths(paths: readonly string[]): Promise<DirectoryChanges | null> {
+    const { store } = this;
+    if (store.listAt === undefined) return null;
+    const options = { recursive: this.recursive, bundles: this.#bundles !== null };
+    const found = new Map<string, FoundFile>();
+    for (const relative of new Set(paths)) for (const [file, stats] of await store.listAt(relative, options)) found.set(file, stats);
+    await this.#keepBundles(found, false);
+    const under = [...new Set(paths)];
+    const changes = this.#take(found, (relative) => under.some((named) => relative === named || relative.startsWith(`${named}/`)));
+    for (const relative of changes.removed) this.#sniffed.delete(relative);
+    return changes;
+  }
+
+  /** Takes what a listing found; `listed` says which files it covered (those of them not found are gone). */
+  #take(found: Map<string, FoundFile>, listed: (relative: string) => boolean): DirectoryChanges {
     const changes: DirectoryChanges = { added: [], changed: [], removed: [] };
     for (const [relative, stats] of found) {
       const record = this.#files.get(relative);
@@ -200,11 +232,12 @@ export class SnapshotDirectory {
       }
     }
     for (const relative of [...this.#files.keys()]) {
-      if (found.has(relative)) continue;
+      if (found.has(relative) || !listed(relative)) continue;
       this.#files.delete(relative);
       this.#forget(relative);
       changes.removed.push(relative);
     }
+    if (changes.added.length + changes.changed.length + changes.removed.length > 0) this.#generation += 1;
     return changes;
   }
 
@@ -221,6 +254,7 @@ export class SnapshotDirectory {
     if (record.kind === "bundle") this.#bundles?.forget(record.absolutePath);
     const index = await this.#scan(record);
     this.#forget(record.path);
+    if (record.size !== index.sizeBytes || record.mtimeMs !== index.mtimeMs) this.#generation += 1;
     Object.assign(record, { error: null, size: index.sizeBytes, mtimeMs: index.mtimeMs });
     this.keepIndex(record, index);
     return index;
@@ -378,7 +412,17 @@ export class SnapshotDirectory {
    */
   async indexAll(onProgress?: (done: number, total: number, file: SessionFileRecord) => void): Promise<void> {
     if (!this.store.indexEverything) return;
-    const pending = this.files().filter((record) => this.awaitsIndex(record));
+    await this.#indexEach(this.files(), onProgress);
+  }
+
+  /** Indexes the files at `paths` (relative) not indexed yet, one at a time, as `indexAll` does. */
+  async indexFiles(paths: readonly string[]): Promise<void> {
+    if (!this.store.indexEverything) return;
+    await this.#indexEach(paths.flatMap((relative) => this.#files.get(relative) ?? []));
+  }
+
+  async #indexEach(records: readonly SessionFileRecord[], onProgress?: (done: number, total: number, file: SessionFileRecord) => void): Promise<void> {
+    const pending = records.filter((record) => this.awaitsIndex(record));
     let done = 0;
     for (const record of pending) {
       if (this.#closed) return;
@@ -578,7 +622,7 @@ export class SnapshotDirectory {
   }
 
   /** Drops the `.zip` files of `found` that are not debug bundles (sniffing each new or changed one). */
-  async #keepBundles(found: Map<string, FoundFile>): Promise<void> {
+  async #keepBundles(found: Map<string, FoundFile>, whole = true): Promise<void> {
     for (const [relative, file] of found) {
       if (file.kind !== "bundle") continue;
       const known = this.#sniffed.get(relative);
@@ -589,7 +633,7 @@ export class SnapshotDirectory {
       }
       if (!bundle) found.delete(relative);
     }
-    for (const relative of this.#sniffed.keys()) if (!found.has(relative)) this.#sniffed.delete(relative);
+    if (whole) for (const relative of this.#sniffed.keys()) if (!found.has(relative)) this.#sniffed.delete(relative);
   }
 }
 

@@ -1,15 +1,19 @@
 /**
  * `/api/failures` (the eval: outcomes, runs and failure groups of the whole target) and
- * `/api/failures/occurrences` (one group's occurrences), answered at once from what the run
- * index holds so far: `index` says how many runs that is, and the page asks again until it
- * is complete (server/library/run-index.ts builds it in the background).
+ * `/api/failures/occurrences` (one group's occurrences), answered from what the run index
+ * holds so far: `index` says how many runs that is, and the page asks again until it is
+ * complete (server/library/run-index.ts builds it in the background).
  */
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import path from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
 import { evalSummary, failureOccurrences } from "../../shared/viewer/index.js";
+import type { EvalSummaryView, FailureOccurrencesView } from "../../shared/viewer/index.js";
 import type { RunIndex } from "../library/run-index.js";
 import type { ViewerState } from "../library/viewer-state.js";
 import { VIEWER_ROUTES } from "../../shared/viewer/routes/index.js";
+import { toStrictJson } from "../../shared/session/index.js";
+import { sendJsonBytes } from "./request-helpers.js";
 import { routeOptions } from "./route-options.js";
 
 export interface FailureRoutesOptions {
@@ -17,19 +21,53 @@ export interface FailureRoutesOptions {
   index: RunIndex;
 }
 
+/**
+ * The longest a first answer waits for the kept index to be loaded: on a warm start that is a
+ * complete answer at once instead of an empty one and the page's next poll a second later.
+ */
+export const INDEX_LOAD_WAIT_MS = 2000;
+
+/** Group occurrences kept per generation of the index (a group is opened, then asked again while the index grows). */
+const KEPT_OCCURRENCES = 64;
+
 export const failureRoutes: FastifyPluginAsyncTypebox<FailureRoutesOptions> = async (app, { state, index }) => {
   // Without a watcher (or between two polls) the listing may have changed since the index last looked.
-  const current = () => {
-    void index.start();
+  const current = async () => {
+    await Promise.race([index.start(), delay(INDEX_LOAD_WAIT_MS, undefined, { ref: false })]);
     index.update();
     return index;
   };
+  // The page asks every second while the index grows, and each answer regroups every digest
+  // and lists every run (4 MB of JSON for 10,000 runs): computed and written once per
+  // generation of the index (what it answers from).
+  let summary: { readonly at: string; readonly json: Buffer } | null = null;
+  let occurrences: { at: string; readonly bySignature: Map<string, FailureOccurrencesView> } = { at: "", bySignature: new Map() };
   app.route({
     ...routeOptions(VIEWER_ROUTES.failures),
-    handler: async () => {
-      const { digests, progress } = current().view();
-      return evalSummary(path.basename(state.displayRoot), digests, progress);
+    handler: async (_request, reply) => {
+      const { generation } = await current();
+      if (summary?.at !== generation) {
+        const { digests, progress } = index.view();
+        const value: EvalSummaryView = evalSummary(path.basename(state.displayRoot), digests, progress);
+        summary = { at: generation, json: Buffer.from(toStrictJson(value)) };
+      }
+      return sendJsonBytes(reply, summary.json);
     },
   });
-  app.route({ ...routeOptions(VIEWER_ROUTES.failureOccurrences), handler: async (request) => failureOccurrences(current().digests(), request.query.signature) });
+  app.route({
+    ...routeOptions(VIEWER_ROUTES.failureOccurrences),
+    handler: async (request) => {
+      const { generation } = await current();
+      if (occurrences.at !== generation) occurrences = { at: generation, bySignature: new Map() };
+      const { signature } = request.query;
+      let answer = occurrences.bySignature.get(signature);
+      if (answer === undefined) {
+        answer = failureOccurrences(index.digests(), signature);
+        // Any signature may be asked for: what is kept stays bounded.
+        if (occurrences.bySignature.size >= KEPT_OCCURRENCES) occurrences.bySignature.clear();
+        occurrences.bySignature.set(signature, answer);
+      }
+      return answer;
+    },
+  });
 };

@@ -65,7 +65,9 @@ export function evalSummary(root: string, digests: readonly EvalDigest[], index:
   places.forEach((place, index) => {
     if (place.sample === null || place.attempt !== null) return;
     const key = `${place.target ?? ""}\u0000${place.sample}`;
-    bySample.set(key, [...(bySample.get(key) ?? []), index]);
+    const list = bySample.get(key);
+    if (list === undefined) bySample.set(key, [index]);
+    else list.push(index);
   });
   for (const indexes of bySample.values()) {
     if (indexes.length < 2) continue;
@@ -111,7 +113,10 @@ export function evalSummary(root: string, digests: readonly EvalDigest[], index:
   for (const row of rows) {
     if (row.target === null && row.attempt === null) continue;
     const key = `${row.target ?? ""}\u0000${row.attempt ?? ""}`;
-    cells.set(key, [...(cells.get(key) ?? []), row]);
+    // Pushed, not copied: one target of 10,000 runs is one cell.
+    const list = cells.get(key);
+    if (list === undefined) cells.set(key, [row]);
+    else list.push(row);
   }
   const breakdown = [...cells.values()]
     .map((list) => ({ target: (list[0] as EvalRunView).target, attempt: (list[0] as EvalRunView).attempt, ...count(list) }))

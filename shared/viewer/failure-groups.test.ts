@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_GROUP_ARGUMENTS, failureReport, groupFailures, notLoadedDigest, reportSignatures } from "./failure-groups.js";
+import { MAX_GROUP_ARGUMENTS, failureReport, failureSignature, groupFailures, notLoadedDigest, reportSignatures } from "./failure-groups.js";
 import type { RunDigestView, RunFailureDigestView } from "./types.js";
 
 function call(tool: string, message: string, createdAt: string | null, argument: string | null = null): RunFailureDigestView {
@@ -11,6 +11,18 @@ function run(name: string, failures: RunFailureDigestView[]): RunDigestView {
 }
 
 describe("failure groups", () => {
+  it("signs a failure again once it changed (signatures are kept per failure while it stays the same)", () => {
+    const failure = call("read_file", "File not found: b.py", null);
+    expect(failureSignature(failure)).toBe("read_file: File not found: <path>");
+    expect(failureSignature(failure)).toBe("read_file: File not found: <path>");
+    failure.message = "Timed out after 3 s";
+    expect(failureSignature(failure)).toBe("read_file: Timed out after <n> s");
+    failure.tool = "shell";
+    expect(failureSignature(failure)).toBe("shell: Timed out after <n> s");
+    Object.assign(failure, { kind: "run_error", tool: null, error_type: "TimeoutError" });
+    expect(failureSignature(failure)).toBe("run error TimeoutError: Timed out after <n> s");
+  });
+
   it("counts occurrences and runs, the first and last time, and shows the earliest occurrence", () => {
     const [group] = groupFailures([
       run("b.jsonl", [call("read_file", "File not found: b.py", "2026-11-26T10:00:00+00:00", "b.py"), call("read_file", "File not found: c.py", "not a time", "c.py")]),

@@ -61,9 +61,18 @@ export function notLoadedDigest(source: RunSourceView, modifiedAt: string, reaso
   return { run: source.path, kind: source.kind, outcome: "not_loaded", reason, modified_at: modifiedAt, started_at: null, ended_at: null, tool_calls: 0, failed_calls: 0, errors: 0, failures: [] };
 }
 
+/** Each digest's failure's signature, with what it was made from (a failure changed since is signed again). */
+const signed = new WeakMap<RunFailureDigestView, { readonly kind: string; readonly tool: string | null; readonly errorType: string | null; readonly message: string; readonly callId: string | null; readonly signature: string }>();
+
 /** A failure's signature (docs/eval.md): `<tool>: <template>`, or `run error <type>: <template>`. */
 export function failureSignature(failure: RunFailureDigestView): string {
-  return failure.kind === "run_error" ? runErrorSignature(failure.error_type, failure.message) : callSignature(failure.tool ?? "", failure.message, failure.call_id);
+  // Templating a message is most of the cost of grouping, and the server's digests are signed
+  // over and over (each eval answer, each group's occurrences): once per failure.
+  const known = signed.get(failure);
+  if (known !== undefined && known.kind === failure.kind && known.tool === failure.tool && known.errorType === failure.error_type && known.message === failure.message && known.callId === failure.call_id) return known.signature;
+  const signature = failure.kind === "run_error" ? runErrorSignature(failure.error_type, failure.message) : callSignature(failure.tool ?? "", failure.message, failure.call_id);
+  signed.set(failure, { kind: failure.kind, tool: failure.tool, errorType: failure.error_type, message: failure.message, callId: failure.call_id, signature });
+  return signature;
 }
 
 interface Occurrence {

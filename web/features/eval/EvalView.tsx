@@ -27,6 +27,12 @@ import { PairView } from "./PairView.js";
 
 const GROUP_ROW = 76;
 const RUN_ROW = 34;
+/**
+ * Rows of the by-target-and-attempt table drawn before "show all": an EvalLoop folder of
+ * 10,000 samples with one run each is 10,000 targets, and drawing them all held the page's
+ * first paint for seconds.
+ */
+export const BREAKDOWN_ROWS = 20;
 
 const percent = (share: number) => `${Math.round(share * 1000) / 10} %`;
 const time = (iso: string | null) => (iso === null ? "–" : formatTimestamp(iso));
@@ -72,6 +78,8 @@ function EvalPage({ summary, state }: { summary: EvalSummaryResponse; state: Vie
   });
 
   const { outcomes } = summary;
+  const [wholeBreakdown, setWholeBreakdown] = useState(false);
+  const breakdown = wholeBreakdown ? summary.breakdown : summary.breakdown.slice(0, BREAKDOWN_ROWS);
   return (
     <div className="eval-view" data-testid="eval-view">
       <h2 className="eval-title">
@@ -100,7 +108,7 @@ function EvalPage({ summary, state }: { summary: EvalSummaryResponse; state: Vie
               </tr>
             </thead>
             <tbody>
-              {summary.breakdown.map((row) => (
+              {breakdown.map((row) => (
                 <tr key={`${row.target ?? ""}:${row.attempt ?? ""}`}>
                   <td className="mono">{row.target ?? "–"}</td>
                   <td>{row.attempt ?? "–"}</td>
@@ -111,6 +119,17 @@ function EvalPage({ summary, state }: { summary: EvalSummaryResponse; state: Vie
                 </tr>
               ))}
             </tbody>
+            {breakdown.length < summary.breakdown.length ? (
+              <tfoot>
+                <tr>
+                  <td colSpan={6}>
+                    <button type="button" className="btn btn-small" onClick={() => setWholeBreakdown(true)} data-testid="eval-breakdown-all">
+                      Show all {summary.breakdown.length} rows
+                    </button>
+                  </td>
+                </tr>
+              </tfoot>
+            ) : null}
           </table>
         ) : null}
       </section>
