@@ -39,6 +39,7 @@ import { TlsFilesError, readTlsFiles } from "./http/tls-files.js";
 import type { TlsFiles } from "./http/tls-files.js";
 import { DEFAULT_KEEP_ALIVE_TIMEOUT_MS, DEFAULT_RESERVE, FILE_HEADROOM, MAX_DEFAULT_CONNECTIONS, MIN_CONNECTIONS, defaultMaxConnections, openFileLimit } from "./http/connection-limits.js";
 import type { RemoteTargetOptions } from "./library/open-target.js";
+import { boundHeapGrowth } from "./library/memory-pressure.js";
 import { runIndexDir } from "./library/run-index-store.js";
 import { DEFAULT_MEMORY_BYTES, closeServedState, openServedState } from "./library/served-state.js";
 import { packageRoot, packageVersion } from "./package-root.js";
@@ -437,6 +438,8 @@ async function main(): Promise<void> {
     fail(2, error instanceof Error ? error.message : String(error));
   }
 
+  // A server from here on: its heap follows what it keeps, not the garbage of its busiest minute.
+  boundHeapGrowth();
   const interactive = process.stderr.isTTY === true;
   const started = Date.now();
   const remote = isRemoteTarget(options.target);
