@@ -113,7 +113,12 @@ describe("one big line's /api/raw (issue 33)", () => {
     // sent: 3.56–3.65× on 2 busy cores (the parse's own ~2.7× plus what the worker thread
     // keeps of the transcode), where without the turns it was 3.8–4.3×. Peak RSS swings too
     // much on a loaded machine to tell the two apart every time: the order itself is checked
-    // in library/line-turns.test.ts, and this bound holds either way on this machine.
-    expect(growth / lineBytes, `peak grew ${(growth / 2 ** 20).toFixed(0)} MiB for a ${(lineBytes / 2 ** 20).toFixed(0)} MiB line`).toBeLessThan(4.2);
+    // in library/line-turns.test.ts. This bound is the guard against the answer held whole or
+    // the line parsed twice at once (5.8–8× before issue 33). Since the digests read small
+    // files whole (3 Dec) the CLI starts ~20 MiB lower, so the same peak (362–367 MiB) is a
+    // larger growth: 3.8–3.9×, and 4.5–4.9× in one run of three when the start-up render's
+    // parse is not collected yet (4.35× once in a full CI run before that change, against a
+    // bound of 4.2 then).
+    expect(growth / lineBytes, `peak grew ${(growth / 2 ** 20).toFixed(0)} MiB for a ${(lineBytes / 2 ** 20).toFixed(0)} MiB line`).toBeLessThan(5.5);
   }, 180_000);
 });
