@@ -6,18 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { compareKeyedTimes, compareTimes, firstAtOrAfter, sortedByTime, timeOrder, timeOrderSteps } from "./times.js";
-
-/** shared/viewer/times.ts `compareTimes` before the times were parsed once: the reference. */
-function referenceCompare(a: string, b: string): number {
-  const ta = Date.parse(a);
-  const tb = Date.parse(b);
-  if (Number.isNaN(ta) || Number.isNaN(tb)) {
-    if (Number.isNaN(ta) !== Number.isNaN(tb)) return Number.isNaN(ta) ? 1 : -1;
-    return a < b ? -1 : a > b ? 1 : 0;
-  }
-  if (ta !== tb) return ta - tb;
-  return a < b ? -1 : a > b ? 1 : 0;
-}
+import { referenceCompareTimes } from "./times.test-support.js";
 
 /** A small seeded generator (mulberry32): the same cases every run. */
 function random(seed: number): () => number {
@@ -86,7 +75,7 @@ describe("times parsed once order as compareTimes did (issue 29, item 5)", () =>
     const times = [...EDGE_CASES, ...randomTimes(1, 200)];
     for (const a of times) {
       for (const b of times) {
-        const expected = Math.sign(referenceCompare(a, b));
+        const expected = Math.sign(referenceCompareTimes(a, b));
         expect(Math.sign(compareTimes(a, b)), `${a} vs ${b}`).toBe(expected);
         expect(Math.sign(compareKeyedTimes(Date.parse(a), a, Date.parse(b), b)), `${a} vs ${b}`).toBe(expected);
       }
@@ -96,9 +85,9 @@ describe("times parsed once order as compareTimes did (issue 29, item 5)", () =>
   it("sorts as a stable sort by the reference does: random, sorted, reversed and tied times, past the runs it sorts at once", () => {
     for (const [seed, count] of [[2, 10], [3, 1000], [4, 5000], [5, 20_000]] as const) {
       const times = randomTimes(seed, count);
-      const cases = [times, [...times].sort(referenceCompare), [...times].sort(referenceCompare).reverse(), times.map((time, i) => times[i % 7] ?? time)];
+      const cases = [times, [...times].sort(referenceCompareTimes), [...times].sort(referenceCompareTimes).reverse(), times.map((time, i) => times[i % 7] ?? time)];
       for (const input of cases) {
-        const expected = [...input.keys()].sort((a, b) => referenceCompare(input[a] as string, input[b] as string));
+        const expected = [...input.keys()].sort((a, b) => referenceCompareTimes(input[a] as string, input[b] as string));
         expect([...timeOrder(input.length, (i) => input[i] as string).order]).toEqual(expected);
       }
     }
@@ -108,11 +97,11 @@ describe("times parsed once order as compareTimes did (issue 29, item 5)", () =>
     const times = randomTimes(6, 10_000);
     const numbers = times.map((_, i) => (i * 7919) % 10_000);
     const items = times.map((time, i) => ({ time, number: numbers[i] as number, i }));
-    const expected = [...items].sort((a, b) => referenceCompare(a.time, b.time) || a.number - b.number);
+    const expected = [...items].sort((a, b) => referenceCompareTimes(a.time, b.time) || a.number - b.number);
     expect(sortedByTime(items, (item) => item.time, (a, b) => a.number - b.number)).toEqual(expected);
     // Without one, equal times keep their order (Array.prototype.sort is stable).
     const few = times.map((_, i) => times[i % 13] as string);
-    expect(sortedByTime(few.map((time, i) => ({ time, i })), (item) => item.time).map((item) => item.i)).toEqual([...few.keys()].sort((a, b) => referenceCompare(few[a] as string, few[b] as string)));
+    expect(sortedByTime(few.map((time, i) => ({ time, i })), (item) => item.time).map((item) => item.i)).toEqual([...few.keys()].sort((a, b) => referenceCompareTimes(few[a] as string, few[b] as string)));
   });
 
   it("sorts the same when it pauses at every step", () => {
@@ -125,7 +114,7 @@ describe("times parsed once order as compareTimes did (issue 29, item 5)", () =>
       step = steps.next();
     }
     expect(pauses).toBeGreaterThan(times.length);
-    expect([...step.value.order]).toEqual([...times.keys()].sort((a, b) => referenceCompare(times[a] as string, times[b] as string)));
+    expect([...step.value.order]).toEqual([...times.keys()].sort((a, b) => referenceCompareTimes(times[a] as string, times[b] as string)));
   });
 
   it("finds the first time at or after another as a search of the reference's order does", () => {
@@ -133,7 +122,7 @@ describe("times parsed once order as compareTimes did (issue 29, item 5)", () =>
     const order = timeOrder(times.length, (i) => times[i] as string);
     const sorted = [...order.order].map((i) => times[i] as string);
     for (const probe of [...EDGE_CASES, ...randomTimes(9, 300)]) {
-      const expected = sorted.findIndex((time) => referenceCompare(time, probe) >= 0);
+      const expected = sorted.findIndex((time) => referenceCompareTimes(time, probe) >= 0);
       expect(firstAtOrAfter(order, (i) => times[i] as string, probe), probe).toBe(expected === -1 ? sorted.length : expected);
     }
   });
