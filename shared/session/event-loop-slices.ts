@@ -62,3 +62,26 @@ export class EventLoopSlices {
 export function searchSlices(): EventLoopSlices {
   return new EventLoopSlices({ sliceMs: 25, callsPerClockRead: 1 });
 }
+
+/**
+ * Says when a sliced step has worked long enough to give the event loop a turn; `work` is how
+ * many items the step just done went over (see {@link EventLoopSlices.due}).
+ */
+export type Due = (work?: number) => boolean;
+
+/** Runs work written as steps that pause (a generator's `yield`) to its end at once: the in-browser API and tests build without slices. */
+export function atOnce<T>(steps: Generator<void, T, void>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+  }
+}
+
+/** Runs work written as steps that pause, giving the event loop a turn at each pause. */
+export async function inSlices<T>(steps: Generator<void, T, void>, slices: EventLoopSlices): Promise<T> {
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+    await slices.pause();
+  }
+}

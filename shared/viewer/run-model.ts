@@ -8,14 +8,15 @@
  *
  * Browser-safe: the server's routes and the in-browser API build runs with the same code.
  */
-import { EventLoopSlices } from "../session/event-loop-slices.js";
+import { atOnce, EventLoopSlices, inSlices, type Due } from "../session/event-loop-slices.js";
 import type { SessionLineError, SessionSnapshot } from "../session/snapshot-line.js";
 import type { IndexedSnapshotLine } from "./snapshot-view.js";
 import { validationErrorText } from "./snapshot-view.js";
-import { compareTimes } from "./times.js";
+import type { TimeOrder } from "./times.js";
+import { compareKeyedTimes, compareTimes, firstAtOrAfter, sortedByTime, timeOrderSteps } from "./times.js";
 import { sessionEvents } from "./timeline.js";
 import type { EventDetail } from "./timeline.js";
-import { deriveTurns, turnAt } from "./turns.js";
+import { deriveTurnsSteps, turnAt } from "./turns.js";
 import type {
   RunErrorView,
   RunExtraFailure,
@@ -68,7 +69,7 @@ export interface RunInput {
 /** Each session's latest line (latest `created_at`, then the higher line number), by session id. */
 export function latestLines(lines: readonly IndexedSnapshotLine[]): Map<string, number> {
   const latest = new Map<string, number>();
-  const times = new Map<string, string>();
+  const times = new Map<string, KeyedTime>();
   for (const line of lines) takeIfLater(latest, times, line);
   return latest;
 }
@@ -76,7 +77,7 @@ export function latestLines(lines: readonly IndexedSnapshotLine[]): Map<string, 
 /** {@link latestLines} in event-loop slices (the server's: a file of 1.5 M lines took ~1 s). */
 export async function latestLinesSliced(lines: readonly IndexedSnapshotLine[], slices: EventLoopSlices = new EventLoopSlices()): Promise<Map<string, number>> {
   const latest = new Map<string, number>();
-  const times = new Map<string, string>();
+  const times = new Map<string, KeyedTime>();
   for (const line of lines) {
     takeIfLater(latest, times, line);
     if (slices.due()) await slices.pause();
@@ -84,12 +85,20 @@ export async function latestLinesSliced(lines: readonly IndexedSnapshotLine[], s
   return latest;
 }
 
+/** A time with its `Date.parse`, so a session's latest time is parsed once, not at every line after it. */
+interface KeyedTime {
+  readonly text: string;
+  readonly key: number;
+}
+
 /** Makes `line` its session's latest when it is (lines come in file order: a later one wins a tie). */
-function takeIfLater(latest: Map<string, number>, times: Map<string, string>, line: IndexedSnapshotLine): void {
+function takeIfLater(latest: Map<string, number>, times: Map<string, KeyedTime>, line: IndexedSnapshotLine): void {
   const known = times.get(line.summary.sessionId);
-  if (known !== undefined && compareTimes(line.summary.createdAt, known) < 0) return;
+  const text = line.summary.createdAt;
+  const key = Date.parse(text);
+  if (known !== undefined && compareKeyedTimes(key, text, known.key, known.text) < 0) return;
   latest.set(line.summary.sessionId, line.lineNumber);
-  times.set(line.summary.sessionId, line.summary.createdAt);
+  times.set(line.summary.sessionId, { text, key });
 }
 
 /** The parent session id a line names (`parent_id`, else the `parent_session_id` tag). */
@@ -100,6 +109,8 @@ function parentOf(line: IndexedSnapshotLine): string | null {
 interface SessionParts {
   readonly id: string;
   readonly lines: IndexedSnapshotLine[];
+  /** The positions of `lines` by time, then line number, with each line's parsed time: sorted once, used by every view of the session. */
+  readonly order: TimeOrder;
   readonly latest: IndexedSnapshotLine;
   readonly snapshot: SessionSnapshot | undefined;
   readonly events: TimelineEventView[];
@@ -111,34 +122,20 @@ interface SessionParts {
   readonly firstLineNumber: number;
 }
 
-/**
- * Says when a build has worked long enough to give the event loop a turn; `work` is how many
- * lines the step just done went over (see {@link EventLoopSlices.due}).
- */
-type Due = (work?: number) => boolean;
-
 /** Builds the run of one source, at once (the in-browser API, tests). */
 export function buildRun(input: RunInput): RunView {
-  const steps = runSteps(input, () => false);
-  for (;;) {
-    const step = steps.next();
-    if (step.done === true) return step.value;
-  }
+  return atOnce(runSteps(input, () => false));
 }
 
 /**
  * Builds the run of one source in event-loop slices: a file of 300,000 lines in 1,000
  * sessions took ~1.3 s of grouping, turns, snapshot labels and spans, and every other request
- * of the server waited it out. A slice ends between lines or between sessions, so one
- * session's own work (its sorts, its turns) is still one slice.
+ * of the server waited it out. A slice ends between lines, within one session's work too (its
+ * sorts, its turns, its snapshot labels): a file that is one session of 1.5 M lines was one
+ * slice of seconds.
  */
 export async function buildRunSliced(input: RunInput, slices: EventLoopSlices = new EventLoopSlices()): Promise<RunView> {
-  const steps = runSteps(input, (work) => slices.due(work));
-  for (;;) {
-    const step = steps.next();
-    if (step.done === true) return step.value;
-    await slices.pause();
-  }
+  return inSlices(runSteps(input, (work) => slices.due(work)), slices);
 }
 
 /** The build of a run, pausing (a `yield`) wherever `due` says the slice has run its time. */
@@ -152,21 +149,8 @@ function* runSteps(input: RunInput, due: Due): Generator<void, RunView, void> {
   }
   const parts = new Map<string, SessionParts>();
   for (const [id, lines] of byId) {
-    // The latest line as latestLines() finds it (the lines are in file order: a later one wins a tie).
-    let latest = lines[0] as IndexedSnapshotLine;
-    let firstLine = latest;
-    for (const line of lines) {
-      if (compareTimes(line.summary.createdAt, latest.summary.createdAt) >= 0) latest = line;
-      if (compareTimes(line.summary.createdAt, firstLine.summary.createdAt) < 0) firstLine = line;
-    }
-    const snapshot = input.latest.get(id);
-    const events = snapshot === undefined ? [] : sessionEvents(snapshot, input.eventDetail);
-    const points = lines.map((line) => ({ line_number: line.lineNumber, created_at: line.summary.createdAt }));
-    const { turns, turn_source } = deriveTurns(events, points);
-    const parentId = lines.map(parentOf).find((value) => value !== null) ?? null;
-    const firstNumber = lines.reduce((least, line) => Math.min(least, line.lineNumber), Number.POSITIVE_INFINITY);
-    parts.set(id, { id, lines, latest, snapshot, events, turns, turnSource: turn_source, parentId, startedAt: events[0]?.created_at ?? firstLine.summary.createdAt, firstLineNumber: firstNumber });
-    if (due(lines.length + events.length)) yield;
+    parts.set(id, yield* sessionPartsSteps(id, lines, input.latest.get(id), input.eventDetail, due));
+    if (due()) yield;
   }
 
   // Children under their parent, in the order they started; sessions whose parent is not here are roots.
@@ -196,10 +180,10 @@ function* runSteps(input: RunInput, due: Due): Generator<void, RunView, void> {
   };
   for (const root of roots) visit(root, 0);
   const sessions: RunSessionView[] = [];
+  const listings = new Map<string, Map<string, IndexedSnapshotLine>>();
   for (const { session, depth, children } of order) {
-    sessions.push(sessionView(session, depth, children, parts, input.archives, input.lineLabels));
-    const parentLines = session.parentId === null ? 0 : (parts.get(session.parentId)?.lines.length ?? 0);
-    if (due(session.lines.length + session.events.length + parentLines)) yield;
+    sessions.push(yield* sessionViewSteps(session, depth, children, parts, listings, input.archives, input.lineLabels, due));
+    if (due(session.events.length)) yield;
   }
 
   const runStart = [...sessions.map((session) => session.stats.started_at), input.span?.startedAt ?? null].filter((value): value is string => value !== null).sort(compareTimes)[0] ?? null;
@@ -247,7 +231,8 @@ function* runSteps(input: RunInput, due: Due): Generator<void, RunView, void> {
       offset_ms: elapsed(runStart, failure.created_at),
     });
   }
-  failures.sort((a, b) => compareTimes(a.created_at, b.created_at));
+  // Each time parsed once (a run of 200,000 failed calls parsed two a comparison).
+  const ordered = sortedByTime(failures, (failure) => failure.created_at);
 
   // The root session carries the failures its source records elsewhere (they ran in it), and
   // the run's own error: a session badge saying "ok" under a run that failed contradicted it.
@@ -275,7 +260,38 @@ function* runSteps(input: RunInput, due: Due): Generator<void, RunView, void> {
     error: input.error ?? null,
     panels: [...(input.panels ?? [])],
   };
-  return { ...summary, sessions, failures };
+  return { ...summary, sessions, failures: ordered };
+}
+
+/** One session's parts: its lines sorted by time once (each time parsed once), its latest line, its events and turns. */
+function* sessionPartsSteps(id: string, lines: IndexedSnapshotLine[], snapshot: SessionSnapshot | undefined, eventDetail: EventDetail | undefined, due: Due): Generator<void, SessionParts, void> {
+  const timeAt = (position: number) => (lines[position] as IndexedSnapshotLine).summary.createdAt;
+  const order = yield* timeOrderSteps(lines.length, timeAt, due, (a, b) => (lines[a] as IndexedSnapshotLine).lineNumber - (lines[b] as IndexedSnapshotLine).lineNumber);
+  const { keys } = order;
+  // The latest line as latestLines() finds it (the lines are in file order: a later one wins a tie).
+  let latest = 0;
+  let first = 0;
+  let firstNumber = Number.POSITIVE_INFINITY;
+  let parentId: string | null = null;
+  for (let position = 0; position < lines.length; position++) {
+    const line = lines[position] as IndexedSnapshotLine;
+    const key = keys[position] as number;
+    const text = line.summary.createdAt;
+    if (compareKeyedTimes(key, text, keys[latest] as number, timeAt(latest)) >= 0) latest = position;
+    if (compareKeyedTimes(key, text, keys[first] as number, timeAt(first)) < 0) first = position;
+    firstNumber = Math.min(firstNumber, line.lineNumber);
+    parentId ??= parentOf(line);
+    if (due()) yield;
+  }
+  const events = snapshot === undefined ? [] : sessionEvents(snapshot, eventDetail);
+  const points = new Array<{ line_number: number; created_at: string }>(lines.length);
+  for (let position = 0; position < lines.length; position++) {
+    const line = lines[position] as IndexedSnapshotLine;
+    points[position] = { line_number: line.lineNumber, created_at: line.summary.createdAt };
+    if (due()) yield;
+  }
+  const { turns, turn_source } = yield* deriveTurnsSteps(events, points, order, due);
+  return { id, lines, order, latest: lines[latest] as IndexedSnapshotLine, snapshot, events, turns, turnSource: turn_source, parentId, startedAt: events[0]?.created_at ?? timeAt(first), firstLineNumber: firstNumber };
 }
 
 /** The extra failures that no failed event already stands for (same tool, same key argument; each event matched once). */
@@ -331,7 +347,7 @@ function sessionTitle(session: SessionParts): string | null {
   return prompt ?? null;
 }
 
-function sessionStats(session: SessionParts): RunStatsView {
+function* sessionStatsSteps(session: SessionParts, due: Due): Generator<void, RunStatsView, void> {
   let toolCalls = 0;
   let failed = 0;
   let errors = 0;
@@ -340,7 +356,7 @@ function sessionStats(session: SessionParts): RunStatsView {
     if (event.success === false) failed++;
     if (event.error !== null) errors++;
   }
-  const { startedAt, endedAt } = sessionSpan(session);
+  const { startedAt, endedAt } = yield* sessionSpanSteps(session, due);
   return {
     outcome: failed > 0 || errors > 0 || session.latest.summary.validationErrors.length > 0 ? "failed" : "ok",
     failed_calls: failed,
@@ -360,23 +376,42 @@ function sessionStats(session: SessionParts): RunStatsView {
  * against a scripted or replayed event clock): counting it made a two-hour run last 8,259
  * hours. Without timed events the lines are all there is.
  */
-function sessionSpan(session: SessionParts): { startedAt: string | null; endedAt: string | null } {
-  const lineTimes = session.lines.map((line) => line.summary.createdAt);
+function* sessionSpanSteps(session: SessionParts, due: Due): Generator<void, { startedAt: string | null; endedAt: string | null }, void> {
+  const { order, lines } = session;
+  const timeAt = (position: number) => (lines[position] as IndexedSnapshotLine).summary.createdAt;
   const first = session.events[0]?.created_at;
   const last = session.events[session.events.length - 1]?.created_at;
   const from = first === undefined ? Number.NaN : Date.parse(first);
   const to = last === undefined ? Number.NaN : Date.parse(last);
+  // The earliest and the latest of times as a sort by compareTimes lists them (its ties are equal texts).
+  let latest: KeyedTime | null = null;
+  const consider = (text: string, key: number) => {
+    if (latest === null || compareKeyedTimes(key, text, latest.key, latest.text) > 0) latest = { text, key };
+  };
   if (Number.isNaN(from) || Number.isNaN(to)) {
-    const times = [...session.events.map((event) => event.created_at), ...lineTimes].sort(compareTimes);
-    return { startedAt: first ?? times[0] ?? null, endedAt: times[times.length - 1] ?? null };
+    let earliest: KeyedTime | null = null;
+    for (const event of session.events) {
+      const key = Date.parse(event.created_at);
+      consider(event.created_at, key);
+      if (earliest === null || compareKeyedTimes(key, event.created_at, earliest.key, earliest.text) < 0) earliest = { text: event.created_at, key };
+    }
+    const count = order.order.length;
+    if (count > 0) {
+      const firstLine = order.order[0] as number;
+      const lastLine = order.order[count - 1] as number;
+      consider(timeAt(lastLine), order.keys[lastLine] as number);
+      if (earliest === null || compareKeyedTimes(order.keys[firstLine] as number, timeAt(firstLine), earliest.key, earliest.text) < 0) earliest = { text: timeAt(firstLine), key: order.keys[firstLine] as number };
+    }
+    return { startedAt: first ?? (earliest as KeyedTime | null)?.text ?? null, endedAt: (latest as KeyedTime | null)?.text ?? null };
   }
   const slack = Math.max(LINE_CLOCK_SLACK_MS, to - from);
-  const near = lineTimes.filter((time) => {
-    const at = Date.parse(time);
-    return !Number.isNaN(at) && at >= from - slack && at <= to + slack;
-  });
-  const times = [last, ...near].filter((time): time is string => time !== undefined).sort(compareTimes);
-  return { startedAt: first ?? null, endedAt: times[times.length - 1] ?? null };
+  if (last !== undefined) consider(last, to);
+  for (let position = 0; position < lines.length; position++) {
+    const at = order.keys[position] as number;
+    if (!Number.isNaN(at) && at >= from - slack && at <= to + slack) consider(timeAt(position), at);
+    if (due()) yield;
+  }
+  return { startedAt: first ?? null, endedAt: (latest as KeyedTime | null)?.text ?? null };
 }
 
 /** How far from its session's events a snapshot line may be stamped and still count in the session's span (at least). */
@@ -400,30 +435,70 @@ function combineStats(all: readonly RunStatsView[], extraFailure: boolean): RunS
   };
 }
 
-function snapshotViews(session: SessionParts, archives: ReadonlyMap<number, string | null> | undefined, lineLabels: ReadonlyMap<number, string> | undefined): RunSnapshotView[] {
-  const ordered = [...session.lines].sort((a, b) => compareTimes(a.summary.createdAt, b.summary.createdAt) || a.lineNumber - b.lineNumber);
+function* snapshotViewsSteps(session: SessionParts, archives: ReadonlyMap<number, string | null> | undefined, lineLabels: ReadonlyMap<number, string> | undefined, due: Due): Generator<void, RunSnapshotView[], void> {
+  const { turns, order, lines } = session;
   // The first turn each line closes, looked up once: a search per line was quadratic (1,500 lines a session, 1,000 sessions).
   const closing = new Map<number, TurnView>();
-  for (const turn of session.turns) if (turn.snapshot_line !== null && !closing.has(turn.snapshot_line)) closing.set(turn.snapshot_line, turn);
-  return ordered.map((line) => {
+  const starts = new Float64Array(turns.length);
+  for (let at = 0; at < turns.length; at++) {
+    const turn = turns[at] as TurnView;
+    if (turn.snapshot_line !== null && !closing.has(turn.snapshot_line)) closing.set(turn.snapshot_line, turn);
+    starts[at] = turn.started_at === null ? Number.NaN : Date.parse(turn.started_at);
+    if (due()) yield;
+  }
+  const startedAfter = (turn: number, key: number, text: string) => {
+    const startedAt = (turns[turn] as TurnView).started_at;
+    return startedAt !== null && compareKeyedTimes(starts[turn] as number, startedAt, key, text) > 0;
+  };
+  // turnAt() of each line, as a pointer: the lines come in time order, so the first turn started after a line only moves on.
+  let after = 0;
+  const views = new Array<RunSnapshotView>(order.order.length);
+  for (let rank = 0; rank < order.order.length; rank++) {
+    const position = order.order[rank] as number;
+    const line = lines[position] as IndexedSnapshotLine;
+    const key = order.keys[position] as number;
+    const time = line.summary.createdAt;
     const closes = closing.get(line.lineNumber);
-    const during = closes ?? (session.turns.length === 0 ? null : turnAt(session.turns, line.summary.createdAt));
-    const turn = during === null || (closes === undefined && during.started_at !== null && compareTimes(during.started_at, line.summary.createdAt) > 0) ? null : during.number;
+    let turn: number | null = closes?.number ?? null;
+    if (closes === undefined && turns.length > 0) {
+      while (after < turns.length && !startedAfter(after, key, time)) after++;
+      const during = Math.max(0, after - 1);
+      // A line before the first turn started is before turn 1.
+      turn = startedAfter(during, key, time) ? null : (turns[during] as TurnView).number;
+    }
     const archive = archives?.get(line.lineNumber) ?? null;
     const named = lineLabels?.get(line.lineNumber);
     const parts = [named ?? (turn === null ? "before turn 1" : closes === undefined ? `during turn ${turn}` : `turn ${turn}`)];
     if (archive !== null) parts.push(archive);
-    return { line_number: line.lineNumber, created_at: line.summary.createdAt, turn, archive, label: parts.join(" · "), latest: line.lineNumber === session.latest.lineNumber };
-  });
+    views[rank] = { line_number: line.lineNumber, created_at: time, turn, archive, label: parts.join(" · "), latest: line.lineNumber === session.latest.lineNumber };
+    if (due()) yield;
+  }
+  return views;
 }
 
-function spawnOf(session: SessionParts, parts: ReadonlyMap<string, SessionParts>): RunSpawnView | null {
+/** Each child id a parent's lines list, with the first line (by line number) listing it. */
+function listingLines(parent: SessionParts): Map<string, IndexedSnapshotLine> {
+  const listing = new Map<string, IndexedSnapshotLine>();
+  for (const line of parent.lines) {
+    for (const child of line.summary.childrenIds) {
+      const known = listing.get(child);
+      if (known === undefined || line.lineNumber < known.lineNumber) listing.set(child, line);
+    }
+  }
+  return listing;
+}
+
+function spawnOf(session: SessionParts, parts: ReadonlyMap<string, SessionParts>, listings: Map<string, Map<string, IndexedSnapshotLine>>): RunSpawnView | null {
   if (session.parentId === null) return null;
   const parent = parts.get(session.parentId);
   if (parent === undefined || session.startedAt === null) return null;
   const at = session.startedAt;
-  const listing = [...parent.lines].sort((a, b) => a.lineNumber - b.lineNumber).find((line) => line.summary.childrenIds.includes(session.id));
-  const after = [...parent.lines].sort((a, b) => compareTimes(a.summary.createdAt, b.summary.createdAt)).find((line) => compareTimes(line.summary.createdAt, at) >= 0);
+  // Found once per parent, and by bisection of its sorted lines: sorted again for each child, a parent of many lines and children was quadratic.
+  let listed = listings.get(parent.id);
+  if (listed === undefined) listings.set(parent.id, (listed = listingLines(parent)));
+  const listing = listed.get(session.id);
+  const rank = firstAtOrAfter(parent.order, (position) => (parent.lines[position] as IndexedSnapshotLine).summary.createdAt, at);
+  const after = rank < parent.order.order.length ? parent.lines[parent.order.order[rank] as number] : undefined;
   let eventIndex: number | null = null;
   for (const event of parent.events) {
     if (compareTimes(event.created_at, at) > 0) break;
@@ -438,14 +513,23 @@ function spawnOf(session: SessionParts, parts: ReadonlyMap<string, SessionParts>
   };
 }
 
-function sessionView(
+function* sessionViewSteps(
   session: SessionParts,
   depth: number,
   children: readonly SessionParts[],
   parts: ReadonlyMap<string, SessionParts>,
+  listings: Map<string, Map<string, IndexedSnapshotLine>>,
   archives: ReadonlyMap<number, string | null> | undefined,
   lineLabels: ReadonlyMap<number, string> | undefined,
-): RunSessionView {
+  due: Due,
+): Generator<void, RunSessionView, void> {
+  const stats = yield* sessionStatsSteps(session, due);
+  const snapshots = yield* snapshotViewsSteps(session, archives, lineLabels, due);
+  const missing = new Set<string>();
+  for (const line of session.lines) {
+    for (const child of line.summary.childrenIds) if (!parts.has(child)) missing.add(child);
+    if (due()) yield;
+  }
   return {
     session_id: session.id,
     parent_session_id: session.parentId,
@@ -453,13 +537,13 @@ function sessionView(
     title: sessionTitle(session),
     latest_line: session.latest.lineNumber,
     validation_error: validationErrorText(session.latest.summary.validationErrors),
-    stats: sessionStats(session),
+    stats,
     turn_source: session.turnSource,
     turns: session.turns,
-    snapshots: snapshotViews(session, archives, lineLabels),
-    spawned: spawnOf(session, parts),
+    snapshots,
+    spawned: spawnOf(session, parts, listings),
     children: children.map((child) => child.id),
-    missing_children: [...new Set(session.lines.flatMap((line) => line.summary.childrenIds))].filter((id) => !parts.has(id)),
+    missing_children: [...missing],
   };
 }
 

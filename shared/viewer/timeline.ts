@@ -7,7 +7,7 @@ import type { JsonObject, JsonValue } from "../session/json-value.js";
 import { isJsonObject, ownValue } from "../session/json-value.js";
 import type { SessionLineError, SessionSnapshot } from "../session/snapshot-line.js";
 import type { IndexedSnapshotLine } from "./snapshot-view.js";
-import { compareTimes } from "./times.js";
+import { compareTimes, sortedByTime } from "./times.js";
 import { deriveTurns } from "./turns.js";
 import type { TimelineArgumentView, TimelineErrorView, TimelineEventKind, TimelineEventView, TimelineView, ToolStatsView } from "./types.js";
 
@@ -27,16 +27,19 @@ const SUMMARY_CHARS = 240;
 /** Builds the timeline of the selected line's session. */
 export function buildTimeline(input: TimelineInput): TimelineView {
   const { snapshot } = input;
-  const snapshots = input.lines
-    .filter((line) => line.summary.sessionId === snapshot.sessionId)
-    .map((line) => ({
-      file: input.file,
-      line_number: line.lineNumber,
-      session_id: line.summary.sessionId,
-      created_at: line.summary.createdAt,
-      selected: line.lineNumber === snapshot.lineNumber,
-    }))
-    .sort((a, b) => compareTimes(a.created_at, b.created_at) || a.line_number - b.line_number);
+  const snapshots = sortedByTime(
+    input.lines
+      .filter((line) => line.summary.sessionId === snapshot.sessionId)
+      .map((line) => ({
+        file: input.file,
+        line_number: line.lineNumber,
+        session_id: line.summary.sessionId,
+        created_at: line.summary.createdAt,
+        selected: line.lineNumber === snapshot.lineNumber,
+      })),
+    (line) => line.created_at,
+    (a, b) => a.line_number - b.line_number,
+  );
 
   const events = sessionEvents(snapshot);
 
@@ -109,8 +112,7 @@ export function sessionEvents(snapshot: SessionSnapshot, detail: EventDetail = "
       collected.push(describeEvent(slice.sliceType, slice.displayName, item, itemIndex, createdAt, detail));
     });
   }
-  collected.sort((a, b) => compareTimes(a.created_at, b.created_at));
-  return collected.map((event, index) => ({ index, ...event }));
+  return sortedByTime(collected, (event) => event.created_at).map((event, index) => ({ index, ...event }));
 }
 
 function describeEvent(sliceType: string, displayName: string, item: JsonObject, itemIndex: number, createdAt: string, detail: EventDetail): Omit<TimelineEventView, "index"> {

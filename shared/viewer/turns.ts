@@ -5,7 +5,9 @@
  * snapshot lines instead (each line closes a turn), and a session with events but neither
  * is one turn.
  */
-import { compareTimes } from "./times.js";
+import { atOnce, type Due } from "../session/event-loop-slices.js";
+import type { TimeOrder } from "./times.js";
+import { compareKeyedTimes, compareTimes, firstAtOrAfter, timeOrder } from "./times.js";
 import type { SnapshotRefView, TimelineEventView, TurnSourceView, TurnView } from "./types.js";
 
 type SnapshotPoint = Pick<SnapshotRefView, "line_number" | "created_at">;
@@ -22,34 +24,55 @@ export function opensTurn(event: Pick<TimelineEventView, "kind" | "display_name"
 
 /** The turns of `events` (time-ordered, as the timeline lists them) given the session's snapshot lines. */
 export function deriveTurns(events: readonly TimelineEventView[], snapshots: readonly SnapshotPoint[]): DerivedTurns {
-  const lines = [...snapshots].sort((a, b) => compareTimes(a.created_at, b.created_at) || a.line_number - b.line_number);
+  const order = timeOrder(snapshots.length, (position) => (snapshots[position] as SnapshotPoint).created_at, (a, b) => (snapshots[a] as SnapshotPoint).line_number - (snapshots[b] as SnapshotPoint).line_number);
+  return atOnce(deriveTurnsSteps(events, snapshots, order, () => false));
+}
+
+/**
+ * {@link deriveTurns} given the lines' {@link TimeOrder} (by time, then line number), in
+ * steps that pause wherever `due` says: a session of 1.5 M lines cut at its lines makes as
+ * many turns.
+ */
+export function* deriveTurnsSteps(events: readonly TimelineEventView[], snapshots: readonly SnapshotPoint[], order: TimeOrder, due: Due): Generator<void, DerivedTurns, void> {
+  const timeAt = (position: number) => (snapshots[position] as SnapshotPoint).created_at;
+  const lineAt = (rank: number) => snapshots[order.order[rank] as number] as SnapshotPoint;
+  const count = order.order.length;
   const starts = events.filter(opensTurn).map((event) => event.index);
   if (starts.length > 0) {
     const ranges: { number: number; first: number; last: number }[] = [];
     if ((starts[0] as number) > 0) ranges.push({ number: 0, first: 0, last: (starts[0] as number) - 1 });
     starts.forEach((first, position) => ranges.push({ number: position + 1, first, last: (starts[position + 1] ?? events.length) - 1 }));
     const turns = ranges.map((range) => turnOf(range.number, events.slice(range.first, range.last + 1), range.first, null));
-    turns.forEach((turn, position) => {
+    for (let position = 0; position < turns.length; position++) {
+      const turn = turns[position] as TurnView;
       const next = turns[position + 1];
-      const line = lines.find((candidate) => turn.ended_at !== null && compareTimes(candidate.created_at, turn.ended_at) >= 0);
+      // The first line in time order at or after the turn's end (the lines are sorted: a bisection).
+      const rank = turn.ended_at === null ? count : firstAtOrAfter(order, timeAt, turn.ended_at);
+      const line = rank < count ? lineAt(rank) : undefined;
       const beforeNext = line !== undefined && (next === undefined || next.started_at === null || compareTimes(line.created_at, next.started_at) <= 0);
       turn.snapshot_line = beforeNext ? (line?.line_number ?? null) : null;
-    });
+      if (due()) yield;
+    }
     return { turns, turn_source: "prompts" };
   }
-  if (lines.length > 0 && (events.length > 0 || lines.length > 1)) {
+  if (count > 0 && (events.length > 0 || count > 1)) {
+    const eventKeys = events.map((event) => Date.parse(event.created_at));
     const turns: TurnView[] = [];
     let next = 0;
-    lines.forEach((line, position) => {
+    for (let rank = 0; rank < count; rank++) {
+      const position = order.order[rank] as number;
+      const line = snapshots[position] as SnapshotPoint;
+      const key = order.keys[position] as number;
       const first = next;
-      const last = position === lines.length - 1;
-      while (next < events.length && (last || compareTimes((events[next] as TimelineEventView).created_at, line.created_at) <= 0)) next++;
-      const previous = lines[position - 1];
-      turns.push(turnOf(position + 1, events.slice(first, next), first, line.line_number, previous?.created_at ?? null, line.created_at));
-    });
+      const last = rank === count - 1;
+      while (next < events.length && (last || compareKeyedTimes(eventKeys[next] as number, (events[next] as TimelineEventView).created_at, key, line.created_at) <= 0)) next++;
+      const previous = rank === 0 ? undefined : lineAt(rank - 1);
+      turns.push(turnOf(rank + 1, events.slice(first, next), first, line.line_number, previous?.created_at ?? null, line.created_at));
+      if (due()) yield;
+    }
     return { turns, turn_source: "snapshots" };
   }
-  if (events.length > 0) return { turns: [turnOf(1, events, 0, lines[0]?.line_number ?? null)], turn_source: "none" };
+  if (events.length > 0) return { turns: [turnOf(1, events, 0, count === 0 ? null : lineAt(0).line_number)], turn_source: "none" };
   return { turns: [], turn_source: "none" };
 }
 
