@@ -19,21 +19,11 @@ import { compileLinearRegex } from "../library/linear-regex.js";
 import type { ViewerState } from "../library/viewer-state.js";
 import { isoTime } from "../library/iso-time.js";
 import { workspacePath } from "./request-helpers.js";
-import { VIEWER_ROUTES } from "../../shared/viewer/routes/index.js";
+import { MISSING_MEMBER, VIEWER_ROUTES, logQueryOf, searchScopesOf, transcriptQueryOf } from "../../shared/viewer/routes/index.js";
 import { routeOptions } from "./route-options.js";
 
 export interface BundleRoutesOptions {
   state: ViewerState;
-}
-
-/** WINK's comma lists: split, trimmed, empty values dropped. */
-function list(value: string | undefined): string[] | undefined {
-  if (value === undefined) return undefined;
-  const values = value
-    .split(",")
-    .map((part) => part.trim())
-    .filter((part) => part !== "");
-  return values.length === 0 ? undefined : values;
 }
 
 /** A JSON member, or 404 with `message` when the bundle has none. */
@@ -56,37 +46,22 @@ export const bundleRoutes: FastifyPluginAsyncTypebox<BundleRoutesOptions> = asyn
     return found;
   };
 
-  const rawRoute = (entry: Omit<typeof VIEWER_ROUTES.bundleConfig, "url"> & { readonly url: `/api/${string}` }, member: string, missing: string) =>
-    app.route({ ...routeOptions(entry), handler: async (request) => memberOr404(await bundleOf(request.query.file), member, missing) });
+  const rawRoute = (name: keyof typeof MISSING_MEMBER, member: string) =>
+    app.route({ ...routeOptions(VIEWER_ROUTES[name] as Omit<typeof VIEWER_ROUTES.bundleConfig, "url"> & { readonly url: `/api/${string}` }), handler: async (request) => memberOr404(await bundleOf(request.query.file), member, MISSING_MEMBER[name]) });
 
   app.route({ ...routeOptions(VIEWER_ROUTES.bundleManifest), handler: async (request) => (await bundleOf(request.query.file)).manifest.raw });
-  rawRoute(VIEWER_ROUTES.bundleConfig, BUNDLE_MEMBERS.config, "Config not found in bundle");
-  rawRoute(VIEWER_ROUTES.bundleMetrics, BUNDLE_MEMBERS.metrics, "Metrics not found in bundle");
-  rawRoute(VIEWER_ROUTES.bundleError, BUNDLE_MEMBERS.error, "No error in bundle");
-  rawRoute(VIEWER_ROUTES.bundleRunContext, BUNDLE_MEMBERS.runContext, "Run context not found in bundle");
-  rawRoute(VIEWER_ROUTES.bundleEval, BUNDLE_MEMBERS.eval, "Eval not found in bundle");
-  rawRoute(VIEWER_ROUTES.bundlePromptOverrides, BUNDLE_MEMBERS.promptOverrides, "Prompt overrides not found in bundle");
+  rawRoute("bundleConfig", BUNDLE_MEMBERS.config);
+  rawRoute("bundleMetrics", BUNDLE_MEMBERS.metrics);
+  rawRoute("bundleError", BUNDLE_MEMBERS.error);
+  rawRoute("bundleRunContext", BUNDLE_MEMBERS.runContext);
+  rawRoute("bundleEval", BUNDLE_MEMBERS.eval);
+  rawRoute("bundlePromptOverrides", BUNDLE_MEMBERS.promptOverrides);
 
   app.route({ ...routeOptions(VIEWER_ROUTES.bundleLogs), handler: async (request) => {
     const query = request.query;
     const logs = await (await bundleOf(query.file)).logs();
-    const filters = {
-      ...(query.offset === undefined ? {} : { offset: query.offset }),
-      limit: query.limit ?? null,
-      levels: list(query.level),
-      excludeLevels: list(query.exclude_level),
-      loggers: list(query.logger),
-      excludeLoggers: list(query.exclude_logger),
-      events: list(query.event),
-      excludeEvents: list(query.exclude_event),
-      ...(query.search === undefined ? {} : { search: query.search }),
-      since: query.since,
-      until: query.until,
-      at: query.at,
-      ...(query.at_line === undefined ? {} : { atLine: query.at_line }),
-    };
     if (logs === null) return { entries: [], total: 0, offset: query.offset ?? 0, limit: query.limit ?? null };
-    return logs.page(filters);
+    return logs.page(logQueryOf(query));
   } });
 
   app.route({ ...routeOptions(VIEWER_ROUTES.bundleLogFacets), handler: async (request) => {
@@ -97,16 +72,7 @@ export const bundleRoutes: FastifyPluginAsyncTypebox<BundleRoutesOptions> = asyn
   app.route({ ...routeOptions(VIEWER_ROUTES.bundleTranscript), handler: async (request) => {
     const query = request.query;
     const transcript = await (await bundleOf(query.file)).transcript();
-    return transcript.page({
-      ...(query.offset === undefined ? {} : { offset: query.offset }),
-      limit: query.limit ?? null,
-      sources: list(query.source),
-      excludeSources: list(query.exclude_source),
-      entryTypes: list(query.entry_type),
-      excludeEntryTypes: list(query.exclude_entry_type),
-      ...(query.search === undefined ? {} : { search: query.search }),
-      ...(query.at_rowid === undefined ? {} : { atRowid: query.at_rowid }),
-    });
+    return transcript.page(transcriptQueryOf(query));
   } });
 
   app.route({ ...routeOptions(VIEWER_ROUTES.bundleTranscriptFacets), handler: async (request) => {
@@ -159,7 +125,7 @@ export const bundleRoutes: FastifyPluginAsyncTypebox<BundleRoutesOptions> = asyn
 
   app.route({ ...routeOptions(VIEWER_ROUTES.bundleSearch), handler: async (request) => {
     const query = request.query;
-    const scopes = list(query.scope) ?? [...BUNDLE_SEARCH_SCOPES];
+    const scopes = searchScopesOf(query) ?? [...BUNDLE_SEARCH_SCOPES];
     const unknown = scopes.filter((scope) => !BUNDLE_SEARCH_SCOPES.includes(scope as BundleSearchScope));
     if (unknown.length > 0) throw badRequest(`Unknown search scope: ${unknown.join(", ")} (known: ${BUNDLE_SEARCH_SCOPES.join(", ")})`);
     const within = query.in ?? "all";

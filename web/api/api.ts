@@ -10,7 +10,6 @@
  */
 import type * as V from "../../shared/viewer/index.js";
 import type { RouteAnswer, RouteCalls, RouteParams } from "./routes.js";
-import type { BundleApi } from "./bundle-api.js";
 
 export type { RunPageQuery } from "../../shared/viewer/index.js";
 export type { RouteAnswer, RouteParams } from "./routes.js";
@@ -24,7 +23,7 @@ export type SearchResponse = RouteAnswer<"search">;
 export type SliceDiffResponse = RouteAnswer<"sliceDiff">;
 export type SlicePageResponse = RouteAnswer<"slicePage">;
 export type SnapshotDiffResponse = RouteAnswer<"diff">;
-/** `/api/meta` of a session file's line (of a bundle file it is the bundle's meta: `Api.bundles.meta`). */
+/** `/api/meta` of a session file's line (of a bundle file without `line` it is the bundle's meta). */
 export type SnapshotMetaResponse = V.SnapshotMetaView;
 export type TimelineResponse = RouteAnswer<"timeline">;
 export type ToolCallFileDiffResponse = RouteAnswer<"toolCallDiff">;
@@ -86,15 +85,15 @@ export interface Api {
   /**
    * The routes the views ask, by their names in the route table (`ASKED_ROUTES`): `meta`
    * without `file`, the server's current snapshot; `run` without `file`, the newest run that
-   * loads (where the app lands); `runs`, a page of the runs newest first, with their outcome.
+   * loads (where the app lands); `runs`, a page of the runs newest first, with their outcome;
+   * the WINK debug bundle routes (`bundleLogs`, `bundleSummary`…), a bundle being also a
+   * session file above.
    */
   readonly ask: RouteCalls;
   /** Saves one workspace file through the browser's download (never opened as a page). */
   download(params: RouteParams<"download">): Promise<void>;
   /** Calls `onChange` when the data changes (live reload); returns the unsubscribe function. */
   subscribe(onChange: (notice: ChangeNotice | null) => void): () => void;
-  /** WINK debug bundles (logs, transcript, error, environment, compare, search); each is also a session file above. */
-  readonly bundles: BundleApi;
 }
 
 /**

@@ -74,25 +74,25 @@ describe("HttpApi.get", () => {
     const page = await api.ask.slicePage({ slice_type: SLICE, file: SESSION, line: 1 , offset: 0, limit: 5 });
     expect(fetched).toEqual(["/wink/api/slices/app%2Fmodels%3APlan%20v2?file=runs%2Fplan+%C3%BC.jsonl&line=1&offset=0&limit=5"]);
     expect(page.items).toEqual([expect.objectContaining({ count: BIG, note: "a&b=c" })]);
-    const members = await api.bundles.members(BUNDLE);
+    const members = await api.ask.bundleMembers({ file: BUNDLE });
     const readme = members.find((member) => member.endsWith("README.md"));
     expect(readme).toBeDefined();
-    const file = await api.bundles.memberFile(BUNDLE, readme ?? "");
+    const file = await api.ask.bundleFile({ "*": readme ?? "", file: BUNDLE });
     expect(file).toMatchObject({ type: "markdown", content: expect.stringContaining("# calc-service") });
     expect(fetched.at(-1)).toBe(`/wink/api/files/${readme}?file=bundles%2Fsmall+success.zip`);
   });
 
   it("sends a list as WINK's comma list and leaves out empty lists and unset filters", async () => {
     const api = new HttpApi(`${origin}/wink`);
-    const all = await api.bundles.logs(BUNDLE);
+    const all = await api.ask.bundleLogs({ file: BUNDLE });
     const levels = [...new Set(all.entries.map((entry) => entry.level))];
     expect(levels.length).toBeGreaterThan(1);
     const [first = "", second = ""] = levels;
-    const page = await api.bundles.logs(BUNDLE, { levels: [first, second], loggers: [], search: undefined, limit: 3 });
+    const page = await api.ask.bundleLogs({ file: BUNDLE, limit: 3, level: [first, second], logger: [], search: undefined });
     expect(fetched.at(-1)).toBe(`/wink/api/logs?file=bundles%2Fsmall+success.zip&limit=3&level=${first}%2C${second}`);
     expect(page.entries.length).toBeGreaterThan(0);
     for (const entry of page.entries) expect([first, second]).toContain(entry.level);
-    await api.bundles.search("calc", { scopes: ["logs", "members"], within: "all", limit: 2 });
+    await api.ask.bundleSearch({ q: "calc", in: "all", scope: ["logs", "members"], limit: 2 });
     expect(fetched.at(-1)).toBe("/wink/api/bundles/search?q=calc&in=all&scope=logs%2Cmembers&limit=2");
   });
 

@@ -5,14 +5,13 @@
  */
 import { parsePythonJson } from "../../shared/session/browser.js";
 import { routeUrl } from "../../shared/viewer/routes/browser.js";
-import type { RouteEntry, RouteInput } from "../../shared/viewer/routes/index.js";
+import type { RouteEntry, RouteRequest } from "../../shared/viewer/routes/index.js";
 import { ASKED_ROUTES, ROUTES } from "./routes.js";
 import type { BrowserRoute, RouteCalls, RouteParams } from "./routes.js";
 import type { Api, ChangeNotice } from "./api.js";
 import { ApiError } from "./api.js";
 import { subscribeShared } from "./shared-events.js";
 import type * as T from "./api.js";
-import { HttpBundleApi } from "./bundle-http.js";
 import { pageBasePath } from "./page-base.js";
 import type { JsonRoute, RouteGet } from "./route-get.js";
 
@@ -41,14 +40,13 @@ export async function readJson(response: Response, lossless = true): Promise<unk
 export class HttpApi implements Api {
   readonly kind = "http" as const;
   label = "";
-  readonly bundles = new HttpBundleApi((route, params) => this.get(route, params));
 
   /** `base`: what every URL starts with, by default the page's base path (`--public-url`). */
   constructor(private readonly base: string = pageBasePath()) {}
 
   /**
    * Every asked route is one request through `get`, sent as the route's own request (no
-   * parameter is renamed or rebuilt here); `runs` also names the source, as `files` does.
+   * parameter is renamed or rebuilt here; the entry's `lists` become comma lists in `routeUrl`); `runs` also names the source, as `files` does.
    * Built by a loop, which the compiler cannot follow name by name: each call is `get` on
    * the route of its own name, and `RouteCalls` types it from that route's entry.
    */
@@ -77,7 +75,7 @@ export class HttpApi implements Api {
   };
 
   /** The URL of a request to `route`, under the base path (also the download link's and the event stream's). */
-  url<const Entry extends RouteEntry>(route: BrowserRoute<Entry>, params: RouteInput<Entry>): string {
+  url<const Entry extends RouteEntry>(route: BrowserRoute<Entry>, params: RouteRequest<Entry>): string {
     return `${this.base}${routeUrl(route, params)}`;
   }
 

@@ -19,13 +19,13 @@ describe("query keys", () => {
 
   it("nest a debug bundle's own resources under its session file, and cross-bundle ones under bundles", () => {
     const file = "runs/a_20261126_054533.zip";
-    for (const key of [keys.bundleSummary(file), keys.logs(file, { levels: ["ERROR"] }), keys.logFacets(file), keys.transcript(file, {}), keys.environment(file), keys.bundleMember(file, "error"), keys.bundleMemberFile(file, "error.json"), keys.bundleIntegrity(file)]) {
+    for (const key of [keys.bundleSummary(file), keys.logs(file, { level: ["ERROR"] }), keys.logFacets(file), keys.transcript(file, {}), keys.environment(file), keys.bundleMember(file, "error"), keys.bundleMemberFile(file, "error.json"), keys.bundleIntegrity(file)]) {
       expect(startsWith(key, keys.bundle(file))).toBe(true);
       expect(startsWith(key, keys.sessionFile(file))).toBe(true);
       expect(startsWith(key, keys.sessionFile("runs/b.zip"))).toBe(false);
     }
     expect(startsWith(keys.logFacets(file), [...keys.bundle(file), "logs"])).toBe(true);
-    for (const key of [keys.bundleList(), keys.bundleGroups(), keys.bundleCompare(file, null), keys.bundleSearch("q", { within: "group", file })]) expect(startsWith(key, keys.bundles())).toBe(true);
+    for (const key of [keys.bundleList(), keys.bundleGroups(), keys.bundleCompare(file, null), keys.bundleSearch("q", { in: "group", file })]) expect(startsWith(key, keys.bundles())).toBe(true);
     expect(keys.bundleCompare(file, "b.zip")).not.toEqual(keys.bundleCompare("b.zip", file));
   });
 

@@ -20,6 +20,9 @@ import { answer, apiErrorOf, serverError } from "./local-answer.js";
 import type { LocalArchive } from "./local-archive.js";
 import { openLocalArchive } from "./local-archive.js";
 import { LocalBundleApi, isBundleBytes, openLocalBundle } from "./local-bundles.js";
+import type { BundleMemberKind } from "./bundle-api.js";
+import { MISSING_MEMBER, logQueryOf, searchScopesOf, transcriptQueryOf } from "../../shared/viewer/routes/browser.js";
+import type { BundleSearchScope } from "../../shared/debug-bundle/index.js";
 
 /** A file given to the local API: a path (the dropped name, or its path in a dropped folder) and its bytes. */
 export interface LocalInput {
@@ -64,12 +67,13 @@ export class LocalApi implements Api {
   /** Debug bundles found among the inputs, opened in the background (`#ready`). */
   readonly #bundleInputs: LocalInput[] = [];
   #ready: Promise<void> = Promise.resolve();
-  readonly bundles: LocalBundleApi;
+  /** The bundle routes' answers (`ask.bundle…` reads each request into a call of these). */
+  readonly #bundles: LocalBundleApi;
   readonly #runs = new Map<string, Promise<RunView>>();
 
   private constructor(label: string) {
     this.label = label;
-    this.bundles = new LocalBundleApi({
+    this.#bundles = new LocalBundleApi({
       ready: () => this.#ready,
       bundles: () => new Map([...this.#sessions.values()].filter((file) => file.bundle !== null).map((file) => [file.path, file.bundle as DebugBundle])),
       defaultMeta: (path) => {
@@ -148,7 +152,7 @@ export class LocalApi implements Api {
     runSearch: (params) => this.#read(params, (p) => this.#runSearch(this.#required(p.file, "file"), p.session ?? null, p.q, p.regex === "1", p.limit ?? 500)),
     failures: () => this.#failures(),
     failureOccurrences: (params) => this.#failureOccurrences(params.signature),
-    meta: (params) => this.#read(params, (p) => this.#meta(p.file === undefined && p.line === undefined ? undefined : this.#ref(p))),
+    meta: (params) => (params.line === undefined && this.#bundleInputs.some((input) => input.path === params.file) ? this.#bundles.meta(params.file ?? "") : this.#read(params, (p) => this.#meta(p.file === undefined && p.line === undefined ? undefined : this.#ref(p)))),
     timeline: (params) => this.#read(params, (p) => this.#timeline(this.#ref(p))),
     slicePage: (params) => this.#read(params, (p) => this.#slicePage(this.#ref(p), p.slice_type, p.offset, p.limit)),
     filesystemMeta: (params) => this.#read(params, (p) => this.#filesystemMeta(this.#ref(p))),
@@ -160,7 +164,44 @@ export class LocalApi implements Api {
     sliceDiff: (params) => this.#read(params, (p) => this.#sliceDiff(...this.#sides(p), p.slice_type)),
     search: (params) => this.#read(params, (p) => this.#search(this.#ref(p), p.q, p.scope ?? "all", p.limit ?? 200)),
     toolCallDiff: (params) => this.#read(params, (p) => this.#toolCallDiff(this.#ref(p))),
+    // WINK debug bundles: each request read as the server's handler reads it (bundle-queries.ts).
+    bundleManifest: (params) => this.#bundleRead(params, (file) => this.#bundles.member(file, "manifest")),
+    bundleConfig: (params) => this.#member(params, "config", "bundleConfig"),
+    bundleMetrics: (params) => this.#member(params, "metrics", "bundleMetrics"),
+    bundleError: (params) => this.#member(params, "error", "bundleError"),
+    bundleRunContext: (params) => this.#member(params, "run-context", "bundleRunContext"),
+    bundleEval: (params) => this.#member(params, "eval", "bundleEval"),
+    bundlePromptOverrides: (params) => this.#member(params, "prompt-overrides", "bundlePromptOverrides"),
+    bundleLogs: (params) => this.#bundleRead(params, (file) => this.#bundles.logs(file, logQueryOf(params))),
+    bundleLogFacets: (params) => this.#bundleRead(params, (file) => this.#bundles.logFacets(file)),
+    bundleTranscript: (params) => this.#bundleRead(params, (file) => this.#bundles.transcript(file, transcriptQueryOf(params))),
+    bundleTranscriptFacets: (params) => this.#bundleRead(params, (file) => this.#bundles.transcriptFacets(file)),
+    bundleEnvironment: (params) => this.#bundleRead(params, (file) => this.#bundles.environment(file)),
+    bundleFile: (params) => this.#bundleRead(params, (file) => this.#bundles.memberFile(file, params["*"])),
+    bundleMembers: (params) => this.#bundleRead(params, (file) => this.#bundles.members(file)),
+    bundleSummary: (params) => this.#bundleRead(params, (file) => this.#bundles.summary(file)),
+    bundleRequest: (params) => this.#bundleRead(params, (file) => this.#bundles.request(file)),
+    bundleIntegrity: (params) => this.#bundleRead(params, (file) => this.#bundles.integrity(file)),
+    bundles: () => this.#bundles.list(),
+    bundleGroups: () => this.#bundles.groups(),
+    bundleCompare: (params) => this.#read(params, (p) => this.#bundles.compare(this.#required(p.target_file, "target_file"), p.base_file)),
+    bundleSearch: (params) =>
+      this.#bundles.search(params.q, { file: params.file, within: params.in, scopes: searchScopesOf(params) as BundleSearchScope[] | undefined, limit: params.limit, regex: params.regex === "1" }),
   };
+
+  /** A bundle route's request: its `file` (opened files have no current bundle to default to). */
+  #bundleRead<R>(params: { readonly file?: string | undefined }, work: (file: string) => Promise<R>): Promise<R> {
+    return this.#read(params, (p) => work(this.#required(p.file, "file")));
+  }
+
+  /** A member route: the member as written, or the route's 404 when the bundle has none (as the server answers). */
+  #member(params: { readonly file?: string | undefined }, kind: Exclude<BundleMemberKind, "manifest">, route: keyof typeof MISSING_MEMBER): Promise<unknown> {
+    return this.#bundleRead(params, async (file) => {
+      const value = await this.#bundles.member(file, kind);
+      if (value === null) throw serverError("WD_ERR_NOT_FOUND", MISSING_MEMBER[route]);
+      return value;
+    });
+  }
 
   /** Reads a request, a missing selector answered as a rejected request (as the server answers a bad one). */
   async #read<P, R>(params: P, work: (params: P) => Promise<R>): Promise<R> {

@@ -46,39 +46,41 @@ async function served(server: WinkApp, url: string): Promise<unknown> {
   return body;
 }
 
+/** A failed answer's status and detail (a member the bundle lacks: the route's 404 in both layers). */
+const detailOf = (error: unknown) => (error instanceof ApiError ? { status: error.status, detail: error.detail } : error);
 const q = (params: Record<string, string | number>) => `?${new URLSearchParams(Object.entries(params).map(([key, value]) => [key, String(value)])).toString()}`;
 
 /** Every bundle call of LocalApi against its route, for one bundle. */
 async function compareBundle(local: LocalApi, server: WinkApp, file: string): Promise<void> {
   const f = { file };
-  expect(await local.bundles.summary(file)).toEqual(await served(server, `/api/bundle${q(f)}`));
-  expect(await local.bundles.meta(file)).toEqual(await served(server, `/api/meta${q(f)}`));
+  expect(await local.ask.bundleSummary(f)).toEqual(await served(server, `/api/bundle${q(f)}`));
+  expect(await local.ask.meta(f)).toEqual(await served(server, `/api/meta${q(f)}`));
   expect(await local.ask.meta({})).toBeDefined();
-  expect(await local.bundles.logs(file, { limit: 20, offset: 5 })).toEqual(await served(server, `/api/logs${q({ ...f, limit: 20, offset: 5 })}`));
-  expect(await local.bundles.logs(file, { levels: ["info", "warning"], excludeLoggers: ["asyncio"], search: "tool" })).toEqual(await served(server, `/api/logs${q({ ...f, level: "info,warning", exclude_logger: "asyncio", search: "tool" })}`));
-  expect(await local.bundles.logFacets(file)).toEqual(await served(server, `/api/logs/facets${q(f)}`));
-  expect(await local.bundles.transcript(file, { limit: 10, entryTypes: ["tool_use", "tool_result"] })).toEqual(await served(server, `/api/transcript${q({ ...f, limit: 10, entry_type: "tool_use,tool_result" })}`));
-  expect(await local.bundles.transcriptFacets(file)).toEqual(await served(server, `/api/transcript/facets${q(f)}`));
-  expect(await local.bundles.environment(file)).toEqual(await served(server, `/api/environment${q(f)}`));
-  expect(await local.bundles.request(file)).toEqual(await served(server, `/api/bundle/request${q(f)}`));
-  expect(await local.bundles.member(file, "manifest")).toEqual(await served(server, `/api/manifest${q(f)}`));
-  expect(await local.bundles.member(file, "error")).toEqual(await served(server, `/api/error${q(f)}`).catch(() => null));
-  expect(await local.bundles.member(file, "metrics")).toEqual(await served(server, `/api/metrics${q(f)}`).catch(() => null));
-  const members = await local.bundles.members(file);
+  expect(await local.ask.bundleLogs({ ...f, limit: 20, offset: 5 })).toEqual(await served(server, `/api/logs${q({ ...f, limit: 20, offset: 5 })}`));
+  expect(await local.ask.bundleLogs({ ...f, level: ["info", "warning"], exclude_logger: ["asyncio"], search: "tool" })).toEqual(await served(server, `/api/logs${q({ ...f, level: "info,warning", exclude_logger: "asyncio", search: "tool" })}`));
+  expect(await local.ask.bundleLogFacets(f)).toEqual(await served(server, `/api/logs/facets${q(f)}`));
+  expect(await local.ask.bundleTranscript({ ...f, limit: 10, entry_type: ["tool_use", "tool_result"] })).toEqual(await served(server, `/api/transcript${q({ ...f, limit: 10, entry_type: "tool_use,tool_result" })}`));
+  expect(await local.ask.bundleTranscriptFacets(f)).toEqual(await served(server, `/api/transcript/facets${q(f)}`));
+  expect(await local.ask.bundleEnvironment(f)).toEqual(await served(server, `/api/environment${q(f)}`));
+  expect(await local.ask.bundleRequest(f)).toEqual(await served(server, `/api/bundle/request${q(f)}`));
+  expect(await local.ask.bundleManifest(f)).toEqual(await served(server, `/api/manifest${q(f)}`));
+  expect(await local.ask.bundleError(f).catch(detailOf)).toEqual(await served(server, `/api/error${q(f)}`).catch(detailOf));
+  expect(await local.ask.bundleMetrics(f).catch(detailOf)).toEqual(await served(server, `/api/metrics${q(f)}`).catch(detailOf));
+  const members = await local.ask.bundleMembers(f);
   expect(members).toEqual(await served(server, `/api/bundle/files${q(f)}`));
   for (const member of members.filter((name) => !name.startsWith("logs/") && !name.startsWith("session/"))) {
-    expect(await local.bundles.memberFile(file, member), member).toEqual(await served(server, `/api/files/${member.split("/").map(encodeURIComponent).join("/")}${q(f)}`));
+    expect(await local.ask.bundleFile({ ...f, "*": member }), member).toEqual(await served(server, `/api/files/${member.split("/").map(encodeURIComponent).join("/")}${q(f)}`));
   }
-  expect(await local.bundles.integrity(file)).toEqual(await served(server, `/api/bundle/integrity${q(f)}`));
+  expect(await local.ask.bundleIntegrity(f)).toEqual(await served(server, `/api/bundle/integrity${q(f)}`));
   // What the panels ask: a record by its line, an entry by its rowid, a regex across the bundle, and the bundle's run.
-  expect(await local.bundles.logs(file, { atLine: 30, limit: 5, levels: ["debug"] })).toEqual(await served(server, `/api/logs${q({ ...f, at_line: 30, limit: 5, level: "debug" })}`));
-  expect(await local.bundles.transcript(file, { atRowid: 7, limit: 3, excludeEntryTypes: ["tool_result"] })).toEqual(await served(server, `/api/transcript${q({ ...f, at_rowid: 7, limit: 3, exclude_entry_type: "tool_result" })}`));
-  expect(await local.bundles.search("read_(file|dir)", { file, within: "bundle", regex: true, scopes: ["logs", "transcript", "members"] })).toEqual(
+  expect(await local.ask.bundleLogs({ ...f, at_line: 30, limit: 5, level: ["debug"] })).toEqual(await served(server, `/api/logs${q({ ...f, at_line: 30, limit: 5, level: "debug" })}`));
+  expect(await local.ask.bundleTranscript({ ...f, at_rowid: 7, limit: 3, exclude_entry_type: ["tool_result"] })).toEqual(await served(server, `/api/transcript${q({ ...f, at_rowid: 7, limit: 3, exclude_entry_type: "tool_result" })}`));
+  expect(await local.ask.bundleSearch({ q: "read_(file|dir)", file, in: "bundle", regex: "1", scope: ["logs", "transcript", "members"] })).toEqual(
     await served(server, `/api/bundles/search${q({ q: "read_(file|dir)", file, in: "bundle", regex: "1", scope: "logs,transcript,members" })}`),
   );
   expect(await local.ask.run({ file })).toEqual(await served(server, `/api/run${q(f)}`));
   // The bundle as a session file: its session line and workspace through the ordinary calls.
-  const line = (await local.bundles.summary(file)).session.default_line;
+  const line = (await local.ask.bundleSummary(f)).session.default_line;
   if (line === null) return;
   const ref = { file, line };
   expect(await local.ask.timeline(at(ref))).toEqual(await served(server, `/api/timeline${q({ file, line })}`));
@@ -96,16 +98,16 @@ describe("LocalApi opens debug bundles like the server", () => {
     const servedList = (await served(server, "/api/files?wait=1")) as typeof list;
     expect(list.files.map(({ modified_at: _m, ...file }) => file)).toEqual(servedList.files.map(({ modified_at: _m, ...file }) => file));
     for (const file of local.sessionPaths) await compareBundle(local, server, file);
-    expect(await local.bundles.groups()).toEqual(await served(server, "/api/bundles/groups"));
-    const [one, two] = (await local.bundles.groups())[0]?.bundles.map((bundle) => bundle.path) ?? [];
+    expect(await local.ask.bundleGroups({})).toEqual(await served(server, "/api/bundles/groups"));
+    const [one, two] = (await local.ask.bundleGroups({}))[0]?.bundles.map((bundle) => bundle.path) ?? [];
     if (one === undefined || two === undefined) throw new Error("group");
-    expect(await local.bundles.compare(two)).toEqual(await served(server, `/api/bundles/compare${q({ target_file: two })}`));
+    expect(await local.ask.bundleCompare({ target_file: two })).toEqual(await served(server, `/api/bundles/compare${q({ target_file: two })}`));
     expect(await local.ask.diff(between({ file: one, line: 2 }, { file: two, line: 2 }))).toEqual(await served(server, `/api/diff${q({ base_file: one, base_line: 2, target_file: two, target_line: 2 })}`));
     expect(await local.ask.fileDiff({ ...between({ file: one, line: 2 }, { file: two, line: 2 }), path: "docs/notes.md" })).toEqual(
       await served(server, `/api/diff/file${q({ base_file: one, base_line: 2, target_file: two, target_line: 2, path: "docs/notes.md" })}`),
     );
-    expect(await local.bundles.search("reservation", { within: "group", file: two, limit: 500 })).toEqual(await served(server, `/api/bundles/search${q({ q: "reservation", in: "group", file: two, limit: 500 })}`));
-    await expect(local.bundles.compare(one)).rejects.toMatchObject({ status: 400 });
+    expect(await local.ask.bundleSearch({ q: "reservation", in: "group", file: two, limit: 500 })).toEqual(await served(server, `/api/bundles/search${q({ q: "reservation", in: "group", file: two, limit: 500 })}`));
+    await expect(local.ask.bundleCompare({ target_file: one })).rejects.toMatchObject({ status: 400 });
   }, 120_000);
 
   it("answers alike for the failed run, the odd values and the EvalLoop bundle", async () => {
@@ -123,9 +125,9 @@ describe("LocalApi opens debug bundles like the server", () => {
     const local = LocalApi.open([{ path: "traversal.zip", bytes }], dir);
     const files = await local.files();
     expect(files.files).toMatchObject([{ path: "traversal.zip", status: "error", error: expect.stringContaining("..") }]);
-    await expect(local.bundles.summary("traversal.zip")).rejects.toMatchObject({ status: 422, code: "E_ARCHIVE_ENTRY" });
+    await expect(local.ask.bundleSummary({ file: "traversal.zip" })).rejects.toMatchObject({ status: 422, code: "E_ARCHIVE_ENTRY" });
     expect((await local.ask.runs({})).runs).toMatchObject([{ source: { kind: "bundle", path: "traversal.zip" }, state: "error", problem: expect.stringContaining("..") }]);
-    await expect(local.bundles.summary("other.zip")).rejects.toMatchObject({ status: 404, code: "WD_ERR_NOT_FOUND" });
+    await expect(local.ask.bundleSummary({ file: "other.zip" })).rejects.toMatchObject({ status: 404, code: "WD_ERR_NOT_FOUND" });
   });
 });
 
@@ -144,8 +146,8 @@ describe("a wink-debug bundle HTML file carrying debug bundles", () => {
     const local = readBundledRun(data);
     const [file] = local.sessionPaths;
     if (file === undefined) throw new Error("no bundle in the page");
-    expect((await local.bundles.summary(file)).eval).toMatchObject({ sample_id: "calc-divide-zero-001" });
-    expect((await local.bundles.logs(file, { limit: 0 })).total).toBe(120);
+    expect((await local.ask.bundleSummary({ file })).eval).toMatchObject({ sample_id: "calc-divide-zero-001" });
+    expect((await local.ask.bundleLogs({ file, limit: 0 })).total).toBe(120);
     // One bundle given directly is a run too.
     const single = await buildBundle({ source: path.join(WINK_BUNDLE_FIXTURES, result.files[0] === undefined ? "" : `08-eval/${result.files[0]}`), output: path.join(scratch, "one.html"), webDir: web });
     expect(single.files).toEqual(["7cb96be5-fd3b-4479-b08c-2148288810d1_20261126_054556.zip"]);

@@ -5,11 +5,11 @@
  * answer has the server's shape. Nothing is stored outside this tab's memory.
  */
 import { DebugBundle, bundleMetaView, compareBundles, groupBundles, previousRun, sameRequest, searchBundles, BUNDLE_MEMBERS, looksLikeDebugBundle } from "../../shared/debug-bundle/index.js";
-import type { BundleSummaryView } from "../../shared/debug-bundle/index.js";
+import type { BundleSearchScope, BundleSummaryView, LogQuery, TranscriptQuery } from "../../shared/debug-bundle/index.js";
 import type { SnapshotMetaView } from "../../shared/viewer/index.js";
 import type * as B from "../../shared/debug-bundle/index.js";
 import type { ApiError } from "./api.js";
-import type { BundleApi, BundleMemberKind, BundleSearchParams, LogsParams, TranscriptParams } from "./bundle-api.js";
+import type { BundleMemberKind } from "./bundle-api.js";
 import { answer, serverError } from "./local-answer.js";
 import { openLocalArchive } from "./local-archive.js";
 
@@ -49,7 +49,17 @@ const MEMBERS: Readonly<Record<Exclude<BundleMemberKind, "manifest">, string>> =
   "prompt-overrides": BUNDLE_MEMBERS.promptOverrides,
 };
 
-export class LocalBundleApi implements BundleApi {
+/** A search of the bundles as `LocalApi.ask.bundleSearch` reads its request. */
+export interface LocalBundleSearch {
+  readonly file?: string | undefined;
+  readonly within?: "bundle" | "group" | "all" | undefined;
+  readonly scopes?: readonly BundleSearchScope[] | undefined;
+  readonly limit?: number | undefined;
+  readonly regex?: boolean;
+}
+
+/** The bundle routes answered in the page, one method per route (`LocalApi.ask` reads each request into these). */
+export class LocalBundleApi {
   constructor(private readonly files: LocalBundleSource) {}
 
   async #bundle(file: string): Promise<DebugBundle> {
@@ -86,7 +96,7 @@ export class LocalBundleApi implements BundleApi {
     return answer(async () => bundleMetaView(await this.#bundle(file), file, this.files.defaultMeta(file)));
   }
 
-  logs(file: string, params: LogsParams = {}): Promise<B.LogPageView> {
+  logs(file: string, params: LogQuery = {}): Promise<B.LogPageView> {
     return answer(async () => {
       const logs = await (await this.#bundle(file)).logs();
       return logs === null ? { entries: [], total: 0, offset: params.offset ?? 0, limit: params.limit ?? null } : logs.page(params);
@@ -97,7 +107,7 @@ export class LocalBundleApi implements BundleApi {
     return answer(async () => (await (await this.#bundle(file)).logs())?.facets() ?? { loggers: [], events: [], levels: [] });
   }
 
-  transcript(file: string, params: TranscriptParams = {}): Promise<B.TranscriptPageView> {
+  transcript(file: string, params: TranscriptQuery = {}): Promise<B.TranscriptPageView> {
     return answer(async () =>
       (await (await this.#bundle(file)).transcript()).page(params),
     );
@@ -151,7 +161,7 @@ export class LocalBundleApi implements BundleApi {
     });
   }
 
-  search(query: string, params: BundleSearchParams = {}): Promise<B.BundleSearchView> {
+  search(query: string, params: LocalBundleSearch = {}): Promise<B.BundleSearchView> {
     return answer(async () => {
       await this.files.ready();
       let bundles = [...this.files.bundles().values()];

@@ -24,6 +24,7 @@ import type { RouteEntry, ViewerRouteName } from "../../shared/viewer/routes/ind
 import type { Api, SnapshotRef } from "./api.js";
 import { at as selector, between } from "./api.js";
 import type { BundleMemberKind } from "./bundle-api.js";
+import { BUNDLE_MEMBER_ROUTES } from "./bundle-api.js";
 import { HttpApi } from "./http-api.js";
 import { LocalApi } from "./local-api.js";
 import { ASKED_ROUTES } from "./routes.js";
@@ -58,10 +59,10 @@ type Coverage =
   /** The app never asks it (it stays for WINK's viewer, scripts and links). */
   | { readonly serverOnly: string };
 
-const member = (kind: BundleMemberKind): Coverage => ({ calls: [(api, at) => api.bundles.member(at.withMember[kind], kind)] });
+const member = (kind: BundleMemberKind) => ({ calls: [(api: Api, at: Fixture) => api.ask[BUNDLE_MEMBER_ROUTES[kind]]({ file: at.withMember[kind] })] });
 
 const COVERAGE = {
-  meta: { calls: [(api, at) => api.ask.meta(selector(at.ref)), (api, at) => api.bundles.meta(at.bundle)] },
+  meta: { calls: [(api, at) => api.ask.meta(selector(at.ref)), (api, at) => api.ask.meta({ file: at.bundle })] },
   entries: { serverOnly: "WINK's viewer API: the app reads a file's lines from /api/files and /api/run" },
   slicePage: { calls: [(api, at) => api.ask.slicePage({ slice_type: at.sliceType, ...selector(at.ref), offset: 0, limit: 5 })] },
   raw: { serverOnly: "WINK's viewer API: the line as written; the app reads slices through /api/slices" },
@@ -102,20 +103,20 @@ const COVERAGE = {
   bundleRunContext: member("run-context"),
   bundleEval: member("eval"),
   bundlePromptOverrides: member("prompt-overrides"),
-  bundleLogs: { calls: [(api, at) => api.bundles.logs(at.bundle), (api, at) => api.bundles.logs(at.bundle, { levels: ["INFO", "ERROR"], limit: 5 })] },
-  bundleLogFacets: { calls: [(api, at) => api.bundles.logFacets(at.bundle)] },
-  bundleTranscript: { calls: [(api, at) => api.bundles.transcript(at.bundle), (api, at) => api.bundles.transcript(at.bundle, { offset: 1, limit: 3 })] },
-  bundleTranscriptFacets: { calls: [(api, at) => api.bundles.transcriptFacets(at.bundle)] },
-  bundleEnvironment: { calls: [(api, at) => api.bundles.environment(at.bundle)] },
-  bundleFile: { calls: [(api, at) => api.bundles.memberFile(at.bundle, at.member)] },
-  bundleMembers: { calls: [(api, at) => api.bundles.members(at.bundle)] },
-  bundleSummary: { calls: [(api, at) => api.bundles.summary(at.bundle)] },
-  bundleRequest: { calls: [(api, at) => api.bundles.request(at.bundle)] },
-  bundleIntegrity: { calls: [(api, at) => api.bundles.integrity(at.bundle)] },
-  bundles: { calls: [(api) => api.bundles.list()] },
-  bundleGroups: { calls: [(api) => api.bundles.groups()] },
-  bundleCompare: { calls: [(api, at) => api.bundles.compare(at.bundle, at.otherBundle)] },
-  bundleSearch: { calls: [(api) => api.bundles.search("calc"), (api, at) => api.bundles.search("calc", { file: at.bundle, within: "bundle", scopes: ["logs", "members"], limit: 5 })] },
+  bundleLogs: { calls: [(api, at) => api.ask.bundleLogs({ file: at.bundle }), (api, at) => api.ask.bundleLogs({ file: at.bundle, level: ["INFO", "ERROR"], limit: 5 })] },
+  bundleLogFacets: { calls: [(api, at) => api.ask.bundleLogFacets({ file: at.bundle })] },
+  bundleTranscript: { calls: [(api, at) => api.ask.bundleTranscript({ file: at.bundle }), (api, at) => api.ask.bundleTranscript({ file: at.bundle, offset: 1, limit: 3 })] },
+  bundleTranscriptFacets: { calls: [(api, at) => api.ask.bundleTranscriptFacets({ file: at.bundle })] },
+  bundleEnvironment: { calls: [(api, at) => api.ask.bundleEnvironment({ file: at.bundle })] },
+  bundleFile: { calls: [(api, at) => api.ask.bundleFile({ file: at.bundle, "*": at.member })] },
+  bundleMembers: { calls: [(api, at) => api.ask.bundleMembers({ file: at.bundle })] },
+  bundleSummary: { calls: [(api, at) => api.ask.bundleSummary({ file: at.bundle })] },
+  bundleRequest: { calls: [(api, at) => api.ask.bundleRequest({ file: at.bundle })] },
+  bundleIntegrity: { calls: [(api, at) => api.ask.bundleIntegrity({ file: at.bundle })] },
+  bundles: { calls: [(api) => api.ask.bundles({})] },
+  bundleGroups: { calls: [(api) => api.ask.bundleGroups({})] },
+  bundleCompare: { calls: [(api, at) => api.ask.bundleCompare({ target_file: at.bundle, base_file: at.otherBundle })] },
+  bundleSearch: { calls: [(api) => api.ask.bundleSearch({ q: "calc" }), (api, at) => api.ask.bundleSearch({ q: "calc", file: at.bundle, in: "bundle", scope: ["logs", "members"], limit: 5 })] },
 } as const satisfies Record<ViewerRouteName, Coverage> & Record<AskedRouteName, { readonly calls: readonly Call[] }>;
 
 const BUNDLES = {
@@ -171,7 +172,7 @@ beforeAll(async () => {
     local.ask.diff(between(base, ref)),
     local.ask.failures({}),
     http.ask.timeline(selector(ref)),
-    local.bundles.members("success.zip"),
+    local.ask.bundleMembers({ file: "success.zip" }),
   ]);
   const call = timeline.changes?.tool_calls.find((candidate) => candidate.files.length > 0);
   const values = {

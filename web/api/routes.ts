@@ -5,7 +5,7 @@
  * into the app's first download, where nothing reads them at run time.
  */
 import { ROUTE_PATHS } from "../../shared/viewer/routes/browser.js";
-import type { RouteEntry, RouteInput, RouteResponse, ViewerRouteName, ViewerRoutes } from "../../shared/viewer/routes/index.js";
+import type { RouteEntry, RouteRequest, RouteResponse, ViewerRouteName, ViewerRoutes } from "../../shared/viewer/routes/index.js";
 import type { TSchema } from "typebox";
 
 /** A route's place, carrying its table entry as a type (for its request's and answer's types). */
@@ -22,14 +22,13 @@ export type BrowserRoutes = { readonly [Name in ViewerRouteName]: BrowserRoute<V
 /** Every route, by name: the compiler checks each place against its table entry's method and path. */
 export const ROUTES: BrowserRoutes = ROUTE_PATHS;
 
-/** What a request to the route `Name` takes (its query and path parameters), from its table entry's schemas. */
-export type RouteParams<Name extends ViewerRouteName> = RouteInput<ViewerRoutes[Name]>;
+/** What a request to the route `Name` takes (its query and path parameters, its `lists` as lists), from its table entry's schemas. */
+export type RouteParams<Name extends ViewerRouteName> = RouteRequest<ViewerRoutes[Name]>;
 /** The JSON of the route `Name`'s 200 answer, from its table entry's response schema. */
 export type RouteAnswer<Name extends ViewerRouteName> = RouteResponse<ViewerRoutes[Name]>;
 
 /**
- * The table's routes the views do not ask through `Api.ask`: the bundle routes (asked through
- * `Api.bundles`), `files` (`Api.files` joins every page), `download` and `events` (not JSON:
+ * The table's routes the views do not ask through `Api.ask`: `files` (`Api.files` joins every page), `download` and `events` (not JSON:
  * `Api.download`, `Api.subscribe`) and those the app never asks (route-coverage.test.ts says
  * why for each). Every other route is asked by its name, so a new one must be answered by
  * both `HttpApi` and `LocalApi` (the compiler holds `LocalApi.ask` to it) or be listed here.
@@ -47,27 +46,6 @@ export const UNASKED_ROUTES = [
   "download",
   "downloadAt",
   "events",
-  "bundleManifest",
-  "bundleConfig",
-  "bundleMetrics",
-  "bundleError",
-  "bundleRunContext",
-  "bundleEval",
-  "bundlePromptOverrides",
-  "bundleLogs",
-  "bundleLogFacets",
-  "bundleTranscript",
-  "bundleTranscriptFacets",
-  "bundleEnvironment",
-  "bundleFile",
-  "bundleMembers",
-  "bundleSummary",
-  "bundleRequest",
-  "bundleIntegrity",
-  "bundles",
-  "bundleGroups",
-  "bundleCompare",
-  "bundleSearch",
 ] as const satisfies readonly ViewerRouteName[];
 
 /** The routes the views ask by name (`Api.ask`): every route of the table not listed above. */

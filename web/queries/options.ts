@@ -5,8 +5,10 @@
 import { infiniteQueryOptions, queryOptions, skipToken } from "@tanstack/react-query";
 import type { QueryClient } from "@tanstack/react-query";
 import type { Api, RouteAnswer, RunFilter, SearchScope, SnapshotMetaResponse, SnapshotRef } from "../api/api.js";
-import { at, between, flag } from "../api/api.js";
+import { ApiError, at, between, flag } from "../api/api.js";
 import type { BundleMemberKind, BundleSearchParams, LogsParams, TranscriptParams } from "../api/bundle-api.js";
+import { BUNDLE_MEMBER_ROUTES } from "../api/bundle-api.js";
+import { isMissingMember } from "../../shared/viewer/routes/browser.js";
 import { keys } from "../api/keys.js";
 import { fetchSignedInUser } from "../api/signed-in-user.js";
 
@@ -16,7 +18,7 @@ export const signedInUserQuery = () => queryOptions({ queryKey: keys.signedInUse
 /** Slice items are fetched in pages of this many (and virtualised on screen). */
 export const SLICE_PAGE_SIZE = 50;
 
-/** `/api/meta` of a session file's line: a bundle's own meta is asked through `Api.bundles.meta`. */
+/** `/api/meta` of a session file's line: a bundle's own meta is `meta` with `file` alone. */
 const sessionMeta = async (meta: Promise<RouteAnswer<"meta">>) => (await meta) as SnapshotMetaResponse;
 
 export const filesQuery = (api: Api) => queryOptions({ queryKey: keys.files(), queryFn: () => api.files() });
@@ -140,50 +142,56 @@ export const sliceDiffQuery = (api: Api, base: SnapshotRef | null, target: Snaps
 export const searchQuery = (api: Api, ref: SnapshotRef | null, query: string, scope: SearchScope, limit = 500) =>
   queryOptions({ queryKey: ref === null ? keys.waiting("search") : keys.search(ref, query, scope, limit), queryFn: ref === null || query.trim() === "" ? skipToken : () => api.ask.search({ ...at(ref), q: query, scope, limit }) });
 
-// WINK debug bundles (`Api.bundles`). `file` is the bundle as the run list names it.
+// WINK debug bundles (the bundle routes, asked by name). `file` is the bundle as the run list names it.
 
 /** Log records and transcript entries are fetched in pages of this many (and virtualised on screen). */
 export const BUNDLE_PAGE_SIZE = 100;
 
 export const bundleSummaryQuery = (api: Api, file: string | null) =>
-  queryOptions({ queryKey: file === null ? keys.waiting("bundleSummary") : keys.bundleSummary(file), queryFn: file === null ? skipToken : () => api.bundles.summary(file) });
+  queryOptions({ queryKey: file === null ? keys.waiting("bundleSummary") : keys.bundleSummary(file), queryFn: file === null ? skipToken : () => api.ask.bundleSummary({ file }) });
 
 /** `params` null: the page to ask for is not known yet. */
 export const logsQuery = (api: Api, file: string | null, params: LogsParams | null) =>
-  queryOptions({ queryKey: file === null || params === null ? keys.waiting("logs") : keys.logs(file, params), queryFn: file === null || params === null ? skipToken : () => api.bundles.logs(file, params) });
+  queryOptions({ queryKey: file === null || params === null ? keys.waiting("logs") : keys.logs(file, params), queryFn: file === null || params === null ? skipToken : () => api.ask.bundleLogs({ file, ...params }) });
 
 export const logFacetsQuery = (api: Api, file: string | null) =>
-  queryOptions({ queryKey: file === null ? keys.waiting("logFacets") : keys.logFacets(file), queryFn: file === null ? skipToken : () => api.bundles.logFacets(file) });
+  queryOptions({ queryKey: file === null ? keys.waiting("logFacets") : keys.logFacets(file), queryFn: file === null ? skipToken : () => api.ask.bundleLogFacets({ file }) });
 
 /** `params` null: the page to ask for is not known yet. */
 export const transcriptQuery = (api: Api, file: string | null, params: TranscriptParams | null) =>
-  queryOptions({ queryKey: file === null || params === null ? keys.waiting("transcript") : keys.transcript(file, params), queryFn: file === null || params === null ? skipToken : () => api.bundles.transcript(file, params) });
+  queryOptions({ queryKey: file === null || params === null ? keys.waiting("transcript") : keys.transcript(file, params), queryFn: file === null || params === null ? skipToken : () => api.ask.bundleTranscript({ file, ...params }) });
 
 export const transcriptFacetsQuery = (api: Api, file: string | null) =>
-  queryOptions({ queryKey: file === null ? keys.waiting("transcriptFacets") : keys.transcriptFacets(file), queryFn: file === null ? skipToken : () => api.bundles.transcriptFacets(file) });
+  queryOptions({ queryKey: file === null ? keys.waiting("transcriptFacets") : keys.transcriptFacets(file), queryFn: file === null ? skipToken : () => api.ask.bundleTranscriptFacets({ file }) });
 
 export const environmentQuery = (api: Api, file: string | null) =>
-  queryOptions({ queryKey: file === null ? keys.waiting("environment") : keys.environment(file), queryFn: file === null ? skipToken : () => api.bundles.environment(file) });
+  queryOptions({ queryKey: file === null ? keys.waiting("environment") : keys.environment(file), queryFn: file === null ? skipToken : () => api.ask.bundleEnvironment({ file }) });
 
 export const bundleRequestQuery = (api: Api, file: string | null) =>
-  queryOptions({ queryKey: file === null ? keys.waiting("bundleRequest") : keys.bundleRequest(file), queryFn: file === null ? skipToken : () => api.bundles.request(file) });
+  queryOptions({ queryKey: file === null ? keys.waiting("bundleRequest") : keys.bundleRequest(file), queryFn: file === null ? skipToken : () => api.ask.bundleRequest({ file }) });
+
+/** The route's 404 for a member the bundle lacks as `null`; any other failure (a bundle that is not there) stays one. */
+function nullWhenMissing(error: unknown): null {
+  if (error instanceof ApiError && error.status === 404 && isMissingMember(error.detail)) return null;
+  throw error;
+}
 
 /** A JSON member as written; `null` when the bundle has none. */
 export const bundleMemberQuery = (api: Api, file: string | null, kind: BundleMemberKind) =>
-  queryOptions({ queryKey: file === null ? keys.waiting("bundleMember") : keys.bundleMember(file, kind), queryFn: file === null ? skipToken : () => api.bundles.member(file, kind) });
+  queryOptions({ queryKey: file === null ? keys.waiting("bundleMember") : keys.bundleMember(file, kind), queryFn: file === null ? skipToken : () => api.ask[BUNDLE_MEMBER_ROUTES[kind]]({ file }).catch(nullWhenMissing) });
 
 export const bundleMembersQuery = (api: Api, file: string | null) =>
-  queryOptions({ queryKey: file === null ? keys.waiting("bundleMembers") : keys.bundleMembers(file), queryFn: file === null ? skipToken : () => api.bundles.members(file) });
+  queryOptions({ queryKey: file === null ? keys.waiting("bundleMembers") : keys.bundleMembers(file), queryFn: file === null ? skipToken : () => api.ask.bundleMembers({ file }) });
 
 /** Every checksum verified (reads every member once). */
 export const bundleIntegrityQuery = (api: Api, file: string | null) =>
-  queryOptions({ queryKey: file === null ? keys.waiting("bundleIntegrity") : keys.bundleIntegrity(file), queryFn: file === null ? skipToken : () => api.bundles.integrity(file) });
+  queryOptions({ queryKey: file === null ? keys.waiting("bundleIntegrity") : keys.bundleIntegrity(file), queryFn: file === null ? skipToken : () => api.ask.bundleIntegrity({ file }) });
 
-export const bundleGroupsQuery = (api: Api) => queryOptions({ queryKey: keys.bundleGroups(), queryFn: () => api.bundles.groups() });
+export const bundleGroupsQuery = (api: Api) => queryOptions({ queryKey: keys.bundleGroups(), queryFn: () => api.ask.bundleGroups({}) });
 
 export const bundleCompareQuery = (api: Api, target: string | null, base: string | null) =>
-  queryOptions({ queryKey: target === null ? keys.waiting("bundle-compare") : keys.bundleCompare(target, base), queryFn: target === null ? skipToken : () => api.bundles.compare(target, base ?? undefined) });
+  queryOptions({ queryKey: target === null ? keys.waiting("bundle-compare") : keys.bundleCompare(target, base), queryFn: target === null ? skipToken : () => api.ask.bundleCompare({ target_file: target, base_file: base ?? undefined }) });
 
 /** An empty query waits: there is nothing to search for yet. */
 export const bundleSearchQuery = (api: Api, query: string, params: BundleSearchParams) =>
-  queryOptions({ queryKey: keys.bundleSearch(query, params), queryFn: query.trim() === "" ? skipToken : () => api.bundles.search(query, params) });
+  queryOptions({ queryKey: keys.bundleSearch(query, params), queryFn: query.trim() === "" ? skipToken : () => api.ask.bundleSearch({ q: query, ...params }) });

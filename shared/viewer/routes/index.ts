@@ -3,4 +3,5 @@ export * from "./paths.js";
 export * from "./table.js";
 export * from "./requests.js";
 export * from "./bundle-requests.js";
+export * from "./bundle-queries.js";
 export * from "./events.js";

@@ -17,6 +17,12 @@ export interface RoutePath {
    * hold counts, sizes and strings and skip the extra pass.
    */
   readonly lossless?: true;
+  /**
+   * Query parameters the caller gives as lists of strings: sent as WINK's comma lists
+   * (`joinList`), read back by the handler with `readLists`, so the list syntax is written
+   * here once for the web's requests and the server's handlers.
+   */
+  readonly lists?: readonly string[];
 }
 
 export const ROUTE_PATHS = {
@@ -65,9 +71,9 @@ export const ROUTE_PATHS = {
   bundleRunContext: { method: "GET", url: "/api/bundle/run-context", lossless: true },
   bundleEval: { method: "GET", url: "/api/bundle/eval", lossless: true },
   bundlePromptOverrides: { method: "GET", url: "/api/bundle/prompt-overrides", lossless: true },
-  bundleLogs: { method: "GET", url: "/api/logs", lossless: true },
+  bundleLogs: { method: "GET", url: "/api/logs", lossless: true, lists: ["level", "logger", "event", "exclude_level", "exclude_logger", "exclude_event"] },
   bundleLogFacets: { method: "GET", url: "/api/logs/facets" },
-  bundleTranscript: { method: "GET", url: "/api/transcript", lossless: true },
+  bundleTranscript: { method: "GET", url: "/api/transcript", lossless: true, lists: ["source", "entry_type", "exclude_source", "exclude_entry_type"] },
   bundleTranscriptFacets: { method: "GET", url: "/api/transcript/facets" },
   bundleEnvironment: { method: "GET", url: "/api/environment", lossless: true },
   bundleFile: { method: "GET", url: "/api/files/*", lossless: true },
@@ -78,7 +84,7 @@ export const ROUTE_PATHS = {
   bundles: { method: "GET", url: "/api/bundles" },
   bundleGroups: { method: "GET", url: "/api/bundles/groups", lossless: true },
   bundleCompare: { method: "GET", url: "/api/bundles/compare", lossless: true },
-  bundleSearch: { method: "GET", url: "/api/bundles/search" },
+  bundleSearch: { method: "GET", url: "/api/bundles/search", lists: ["scope"] },
 } as const satisfies Record<string, RoutePath>;
 
 export type RouteName = keyof typeof ROUTE_PATHS;
@@ -88,13 +94,49 @@ function pathParameters(url: string): string[] {
   return url.split("/").flatMap((segment) => (segment.startsWith(":") ? [segment.slice(1)] : segment === "*" ? ["*"] : []));
 }
 
-/** What a request's URL is built from: its query and its path parameters, in one object. */
-export type RouteValues = Readonly<Record<string, string | number | boolean | undefined>>;
+/** What a request's URL is built from: its query and its path parameters, in one object (an entry's `lists` as lists). */
+export type RouteValues = Readonly<Record<string, string | number | boolean | readonly string[] | undefined>>;
+
+/** The names of `Entry`'s list parameters (none for most routes). */
+export type ListNames<Entry> = Entry extends { readonly lists: readonly (infer Name extends string)[] } ? Name : never;
+
+/** A request as its caller gives it: the wire's `Input` with the parameters named `Lists` as lists of strings. */
+export type WithLists<Input, Lists extends string> = [Lists] extends [never] ? Input : { [Key in keyof Input]: Key extends Lists ? readonly string[] | undefined : Input[Key] };
+
+/** WINK's filter syntax for a list: its values joined by commas; none or an empty list, no filter (undefined). */
+export function joinList(values: readonly string[] | undefined): string | undefined {
+  return values === undefined || values.length === 0 ? undefined : values.join(",");
+}
+
+/** A WINK comma list read back: split, trimmed, empty values dropped; nothing left, no filter (undefined). */
+export function splitList(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const values = value
+    .split(",")
+    .map((part) => part.trim())
+    .filter((part) => part !== "");
+  return values.length === 0 ? undefined : values;
+}
+
+/**
+ * A request with `entry`'s list parameters read as the server reads them: a comma list (off
+ * the wire) is split, a list (from a caller in the page) goes through the same join and split,
+ * so both layers filter on exactly the same values.
+ */
+export function readLists<Input extends object, Name extends string = never>(entry: { readonly lists?: readonly Name[] }, input: Input): Omit<Input, Name> & { readonly [Key in Name]?: string[] | undefined } {
+  const read: Record<string, unknown> = { ...(input as Record<string, unknown>) };
+  for (const name of entry.lists ?? []) {
+    const value = read[name] as string | readonly string[] | undefined;
+    read[name] = splitList(typeof value === "string" || value === undefined ? value : joinList(value));
+  }
+  return read as Omit<Input, Name> & { readonly [Key in Name]?: string[] | undefined };
+}
 
 /**
  * The path and query string of a request to `entry`: path parameters in the path (each
  * segment of `*` encoded on its own, so `/` stays a separator), the rest in the query string;
- * undefined values are left out. Typed callers pass the table's `RouteInput` of the route.
+ * the entry's list parameters as comma lists (`joinList`); undefined values and empty lists are
+ * left out. Typed callers pass the table's `RouteRequest` of the route.
  */
 export function routeUrl(entry: RoutePath, input: object): string {
   const values = input as RouteValues;
@@ -110,7 +152,11 @@ export function routeUrl(entry: RoutePath, input: object): string {
     })
     .join("/");
   const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(values)) if (value !== undefined && !inPath.has(key)) search.set(key, String(value));
+  const lists = new Set(entry.lists);
+  for (const [key, raw] of Object.entries(values)) {
+    const value = lists.has(key) && Array.isArray(raw) ? joinList(raw as readonly string[]) : raw;
+    if (value !== undefined && !inPath.has(key)) search.set(key, String(value));
+  }
   const query = search.toString();
   return query === "" ? path : `${path}?${query}`;
 }

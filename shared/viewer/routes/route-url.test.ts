@@ -1,7 +1,7 @@
 // routeUrl builds every request the web app sends from a route's table entry: what it puts in
 // the path, what in the query string, and how it encodes both, as the server decodes them.
 import { describe, expect, it } from "vitest";
-import { VIEWER_ROUTES, routeUrl } from "./index.js";
+import { VIEWER_ROUTES, joinList, logQueryOf, readLists, routeUrl, searchScopesOf, splitList } from "./index.js";
 
 describe("routeUrl", () => {
   it("puts the query in the query string, in the order given, and leaves undefined values out", () => {
@@ -31,5 +31,30 @@ describe("routeUrl", () => {
 
   it("refuses a request without a path parameter its route needs", () => {
     expect(() => routeUrl(VIEWER_ROUTES.slicePage, {} as never)).toThrow("/api/slices/:slice_type: the path parameter slice_type is missing");
+  });
+
+  it("writes an entry's list parameters as WINK's comma lists, an empty list as no filter", () => {
+    expect(routeUrl(VIEWER_ROUTES.bundleLogs, { file: "b.zip", level: ["ERROR", "WARNING"], exclude_logger: [], logger: undefined, limit: 3 })).toBe("/api/logs?file=b.zip&level=ERROR%2CWARNING&limit=3");
+    expect(routeUrl(VIEWER_ROUTES.bundleSearch, { q: "a,b", scope: ["logs", "members"] })).toBe("/api/bundles/search?q=a%2Cb&scope=logs%2Cmembers");
+  });
+});
+
+describe("WINK's comma lists", () => {
+  it("read back what joinList wrote, trimmed, with empty values and empty lists as no filter", () => {
+    expect(splitList(joinList(["info", "warning"]))).toEqual(["info", "warning"]);
+    expect(joinList([])).toBeUndefined();
+    expect(splitList(" info , ,warning,")).toEqual(["info", "warning"]);
+    expect(splitList(" , ")).toBeUndefined();
+    expect(splitList(undefined)).toBeUndefined();
+  });
+
+  it("read a request's lists alike off the wire and from a caller in the page", () => {
+    const wire = readLists(VIEWER_ROUTES.bundleTranscript, { entry_type: "tool_use, tool_result", source: "", search: "x" });
+    const page = readLists(VIEWER_ROUTES.bundleTranscript, { entry_type: ["tool_use", " tool_result"], source: [], search: "x" });
+    expect(wire).toEqual({ entry_type: ["tool_use", "tool_result"], search: "x" });
+    expect(page).toEqual(wire);
+    expect(logQueryOf({ level: "a,b", exclude_event: ["c"], at_line: 4 })).toEqual(logQueryOf({ level: ["a", "b"], exclude_event: "c", at_line: 4 }));
+    expect(logQueryOf({ level: "a,b", at_line: 4 })).toMatchObject({ levels: ["a", "b"], atLine: 4, limit: null });
+    expect(searchScopesOf({ scope: "logs,files" })).toEqual(["logs", "files"]);
   });
 });

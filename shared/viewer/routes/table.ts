@@ -58,7 +58,7 @@ import {
 import { BundleFileParams, BundleQuery, BundleSearchQuery, CompareQuery, LogsQuery, TranscriptQuery } from "./bundle-requests.js";
 import { LIVE_EVENTS } from "./events.js";
 import { ROUTE_PATHS as P } from "./paths.js";
-import type { RouteName, RoutePath } from "./paths.js";
+import type { ListNames, RouteName, RoutePath, WithLists } from "./paths.js";
 import {
   BrowseQuery,
   DiffQuery,
@@ -176,5 +176,7 @@ type StaticOf<Entry, Part extends string> = Entry extends { readonly [Key in Par
 
 /** What a request to `Entry` takes: its query and its path parameters, in one object. */
 export type RouteInput<Entry extends RouteEntry> = StaticOf<Entry, "querystring"> & StaticOf<Entry, "params">;
+/** A request to `Entry` as a caller gives it: `RouteInput` with the entry's `lists` as lists of strings (`routeUrl` writes them as comma lists). */
+export type RouteRequest<Entry extends RouteEntry> = WithLists<RouteInput<Entry>, ListNames<Entry>>;
 /** The JSON body of `Entry`'s 200 answer. */
 export type RouteResponse<Entry extends RouteEntry> = Entry extends { readonly response: infer Schema extends TSchema } ? Static<Schema> : never;

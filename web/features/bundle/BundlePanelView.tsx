@@ -1,7 +1,7 @@
 /**
  * The panels a debug bundle's run offers beside the session views (`view=panel&panel=<id>`,
  * listed by the run's `panels`): logs, transcript, request, metrics, config, run context,
- * eval, environment and manifest. Each reads its data through `Api.bundles` only, so the
+ * eval, environment and manifest. Each reads its data through the bundle routes (`Api.ask`) only, so the
  * same panels work on a server, on dropped bundles and in a bundled HTML file.
  */
 import { EmptyState } from "../../components/feedback.js";

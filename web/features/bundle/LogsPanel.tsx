@@ -68,7 +68,7 @@ export function LogsPanel({ file, filters, search, entry, time }: LogsPanelProps
   const first = useLogs(file, { ...params, offset: 0, limit: BUNDLE_PAGE_SIZE });
   const facets = useLogFacets(file);
   const head = useLogs(file, { offset: 0, limit: 1 });
-  const errors = useLogs(file, { levels: ERROR_LEVELS, limit: 1000 });
+  const errors = useLogs(file, { level: ERROR_LEVELS, limit: 1000 });
   const scroller = useRef<HTMLDivElement>(null);
   const timeField = useRef<HTMLInputElement>(null);
   const searchField = useRef<HTMLInputElement>(null);
@@ -77,7 +77,7 @@ export function LogsPanel({ file, filters, search, entry, time }: LogsPanelProps
   const firstTime = head.data?.entries[0]?.timestamp ?? null;
 
   // Where the selected record (or the time jumped to) is among the shown records.
-  const landingParams: LogsParams | null = time !== undefined ? { ...params, at: time, limit: 1 } : entry !== undefined ? { ...params, atLine: entry, limit: 1 } : null;
+  const landingParams: LogsParams | null = time !== undefined ? { ...params, at: time, limit: 1 } : entry !== undefined ? { ...params, at_line: entry, limit: 1 } : null;
   const landing = useQuery(logsQuery(api, file, landingParams));
   const landed = landing.data?.entries[0] ?? null;
   const position = landingParams !== null && landing.data !== undefined ? landing.data.offset : null;

@@ -41,7 +41,7 @@ export interface TranscriptPanelProps {
 
 /** While results are drawn under their tool use, their own rows are left out of the list. */
 function listParams(params: TranscriptParams, nested: boolean): TranscriptParams {
-  return nested ? { ...params, excludeEntryTypes: [...(params.excludeEntryTypes ?? []), "tool_result"] } : params;
+  return nested ? { ...params, exclude_entry_type: [...(params.exclude_entry_type ?? []), "tool_result"] } : params;
 }
 
 export function TranscriptPanel({ file, filters, search, entry }: TranscriptPanelProps) {
@@ -57,10 +57,10 @@ export function TranscriptPanel({ file, filters, search, entry }: TranscriptPane
   const total = first.data?.total ?? 0;
 
   // The selected entry; a result drawn under its tool use is found through that use.
-  const target = useQuery(transcriptQuery(api, file, entry === undefined ? null : { atRowid: entry, limit: 1 }));
+  const target = useQuery(transcriptQuery(api, file, entry === undefined ? null : { at_rowid: entry, limit: 1 }));
   const targetEntry = target.data?.entries[0];
   const rowOf = nested && targetEntry?.entry_type === "tool_result" && targetEntry.paired_rowid !== null ? targetEntry.paired_rowid : entry;
-  const landing = useQuery(transcriptQuery(api, file, rowOf === undefined ? null : { ...params, atRowid: rowOf, limit: 1 }));
+  const landing = useQuery(transcriptQuery(api, file, rowOf === undefined ? null : { ...params, at_rowid: rowOf, limit: 1 }));
   const position = rowOf !== undefined && landing.data !== undefined ? landing.data.offset : null;
 
   const virtualizer = useVirtualizer({ count: total, getScrollElement: () => scroller.current, estimateSize: () => 96, overscan: 6 });
@@ -206,7 +206,7 @@ const TranscriptRow = memo(function TranscriptRow({ file, params, index, nested,
   const paired = (query.data?.entries ?? []).filter((candidate) => candidate.entry_type === "tool_use" && candidate.paired_rowid !== null).map((candidate) => candidate.paired_rowid as number);
   const low = paired.length === 0 ? 0 : Math.min(...paired);
   const high = paired.length === 0 ? 0 : Math.max(...paired);
-  const results = useQuery({ ...transcriptQuery(api, file, { entryTypes: ["tool_result"], atRowid: Math.max(1, low), limit: high - low + 1 }), enabled: nested && paired.length > 0 });
+  const results = useQuery({ ...transcriptQuery(api, file, { entry_type: ["tool_result"], at_rowid: Math.max(1, low), limit: high - low + 1 }), enabled: nested && paired.length > 0 });
   if (entry === undefined) return query.isError ? <div className="transcript-entry muted">Could not load this page of the transcript.</div> : <div className="transcript-entry skeleton" aria-busy="true" />;
   const result = nested && entry.paired_rowid !== null ? results.data?.entries.find((candidate) => candidate.rowid === entry.paired_rowid) : undefined;
   return <EntryView entry={entry} result={result} resultPending={nested && entry.paired_rowid !== null && results.isPending} selected={selected === entry.rowid} resultSelected={result !== undefined && selected === result.rowid} onSelect={onSelect} />;

@@ -8,9 +8,9 @@ describe("facet filters of the logs and transcript panels", () => {
       { facet: "level", value: "WARNING", include: true },
       { facet: "logger", value: "asyncio", include: false },
     ];
-    expect(logsParams(filters, "tool")).toEqual({ levels: ["ERROR", "WARNING"], excludeLoggers: ["asyncio"], search: "tool" });
+    expect(logsParams(filters, "tool")).toEqual({ level: ["ERROR", "WARNING"], exclude_logger: ["asyncio"], search: "tool" });
     expect(logsParams([], "")).toEqual({});
-    expect(transcriptParams([{ facet: "entry_type", value: "tool_use", include: false }], undefined)).toEqual({ excludeEntryTypes: ["tool_use"] });
+    expect(transcriptParams([{ facet: "entry_type", value: "tool_use", include: false }], undefined)).toEqual({ exclude_entry_type: ["tool_use"] });
   });
 
   it("keeps, leaves out or clears one value per click", () => {

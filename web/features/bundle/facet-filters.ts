@@ -19,12 +19,12 @@ function values(filters: readonly FacetFilter[], facet: string, include: boolean
 /** The logs query of the filters (`undefined` lists left out, so equal filters give equal query keys). */
 export function logsParams(filters: readonly FacetFilter[], search: string | undefined): LogsParams {
   const params: Record<string, unknown> = {
-    levels: values(filters, "level", true),
-    excludeLevels: values(filters, "level", false),
-    loggers: values(filters, "logger", true),
-    excludeLoggers: values(filters, "logger", false),
-    events: values(filters, "event", true),
-    excludeEvents: values(filters, "event", false),
+    level: values(filters, "level", true),
+    exclude_level: values(filters, "level", false),
+    logger: values(filters, "logger", true),
+    exclude_logger: values(filters, "logger", false),
+    event: values(filters, "event", true),
+    exclude_event: values(filters, "event", false),
     search: search === undefined || search === "" ? undefined : search,
   };
   return Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined)) as LogsParams;
@@ -32,10 +32,10 @@ export function logsParams(filters: readonly FacetFilter[], search: string | und
 
 export function transcriptParams(filters: readonly FacetFilter[], search: string | undefined): TranscriptParams {
   const params: Record<string, unknown> = {
-    entryTypes: values(filters, "entry_type", true),
-    excludeEntryTypes: values(filters, "entry_type", false),
-    sources: values(filters, "source", true),
-    excludeSources: values(filters, "source", false),
+    entry_type: values(filters, "entry_type", true),
+    exclude_entry_type: values(filters, "entry_type", false),
+    source: values(filters, "source", true),
+    exclude_source: values(filters, "source", false),
     search: search === undefined || search === "" ? undefined : search,
   };
   return Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined)) as TranscriptParams;

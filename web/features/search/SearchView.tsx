@@ -7,6 +7,7 @@
 import { useEffect, useRef, useState } from "react";
 import type { ReactNode } from "react";
 import type { RunSearchGroupResponse, SearchHitResponse, SearchScope, SnapshotRef } from "../../api/api.js";
+import { flag } from "../../api/api.js";
 import { EmptyState, ErrorState, Spinner } from "../../components/feedback.js";
 import { formatBytes, plural, shortId } from "../../components/format.js";
 import { Icon } from "../../components/Icon.js";
@@ -46,7 +47,7 @@ export function SearchView({ snapshot, query, regex }: { snapshot: SnapshotRef; 
   const runResults = useRunSearch(where === "session" && run.data !== undefined ? snapshot.file : null, session?.session_id ?? null, query ?? "", regex);
   const snapshotResults = useSearch(where === "snapshot" && !regex ? snapshot : null, query ?? "", scope);
   // A bundle's session search also covers its logs, transcript and members; "every bundle" covers all of each bundle.
-  const bundleResults = useBundleSearch(query ?? "", where === "bundles" ? { regex, limit: 500 } : { file: snapshot.file, within: "bundle", scopes: BUNDLE_SCOPES, regex, limit: 300 }, bundle && where !== "snapshot");
+  const bundleResults = useBundleSearch(query ?? "", where === "bundles" ? { regex: flag(regex), limit: 500 } : { file: snapshot.file, in: "bundle", scope: BUNDLE_SCOPES, regex: flag(regex), limit: 300 }, bundle && where !== "snapshot");
   const groups = useBundleGroups(bundle && where === "bundles");
   const summaries = new Map((groups.data ?? []).flatMap((group) => group.bundles.map((entry) => [entry.path, entry] as const)));
   const results = where === "session" ? runResults : where === "bundles" ? bundleResults : snapshotResults;
