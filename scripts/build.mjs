@@ -28,11 +28,14 @@ if (existsSync("dist/server/schemas/precompiled-validators.js")) run("node", ["-
 // One bundled file for the CLI: it starts in ~0.1 s of CPU instead of ~0.4 s (server/build-cli.mjs).
 if (existsSync("dist/server/cli.js")) run("node", ["server/build-cli.mjs"]);
 if (existsSync("web/index.html")) {
-  run("npx", ["vite", "build", "--logLevel", "warn"]);
+  // NODE_ENV=production whatever called the build: `npm pack` from a test runs it under
+  // NODE_ENV=test, which built React's development JSX runtime into every page (the app 181
+  // KB gzipped instead of 117, the standalone page 712 instead of 640) and the renderer's JSX
+  // for a React it does not bundle.
+  const production = { ...process.env, NODE_ENV: "production" };
+  run("npx", ["vite", "build", "--logLevel", "warn"], production);
   // One-chunk build that `wink-debug bundle` inlines into a self-contained HTML file.
-  run("npx", ["vite", "build", "--mode", "standalone", "--logLevel", "warn"]);
+  run("npx", ["vite", "build", "--mode", "standalone", "--logLevel", "warn"], production);
   // The landing page's server renderer (web/entry-server.tsx), which the server loads from dist/web-ssr.
-  // NODE_ENV=production whatever called the build (`npm pack` from a test runs it under
-  // NODE_ENV=test): the renderer's JSX must be compiled for the production React it bundles.
-  run("npx", ["vite", "build", "--ssr", "entry-server.tsx", "--logLevel", "warn"], { ...process.env, NODE_ENV: "production" });
+  run("npx", ["vite", "build", "--ssr", "entry-server.tsx", "--logLevel", "warn"], production);
 }

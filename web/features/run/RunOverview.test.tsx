@@ -36,13 +36,15 @@ describe("the run overview of a session longer than the run lists", () => {
     const api = {
       kind: "http",
       label: "test",
-      run: () => Promise.resolve(boundedRun(whole)),
-      runSession: (_file: string, session: string, offset: number, limit: number) => {
-        asked.push({ offset, limit });
-        const page = runSessionPage(whole, session, offset, limit);
-        return page === null ? Promise.reject(new Error("no such session")) : Promise.resolve(page);
+      ask: {
+        run: () => Promise.resolve(boundedRun(whole)),
+        runSession: ({ session, offset, limit }: { session: string; offset: number; limit: number }) => {
+          asked.push({ offset, limit });
+          const page = runSessionPage(whole, session, offset, limit);
+          return page === null ? Promise.reject(new Error("no such session")) : Promise.resolve(page);
+        },
+        diff: () => new Promise(() => {}),
       },
-      diff: () => new Promise(() => {}),
     } as unknown as Api;
     renderOverview(api);
     const omitted = await screen.findByTestId("omitted-turns");
@@ -89,7 +91,7 @@ function failingRun(): RunView {
 
 describe("the run overview of a run of more failures than the run lists", () => {
   it("counts every failure and says how many are not listed, where they would be", async () => {
-    const api = { kind: "http", label: "test", run: () => Promise.resolve(boundedRun(failingRun())), diff: () => new Promise(() => {}) } as unknown as Api;
+    const api = { kind: "http", label: "test", ask: { run: () => Promise.resolve(boundedRun(failingRun())), diff: () => new Promise(() => {}) } } as unknown as Api;
     renderOverview(api);
     const omitted = await screen.findByTestId("omitted-failures");
     const half = RUN_FAILURE_LIMIT / 2;
@@ -112,12 +114,14 @@ describe("the run overview of a run of more failures than the run lists", () => 
     const api = {
       kind: "http",
       label: "test",
-      run: () => Promise.resolve(boundedRun(whole)),
-      runFailures: (_file: string, offset: number, limit: number) => {
-        asked.push({ offset, limit });
-        return Promise.resolve(runFailurePage(whole, offset, limit));
+      ask: {
+        run: () => Promise.resolve(boundedRun(whole)),
+        runFailures: ({ offset, limit }: { offset: number; limit: number }) => {
+          asked.push({ offset, limit });
+          return Promise.resolve(runFailurePage(whole, offset, limit));
+        },
+        diff: () => new Promise(() => {}),
       },
-      diff: () => new Promise(() => {}),
     } as unknown as Api;
     renderOverview(api);
     const half = RUN_FAILURE_LIMIT / 2;

@@ -23,11 +23,14 @@ describe("the sidebar's snapshots of a session longer than the run lists", () =>
     const api = {
       kind: "http",
       label: "test",
-      run: () => Promise.resolve(boundedRun(whole)),
-      runSession: (_file: string, session: string, offset: number, limit: number) => {
-        asked.push({ offset, limit });
-        const page = runSessionPage(whole, session, offset, limit);
-        return page === null ? Promise.reject(new Error("no such session")) : Promise.resolve(page);
+      ask: {
+        run: () => Promise.resolve(boundedRun(whole)),
+        runSession: ({ session, offset, limit }: { session: string; offset: number; limit: number }) => {
+          asked.push({ offset, limit });
+          const page = runSessionPage(whole, session, offset, limit);
+          return page === null ? Promise.reject(new Error("no such session")) : Promise.resolve(page);
+        },
+        diff: () => new Promise(() => {}),
       },
     } as unknown as Api;
     render(
