@@ -5,12 +5,12 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
-import { boundedRun, runFailurePage, runSessionPage, RUN_FAILURE_LIMIT, RUN_FAILURE_PAGE_LIMIT, RUN_LIST_LIMIT } from "../../../shared/viewer/index.js";
+import { boundedRun, runFailurePage, RUN_FAILURE_LIMIT, RUN_FAILURE_PAGE_LIMIT, RUN_LIST_LIMIT } from "../../../shared/viewer/index.js";
 import type { RunFailureView, RunView } from "../../../shared/viewer/index.js";
 import type { Api } from "../../api/api.js";
 import { ApiProvider } from "../../api/context.js";
 import { RunOverview } from "./RunOverview.js";
-import { longRun, longRunTime } from "./long-run.test-support.js";
+import { longRun, longRunApi, longRunTime } from "./long-run.test-support.js";
 
 afterEach(() => cleanup());
 
@@ -33,19 +33,7 @@ describe("the run overview of a session longer than the run lists", () => {
   it("says how many turns are not listed and lists them on request", async () => {
     const whole = longRun(TURNS, true);
     const asked: { offset: number; limit: number }[] = [];
-    const api = {
-      kind: "http",
-      label: "test",
-      ask: {
-        run: () => Promise.resolve(boundedRun(whole)),
-        runSession: ({ session, offset, limit }: { session: string; offset: number; limit: number }) => {
-          asked.push({ offset, limit });
-          const page = runSessionPage(whole, session, offset, limit);
-          return page === null ? Promise.reject(new Error("no such session")) : Promise.resolve(page);
-        },
-        diff: () => new Promise(() => {}),
-      },
-    } as unknown as Api;
+    const api = longRunApi(whole, asked);
     renderOverview(api);
     const omitted = await screen.findByTestId("omitted-turns");
     const half = RUN_LIST_LIMIT / 2;

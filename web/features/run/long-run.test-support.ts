@@ -4,7 +4,9 @@
  * snapshots cut down with `boundedRun`. With `turns`, each line is a turn (`turn N`); without,
  * the session has none (`snapshot N`).
  */
+import { boundedRun, runSessionPage } from "../../../shared/viewer/index.js";
 import type { RunSessionView, RunView } from "../../../shared/viewer/index.js";
+import type { Api } from "../../api/api.js";
 
 export const longRunTime = (n: number): string => new Date(Date.parse("2026-11-22T01:00:00Z") + n * 1000).toISOString();
 
@@ -42,4 +44,24 @@ export function longRun(lines: number, turns: boolean): RunView {
     sessions: [session],
     failures: [],
   };
+}
+
+/**
+ * An `Api` that answers `/api/run` with `whole` cut down as the server cuts it and
+ * `/api/run/session` with its pages, recording each page asked for in `asked`.
+ */
+export function longRunApi(whole: RunView, asked: { offset: number; limit: number }[]): Api {
+  return {
+    kind: "http",
+    label: "test",
+    ask: {
+      run: () => Promise.resolve(boundedRun(whole)),
+      runSession: ({ session, offset, limit }: { session: string; offset: number; limit: number }) => {
+        asked.push({ offset, limit });
+        const page = runSessionPage(whole, session, offset, limit);
+        return page === null ? Promise.reject(new Error("no such session")) : Promise.resolve(page);
+      },
+      diff: () => new Promise(() => {}),
+    },
+  } as unknown as Api;
 }

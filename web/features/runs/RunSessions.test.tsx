@@ -5,11 +5,10 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
-import { boundedRun, runSessionPage, RUN_LIST_LIMIT, RUN_SESSION_PAGE_LIMIT } from "../../../shared/viewer/index.js";
-import type { Api } from "../../api/api.js";
+import { RUN_LIST_LIMIT, RUN_SESSION_PAGE_LIMIT } from "../../../shared/viewer/index.js";
 import { ApiProvider } from "../../api/context.js";
 import { RunSessions } from "./RunsPanel.js";
-import { longRun } from "../run/long-run.test-support.js";
+import { longRun, longRunApi } from "../run/long-run.test-support.js";
 
 afterEach(() => cleanup());
 
@@ -20,19 +19,7 @@ describe("the sidebar's snapshots of a session longer than the run lists", () =>
   it("says how many are not listed and lists them a page at a time, each button saying how many", async () => {
     const whole = longRun(LINES, false);
     const asked: { offset: number; limit: number }[] = [];
-    const api = {
-      kind: "http",
-      label: "test",
-      ask: {
-        run: () => Promise.resolve(boundedRun(whole)),
-        runSession: ({ session, offset, limit }: { session: string; offset: number; limit: number }) => {
-          asked.push({ offset, limit });
-          const page = runSessionPage(whole, session, offset, limit);
-          return page === null ? Promise.reject(new Error("no such session")) : Promise.resolve(page);
-        },
-        diff: () => new Promise(() => {}),
-      },
-    } as unknown as Api;
+    const api = longRunApi(whole, asked);
     render(
       <ApiProvider api={api}>
         <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
