@@ -9,17 +9,19 @@ import { BUNDLE_MEMBERS, bundleDigestParts, bundleRunParts } from "../../shared/
 import { findFilesystemSnapshotRef } from "../../shared/session/index.js";
 import type { CompactSessionIndex, SessionSnapshot } from "../../shared/session/index.js";
 import { EventLoopSlices } from "../../shared/session/index.js";
-import { buildRunSliced, landingRun, latestLinesSliced, runDigest } from "../../shared/viewer/index.js";
-import type { IndexedSnapshotLine, RunDigestView, RunView } from "../../shared/viewer/index.js";
+import { buildRunSliced, buildSessionListsSliced, landingRun, latestLinesSliced, runDigest } from "../../shared/viewer/index.js";
+import type { RunDigestView, RunInput, RunSessionLists, RunView } from "../../shared/viewer/index.js";
 import { isoTime } from "./iso-time.js";
 import type { SessionFileRecord } from "./snapshot-directory.js";
 import type { ViewerState } from "./viewer-state.js";
-import { indexedLine } from "./viewer-state.js";
 
 /** Files larger than this get snapshot labels without archive names (naming them parses every line). */
 const MAX_ARCHIVE_NAMING_BYTES = 32 * 1024 * 1024;
 
 const runs = new WeakMap<CompactSessionIndex, Promise<RunView>>();
+/** What a run was built with beyond its lines and latest lines: a session's whole lists are built again with it. */
+type ListsContext = Pick<RunInput, "archives" | "lineLabels" | "eventDetail">;
+const contexts = new WeakMap<RunView, ListsContext>();
 
 /** The run of one session file (indexed first when needed). */
 export async function runOf(state: ViewerState, record: SessionFileRecord): Promise<RunView> {
@@ -30,6 +32,22 @@ export async function runOf(state: ViewerState, record: SessionFileRecord): Prom
   runs.set(index, building);
   building.catch(() => runs.delete(index));
   return building;
+}
+
+/**
+ * The whole turns and snapshots of one session of a run (`/api/run/session`, the run search).
+ * The run keeps each session's lists as `/api/run` lists them (a file of 1.5 M lines kept a
+ * turn and a snapshot view a line); a session `truncated` there has its lists built again
+ * from the file's index and its latest line. Null when the run has no such session.
+ */
+export async function sessionListsOf(state: ViewerState, record: SessionFileRecord, run: RunView, sessionId: string): Promise<RunSessionLists | null> {
+  const session = run.sessions.find((candidate) => candidate.session_id === sessionId);
+  if (session === undefined) return null;
+  if (session.truncated === undefined) return { turns: session.turns, snapshots: session.snapshots };
+  const index = await state.directory.ensureIndexed(record);
+  const latest = new Map([[sessionId, await state.directory.readSnapshot(record, session.latest_line)]]);
+  const context = contexts.get(run) ?? {};
+  return buildSessionListsSliced({ ...context, source: run.source, modifiedAt: run.modified_at, lines: index.lines, lineErrors: index.errors, latest }, sessionId);
 }
 
 /**
@@ -87,12 +105,9 @@ async function build(
 ): Promise<RunView> {
   // In event-loop slices, as the run itself (buildRunSliced): over a file of 1.5 M lines each
   // pass takes seconds, and `/api/meta` of another file waited them out.
+  // The index's lines are read by column (an entry object a line was ~200 bytes, all kept through the build).
   const slices = new EventLoopSlices();
-  const lines = new Array<IndexedSnapshotLine>(index.lines.length);
-  for (let position = 0; position < lines.length; position++) {
-    lines[position] = indexedLine(index.lines.summaryAt(position));
-    if (slices.due()) await slices.pause();
-  }
+  const lines = index.lines;
   const latest = new Map<string, SessionSnapshot>();
   // One line at a time: two big lines parsed at once would double the peak memory.
   for (const [sessionId, lineNumber] of await latestLinesSliced(lines, slices)) latest.set(sessionId, await readLatest(lineNumber));
@@ -106,7 +121,7 @@ async function build(
     }
   }
   const bundle = record.kind === "bundle" && state.bundles !== null ? await state.bundles.open(record.absolutePath, record.path) : null;
-  return buildRunSliced({
+  const input: RunInput = {
     ...(bundle === null ? {} : await (purpose === "view" ? bundleRunParts(bundle) : bundleDigestParts(bundle))),
     source: { kind: bundle === null ? "session_file" : "bundle", path: record.path, name: record.name },
     modifiedAt: isoTime(record.mtimeMs),
@@ -115,5 +130,10 @@ async function build(
     latest,
     archives,
     ...(purpose === "digest" ? { eventDetail: "failures" as const } : {}),
-  }, slices);
+    // Each session's lists as `/api/run` answers them: the whole lists are built again for a page (sessionListsOf).
+    bounded: true,
+  };
+  const run = await buildRunSliced(input, slices);
+  contexts.set(run, { archives: input.archives, lineLabels: input.lineLabels, eventDetail: input.eventDetail });
+  return run;
 }

@@ -6,12 +6,12 @@
  */
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import path from "node:path";
-import { boundedRun, pageOfRuns, placeholderRunSummary, runFailurePage, runSessionPage, runSummary, searchRun, sessionEvents } from "../../shared/viewer/index.js";
+import { boundedRun, pageOfRuns, placeholderRunSummary, runFailurePage, runSummary, searchRun, sessionEvents, sessionListsPage } from "../../shared/viewer/index.js";
 import type { RunSearchSession, RunSummaryView } from "../../shared/viewer/index.js";
 import { badRequest, echoedName, notFound } from "../http/errors.js";
 import { compileLinearRegex } from "../library/linear-regex.js";
 import type { StoreHealth } from "../library/remote-poller.js";
-import { landingRecord, runOf } from "../library/runs.js";
+import { landingRecord, runOf, sessionListsOf } from "../library/runs.js";
 import { listedTimeMs } from "../library/snapshot-directory.js";
 import type { SessionFileRecord } from "../library/snapshot-directory.js";
 import type { ViewerState } from "../library/viewer-state.js";
@@ -141,10 +141,11 @@ export const runRoutes: FastifyPluginAsyncTypebox<RunRoutesOptions> = async (app
   } });
 
   app.route({ ...routeOptions(VIEWER_ROUTES.runSession), handler: async (request) => {
-    const run = await runOf(state, await recordOf(request.query.file));
-    const page = runSessionPage(run, request.query.session, request.query.offset, request.query.limit);
-    if (page === null) throw notFound(`Unknown session_id: ${request.query.session}`);
-    return page;
+    const record = await recordOf(request.query.file);
+    // The run keeps the lists `/api/run` answers; a session cut there has its whole lists built again.
+    const lists = await sessionListsOf(state, record, await runOf(state, record), request.query.session);
+    if (lists === null) throw notFound(`Unknown session_id: ${request.query.session}`);
+    return sessionListsPage(request.query.session, lists, request.query.offset, request.query.limit);
   } });
 
   app.route({ ...routeOptions(VIEWER_ROUTES.runFailures), handler: async (request) => {
@@ -171,13 +172,15 @@ export const runRoutes: FastifyPluginAsyncTypebox<RunRoutesOptions> = async (app
     for (const session of run.sessions) {
       if (!wanted.has(session.session_id)) continue;
       const snapshot = await directory.readSnapshot(record, session.latest_line);
+      // Every turn and snapshot of the session, not only those `/api/run` lists.
+      const lists = (await sessionListsOf(state, record, run, session.session_id)) ?? session;
       sessions.push({
         sessionId: session.session_id,
         latestLine: session.latest_line,
         snapshot,
         events: sessionEvents(snapshot),
-        turns: session.turns,
-        workspaces: session.snapshots.map((snapshot) => ({
+        turns: lists.turns,
+        workspaces: lists.snapshots.map((snapshot) => ({
           lineNumber: snapshot.line_number,
           turn: snapshot.turn,
           label: snapshot.label,

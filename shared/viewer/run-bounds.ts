@@ -30,8 +30,8 @@ export const RUN_FAILURE_PAGE_LIMIT = RUN_FAILURE_LIMIT;
 /** Turns, and snapshots, one answer of `/api/run/session` holds at most (and by default). */
 export const RUN_SESSION_PAGE_LIMIT = 1_000;
 
-/** How many of each list the session at `position` (of `sessions`) may list. */
-function listLimit(position: number, sessions: number): number {
+/** How many of each list the session at `position` (of `sessions`) may list (`/api/run`, and a `bounded` build). */
+export function listLimit(position: number, sessions: number): number {
   if (position === 0) return RUN_LIST_LIMIT;
   return Math.min(RUN_LIST_LIMIT, Math.max(RUN_LIST_FLOOR, Math.floor(RUN_LIST_BUDGET / (sessions - 1))));
 }
@@ -43,7 +43,7 @@ function cut<T>(list: readonly T[], limit: number): { listed: T[]; cut: RunListC
   return { listed: [...list.slice(0, head), ...list.slice(list.length - tail)], cut: { total: list.length, listed: limit, omitted: list.length - limit, from: head } };
 }
 
-function boundedSession(session: RunSessionView, limit: number): RunSessionView {
+export function boundedSession(session: RunSessionView, limit: number): RunSessionView {
   if (session.turns.length <= limit && session.snapshots.length <= limit) return session;
   const turns = cut(session.turns, limit);
   const snapshots = cut(session.snapshots, limit);
@@ -67,15 +67,19 @@ export function boundedRun(run: RunView): RunView {
 /** A stretch of one session's whole lists (`/api/run/session`), or null when the run has no such session. */
 export function runSessionPage(run: RunView, sessionId: string, offset = 0, limit = RUN_SESSION_PAGE_LIMIT): RunSessionPageView | null {
   const session = run.sessions.find((candidate) => candidate.session_id === sessionId);
-  if (session === undefined) return null;
+  return session === undefined ? null : sessionListsPage(sessionId, session, offset, limit);
+}
+
+/** {@link runSessionPage} of a session's whole lists given as they are (a bounded run's built again). */
+export function sessionListsPage(sessionId: string, lists: Pick<RunSessionView, "turns" | "snapshots">, offset = 0, limit = RUN_SESSION_PAGE_LIMIT): RunSessionPageView {
   const end = offset + Math.min(limit, RUN_SESSION_PAGE_LIMIT);
   return {
-    session_id: session.session_id,
+    session_id: sessionId,
     offset,
-    turn_count: session.turns.length,
-    snapshot_count: session.snapshots.length,
-    turns: session.turns.slice(offset, end),
-    snapshots: session.snapshots.slice(offset, end),
+    turn_count: lists.turns.length,
+    snapshot_count: lists.snapshots.length,
+    turns: lists.turns.slice(offset, end),
+    snapshots: lists.snapshots.slice(offset, end),
   };
 }
 

@@ -9,7 +9,9 @@
  * Browser-safe: the server's routes and the in-browser API build runs with the same code.
  */
 import { atOnce, EventLoopSlices, inSlices, type Due } from "../session/event-loop-slices.js";
+import type { EnvelopeSummary } from "../session/envelope-scan.js";
 import type { SessionLineError, SessionSnapshot } from "../session/snapshot-line.js";
+import { boundedSession, listLimit } from "./run-bounds.js";
 import type { IndexedSnapshotLine } from "./snapshot-view.js";
 import { validationErrorText } from "./snapshot-view.js";
 import type { TimeOrder } from "./times.js";
@@ -33,11 +35,38 @@ import type {
   TurnView,
 } from "./types.js";
 
+/** What the run reads of a line but its number and time: one object for all the lines that say the same (`SessionLines`' shapes). */
+export type RunLineShape = Pick<EnvelopeSummary, "sessionId" | "parentId" | "tags" | "childrenIds" | "validationErrors">;
+
+/**
+ * A source's lines by position (file order), as the run reads them: the server's index
+ * (`SessionLines`) is one. A run of 1.5 M lines built an entry object a line from the index
+ * first (~200 bytes each, all alive through the build).
+ */
+export interface RunLines {
+  readonly length: number;
+  lineNumberAt(position: number): number;
+  /** The line's `created_at` as written. */
+  timeAt(position: number): string;
+  shapeAt(position: number): RunLineShape;
+}
+
+/** Lines given as entries (the in-browser API, bundles, tests) read as {@link RunLines}. */
+export function runLinesOf(lines: readonly IndexedSnapshotLine[] | RunLines): RunLines {
+  if (!isLineArray(lines)) return lines;
+  const at = (position: number) => lines[position] as IndexedSnapshotLine;
+  return { length: lines.length, lineNumberAt: (position) => at(position).lineNumber, timeAt: (position) => at(position).summary.createdAt, shapeAt: (position) => at(position).summary };
+}
+
+function isLineArray(lines: readonly IndexedSnapshotLine[] | RunLines): lines is readonly IndexedSnapshotLine[] {
+  return Array.isArray(lines);
+}
+
 export interface RunInput {
   readonly source: RunSourceView;
   readonly modifiedAt: string;
   /** Every loaded line of the source, in file order. */
-  readonly lines: readonly IndexedSnapshotLine[];
+  readonly lines: readonly IndexedSnapshotLine[] | RunLines;
   readonly lineErrors: readonly SessionLineError[];
   /** Each session's latest line (see {@link latestLines}) parsed in full, by session id. */
   readonly latest: ReadonlyMap<string, SessionSnapshot>;
@@ -64,57 +93,69 @@ export interface RunInput {
    * a run built for its digest (`runDigest` reads nothing else of them). Default `all`.
    */
   readonly eventDetail?: EventDetail;
+  /**
+   * Lists each session's turns and snapshots as `boundedRun` (`/api/run`) does, each session
+   * cut as soon as it is built, so the whole lists are never all kept: a file of 1.5 M
+   * snapshot lines kept a turn and a snapshot view a line (~1.5 GB of RSS at the peak).
+   * {@link buildSessionListsSliced} builds one session's whole lists again. Default false.
+   */
+  readonly bounded?: boolean;
 }
 
 /** Each session's latest line (latest `created_at`, then the higher line number), by session id. */
-export function latestLines(lines: readonly IndexedSnapshotLine[]): Map<string, number> {
-  const latest = new Map<string, number>();
-  const times = new Map<string, KeyedTime>();
-  for (const line of lines) takeIfLater(latest, times, line);
-  return latest;
+export function latestLines(lines: readonly IndexedSnapshotLine[] | RunLines): Map<string, number> {
+  return atOnce(latestLinesSteps(runLinesOf(lines), () => false));
 }
 
 /** {@link latestLines} in event-loop slices (the server's: a file of 1.5 M lines took ~1 s). */
-export async function latestLinesSliced(lines: readonly IndexedSnapshotLine[], slices: EventLoopSlices = new EventLoopSlices()): Promise<Map<string, number>> {
+export async function latestLinesSliced(lines: readonly IndexedSnapshotLine[] | RunLines, slices: EventLoopSlices = new EventLoopSlices()): Promise<Map<string, number>> {
+  return inSlices(latestLinesSteps(runLinesOf(lines), (work) => slices.due(work)), slices);
+}
+
+function* latestLinesSteps(lines: RunLines, due: Due): Generator<void, Map<string, number>, void> {
   const latest = new Map<string, number>();
+  // A time with its `Date.parse`, so a session's latest time is parsed once, not at every line after it.
   const times = new Map<string, KeyedTime>();
-  for (const line of lines) {
-    takeIfLater(latest, times, line);
-    if (slices.due()) await slices.pause();
+  for (let position = 0; position < lines.length; position++) {
+    const sessionId = lines.shapeAt(position).sessionId;
+    const known = times.get(sessionId);
+    const text = lines.timeAt(position);
+    const key = Date.parse(text);
+    // Lines come in file order: a later one wins a tie.
+    if (known === undefined || compareKeyedTimes(key, text, known.key, known.text) >= 0) {
+      latest.set(sessionId, lines.lineNumberAt(position));
+      times.set(sessionId, { text, key });
+    }
+    if (due()) yield;
   }
   return latest;
 }
 
-/** A time with its `Date.parse`, so a session's latest time is parsed once, not at every line after it. */
+/** A time with its `Date.parse`. */
 interface KeyedTime {
   readonly text: string;
   readonly key: number;
 }
 
-/** Makes `line` its session's latest when it is (lines come in file order: a later one wins a tie). */
-function takeIfLater(latest: Map<string, number>, times: Map<string, KeyedTime>, line: IndexedSnapshotLine): void {
-  const known = times.get(line.summary.sessionId);
-  const text = line.summary.createdAt;
-  const key = Date.parse(text);
-  if (known !== undefined && compareKeyedTimes(key, text, known.key, known.text) < 0) return;
-  latest.set(line.summary.sessionId, line.lineNumber);
-  times.set(line.summary.sessionId, { text, key });
-}
-
 /** The parent session id a line names (`parent_id`, else the `parent_session_id` tag). */
-function parentOf(line: IndexedSnapshotLine): string | null {
-  return line.summary.parentId ?? line.summary.tags.parent_session_id ?? null;
+function parentOf(shape: RunLineShape): string | null {
+  return shape.parentId ?? shape.tags.parent_session_id ?? null;
 }
 
 interface SessionParts {
   readonly id: string;
-  readonly lines: IndexedSnapshotLine[];
-  /** The positions of `lines` by time, then line number, with each line's parsed time: sorted once, used by every view of the session. */
-  readonly order: TimeOrder;
-  readonly latest: IndexedSnapshotLine;
+  /** The session's lines, in file order: their positions in the source's lines, their numbers and their times (each read once). */
+  readonly positions: number[];
+  readonly lineNumbers: number[];
+  readonly times: string[];
+  /** The session's lines by time, then line number, with each line's parsed time: sorted once, used by every view of the session. */
+  order: TimeOrder;
+  /** The latest line's number and what it says. */
+  readonly latestLine: number;
+  readonly latestShape: RunLineShape;
   readonly snapshot: SessionSnapshot | undefined;
-  readonly events: TimelineEventView[];
-  readonly turns: TurnView[];
+  events: TimelineEventView[];
+  turns: TurnView[];
   readonly turnSource: RunSessionView["turn_source"];
   readonly parentId: string | null;
   readonly startedAt: string | null;
@@ -138,20 +179,51 @@ export async function buildRunSliced(input: RunInput, slices: EventLoopSlices = 
   return inSlices(runSteps(input, (work) => slices.due(work)), slices);
 }
 
+/** One session's whole turns and snapshots, as the run lists them unbounded. */
+export interface RunSessionLists {
+  readonly turns: TurnView[];
+  readonly snapshots: RunSnapshotView[];
+}
+
+/**
+ * The whole turns and snapshots of one session of `input` (what a `bounded` run leaves out),
+ * built again from its lines and its latest line (`input.latest` needs that session's only);
+ * null when the source has no line of that session.
+ */
+export async function buildSessionListsSliced(input: RunInput, sessionId: string, slices: EventLoopSlices = new EventLoopSlices()): Promise<RunSessionLists | null> {
+  return inSlices(sessionListsSteps(input, sessionId, (work) => slices.due(work)), slices);
+}
+
+function* sessionListsSteps(input: RunInput, sessionId: string, due: Due): Generator<void, RunSessionLists | null, void> {
+  const lines = runLinesOf(input.lines);
+  const positions: number[] = [];
+  for (let position = 0; position < lines.length; position++) {
+    if (lines.shapeAt(position).sessionId === sessionId) positions.push(position);
+    if (due()) yield;
+  }
+  if (positions.length === 0) return null;
+  const session = yield* sessionPartsSteps(sessionId, lines, positions, input.latest.get(sessionId), input.eventDetail, due);
+  const snapshots = yield* snapshotViewsSteps(session, input.archives, input.lineLabels, due);
+  return { turns: session.turns, snapshots };
+}
+
 /** The build of a run, pausing (a `yield`) wherever `due` says the slice has run its time. */
 function* runSteps(input: RunInput, due: Due): Generator<void, RunView, void> {
-  const byId = new Map<string, IndexedSnapshotLine[]>();
-  for (const line of input.lines) {
-    const list = byId.get(line.summary.sessionId);
-    if (list === undefined) byId.set(line.summary.sessionId, [line]);
-    else list.push(line);
+  const lines = runLinesOf(input.lines);
+  const byId = new Map<string, number[]>();
+  for (let position = 0; position < lines.length; position++) {
+    const sessionId = lines.shapeAt(position).sessionId;
+    const list = byId.get(sessionId);
+    if (list === undefined) byId.set(sessionId, [position]);
+    else list.push(position);
     if (due()) yield;
   }
   const parts = new Map<string, SessionParts>();
-  for (const [id, lines] of byId) {
-    parts.set(id, yield* sessionPartsSteps(id, lines, input.latest.get(id), input.eventDetail, due));
+  for (const [id, positions] of byId) {
+    parts.set(id, yield* sessionPartsSteps(id, lines, positions, input.latest.get(id), input.eventDetail, due));
     if (due()) yield;
   }
+  byId.clear();
 
   // Children under their parent, in the order they started; sessions whose parent is not here are roots.
   const childrenOf = new Map<string, SessionParts[]>();
@@ -165,7 +237,7 @@ function* runSteps(input: RunInput, due: Due): Generator<void, RunView, void> {
       else siblings.push(session);
     }
   }
-  const byStart = (a: SessionParts, b: SessionParts) => compareTimes(a.startedAt ?? "", b.startedAt ?? "") || a.latest.lineNumber - b.latest.lineNumber;
+  const byStart = (a: SessionParts, b: SessionParts) => compareTimes(a.startedAt ?? "", b.startedAt ?? "") || a.latestLine - b.latestLine;
   roots.sort((a, b) => a.firstLineNumber - b.firstLineNumber);
 
   // Each session after its parent, depth first (the order is cheap; the views are the work).
@@ -180,36 +252,27 @@ function* runSteps(input: RunInput, due: Due): Generator<void, RunView, void> {
   };
   for (const root of roots) visit(root, 0);
   const sessions: RunSessionView[] = [];
-  const listings = new Map<string, Map<string, IndexedSnapshotLine>>();
+  // Where each child ran, found while its parent's whole lists are still there.
+  const spawns = new Map<string, RunSpawnView | null>();
+  // The failures in session order, placed in time (`offset_ms`) once the run's start is known.
+  const failures: RunFailureView[] = [];
   for (const { session, depth, children } of order) {
-    sessions.push(yield* sessionViewSteps(session, depth, children, parts, listings, input.archives, input.lineLabels, due));
+    // A child's spawn was found with its parent; a root's parent is not here (or is itself).
+    const spawned = spawns.has(session.id) ? (spawns.get(session.id) ?? null) : session.parentId === null ? null : spawnOf(session, parts.get(session.parentId), () => listingLines(parts.get(session.parentId ?? "") as SessionParts, lines));
+    const view = yield* sessionViewSteps(session, depth, children, parts, lines, spawned, input.archives, input.lineLabels, due);
+    childSpawns(session, children, lines, spawns);
+    sessionFailures(session, view, failures);
+    sessions.push(input.bounded === true ? boundedSession(view, listLimit(sessions.length, order.length)) : view);
     if (due(session.events.length)) yield;
+    // A bounded run keeps none of the session's whole lists past this point (its children's spawns are found).
+    if (input.bounded === true) release(session);
   }
 
   const runStart = [...sessions.map((session) => session.stats.started_at), input.span?.startedAt ?? null].filter((value): value is string => value !== null).sort(compareTimes)[0] ?? null;
-  const failures: RunFailureView[] = [];
-  for (const session of sessions) {
-    const own = parts.get(session.session_id) as SessionParts;
-    for (const event of own.events) {
-      if (event.success !== false && event.error === null) continue;
-      failures.push({
-        session_id: session.session_id,
-        line_number: session.latest_line,
-        event_index: event.index,
-        slice_type: event.slice_type,
-        item_index: event.item_index,
-        transcript_rowid: null,
-        kind: event.kind,
-        title: event.title,
-        call_id: event.call_id,
-        argument: event.argument,
-        message: event.error ?? event.summary ?? "failed",
-        turn: turnOfEvent(session.turns, event.index),
-        created_at: event.created_at,
-        offset_ms: elapsed(runStart, event.created_at),
-      });
-    }
-    if (due(own.events.length)) yield;
+  for (let at = 0; at < failures.length; at++) {
+    const failure = failures[at] as RunFailureView;
+    failures[at] = { ...failure, offset_ms: elapsed(runStart, failure.created_at) };
+    if (due()) yield;
   }
   const root = sessions[0];
   const extra = unmatchedExtraFailures(input.extraFailures ?? [], failures);
@@ -245,17 +308,17 @@ function* runSteps(input: RunInput, due: Due): Generator<void, RunView, void> {
   const stats = withExtraFailures(combineStats([...sessions.map((session) => session.stats), ...spanStats], input.lineErrors.length > 0 || runFailed), 0, input.recordedToolCalls ?? 0);
   // A `.json` file with no session line is some other JSON document (a `truth.json`, an
   // `index.json`): listed as such, not as a run whose thousands of lines "did not load".
-  const notSession = input.source.kind === "session_file" && isOtherJsonDocument(input.source.name, input.lines.length);
+  const notSession = input.source.kind === "session_file" && isOtherJsonDocument(input.source.name, lines.length);
   const summary: RunSummaryView = {
     source: input.source,
     title: (root === undefined ? null : root.title) ?? input.source.name,
     root_session_id: root?.session_id ?? null,
     modified_at: input.modifiedAt,
-    state: notSession ? "not_session" : input.lines.length === 0 ? "error" : "ready",
-    problem: notSession ? NOT_A_SESSION : input.lines.length === 0 ? (input.lineErrors[0] === undefined ? "The source holds no loadable snapshot line" : `Line ${input.lineErrors[0].lineNumber}: ${input.lineErrors[0].reason}`) : null,
+    state: notSession ? "not_session" : lines.length === 0 ? "error" : "ready",
+    problem: notSession ? NOT_A_SESSION : lines.length === 0 ? (input.lineErrors[0] === undefined ? "The source holds no loadable snapshot line" : `Line ${input.lineErrors[0].lineNumber}: ${input.lineErrors[0].reason}`) : null,
     stats: notSession ? { ...stats, outcome: "ok" } : stats,
     session_count: sessions.length,
-    snapshot_count: input.lines.length,
+    snapshot_count: lines.length,
     load_errors: notSession ? 0 : input.lineErrors.length,
     error: input.error ?? null,
     panels: [...(input.panels ?? [])],
@@ -263,35 +326,93 @@ function* runSteps(input: RunInput, due: Due): Generator<void, RunView, void> {
   return { ...summary, sessions, failures: ordered };
 }
 
+/** The failed events of one session (its view built), appended to `failures` without their `offset_ms` (the run's start is not known yet). */
+function sessionFailures(session: SessionParts, view: RunSessionView, failures: RunFailureView[]): void {
+  for (const event of session.events) {
+    if (event.success !== false && event.error === null) continue;
+    failures.push({
+      session_id: view.session_id,
+      line_number: view.latest_line,
+      event_index: event.index,
+      slice_type: event.slice_type,
+      item_index: event.item_index,
+      transcript_rowid: null,
+      kind: event.kind,
+      title: event.title,
+      call_id: event.call_id,
+      argument: event.argument,
+      message: event.error ?? event.summary ?? "failed",
+      // The session's whole turns (a bounded view lists some of them).
+      turn: turnOfEvent(session.turns, event.index),
+      created_at: event.created_at,
+      offset_ms: null,
+    });
+  }
+}
+
+/** Lets go of a session's per-line parts (a bounded run's view and its children's spawns are built). */
+function release(session: SessionParts): void {
+  session.positions.length = 0;
+  session.lineNumbers.length = 0;
+  session.times.length = 0;
+  session.order = EMPTY_ORDER;
+  session.turns = [];
+  session.events = [];
+}
+
+const EMPTY_ORDER: TimeOrder = { order: new Uint32Array(0), keys: new Float64Array(0) };
+
 /** One session's parts: its lines sorted by time once (each time parsed once), its latest line, its events and turns. */
-function* sessionPartsSteps(id: string, lines: IndexedSnapshotLine[], snapshot: SessionSnapshot | undefined, eventDetail: EventDetail | undefined, due: Due): Generator<void, SessionParts, void> {
-  const timeAt = (position: number) => (lines[position] as IndexedSnapshotLine).summary.createdAt;
-  const order = yield* timeOrderSteps(lines.length, timeAt, due, (a, b) => (lines[a] as IndexedSnapshotLine).lineNumber - (lines[b] as IndexedSnapshotLine).lineNumber);
+function* sessionPartsSteps(id: string, lines: RunLines, positions: number[], snapshot: SessionSnapshot | undefined, eventDetail: EventDetail | undefined, due: Due): Generator<void, SessionParts, void> {
+  const count = positions.length;
+  const lineNumbers = new Array<number>(count);
+  const times = new Array<string>(count);
+  for (let at = 0; at < count; at++) {
+    const position = positions[at] as number;
+    lineNumbers[at] = lines.lineNumberAt(position);
+    times[at] = lines.timeAt(position);
+    if (due()) yield;
+  }
+  const timeAt = (at: number) => times[at] as string;
+  const order = yield* timeOrderSteps(count, timeAt, due, (a, b) => (lineNumbers[a] as number) - (lineNumbers[b] as number));
   const { keys } = order;
   // The latest line as latestLines() finds it (the lines are in file order: a later one wins a tie).
   let latest = 0;
   let first = 0;
   let firstNumber = Number.POSITIVE_INFINITY;
   let parentId: string | null = null;
-  for (let position = 0; position < lines.length; position++) {
-    const line = lines[position] as IndexedSnapshotLine;
-    const key = keys[position] as number;
-    const text = line.summary.createdAt;
-    if (compareKeyedTimes(key, text, keys[latest] as number, timeAt(latest)) >= 0) latest = position;
-    if (compareKeyedTimes(key, text, keys[first] as number, timeAt(first)) < 0) first = position;
-    firstNumber = Math.min(firstNumber, line.lineNumber);
-    parentId ??= parentOf(line);
+  for (let at = 0; at < count; at++) {
+    const key = keys[at] as number;
+    const text = timeAt(at);
+    if (compareKeyedTimes(key, text, keys[latest] as number, timeAt(latest)) >= 0) latest = at;
+    if (compareKeyedTimes(key, text, keys[first] as number, timeAt(first)) < 0) first = at;
+    firstNumber = Math.min(firstNumber, lineNumbers[at] as number);
+    parentId ??= parentOf(lines.shapeAt(positions[at] as number));
     if (due()) yield;
   }
   const events = snapshot === undefined ? [] : sessionEvents(snapshot, eventDetail);
-  const points = new Array<{ line_number: number; created_at: string }>(lines.length);
-  for (let position = 0; position < lines.length; position++) {
-    const line = lines[position] as IndexedSnapshotLine;
-    points[position] = { line_number: line.lineNumber, created_at: line.summary.createdAt };
+  const points = new Array<{ line_number: number; created_at: string }>(count);
+  for (let at = 0; at < count; at++) {
+    points[at] = { line_number: lineNumbers[at] as number, created_at: timeAt(at) };
     if (due()) yield;
   }
   const { turns, turn_source } = yield* deriveTurnsSteps(events, points, order, due);
-  return { id, lines, order, latest: lines[latest] as IndexedSnapshotLine, snapshot, events, turns, turnSource: turn_source, parentId, startedAt: events[0]?.created_at ?? timeAt(first), firstLineNumber: firstNumber };
+  return {
+    id,
+    positions,
+    lineNumbers,
+    times,
+    order,
+    latestLine: lineNumbers[latest] as number,
+    latestShape: lines.shapeAt(positions[latest] as number),
+    snapshot,
+    events,
+    turns,
+    turnSource: turn_source,
+    parentId,
+    startedAt: events[0]?.created_at ?? timeAt(first),
+    firstLineNumber: firstNumber,
+  };
 }
 
 /** The extra failures that no failed event already stands for (same tool, same key argument; each event matched once). */
@@ -340,7 +461,7 @@ function elapsed(from: string | null, to: string | null): number | null {
 }
 
 function sessionTitle(session: SessionParts): string | null {
-  const tags = session.latest.summary.tags;
+  const tags = session.latestShape.tags;
   const tagged = tags.agent ?? tags.app ?? tags.name;
   if (tagged !== undefined && tagged !== "") return tagged;
   const prompt = session.turns.find((turn) => turn.prompt !== null)?.prompt;
@@ -358,7 +479,7 @@ function* sessionStatsSteps(session: SessionParts, due: Due): Generator<void, Ru
   }
   const { startedAt, endedAt } = yield* sessionSpanSteps(session, due);
   return {
-    outcome: failed > 0 || errors > 0 || session.latest.summary.validationErrors.length > 0 ? "failed" : "ok",
+    outcome: failed > 0 || errors > 0 || session.latestShape.validationErrors.length > 0 ? "failed" : "ok",
     failed_calls: failed,
     errors,
     tool_calls: toolCalls,
@@ -377,8 +498,8 @@ function* sessionStatsSteps(session: SessionParts, due: Due): Generator<void, Ru
  * hours. Without timed events the lines are all there is.
  */
 function* sessionSpanSteps(session: SessionParts, due: Due): Generator<void, { startedAt: string | null; endedAt: string | null }, void> {
-  const { order, lines } = session;
-  const timeAt = (position: number) => (lines[position] as IndexedSnapshotLine).summary.createdAt;
+  const { order, times } = session;
+  const timeAt = (position: number) => times[position] as string;
   const first = session.events[0]?.created_at;
   const last = session.events[session.events.length - 1]?.created_at;
   const from = first === undefined ? Number.NaN : Date.parse(first);
@@ -406,7 +527,7 @@ function* sessionSpanSteps(session: SessionParts, due: Due): Generator<void, { s
   }
   const slack = Math.max(LINE_CLOCK_SLACK_MS, to - from);
   if (last !== undefined) consider(last, to);
-  for (let position = 0; position < lines.length; position++) {
+  for (let position = 0; position < times.length; position++) {
     const at = order.keys[position] as number;
     if (!Number.isNaN(at) && at >= from - slack && at <= to + slack) consider(timeAt(position), at);
     if (due()) yield;
@@ -436,7 +557,7 @@ function combineStats(all: readonly RunStatsView[], extraFailure: boolean): RunS
 }
 
 function* snapshotViewsSteps(session: SessionParts, archives: ReadonlyMap<number, string | null> | undefined, lineLabels: ReadonlyMap<number, string> | undefined, due: Due): Generator<void, RunSnapshotView[], void> {
-  const { turns, order, lines } = session;
+  const { turns, order, lineNumbers, times } = session;
   // The first turn each line closes, looked up once: a search per line was quadratic (1,500 lines a session, 1,000 sessions).
   const closing = new Map<number, TurnView>();
   const starts = new Float64Array(turns.length);
@@ -455,10 +576,10 @@ function* snapshotViewsSteps(session: SessionParts, archives: ReadonlyMap<number
   const views = new Array<RunSnapshotView>(order.order.length);
   for (let rank = 0; rank < order.order.length; rank++) {
     const position = order.order[rank] as number;
-    const line = lines[position] as IndexedSnapshotLine;
+    const lineNumber = lineNumbers[position] as number;
     const key = order.keys[position] as number;
-    const time = line.summary.createdAt;
-    const closes = closing.get(line.lineNumber);
+    const time = times[position] as string;
+    const closes = closing.get(lineNumber);
     let turn: number | null = closes?.number ?? null;
     if (closes === undefined && turns.length > 0) {
       while (after < turns.length && !startedAfter(after, key, time)) after++;
@@ -466,39 +587,37 @@ function* snapshotViewsSteps(session: SessionParts, archives: ReadonlyMap<number
       // A line before the first turn started is before turn 1.
       turn = startedAfter(during, key, time) ? null : (turns[during] as TurnView).number;
     }
-    const archive = archives?.get(line.lineNumber) ?? null;
-    const named = lineLabels?.get(line.lineNumber);
+    const archive = archives?.get(lineNumber) ?? null;
+    const named = lineLabels?.get(lineNumber);
     const parts = [named ?? (turn === null ? "before turn 1" : closes === undefined ? `during turn ${turn}` : `turn ${turn}`)];
     if (archive !== null) parts.push(archive);
-    views[rank] = { line_number: line.lineNumber, created_at: time, turn, archive, label: parts.join(" · "), latest: line.lineNumber === session.latest.lineNumber };
+    views[rank] = { line_number: lineNumber, created_at: time, turn, archive, label: parts.join(" · "), latest: lineNumber === session.latestLine };
     if (due()) yield;
   }
   return views;
 }
 
-/** Each child id a parent's lines list, with the first line (by line number) listing it. */
-function listingLines(parent: SessionParts): Map<string, IndexedSnapshotLine> {
-  const listing = new Map<string, IndexedSnapshotLine>();
-  for (const line of parent.lines) {
-    for (const child of line.summary.childrenIds) {
+/** Each child id a parent's lines list, with the first line number listing it. */
+function listingLines(parent: SessionParts, lines: RunLines): Map<string, number> {
+  const listing = new Map<string, number>();
+  for (let at = 0; at < parent.positions.length; at++) {
+    const lineNumber = parent.lineNumbers[at] as number;
+    for (const child of lines.shapeAt(parent.positions[at] as number).childrenIds) {
       const known = listing.get(child);
-      if (known === undefined || line.lineNumber < known.lineNumber) listing.set(child, line);
+      if (known === undefined || lineNumber < known) listing.set(child, lineNumber);
     }
   }
   return listing;
 }
 
-function spawnOf(session: SessionParts, parts: ReadonlyMap<string, SessionParts>, listings: Map<string, Map<string, IndexedSnapshotLine>>): RunSpawnView | null {
+/** Where `session` ran in `parent` (null without a parent, or a start). `listing`: the parent's {@link listingLines}. */
+function spawnOf(session: SessionParts, parent: SessionParts | undefined, listing: () => ReadonlyMap<string, number>): RunSpawnView | null {
   if (session.parentId === null) return null;
-  const parent = parts.get(session.parentId);
   if (parent === undefined || session.startedAt === null) return null;
   const at = session.startedAt;
-  // Found once per parent, and by bisection of its sorted lines: sorted again for each child, a parent of many lines and children was quadratic.
-  let listed = listings.get(parent.id);
-  if (listed === undefined) listings.set(parent.id, (listed = listingLines(parent)));
-  const listing = listed.get(session.id);
-  const rank = firstAtOrAfter(parent.order, (position) => (parent.lines[position] as IndexedSnapshotLine).summary.createdAt, at);
-  const after = rank < parent.order.order.length ? parent.lines[parent.order.order[rank] as number] : undefined;
+  // By bisection of the parent's sorted lines: sorted again for each child, a parent of many lines and children was quadratic.
+  const rank = firstAtOrAfter(parent.order, (position) => parent.times[position] as string, at);
+  const after = rank < parent.order.order.length ? parent.lineNumbers[parent.order.order[rank] as number] : undefined;
   let eventIndex: number | null = null;
   for (const event of parent.events) {
     if (compareTimes(event.created_at, at) > 0) break;
@@ -508,9 +627,16 @@ function spawnOf(session: SessionParts, parts: ReadonlyMap<string, SessionParts>
     parent_session_id: parent.id,
     at,
     turn: parent.turns.length === 0 ? null : (turnAt(parent.turns, at)?.number ?? null),
-    parent_line: (listing ?? after ?? parent.latest).lineNumber,
+    parent_line: listing().get(session.id) ?? after ?? parent.latestLine,
     parent_event_index: eventIndex,
   };
+}
+
+/** The spawns of a parent's children, its lines' listings found once (per child, a parent of many lines and children was quadratic). */
+function childSpawns(parent: SessionParts, children: readonly SessionParts[], lines: RunLines, spawns: Map<string, RunSpawnView | null>): void {
+  let listing: Map<string, number> | undefined;
+  const listed = () => (listing ??= listingLines(parent, lines));
+  for (const child of children) spawns.set(child.id, spawnOf(child, parent, listed));
 }
 
 function* sessionViewSteps(
@@ -518,7 +644,8 @@ function* sessionViewSteps(
   depth: number,
   children: readonly SessionParts[],
   parts: ReadonlyMap<string, SessionParts>,
-  listings: Map<string, Map<string, IndexedSnapshotLine>>,
+  lines: RunLines,
+  spawned: RunSpawnView | null,
   archives: ReadonlyMap<number, string | null> | undefined,
   lineLabels: ReadonlyMap<number, string> | undefined,
   due: Due,
@@ -526,8 +653,8 @@ function* sessionViewSteps(
   const stats = yield* sessionStatsSteps(session, due);
   const snapshots = yield* snapshotViewsSteps(session, archives, lineLabels, due);
   const missing = new Set<string>();
-  for (const line of session.lines) {
-    for (const child of line.summary.childrenIds) if (!parts.has(child)) missing.add(child);
+  for (const position of session.positions) {
+    for (const child of lines.shapeAt(position).childrenIds) if (!parts.has(child)) missing.add(child);
     if (due()) yield;
   }
   return {
@@ -535,13 +662,13 @@ function* sessionViewSteps(
     parent_session_id: session.parentId,
     depth,
     title: sessionTitle(session),
-    latest_line: session.latest.lineNumber,
-    validation_error: validationErrorText(session.latest.summary.validationErrors),
+    latest_line: session.latestLine,
+    validation_error: validationErrorText(session.latestShape.validationErrors),
     stats,
     turn_source: session.turnSource,
     turns: session.turns,
     snapshots,
-    spawned: spawnOf(session, parts, listings),
+    spawned,
     children: children.map((child) => child.id),
     missing_children: [...missing],
   };
