@@ -142,25 +142,31 @@ function parentOf(shape: RunLineShape): string | null {
   return shape.parentId ?? shape.tags.parent_session_id ?? null;
 }
 
-interface SessionParts {
+/** What the run's order needs of a session, for every session at once: no list a line but its positions. */
+interface SessionHead {
   readonly id: string;
-  /** The session's lines, in file order: their positions in the source's lines, their numbers and their times (each read once). */
+  /** The session's lines, in file order: their positions in the source's lines. */
   readonly positions: number[];
-  readonly lineNumbers: number[];
-  readonly times: string[];
-  /** The session's lines by time, then line number, with each line's parsed time: sorted once, used by every view of the session. */
-  order: TimeOrder;
   /** The latest line's number and what it says. */
   readonly latestLine: number;
   readonly latestShape: RunLineShape;
   readonly snapshot: SessionSnapshot | undefined;
-  events: TimelineEventView[];
-  turns: TurnView[];
-  readonly turnSource: RunSessionView["turn_source"];
+  readonly events: TimelineEventView[];
   readonly parentId: string | null;
   readonly startedAt: string | null;
   /** The session's first line in the file (roots are listed in file order). */
   readonly firstLineNumber: number;
+}
+
+/** A session with its per-line parts, built when its view is (one session at a time in a bounded run). */
+interface SessionParts extends SessionHead {
+  /** Each line's number and time (read once), by the session's positions. */
+  readonly lineNumbers: number[];
+  readonly times: string[];
+  /** The session's lines by time, then line number, with each line's parsed time: sorted once, used by every view of the session. */
+  readonly order: TimeOrder;
+  readonly turns: TurnView[];
+  readonly turnSource: RunSessionView["turn_source"];
 }
 
 /** Builds the run of one source, at once (the in-browser API, tests). */
@@ -202,7 +208,7 @@ function* sessionListsSteps(input: RunInput, sessionId: string, due: Due): Gener
     if (due()) yield;
   }
   if (positions.length === 0) return null;
-  const session = yield* sessionPartsSteps(sessionId, lines, positions, input.latest.get(sessionId), input.eventDetail, due);
+  const session = yield* sessionPartsSteps(yield* sessionHeadSteps(sessionId, lines, positions, input.latest.get(sessionId), input.eventDetail, due), lines, due);
   const snapshots = yield* snapshotViewsSteps(session, input.archives, input.lineLabels, due);
   return { turns: session.turns, snapshots };
 }
@@ -218,16 +224,16 @@ function* runSteps(input: RunInput, due: Due): Generator<void, RunView, void> {
     else list.push(position);
     if (due()) yield;
   }
-  const parts = new Map<string, SessionParts>();
+  const parts = new Map<string, SessionHead>();
   for (const [id, positions] of byId) {
-    parts.set(id, yield* sessionPartsSteps(id, lines, positions, input.latest.get(id), input.eventDetail, due));
+    parts.set(id, yield* sessionHeadSteps(id, lines, positions, input.latest.get(id), input.eventDetail, due));
     if (due()) yield;
   }
   byId.clear();
 
   // Children under their parent, in the order they started; sessions whose parent is not here are roots.
-  const childrenOf = new Map<string, SessionParts[]>();
-  const roots: SessionParts[] = [];
+  const childrenOf = new Map<string, SessionHead[]>();
+  const roots: SessionHead[] = [];
   for (const session of parts.values()) {
     const parent = session.parentId === null || session.parentId === session.id ? undefined : parts.get(session.parentId);
     if (parent === undefined) roots.push(session);
@@ -237,13 +243,13 @@ function* runSteps(input: RunInput, due: Due): Generator<void, RunView, void> {
       else siblings.push(session);
     }
   }
-  const byStart = (a: SessionParts, b: SessionParts) => compareTimes(a.startedAt ?? "", b.startedAt ?? "") || a.latestLine - b.latestLine;
+  const byStart = (a: SessionHead, b: SessionHead) => compareTimes(a.startedAt ?? "", b.startedAt ?? "") || a.latestLine - b.latestLine;
   roots.sort((a, b) => a.firstLineNumber - b.firstLineNumber);
 
   // Each session after its parent, depth first (the order is cheap; the views are the work).
-  const order: { session: SessionParts; depth: number; children: SessionParts[] }[] = [];
+  const order: { session: SessionHead; depth: number; children: SessionHead[] }[] = [];
   const visited = new Set<string>();
-  const visit = (session: SessionParts, depth: number) => {
+  const visit = (session: SessionHead, depth: number) => {
     if (visited.has(session.id)) return;
     visited.add(session.id);
     const children = [...(childrenOf.get(session.id) ?? [])].sort(byStart);
@@ -256,16 +262,17 @@ function* runSteps(input: RunInput, due: Due): Generator<void, RunView, void> {
   const spawns = new Map<string, RunSpawnView | null>();
   // The failures in session order, placed in time (`offset_ms`) once the run's start is known.
   const failures: RunFailureView[] = [];
-  for (const { session, depth, children } of order) {
+  for (const { session: head, depth, children } of order) {
+    // The session's per-line parts, kept while its view, its failures and its children's
+    // spawns are built: a bounded run keeps none of them past this turn.
+    const session = yield* sessionPartsSteps(head, lines, due);
     // A child's spawn was found with its parent; a root's parent is not here (or is itself).
-    const spawned = spawns.has(session.id) ? (spawns.get(session.id) ?? null) : session.parentId === null ? null : spawnOf(session, parts.get(session.parentId), () => listingLines(parts.get(session.parentId ?? "") as SessionParts, lines));
+    const spawned = spawns.has(session.id) ? (spawns.get(session.id) ?? null) : session.parentId === session.id ? spawnOf(session, session, () => listingLines(session, lines)) : null;
     const view = yield* sessionViewSteps(session, depth, children, parts, lines, spawned, input.archives, input.lineLabels, due);
     childSpawns(session, children, lines, spawns);
     sessionFailures(session, view, failures);
     sessions.push(input.bounded === true ? boundedSession(view, listLimit(sessions.length, order.length)) : view);
     if (due(session.events.length)) yield;
-    // A bounded run keeps none of the session's whole lists past this point (its children's spawns are found).
-    if (input.bounded === true) release(session);
   }
 
   const runStart = [...sessions.map((session) => session.stats.started_at), input.span?.startedAt ?? null].filter((value): value is string => value !== null).sort(compareTimes)[0] ?? null;
@@ -350,20 +357,49 @@ function sessionFailures(session: SessionParts, view: RunSessionView, failures: 
   }
 }
 
-/** Lets go of a session's per-line parts (a bounded run's view and its children's spawns are built). */
-function release(session: SessionParts): void {
-  session.positions.length = 0;
-  session.lineNumbers.length = 0;
-  session.times.length = 0;
-  session.order = EMPTY_ORDER;
-  session.turns = [];
-  session.events = [];
+/**
+ * What the run's order needs of one session: its latest line (as latestLines() finds it: the
+ * lines are in file order, a later one wins a tie), its first, its parent and its events.
+ * Each time is read and parsed here without being kept: the per-line parts are built later,
+ * one session at a time ({@link sessionPartsSteps}).
+ */
+function* sessionHeadSteps(id: string, lines: RunLines, positions: number[], snapshot: SessionSnapshot | undefined, eventDetail: EventDetail | undefined, due: Due): Generator<void, SessionHead, void> {
+  let latest = 0;
+  let latestTime: KeyedTime | null = null;
+  let first: KeyedTime | null = null;
+  let firstNumber = Number.POSITIVE_INFINITY;
+  let parentId: string | null = null;
+  for (let at = 0; at < positions.length; at++) {
+    const position = positions[at] as number;
+    const text = lines.timeAt(position);
+    const key = Date.parse(text);
+    if (latestTime === null || compareKeyedTimes(key, text, latestTime.key, latestTime.text) >= 0) {
+      latest = at;
+      latestTime = { text, key };
+    }
+    if (first === null || compareKeyedTimes(key, text, first.key, first.text) < 0) first = { text, key };
+    firstNumber = Math.min(firstNumber, lines.lineNumberAt(position));
+    parentId ??= parentOf(lines.shapeAt(position));
+    if (due()) yield;
+  }
+  const events = snapshot === undefined ? [] : sessionEvents(snapshot, eventDetail);
+  const latestPosition = positions[latest] as number;
+  return {
+    id,
+    positions,
+    latestLine: lines.lineNumberAt(latestPosition),
+    latestShape: lines.shapeAt(latestPosition),
+    snapshot,
+    events,
+    parentId,
+    startedAt: events[0]?.created_at ?? (first as KeyedTime | null)?.text ?? null,
+    firstLineNumber: firstNumber,
+  };
 }
 
-const EMPTY_ORDER: TimeOrder = { order: new Uint32Array(0), keys: new Float64Array(0) };
-
-/** One session's parts: its lines sorted by time once (each time parsed once), its latest line, its events and turns. */
-function* sessionPartsSteps(id: string, lines: RunLines, positions: number[], snapshot: SessionSnapshot | undefined, eventDetail: EventDetail | undefined, due: Due): Generator<void, SessionParts, void> {
+/** One session's per-line parts: its lines' numbers and times, sorted by time once (each time parsed once), and its turns. */
+function* sessionPartsSteps(head: SessionHead, lines: RunLines, due: Due): Generator<void, SessionParts, void> {
+  const { positions, events } = head;
   const count = positions.length;
   const lineNumbers = new Array<number>(count);
   const times = new Array<string>(count);
@@ -373,46 +409,14 @@ function* sessionPartsSteps(id: string, lines: RunLines, positions: number[], sn
     times[at] = lines.timeAt(position);
     if (due()) yield;
   }
-  const timeAt = (at: number) => times[at] as string;
-  const order = yield* timeOrderSteps(count, timeAt, due, (a, b) => (lineNumbers[a] as number) - (lineNumbers[b] as number));
-  const { keys } = order;
-  // The latest line as latestLines() finds it (the lines are in file order: a later one wins a tie).
-  let latest = 0;
-  let first = 0;
-  let firstNumber = Number.POSITIVE_INFINITY;
-  let parentId: string | null = null;
-  for (let at = 0; at < count; at++) {
-    const key = keys[at] as number;
-    const text = timeAt(at);
-    if (compareKeyedTimes(key, text, keys[latest] as number, timeAt(latest)) >= 0) latest = at;
-    if (compareKeyedTimes(key, text, keys[first] as number, timeAt(first)) < 0) first = at;
-    firstNumber = Math.min(firstNumber, lineNumbers[at] as number);
-    parentId ??= parentOf(lines.shapeAt(positions[at] as number));
-    if (due()) yield;
-  }
-  const events = snapshot === undefined ? [] : sessionEvents(snapshot, eventDetail);
+  const order = yield* timeOrderSteps(count, (at) => times[at] as string, due, (a, b) => (lineNumbers[a] as number) - (lineNumbers[b] as number));
   const points = new Array<{ line_number: number; created_at: string }>(count);
   for (let at = 0; at < count; at++) {
-    points[at] = { line_number: lineNumbers[at] as number, created_at: timeAt(at) };
+    points[at] = { line_number: lineNumbers[at] as number, created_at: times[at] as string };
     if (due()) yield;
   }
   const { turns, turn_source } = yield* deriveTurnsSteps(events, points, order, due);
-  return {
-    id,
-    positions,
-    lineNumbers,
-    times,
-    order,
-    latestLine: lineNumbers[latest] as number,
-    latestShape: lines.shapeAt(positions[latest] as number),
-    snapshot,
-    events,
-    turns,
-    turnSource: turn_source,
-    parentId,
-    startedAt: events[0]?.created_at ?? timeAt(first),
-    firstLineNumber: firstNumber,
-  };
+  return { ...head, lineNumbers, times, order, turns, turnSource: turn_source };
 }
 
 /** The extra failures that no failed event already stands for (same tool, same key argument; each event matched once). */
@@ -611,9 +615,8 @@ function listingLines(parent: SessionParts, lines: RunLines): Map<string, number
 }
 
 /** Where `session` ran in `parent` (null without a parent, or a start). `listing`: the parent's {@link listingLines}. */
-function spawnOf(session: SessionParts, parent: SessionParts | undefined, listing: () => ReadonlyMap<string, number>): RunSpawnView | null {
-  if (session.parentId === null) return null;
-  if (parent === undefined || session.startedAt === null) return null;
+function spawnOf(session: SessionHead, parent: SessionParts, listing: () => ReadonlyMap<string, number>): RunSpawnView | null {
+  if (session.parentId === null || session.startedAt === null) return null;
   const at = session.startedAt;
   // By bisection of the parent's sorted lines: sorted again for each child, a parent of many lines and children was quadratic.
   const rank = firstAtOrAfter(parent.order, (position) => parent.times[position] as string, at);
@@ -633,7 +636,7 @@ function spawnOf(session: SessionParts, parent: SessionParts | undefined, listin
 }
 
 /** The spawns of a parent's children, its lines' listings found once (per child, a parent of many lines and children was quadratic). */
-function childSpawns(parent: SessionParts, children: readonly SessionParts[], lines: RunLines, spawns: Map<string, RunSpawnView | null>): void {
+function childSpawns(parent: SessionParts, children: readonly SessionHead[], lines: RunLines, spawns: Map<string, RunSpawnView | null>): void {
   let listing: Map<string, number> | undefined;
   const listed = () => (listing ??= listingLines(parent, lines));
   for (const child of children) spawns.set(child.id, spawnOf(child, parent, listed));
@@ -642,8 +645,8 @@ function childSpawns(parent: SessionParts, children: readonly SessionParts[], li
 function* sessionViewSteps(
   session: SessionParts,
   depth: number,
-  children: readonly SessionParts[],
-  parts: ReadonlyMap<string, SessionParts>,
+  children: readonly SessionHead[],
+  parts: ReadonlyMap<string, SessionHead>,
   lines: RunLines,
   spawned: RunSpawnView | null,
   archives: ReadonlyMap<number, string | null> | undefined,
