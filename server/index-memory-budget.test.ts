@@ -9,9 +9,8 @@
  */
 import { open, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { afterEach, describe, expect, it } from "vitest";
+import { collectGarbage, heapAndBuffers } from "./heap.test-support.js";
 import { cleanUp, get, snapshotLine, tempDir, testApp } from "./server.test-support.js";
 import { POLL_PROBE, startClient, type PollProbeResult } from "./loopback-client.test-support.js";
 
@@ -44,29 +43,6 @@ async function smallRecords(file: string): Promise<void> {
   } finally {
     await handle.close();
   }
-}
-
-/** The JS heap and the memory of ArrayBuffers (typed arrays' contents live outside the heap). */
-function heapAndBuffers(): number {
-  const usage = process.memoryUsage();
-  return usage.heapUsed + usage.arrayBuffers;
-}
-
-/**
- * A full collection, repeated with turns of the event loop between: ArrayBuffers' memory is
- * given back by V8's sweeper after the collection, concurrently, so one gc() on a loaded
- * machine still counted the file's read buffers (a clean clone's CI saw 176 bytes a line, the
- * file's ~140 plus the index's).
- */
-function collectGarbage(): () => Promise<void> {
-  setFlagsFromString("--expose-gc");
-  const gc = runInNewContext("gc") as () => void;
-  return async () => {
-    for (let round = 0; round < 4; round++) {
-      gc();
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  };
 }
 
 describe("a session file of 300,000 small records beside a small one (issue 29, item 5)", () => {
