@@ -8,7 +8,9 @@
  * time `wc -l` and a read of the whole file through node's fs take on the same file.
  *
  * The files are generated under /tmp (BIG_INDEX_DIR) and deleted at the end (KEEP=1 keeps
- * them). WINK_CLI names the CLI to run (default: this tree's dist/server/cli.cjs).
+ * them). WINK_CLI names the CLI to run (default: this tree's dist/server/cli.cjs). SKIP_OPENING=1
+ * leaves out the opening (step 2), so the peak RSS after `/api/run` is the run's own, not the
+ * high-water mark `/api/files` and `/api/entries` left.
  *
  * Run: node --import tsx bench/big-session-index.bench.ts   (after npm run build)
  */
@@ -25,6 +27,7 @@ const CLI = process.env.WINK_CLI ?? path.join(ROOT, "dist", "server", "cli.cjs")
 const DIR = process.env.BIG_INDEX_DIR ?? "/tmp/wink-bench-big-session-index";
 const LINES = Number(process.env.LINES ?? 1_500_000);
 const MIB = 1024 * 1024;
+const SKIP_OPENING = process.env.SKIP_OPENING === "1";
 
 /** ~716 bytes a line (1 GiB over 1.5 M lines, the issue's file): 1,000 sessions, one 500-character note each. */
 function line(i: number): string {
@@ -145,7 +148,7 @@ async function main(): Promise<void> {
     const answers: string[] = [];
     const opened = await timed(async () => {
       // `/api/run` is step 3, on its own: building the run is its own stall.
-      for (const route of ["/api/meta?", "/api/files?sessions_limit=50&", "/api/timeline?", "/api/entries?"]) {
+      for (const route of SKIP_OPENING ? [] : ["/api/meta?", "/api/files?sessions_limit=50&", "/api/timeline?", "/api/entries?"]) {
         const answer = await timed(async () => {
           const response = await fetch(`${base}${route}file=big.jsonl`);
           const body = await response.text();
