@@ -5,7 +5,13 @@
  * (`/api/diff/stat` against another run) — over a store of RUNS session files (default
  * 1,000) in one real radosgw bucket, on two instances of the built CLI behind real nginx
  * (server/ops/reverse-proxy.test-support.ts, the set-up of docs/deploy.md), against the
- * same walk on one instance asked directly on loopback, in the same run.
+ * same walk on one instance asked directly on loopback, in the same run. The served instances
+ * run with `--auth token` (one token and one session secret for both, from the environment)
+ * and every request carries a session cookie from a real token exchange (`/?token=…` through
+ * nginx, timed as `sign-in`), as a browser does after opening the printed URL. The exchanges
+ * are SIGN_INS (default 20) before the walks, user i carrying cookie i mod SIGN_INS: the
+ * guard allows 30 sign-in attempts a minute per client address, and behind the proxy every
+ * user's address is nginx's. The direct instance is the local default, without sign-in.
  *
  * The runs are copies of the three real session fixtures (9 KB–0.9 MB) in turn. Reported:
  * errors (any answer but 200), p50/p99 per route, whole-walk p50/p99, RSS per instance after
@@ -14,6 +20,7 @@
  * Run: npm run bench -- served-mode   (or: USERS=200 RUNS=1000 node --import tsx bench/served-mode.bench.ts after npm run build)
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { loadavg } from "node:os";
@@ -26,8 +33,10 @@ import { startRadosGateway } from "../shared/remote/test-servers/radosgw.test-su
 
 const USERS = Number(process.env.USERS ?? 200);
 const RUNS = Number(process.env.RUNS ?? 1000);
+const SIGN_INS = Math.min(USERS, Number(process.env.SIGN_INS ?? 20));
 const BUCKET = "served-mode";
-const CLI = path.join(packageRoot(), "dist", "server", "cli.cjs");
+// CLI=…/cli.cjs measures another build (a copy of the tree before a change) on the same load.
+const CLI = process.env.CLI ?? path.join(packageRoot(), "dist", "server", "cli.cjs");
 const SOURCES = [
   path.join(WINK_FIXTURES, "acc0d4c3-321a-5d97-a3a9-505f3aba4219.jsonl"),
   path.join(WINK_FIXTURES, "db5c4ea2-559a-52c5-8313-741e72978682.jsonl"),
@@ -40,8 +49,8 @@ interface Instance {
   readonly url: string;
 }
 
-async function startInstance(env: NodeJS.ProcessEnv, endpoint: string): Promise<Instance> {
-  const child = spawn(process.execPath, [CLI, `s3://${BUCKET}/`, "--endpoint-url", endpoint, "--host", "127.0.0.1", "--port", "0"], { env: { ...env, NODE_NO_WARNINGS: "1" }, stdio: ["ignore", "pipe", "pipe"] });
+async function startInstance(env: NodeJS.ProcessEnv, endpoint: string, extra: readonly string[] = []): Promise<Instance> {
+  const child = spawn(process.execPath, [CLI, `s3://${BUCKET}/`, "--endpoint-url", endpoint, "--host", "127.0.0.1", "--port", "0", ...extra], { env: { ...env, NODE_NO_WARNINGS: "1" }, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on("data", () => undefined);
@@ -89,7 +98,20 @@ interface WalkFigures {
   readonly wallMs: number;
 }
 
-async function walkAll(base: string): Promise<WalkFigures> {
+/**
+ * The token exchanged for the session cookie, as the printed URL does it in a browser: a 302
+ * without the token, with `Set-Cookie`. Returns the `Cookie` header to send after it.
+ */
+async function signIn(base: string, token: string): Promise<string> {
+  const response = await fetch(`${base}?token=${token}`, { redirect: "manual", headers: { accept: "text/html" } });
+  await response.arrayBuffer();
+  const cookie = response.headers.getSetCookie()[0]?.split(";")[0];
+  if (response.status !== 302 || cookie === undefined) throw new Error(`sign-in answered ${response.status} without a cookie`);
+  return cookie;
+}
+
+/** Every user's walk at once; with `cookies`, user i carries cookie i mod their number. */
+async function walkAll(base: string, cookies: readonly string[] = []): Promise<WalkFigures> {
   const byRoute = new Map<Route, number[]>(ROUTES.map((route) => [route, []]));
   const walks: number[] = [];
   let errors = 0;
@@ -97,10 +119,12 @@ async function walkAll(base: string): Promise<WalkFigures> {
   await Promise.all(
     Array.from({ length: USERS }, async (_, user) => {
       const begun = performance.now();
+      const cookie = cookies[user % cookies.length];
+      const headers: Record<string, string> = cookie === undefined ? {} : { cookie };
       for (const [route, url] of walk(user)) {
         const t0 = performance.now();
         try {
-          const response = await fetch(`${base}${url}`);
+          const response = await fetch(`${base}${url}`, { headers });
           await response.arrayBuffer();
           if (response.status !== 200) errors++;
         } catch {
@@ -152,11 +176,25 @@ async function main(): Promise<void> {
     console.log(`  RSS ${rssMiB(direct.child).toFixed(0)} MiB`);
     direct.child.kill("SIGTERM");
 
-    const served = [await startInstance(env, gateway.endpoint), await startInstance(env, gateway.endpoint)];
+    // Served: both instances take the same token and session secret, so either accepts the other's cookie.
+    const token = randomBytes(24).toString("hex");
+    const servedEnv = { ...env, WINK_DEBUG_TOKEN: token, WINK_SESSION_SECRET: randomBytes(32).toString("hex") };
+    const served = [await startInstance(servedEnv, gateway.endpoint, ["--auth", "token"]), await startInstance(servedEnv, gateway.endpoint, ["--auth", "token"])];
     instances.push(...served);
     proxy = await startReverseProxy(served.map(({ url }) => Number(new URL(url).port)));
-    await walkAll(proxy.url);
-    const servedFigures = await walkAll(proxy.url);
+    const proxyUrl = proxy.url;
+    const signIns: number[] = [];
+    const cookies = await Promise.all(
+      Array.from({ length: SIGN_INS }, async () => {
+        const t0 = performance.now();
+        const cookie = await signIn(proxyUrl, token);
+        signIns.push(performance.now() - t0);
+        return cookie;
+      }),
+    );
+    console.log(`${SIGN_INS} sign-ins (token for cookie, through nginx): p50/p99 ${percentile(signIns, 0.5).toFixed(0)}/${percentile(signIns, 0.99).toFixed(0)} ms`);
+    await walkAll(proxyUrl, cookies);
+    const servedFigures = await walkAll(proxyUrl, cookies);
     report("served (2 instances behind nginx)", servedFigures);
     console.log(`  RSS ${served.map(({ child }) => `${rssMiB(child).toFixed(0)} MiB`).join(", ")}`);
     const ratio = (p: number) => percentile(servedFigures.walks, p) / percentile(directFigures.walks, p);

@@ -77,7 +77,8 @@ Options:
   --no-open        do not open a browser (default)
   -r, --recursive  also serve subdirectories (e.g. an EvalLoop's {target}/{request_id}/*.zip)
   --memory MIB     memory for caches (parsed session lines, archive indexes, file
-                   contents, blocks read from a remote store), in MiB (default ${DEFAULT_MEMORY_BYTES / MIB});
+                   contents, blocks read from a remote store and its reads in flight),
+                   in MiB (default ${DEFAULT_MEMORY_BYTES / MIB});
                    the process uses about this plus 70 MiB, plus ~3x the largest
                    line while it parses it (~1.3x a line of 100 MiB while /api/raw writes it)
   --cache-dir DIR  keep what is read from a remote store (blocks, session indexes) in DIR

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Source, createLocalDriver } from "../../shared/remote/index.js";
-import { BudgetedRangeCache } from "./budgeted-range-cache.js";
+import { BudgetedRangeCache, budgetedReadGate } from "./budgeted-range-cache.js";
 import { MemoryBudget, WeightedCache } from "./weighted-cache.js";
 
 let dir: string;
@@ -41,5 +41,27 @@ describe("BudgetedRangeCache", () => {
     cache.forget(source.location, "a.bin");
     expect(cache.stats.blocks).toBe(0);
     expect(budget.used).toBe(0);
+  });
+});
+
+describe("budgetedReadGate", () => {
+  it("counts the reads in flight in the same budget (the caches make room for them) and bounds them to an eighth of it", async () => {
+    const budget = new MemoryBudget(8 * 1024 * 1024);
+    const lines = new WeightedCache<string, string>(budget);
+    lines.set("old line", "x", 7 * 1024 * 1024);
+    const gate = budgetedReadGate(budget);
+    expect(gate.maxBytes).toBe(1024 * 1024);
+    const release = await gate.acquire(1024 * 1024);
+    // 7 MiB of lines and 1 MiB in flight fill the budget; another MiB of lines evicts the old line.
+    expect(budget.used).toBe(8 * 1024 * 1024);
+    lines.set("new line", "y", 1024 * 1024);
+    expect(lines.get("old line")).toBeUndefined();
+    release();
+    expect(budget.used).toBe(1024 * 1024);
+    // Reads through a source wait for it: the gate is what `openTarget` gives remote sources.
+    const source = new Source(createLocalDriver({ root: dir }), { cache: new BudgetedRangeCache(budget), gate });
+    const reader = await source.open("a.bin");
+    expect((await reader.read(300 * 1024, 10))[0]).toBe((300 * 1024) % 251);
+    expect(gate.held).toBe(0);
   });
 });

@@ -4,7 +4,7 @@
  * the least recently used going first whatever cache holds it, instead of having a cap of
  * their own beside the budget.
  */
-import { RangeCache } from "../../shared/remote/index.js";
+import { ByteGate, RangeCache } from "../../shared/remote/index.js";
 import type { MemoryBudget } from "./weighted-cache.js";
 import { WeightedCache } from "./weighted-cache.js";
 
@@ -45,4 +45,16 @@ export class BudgetedRangeCache extends RangeCache {
   override get stats(): { readonly bytes: number; readonly blocks: number; readonly hits: number; readonly misses: number } {
     return { bytes: this.#blocks.weight, blocks: this.#blocks.size, hits: this.#hits, misses: this.#misses };
   }
+}
+
+/** The share of the budget that store reads in flight may hold at once (see {@link budgetedReadGate}). */
+export const READ_GATE_SHARE = 1 / 8;
+
+/**
+ * A gate for a remote source's reads within the same budget: at most {@link READ_GATE_SHARE}
+ * of it in flight (12 MiB of the default 96), and what is in flight held in the budget, so
+ * the caches make room for it instead of the process holding both.
+ */
+export function budgetedReadGate(memory: MemoryBudget): ByteGate {
+  return new ByteGate(Math.max(1024 * 1024, Math.floor(memory.bytes * READ_GATE_SHARE)), { onHold: (bytes) => memory.hold(bytes) });
 }

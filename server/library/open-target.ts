@@ -8,7 +8,7 @@ import path from "node:path";
 import { SessionLoadError } from "../../shared/errors.js";
 import type { OpenSourceOptions } from "../../shared/remote/index.js";
 import { isRemoteTarget, openDiskBlockCache, openSource } from "../../shared/remote/index.js";
-import { BudgetedRangeCache } from "./budgeted-range-cache.js";
+import { BudgetedRangeCache, budgetedReadGate } from "./budgeted-range-cache.js";
 import { RemoteFiles } from "./remote-files.js";
 import type { ServedFiles } from "./served-files.js";
 import { LocalFiles, kindOf } from "./served-files.js";
@@ -25,10 +25,10 @@ export interface OpenedTarget {
 }
 
 /**
- * How to reach a remote store; the block cache is the server's (counted in `--memory`), the
- * disk cache is opened here from `cacheDir`.
+ * How to reach a remote store; the block cache and the reads in flight are the server's
+ * (counted in `--memory`), the disk cache is opened here from `cacheDir`.
  */
-export type RemoteTargetOptions = Omit<OpenSourceOptions, "cache" | "disk"> & {
+export type RemoteTargetOptions = Omit<OpenSourceOptions, "cache" | "disk" | "gate"> & {
   /** A folder keeping blocks read from the store for later processes (`--cache-dir`); none: nothing is written. */
   readonly cacheDir?: string;
   /** Most bytes kept in `cacheDir` (default 1 GiB, `--cache-size`). */
@@ -51,7 +51,7 @@ export async function openTarget(target: string, memory: MemoryBudget, remote: R
     const { cacheDir, cacheBytes, ...reach } = remote;
     // Opened before the store is asked anything: an unusable folder is refused at start, naming it.
     const disk = cacheDir === undefined ? undefined : await openDiskBlockCache(cacheDir, cacheBytes === undefined ? {} : { maxBytes: cacheBytes });
-    const source = openSource(root, { ...reach, cache: new BudgetedRangeCache(memory), ...(disk === undefined ? {} : { disk }) });
+    const source = openSource(root, { ...reach, cache: new BudgetedRangeCache(memory), gate: budgetedReadGate(memory), ...(disk === undefined ? {} : { disk }) });
     return { files: new RemoteFiles(source), displayRoot: source.location, preferred: file, shown: file === null ? source.location : source.describe(file) };
   }
   const given = path.resolve(target);

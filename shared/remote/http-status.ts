@@ -64,8 +64,48 @@ export function networkCode(error: unknown): string | undefined {
   return undefined;
 }
 
-/** `E_SOURCE_UNREACHABLE` for a connection that failed before an answer; null when `error` is not one. */
+/**
+ * OpenSSL's and Node's codes for a server certificate the client does not accept: not
+ * signed by a CA it trusts, for another name, expired. None is retried (the next attempt
+ * gets the same certificate).
+ */
+const UNTRUSTED_CODES = new Set(["UNABLE_TO_VERIFY_LEAF_SIGNATURE", "UNABLE_TO_GET_ISSUER_CERT", "UNABLE_TO_GET_ISSUER_CERT_LOCALLY", "SELF_SIGNED_CERT_IN_CHAIN", "DEPTH_ZERO_SELF_SIGNED_CERT", "CERT_UNTRUSTED"]);
+const CERTIFICATE_CODES = new Set([...UNTRUSTED_CODES, "CERT_SIGNATURE_FAILURE", "CERT_HAS_EXPIRED", "CERT_NOT_YET_VALID", "CERT_REVOKED", "ERR_TLS_CERT_ALTNAME_INVALID"]);
+
+/** The certificate code of a TLS error (or its cause), and OpenSSL's words for it. */
+function certificateProblem(error: unknown): { code: string; reason: string } | undefined {
+  for (let current: unknown = error, depth = 0; typeof current === "object" && current !== null && depth < 4; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && CERTIFICATE_CODES.has(code)) {
+      const message = (current as { message?: unknown }).message;
+      return { code, reason: typeof message === "string" ? message : code };
+    }
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** How to trust a private CA, in the words of the error that needs it. */
+export const PRIVATE_CA_HINT = "to trust a private CA, start wink-debug with NODE_EXTRA_CA_CERTS=/path/to/ca.pem (a PEM file of its certificate)";
+
+/**
+ * `E_SOURCE_UNREACHABLE` for a connection that failed before an answer (refused, reset, an
+ * unknown host, a server certificate not trusted); null when `error` is not one.
+ */
 export function connectionError(error: unknown, url: string, key?: string): SourceError | null {
+  const certificate = certificateProblem(error);
+  if (certificate !== undefined) {
+    // Only a certificate from an unknown CA is fixed by trusting one; an expired one or one for another name is the server's to fix.
+    const untrusted = UNTRUSTED_CODES.has(certificate.code);
+    const message = `Cannot reach the store for ${url}: its TLS certificate is ${untrusted ? "not trusted" : "refused"} (${certificate.code}: ${certificate.reason})${untrusted ? `; ${PRIVATE_CA_HINT}` : ""}`;
+    return new SourceError("E_SOURCE_UNREACHABLE", message, {
+      url,
+      ...(key === undefined ? {} : { key }),
+      errno: certificate.code,
+      reason: "certificate",
+      retryable: false,
+    });
+  }
   const code = networkCode(error);
   if (code === undefined) return null;
   const what = code === "ECONNREFUSED" ? "connection refused" : code === "ENOTFOUND" || code === "EAI_AGAIN" ? "unknown host" : `connection failed (${code})`;

@@ -10,6 +10,7 @@ export { type Folder, type FolderEntry, type ReadFolder, listByWalking, listFrom
 export { INDEX_FILE_NAME, parseIndexFile, renderIndexFile } from "./index-file.js";
 export { DEFAULT_RANGE_CACHE_BYTES, RangeCache, type RangeCacheOptions } from "./range-cache.js";
 export type { BlockStore } from "./block-store.js";
+export { ByteGate, type ByteGateOptions, type ReadGate } from "./read-gate.js";
 export { DEFAULT_DISK_CACHE_BYTES, DiskBlockCache, type DiskBlockCacheOptions, type DiskBlockCacheStats, openDiskBlockCache } from "./disk-block-cache.node.js";
 export { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelay } from "./retry.js";
 export { type CallOptions, type RangeRead, type RangeStream, Source, type SourceListOptions, type SourceOptions, type SourceReadOptions, type SourceStats, createSource } from "./source.js";

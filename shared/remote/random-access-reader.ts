@@ -173,6 +173,8 @@ export class RandomAccessReader {
     const offset = first * this.blockBytes;
     const bytes = await this.fetch(offset, Math.min(this.size, (last + 1) * this.blockBytes) - offset);
     const blocks = new Map<number, Uint8Array>();
+    // One block that owns its whole buffer is cached as it came: a copy would only be garbage more.
+    if (first === last && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) return blocks.set(first, bytes);
     for (let block = first; block <= last; block++) {
       const start = (block - first) * this.blockBytes;
       blocks.set(block, bytes.slice(start, Math.min(bytes.byteLength, start + this.blockBytes)));

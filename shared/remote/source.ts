@@ -10,6 +10,7 @@
 import { SourceError, WinkError } from "../errors.js";
 import type { ByteRange, DriverBody, ListPage, ObjectInfo, SourceDriver } from "./driver.js";
 import type { BlockStore } from "./block-store.js";
+import type { ReadGate } from "./read-gate.js";
 import { checkKey, checkPrefix } from "./keys.js";
 import { RangeCache } from "./range-cache.js";
 import { RandomAccessReader, type ReaderOptions } from "./random-access-reader.js";
@@ -38,6 +39,11 @@ export interface SourceOptions {
   readonly maxReadBytes?: number;
   /** Jitter source (tests pin it). */
   readonly random?: () => number;
+  /**
+   * Bounds the bytes `read` holds at once (a `ByteGate`): a read waits for its turn before
+   * it asks the store, and holds its range until it has returned it. None by default.
+   */
+  readonly gate?: ReadGate;
 }
 
 export interface SourceListOptions {
@@ -176,6 +182,7 @@ export class Source {
   private readonly retry: RetryPolicy;
   private readonly maxReadBytes: number;
   private readonly random: () => number;
+  private readonly gate: ReadGate | null;
 
   constructor(
     readonly driver: SourceDriver,
@@ -191,6 +198,7 @@ export class Source {
     this.retry = options.retry ?? DEFAULT_RETRY_POLICY;
     this.maxReadBytes = options.maxReadBytes ?? DEFAULT_MAX_READ_BYTES;
     this.random = options.random ?? Math.random;
+    this.gate = options.gate ?? null;
   }
 
   /** The root as shown to people (no credentials). */
@@ -251,6 +259,16 @@ export class Source {
     checkKey(key);
     checkRange(range);
     const url = this.describe(key);
+    // Waiting for the gate is not the store's time: the budget starts once the read may go.
+    const release = this.gate === null ? null : await this.gate.acquire("suffix" in range ? range.suffix : range.length, options.signal);
+    try {
+      return await this.readHeld(key, range, options, url);
+    } finally {
+      release?.();
+    }
+  }
+
+  private readHeld(key: string, range: ByteRange, options: SourceReadOptions, url: string): Promise<RangeRead> {
     return this.withRetries(url, key, options.signal, async (attempt) => {
       const body = await this.driver.read(key, range, { signal: attempt.signal, ...(options.etag === undefined ? {} : { etag: options.etag }) });
       this.checkVersion(body, options.etag, url, key);

@@ -15,7 +15,9 @@
  * - `/s3-slowdown/…` → 503 with S3's SlowDown error document: a stand-in S3 endpoint for
  *   throttling, which radosgw 16 cannot produce (it has no rate limits).
  */
-import { writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import * as https from "node:https";
 import path from "node:path";
 import { DaemonGroup, freePort, requireCommands } from "./daemons.test-support.js";
 
@@ -93,6 +95,75 @@ export async function startNginx(root: string, options: { timeoutMs?: number } =
     group.spawn("nginx", ["-p", group.dir, "-c", conf, "-e", path.join(group.dir, "error.log")], "nginx");
     const url = `http://127.0.0.1:${port}/`;
     await group.waitFor("nginx", async () => (await fetch(`${url}gone/`, { signal: AbortSignal.timeout(1000) })).status === 404, options.timeoutMs ?? 30_000);
+    return { url, port, dir: group.dir, stop: () => group.stop() };
+  } catch (error) {
+    await group.stop();
+    throw error;
+  }
+}
+
+/** A private CA and a certificate it signed for 127.0.0.1 and localhost, made by openssl in `dir`. */
+export interface TestCertificates {
+  /** The CA's certificate (PEM): what a client must trust. */
+  readonly caFile: string;
+  readonly certFile: string;
+  readonly keyFile: string;
+}
+
+/** Makes a private CA and a server certificate for loopback with Debian's openssl (EC P-256, valid 2 days). */
+export function makeTestCertificates(dir: string): TestCertificates {
+  requireCommands(["openssl"], "Debian package openssl");
+  const file = (name: string): string => path.join(dir, name);
+  const openssl = (args: string[]): void => {
+    execFileSync("openssl", args, { stdio: ["ignore", "ignore", "pipe"] });
+  };
+  const curve = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+  openssl(["req", "-x509", ...curve, "-keyout", file("ca.key"), "-out", file("ca.pem"), "-days", "2", "-subj", "/CN=wink-debug test CA"]);
+  openssl(["req", ...curve, "-keyout", file("server.key"), "-out", file("server.csr"), "-subj", "/CN=127.0.0.1"]);
+  writeFileSync(file("server.ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n");
+  openssl(["x509", "-req", "-in", file("server.csr"), "-CA", file("ca.pem"), "-CAkey", file("ca.key"), "-CAcreateserial", "-out", file("server.pem"), "-days", "2", "-extfile", file("server.ext")]);
+  return { caFile: file("ca.pem"), certFile: file("server.pem"), keyFile: file("server.key") };
+}
+
+/**
+ * nginx serving `root` over HTTPS with `certificates` (ranges, JSON listings, as `startNginx`
+ * does at its root), on a free loopback port. Readiness is asked with the CA trusted.
+ */
+export async function startTlsNginx(root: string, certificates: TestCertificates, options: { timeoutMs?: number } = {}): Promise<NginxServer> {
+  requireCommands(["nginx"], "Debian package nginx");
+  const group = new DaemonGroup("nginx-tls");
+  try {
+    const port = await freePort();
+    const conf = path.join(group.dir, "nginx.conf");
+    writeFileSync(
+      conf,
+      nginxConfig(
+        group.dir,
+        `  types { application/zip zip; application/x-ndjson jsonl; application/json json; }
+  default_type application/octet-stream;
+  server {
+    listen 127.0.0.1:${port} ssl;
+    ssl_certificate ${certificates.certFile};
+    ssl_certificate_key ${certificates.keyFile};
+    root ${path.resolve(root)};
+    location / { autoindex on; autoindex_format json; }
+  }
+`,
+      ),
+    );
+    group.spawn("nginx", ["-p", group.dir, "-c", conf, "-e", path.join(group.dir, "error.log")], "nginx");
+    const url = `https://127.0.0.1:${port}/`;
+    const ca = readFileSync(certificates.caFile);
+    const answers = (): Promise<boolean> =>
+      new Promise((resolve) => {
+        const request = https.get(url, { ca, timeout: 1000 }, (response) => {
+          response.resume();
+          resolve(response.statusCode === 200);
+        });
+        request.on("error", () => resolve(false));
+        request.on("timeout", () => request.destroy());
+      });
+    await group.waitFor("nginx", answers, options.timeoutMs ?? 30_000);
     return { url, port, dir: group.dir, stop: () => group.stop() };
   } catch (error) {
     await group.stop();

@@ -1,0 +1,95 @@
+/**
+ * A bound on the bytes of store reads held at once (`SourceOptions.gate`). Each `Source.read`
+ * holds its whole range in one buffer until the caller has it: 200 users opening runs at once
+ * had that many buffers filling together, beside the caches of the memory budget. Reads wait
+ * their turn in order (first come, first served: a small read never overtakes a large one
+ * forever), and a read larger than the whole bound still goes, alone. Browser-safe.
+ */
+export interface ReadGate {
+  /** Waits until `bytes` more may be held; the function given back lets them go (once). */
+  acquire(bytes: number, signal?: AbortSignal): Promise<() => void>;
+}
+
+export interface ByteGateOptions {
+  /** Called for each admitted read with its bytes; what it gives back is called when they go (the server counts them in `--memory`). */
+  readonly onHold?: (bytes: number) => () => void;
+}
+
+interface Waiter {
+  readonly bytes: number;
+  readonly admit: () => void;
+}
+
+export class ByteGate implements ReadGate {
+  #held = 0;
+  #readers = 0;
+  readonly #queue: Waiter[] = [];
+  readonly #onHold: ((bytes: number) => () => void) | undefined;
+
+  constructor(
+    readonly maxBytes: number,
+    options: ByteGateOptions = {},
+  ) {
+    if (!(maxBytes > 0)) throw new RangeError(`A read gate needs a positive number of bytes, got ${maxBytes}`);
+    this.#onHold = options.onHold;
+  }
+
+  /** Bytes of the reads admitted and not yet let go. */
+  get held(): number {
+    return this.#held;
+  }
+
+  /** Reads waiting for their turn. */
+  get waiting(): number {
+    return this.#queue.length;
+  }
+
+  acquire(bytes: number, signal?: AbortSignal): Promise<() => void> {
+    signal?.throwIfAborted();
+    if (this.#queue.length === 0 && this.#fits(bytes)) return Promise.resolve(this.#admit(bytes));
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        bytes,
+        admit: () => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve(this.#admit(bytes));
+        },
+      };
+      const onAbort = (): void => {
+        const at = this.#queue.indexOf(waiter);
+        if (at !== -1) this.#queue.splice(at, 1);
+        // The head may have been the one that did not fit: the next may fit now.
+        this.#drain();
+        reject(signal?.reason);
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#queue.push(waiter);
+    });
+  }
+
+  #fits(bytes: number): boolean {
+    return this.#readers === 0 || this.#held + bytes <= this.maxBytes;
+  }
+
+  #admit(bytes: number): () => void {
+    this.#held += bytes;
+    this.#readers++;
+    const unhold = this.#onHold?.(bytes);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#held -= bytes;
+      this.#readers--;
+      unhold?.();
+      this.#drain();
+    };
+  }
+
+  #drain(): void {
+    for (let next = this.#queue[0]; next !== undefined && this.#fits(next.bytes); next = this.#queue[0]) {
+      this.#queue.shift();
+      next.admit();
+    }
+  }
+}
