@@ -1,6 +1,6 @@
 // The web app's first download (the page's script, then the app it loads after the first
 // frame, with their static imports) as built in dist/web: no schema library, no schema and no
-// view computation travel with it. They come with the route table and the viewer's entry,
+// view computation travel with it. They come with the route table's schemas (contract.ts) and the viewer's entry,
 // which the app's first screens must not import (web/api/routes.ts, shared/viewer/browser.ts):
 // a bundler keeps a barrel's schema modules for any one name imported through it.
 import { existsSync } from "node:fs";
@@ -11,7 +11,7 @@ import { webChunks } from "./web-chunks.js";
 
 const WEB = path.resolve(import.meta.dirname, "..", "dist", "web");
 /** Sources that must arrive only with the views that need them. */
-const LATER = [/node_modules\/typebox\//, /shared\/viewer\/schemas\//, /shared\/debug-bundle\/schemas\.ts$/, /shared\/viewer\/routes\/table\.ts$/, /node_modules\/markdown-it\//, /shared\/viewer\/run-model\.ts$/];
+const LATER = [/node_modules\/typebox\//, /shared\/viewer\/schemas\//, /shared\/debug-bundle\/schemas\.ts$/, /shared\/viewer\/routes\/(contract|route-schemas)\.ts$/, /node_modules\/markdown-it\//, /shared\/viewer\/run-model\.ts$/];
 
 async function sourcesOf(chunk: string): Promise<string[]> {
   const map = path.join(WEB, "assets", `${chunk}.map`);

@@ -1,6 +1,6 @@
 /**
  * A route's Fastify options from its entry in the viewer's route table
- * (`shared/viewer/routes/table.ts`): method, url and schemas come from the entry, so a
+ * (`VIEWER_ROUTES`, `shared/viewer/routes/contract.ts`): method, url and schemas come from the entry, so a
  * handler cannot answer a path or a shape the contract does not say.
  * `app.route({ ...routeOptions(VIEWER_ROUTES.files), handler })`.
  */

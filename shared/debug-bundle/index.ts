@@ -25,6 +25,6 @@ export { BUNDLE_PANELS, bundleDigestParts, bundlePanels, bundleRunParts, transcr
 export type { BundlePanelId, BundleRunParts } from "./run-parts.js";
 
 // The response schemas (schemas.ts) are not exported here: only the route table reads them
-// (shared/viewer/routes/table.ts), and a bundler keeps a barrel's schema modules (their
+// (shared/viewer/routes/route-schemas.ts), and a bundler keeps a barrel's schema modules (their
 // top-level `Type.*` calls, and TypeBox with them) for any one name imported through it, so
 // the web app's bundle readers would carry them into the standalone page that never checks one.

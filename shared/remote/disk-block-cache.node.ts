@@ -27,6 +27,7 @@ import { constants } from "node:fs";
 import { chmod, type FileHandle, lstat, mkdir, open, readdir, realpath, rename, stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import { NotADirectoryError, PermissionDeniedError } from "../errors.js";
+import { errnoCode } from "../filesystem/errno.js";
 import type { BlockStore } from "./block-store.js";
 
 export const DEFAULT_DISK_CACHE_BYTES = 1024 * 1024 * 1024;
@@ -61,10 +62,6 @@ function sha256(data: string | Uint8Array): Buffer {
   return createHash("sha256").update(data).digest();
 }
 
-function errorCode(error: unknown): string | undefined {
-  return typeof error === "object" && error !== null ? ((error as { code?: unknown }).code as string | undefined) : undefined;
-}
-
 export class DiskBlockCache implements BlockStore {
   readonly maxBytes: number;
   readonly stats: DiskBlockCacheStats = { bytes: 0, files: 0, hits: 0, misses: 0, writes: 0, corrupt: 0, evicted: 0, writeFailures: 0 };
@@ -87,8 +84,8 @@ export class DiskBlockCache implements BlockStore {
     const maxBytes = options.maxBytes ?? DEFAULT_DISK_CACHE_BYTES;
     const dir = path.resolve(directory);
     const refuse = (why: string, error?: unknown): never => {
-      const detail = error === undefined ? "" : ` (${errorCode(error) ?? (error instanceof Error ? error.message : String(error))})`;
-      if (errorCode(error) === "ENOTDIR") throw new NotADirectoryError(dir, `Cache directory ${dir} ${why}${detail}`);
+      const detail = error === undefined ? "" : ` (${errnoCode(error) ?? (error instanceof Error ? error.message : String(error))})`;
+      if (errnoCode(error) === "ENOTDIR") throw new NotADirectoryError(dir, `Cache directory ${dir} ${why}${detail}`);
       throw new PermissionDeniedError(dir, `Cache directory ${dir} ${why}${detail}`);
     };
     try {
@@ -97,7 +94,7 @@ export class DiskBlockCache implements BlockStore {
       if (created !== undefined) await chmod(dir, 0o700);
     } catch (error) {
       // An existing file there is named as such below.
-      if (errorCode(error) !== "EEXIST") refuse("cannot be created", error);
+      if (errnoCode(error) !== "EEXIST") refuse("cannot be created", error);
     }
     const info = await stat(dir).catch((error: unknown) => refuse("cannot be read", error));
     if (!info.isDirectory()) throw new NotADirectoryError(dir, `Cache directory ${dir} is not a directory`);
@@ -150,7 +147,7 @@ export class DiskBlockCache implements BlockStore {
       this.#forget(name);
       this.stats.misses++;
       // A symlink (ELOOP) is not a block: removed (the link, never what it points to) so the block is stored again.
-      if (errorCode(error) === "ELOOP") await this.#drop(name, file);
+      if (errnoCode(error) === "ELOOP") await this.#drop(name, file);
       return null;
     }
     let data: Buffer | null;

@@ -9,6 +9,7 @@
 import type { FileHandle } from "node:fs/promises";
 import { SessionLoadError, WinkError } from "../errors.js";
 import { openNamedFile, type OpenedRegularFile } from "../filesystem/open-regular.node.js";
+import { errnoCode } from "../filesystem/errno.js";
 import type { EnvelopeScanOptions, EnvelopeSummary } from "./envelope-scan.js";
 import { scanEnvelopeWindow } from "./envelope-scan.js";
 import { DEFAULT_MAX_LINE_BYTES, lineFromBytes, tooLongLine } from "./line-text.js";
@@ -378,8 +379,8 @@ async function readFully(handle: FileHandle, path: string, buffer: Uint8Array, p
 }
 
 function ioError(path: string, cause: unknown): SessionLoadError {
-  const code = typeof cause === "object" && cause !== null ? (cause as { code?: unknown }).code : undefined;
+  const code = errnoCode(cause);
   const detail =
     code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : cause instanceof WinkError ? cause.message : String((cause as Error)?.message ?? cause);
-  return new SessionLoadError(`Cannot read session file ${path}: ${detail}`, { path, ...(typeof code === "string" ? { errno: code } : {}) }, { cause });
+  return new SessionLoadError(`Cannot read session file ${path}: ${detail}`, { path, ...(code === undefined ? {} : { errno: code }) }, { cause });
 }

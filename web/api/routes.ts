@@ -1,10 +1,10 @@
 /**
- * The viewer's routes as the browser holds them: each route's place (method, path, lossless
- * reading: shared/viewer/routes/paths.ts), with the route table's schemas as types only. The
- * table itself is not imported here: its schemas (and the schema library) would come with it
- * into the app's first download, where nothing reads them at run time.
+ * The viewer's routes as the browser holds them: the route table (shared/viewer/routes/table.ts,
+ * its schemas by name), with the schemas as types only. The resolved table (`VIEWER_ROUTES`)
+ * is not imported here: its schemas (and the schema library) would come with it into the
+ * app's first download, where nothing reads them at run time.
  */
-import { ROUTE_PATHS } from "../../shared/viewer/routes/browser.js";
+import { ROUTE_TABLE } from "../../shared/viewer/routes/browser.js";
 import type { RouteEntry, RouteRequest, RouteResponse, ViewerRouteName, ViewerRoutes } from "../../shared/viewer/routes/index.js";
 import type { TSchema } from "typebox";
 
@@ -20,7 +20,7 @@ export interface BrowserRoute<Entry extends RouteEntry> {
 export type BrowserRoutes = { readonly [Name in ViewerRouteName]: BrowserRoute<ViewerRoutes[Name]> };
 
 /** Every route, by name: the compiler checks each place against its table entry's method and path. */
-export const ROUTES: BrowserRoutes = ROUTE_PATHS;
+export const ROUTES: BrowserRoutes = ROUTE_TABLE;
 
 /** What a request to the route `Name` takes (its query and path parameters, its `lists` as lists), from its table entry's schemas. */
 export type RouteParams<Name extends ViewerRouteName> = RouteRequest<ViewerRoutes[Name]>;
@@ -56,7 +56,7 @@ type Asserted<Check extends true> = Check;
 export type AskedRoutesAreJson = Asserted<ViewerRoutes[AskedRouteName] extends { readonly method: "GET"; readonly response: TSchema } ? true : false>;
 
 /** The asked routes' names, for the layers that answer every one alike (`HttpApi`). */
-export const ASKED_ROUTES = (Object.keys(ROUTE_PATHS) as ViewerRouteName[]).filter((name): name is AskedRouteName => !(UNASKED_ROUTES as readonly string[]).includes(name));
+export const ASKED_ROUTES = (Object.keys(ROUTE_TABLE) as ViewerRouteName[]).filter((name): name is AskedRouteName => !(UNASKED_ROUTES as readonly string[]).includes(name));
 
 /** One call per asked route: the route's request in, its answer out, both typed by its table entry. */
 export type RouteCalls = { readonly [Name in AskedRouteName]: (params: RouteParams<Name>) => Promise<RouteAnswer<Name>> };

@@ -2,9 +2,10 @@
  * The application shell: header, sidebar (sessions, slices), the selected snapshot's card,
  * the five views, and the overlays. It owns the global shortcuts and starts live reload.
  */
-import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { skipToken, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Suspense, lazy, useCallback, useEffect, useMemo, useRef } from "react";
 import type { RunResponse, SnapshotRef } from "../api/api.js";
+import { at } from "../api/api.js";
 import { useApi } from "../api/context.js";
 import { keys } from "../api/keys.js";
 import { EmptyState, ErrorState, Spinner } from "../components/feedback.js";
@@ -17,7 +18,8 @@ import { failurePatch, showsFailure } from "../state/run-links.js";
 import { previousInSession, snapshotChoices } from "../features/palette/snapshot-commands.js";
 import { flattenSnapshots, stepSnapshot } from "../features/sessions/snapshot-list.js";
 import { SnapshotCard } from "../features/snapshot/SnapshotCard.js";
-import { browseQuery, diffQuery, slicePageQuery, timelineQuery } from "../queries/options.js";
+import { browseRequest, diffRequest, slicePage } from "../queries/options.js";
+import { routeQuery } from "../queries/route-query.js";
 import { useFiles, useMeta, useNewestRun, useRun } from "../queries/hooks.js";
 import { useLiveReload } from "../queries/useLiveReload.js";
 import { getPreferences, setPreference, usePreferences } from "../state/preferences.js";
@@ -65,9 +67,9 @@ function usePrefetchView(state: ViewState, selected: SnapshotRef | null): void {
   const base = useSnapshotRef(state.base);
   useEffect(() => {
     if (selected === null) return;
-    if (view === "timeline") void client.prefetchQuery(timelineQuery(api, selected));
-    else if (view === "files") void client.prefetchQuery(browseQuery(api, selected, base ?? "previous"));
-    else if (view === "compare" && base !== null) void client.prefetchQuery(diffQuery(api, base, selected, copies));
+    if (view === "timeline") void client.prefetchQuery(routeQuery(api, "timeline", at(selected)));
+    else if (view === "files") void client.prefetchQuery(routeQuery(api, "browse", browseRequest(selected, base ?? "previous")));
+    else if (view === "compare" && base !== null) void client.prefetchQuery(routeQuery(api, "diff", diffRequest(base, selected, copies)));
   }, [api, client, view, base, selected, copies]);
 }
 
@@ -280,7 +282,7 @@ function usePrefetchFirstPages(selected: SnapshotRef | null, meta: ReturnType<ty
   useEffect(() => {
     if (selected === null || meta === undefined) return;
     return whenIdle(() => {
-      for (const slice of meta.slices) if (slice.count > 0) void client.prefetchQuery(slicePageQuery(api, selected, slice.slice_type, 0));
+      for (const slice of meta.slices) if (slice.count > 0) void client.prefetchQuery(routeQuery(api, "slicePage", slicePage(selected, slice.slice_type, 0)));
     }, 2000);
   }, [api, client, selected, meta]);
 }
@@ -343,7 +345,7 @@ function pressInSlices(key: string): void {
 function usePaletteCommands(selected: SnapshotRef | null, meta: ReturnType<typeof useMeta>["data"], entries: ReturnType<typeof flattenSnapshots>, run: RunResponse | undefined, reload: () => void, source: SourceSwitch): Command[] {
   const api = useApi();
   const paletteOpen = overlay.use() === "palette";
-  const tree = useQuery({ ...browseQuery(api, selected, "none"), enabled: paletteOpen }).data;
+  const tree = useQuery({ ...routeQuery(api, "browse", selected === null ? skipToken : browseRequest(selected, "none")), enabled: paletteOpen }).data;
   const picker = useRef<HTMLInputElement | null>(null);
   const openLocal = useLocalOpener(source.openLocal);
   return useMemo(() => {

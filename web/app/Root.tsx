@@ -56,8 +56,8 @@ function newClient(): QueryClient {
 function firstClient(api: Api, landingRun: RunResponse | undefined): QueryClient {
   const client = newClient();
   if (landingRun !== undefined) {
-    client.setQueryData(keys.newestRun(), landingRun);
-    client.setQueryData(keys.run(landingRun.source.path), landingRun);
+    client.setQueryData(keys.route("run", {}), landingRun);
+    client.setQueryData(keys.route("run", { file: landingRun.source.path }), landingRun);
   } else if (readViewState().file === undefined) {
     void client.prefetchQuery(newestRunQuery(api, client));
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { diffText } from "../../shared/viewer/text-diff.js";
-import { hunksToChanges, lineStarts } from "./hunk-changes.js";
+import { hunkLineStarts, hunksToChanges } from "./hunk-changes.js";
 
 /** Applies character changes of `a` → `b` to `a`: must give `b`. */
 function apply(a: string, b: string, changes: { fromA: number; toA: number; fromB: number; toB: number }[]): string {
@@ -41,7 +41,7 @@ describe("server hunks as merge-view changes", () => {
   });
 
   it("lists line starts with the end", () => {
-    expect(lineStarts("ab\ncd")).toEqual([0, 3, 5]);
-    expect(lineStarts("ab\n")).toEqual([0, 3]);
+    expect(hunkLineStarts("ab\ncd")).toEqual([0, 3, 5]);
+    expect(hunkLineStarts("ab\n")).toEqual([0, 3]);
   });
 });

@@ -13,8 +13,12 @@ export interface CharChange {
   readonly toB: number;
 }
 
-/** Offsets where each line starts, plus the text's length at the end. */
-export function lineStarts(text: string): number[] {
+/**
+ * Offsets where each line starts, plus the text's length at the end. A line here ends at
+ * "\n" alone, as the server's hunks count lines (jsdiff, git): not `lineStarts` of
+ * shared/filesystem/text.ts, whose lines are Python's `splitlines()`.
+ */
+export function hunkLineStarts(text: string): number[] {
   const starts = [0];
   for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) starts.push(at + 1);
   if (starts[starts.length - 1] !== text.length) starts.push(text.length);
@@ -29,8 +33,8 @@ export const MAX_INNER_DIFF_CHARS = 20_000;
  * text of a changed block; its ranges are relative to the block.
  */
 export function hunksToChanges(hunks: readonly HunkResponse[], a: string, b: string, inner?: (blockA: string, blockB: string) => readonly CharChange[]): CharChange[] {
-  const startsA = lineStarts(a);
-  const startsB = lineStarts(b);
+  const startsA = hunkLineStarts(a);
+  const startsB = hunkLineStarts(b);
   const offsetA = (line: number) => startsA[Math.min(line - 1, startsA.length - 1)] ?? a.length;
   const offsetB = (line: number) => startsB[Math.min(line - 1, startsB.length - 1)] ?? b.length;
   const changes: CharChange[] = [];

@@ -1,9 +1,15 @@
-/** One hook per resource; a `null` argument makes the query wait (`skipToken`: nothing selected yet). */
-import { useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
+/**
+ * One hook per resource, in the views' words: each builds its route's request from the
+ * view's inputs and asks it through `useRoute` (key and fetcher from the route table); a
+ * `null` input makes the query wait (`skipToken`: nothing selected yet).
+ */
+import { skipToken, useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { RunFilter, SearchScope, SnapshotRef } from "../api/api.js";
+import { at, between, flag } from "../api/api.js";
 import type { BundleMemberKind, BundleSearchParams, LogsParams, TranscriptParams } from "../api/bundle-api.js";
 import { useApi } from "../api/context.js";
 import * as q from "./options.js";
+import { useRoute, when } from "./route-query.js";
 
 /** Who is signed in (served mode); null in the local default and offline. */
 export function useSignedInUser(enabled: boolean) {
@@ -15,7 +21,7 @@ export function useFiles() {
 }
 
 export function useRuns() {
-  return useQuery(q.runsQuery(useApi()));
+  return useRoute("runs", {});
 }
 
 /** The sidebar's run list, page by page (`fetchNextPage` for more), for one filter. */
@@ -28,31 +34,34 @@ export function useFailures(enabled = true) {
 }
 
 export function useFailureOccurrences(signature: string | null) {
-  return useQuery(q.failureOccurrencesQuery(useApi(), signature));
+  return useRoute("failureOccurrences", when(signature, (signature) => ({ signature })));
 }
 
 export function useRun(file: string | null) {
-  return useQuery(q.runQuery(useApi(), file));
+  return useRoute("run", when(file, (file) => ({ file })));
 }
 
+/** A stretch of a session's turns and snapshots that the run left out; `null`: none asked for (the query waits). */
 export function useRunSession(file: string, session: string, range: { offset: number; limit: number } | null) {
-  return useQuery(q.runSessionQuery(useApi(), file, session, range));
+  return useRoute("runSession", when(range, (range) => ({ file, session, offset: range.offset, limit: range.limit })));
 }
 
+/** A stretch of the run's failures that `/api/run` left out; `null`: none asked for (the query waits). */
 export function useRunFailures(file: string, range: { offset: number; limit: number } | null) {
-  return useQuery(q.runFailuresQuery(useApi(), file, range));
+  return useRoute("runFailures", when(range, (range) => ({ file, offset: range.offset, limit: range.limit })));
 }
 
 export function useNewestRun(enabled: boolean) {
   return useQuery({ ...q.newestRunQuery(useApi(), useQueryClient()), enabled });
 }
 
-export function useRunSearch(file: string | null, session: string | null, query: string, regex: boolean) {
-  return useQuery(q.runSearchQuery(useApi(), file, session, query, regex));
+/** An empty query waits: there is nothing to search for yet. `limit` is in the key: a search capped at 50 hits is not the answer to one capped at 500. */
+export function useRunSearch(file: string | null, session: string | null, query: string, regex: boolean, limit = 500) {
+  return useRoute("runSearch", file === null || query.trim() === "" ? skipToken : { file, session: session ?? undefined, q: query, regex: flag(regex), limit });
 }
 
 export function useDiffStat(base: SnapshotRef | null, target: SnapshotRef | null, copies = false) {
-  return useQuery(q.diffStatQuery(useApi(), base, target, copies));
+  return useRoute("diffStat", base === null || target === null ? skipToken : q.diffRequest(base, target, copies));
 }
 
 export function useCurrentSnapshot(enabled: boolean) {
@@ -64,69 +73,70 @@ export function useMeta(ref: SnapshotRef | null) {
 }
 
 export function useTimeline(ref: SnapshotRef | null) {
-  return useQuery(q.timelineQuery(useApi(), ref));
+  return useRoute("timeline", when(ref, at));
 }
 
 export function useToolCallDiff(ref: SnapshotRef | null, callId: string | null, path: string | null) {
-  return useQuery(q.toolCallDiffQuery(useApi(), ref, callId, path));
+  return useRoute("toolCallDiff", ref === null || callId === null || path === null ? skipToken : { ...at(ref), call_id: callId, path });
 }
 
 export function useFilesystemMeta(ref: SnapshotRef | null) {
-  return useQuery(q.filesystemMetaQuery(useApi(), ref));
+  return useRoute("filesystemMeta", when(ref, at));
 }
 
 export function useBrowse(ref: SnapshotRef | null, base: SnapshotRef | "previous" | "none") {
-  return useQuery(q.browseQuery(useApi(), ref, base));
+  return useRoute("browse", when(ref, (ref) => q.browseRequest(ref, base)));
 }
 
 export function useFileContent(ref: SnapshotRef | null, path: string | null) {
-  return useQuery(q.fileContentQuery(useApi(), ref, path));
+  return useRoute("fileContent", ref === null || path === null ? skipToken : { ...at(ref), path });
 }
 
 export function useDiff(base: SnapshotRef | null, target: SnapshotRef | null, copies = false) {
-  return useQuery(q.diffQuery(useApi(), base, target, copies));
+  return useRoute("diff", base === null || target === null ? skipToken : q.diffRequest(base, target, copies));
 }
 
 export function useFileDiff(base: SnapshotRef | null, target: SnapshotRef | null, path: string | null, basePath: string | null = null) {
-  return useQuery(q.fileDiffQuery(useApi(), base, target, path, basePath));
+  return useRoute("fileDiff", base === null || target === null || path === null ? skipToken : { ...between(base, target), path, base_path: basePath ?? undefined });
 }
 
 export function useSliceDiff(base: SnapshotRef | null, target: SnapshotRef | null, sliceType: string | null) {
-  return useQuery(q.sliceDiffQuery(useApi(), base, target, sliceType));
+  return useRoute("sliceDiff", base === null || target === null || sliceType === null ? skipToken : { ...between(base, target), slice_type: sliceType });
 }
 
-export function useSearch(ref: SnapshotRef | null, query: string, scope: SearchScope) {
-  return useQuery(q.searchQuery(useApi(), ref, query, scope));
+/** An empty query waits: there is nothing to search for yet. */
+export function useSearch(ref: SnapshotRef | null, query: string, scope: SearchScope, limit = 500) {
+  return useRoute("search", ref === null || query.trim() === "" ? skipToken : { ...at(ref), q: query, scope, limit });
 }
 
-// WINK debug bundles: `file` null (not a bundle, or nothing selected) disables the query.
+// WINK debug bundles: `file` null (not a bundle, or nothing selected) makes the query wait.
 
 export function useBundleSummary(file: string | null) {
-  return useQuery(q.bundleSummaryQuery(useApi(), file));
+  return useRoute("bundleSummary", when(file, (file) => ({ file })));
 }
 
 export function useLogs(file: string | null, params: LogsParams) {
-  return useQuery(q.logsQuery(useApi(), file, params));
+  return useRoute("bundleLogs", when(file, (file) => ({ file, ...params })));
 }
 
 export function useLogFacets(file: string | null) {
-  return useQuery(q.logFacetsQuery(useApi(), file));
+  return useRoute("bundleLogFacets", when(file, (file) => ({ file })));
 }
 
 export function useTranscript(file: string | null, params: TranscriptParams) {
-  return useQuery(q.transcriptQuery(useApi(), file, params));
+  return useRoute("bundleTranscript", when(file, (file) => ({ file, ...params })));
 }
 
 export function useTranscriptFacets(file: string | null) {
-  return useQuery(q.transcriptFacetsQuery(useApi(), file));
+  return useRoute("bundleTranscriptFacets", when(file, (file) => ({ file })));
 }
 
 export function useEnvironment(file: string | null) {
-  return useQuery(q.environmentQuery(useApi(), file));
+  return useRoute("bundleEnvironment", when(file, (file) => ({ file })));
 }
 
 export function useBundleRequest(file: string | null) {
-  return useQuery(q.bundleRequestQuery(useApi(), file));
+  return useRoute("bundleRequest", when(file, (file) => ({ file })));
 }
 
 export function useBundleMember(file: string | null, kind: BundleMemberKind) {
@@ -134,21 +144,23 @@ export function useBundleMember(file: string | null, kind: BundleMemberKind) {
 }
 
 export function useBundleMembers(file: string | null) {
-  return useQuery(q.bundleMembersQuery(useApi(), file));
+  return useRoute("bundleMembers", when(file, (file) => ({ file })));
 }
 
+/** Every checksum verified (reads every member once). */
 export function useBundleIntegrity(file: string | null) {
-  return useQuery(q.bundleIntegrityQuery(useApi(), file));
+  return useRoute("bundleIntegrity", when(file, (file) => ({ file })));
 }
 
 export function useBundleGroups(enabled = true) {
-  return useQuery({ ...q.bundleGroupsQuery(useApi()), enabled });
+  return useRoute("bundleGroups", {}, enabled);
 }
 
 export function useBundleCompare(target: string | null, base: string | null) {
-  return useQuery(q.bundleCompareQuery(useApi(), target, base));
+  return useRoute("bundleCompare", when(target, (target) => ({ target_file: target, base_file: base ?? undefined })));
 }
 
+/** An empty query waits: there is nothing to search for yet. */
 export function useBundleSearch(query: string, params: BundleSearchParams, enabled = true) {
-  return useQuery({ ...q.bundleSearchQuery(useApi(), query, params), enabled });
+  return useRoute("bundleSearch", query.trim() === "" ? skipToken : { q: query, ...params }, enabled);
 }

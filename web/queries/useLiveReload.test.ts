@@ -6,8 +6,10 @@ describe("live reload invalidation", () => {
   it("refreshes the list, the diffs and each changed file", () => {
     expect(stalePrefixes({ added: ["n.jsonl"], changed: ["c.jsonl"], removed: ["r.jsonl"], archives: [] })).toEqual([
       keys.files(),
-      keys.runs(),
-      keys.newestRun(),
+      keys.routeName("runs"),
+      keys.routeName("failures"),
+      keys.routeName("failureOccurrences"),
+      keys.routeName("run"),
       keys.diffs(),
       keys.sessionFile("n.jsonl"),
       keys.sessionFile("c.jsonl"),

@@ -14,7 +14,9 @@ import { showToast } from "../state/toasts.js";
 export function stalePrefixes(notice: ChangeNotice | null): (readonly unknown[])[] {
   if (notice === null || notice.archives.length > 0) return [keys.all];
   const files = [...notice.added, ...notice.changed, ...notice.removed];
-  return [keys.files(), keys.runs(), keys.newestRun(), keys.diffs(), ...files.map((file) => keys.sessionFile(file))];
+  // What spans the runs (the run list, the eval and its groups, the newest run) and every
+  // comparison, then each changed file with everything asked of it.
+  return [keys.files(), keys.routeName("runs"), keys.routeName("failures"), keys.routeName("failureOccurrences"), keys.routeName("run"), keys.diffs(), ...files.map((file) => keys.sessionFile(file))];
 }
 
 export function useLiveReload(): void {

@@ -5,6 +5,7 @@
  */
 import { spawn } from "node:child_process";
 import { BackendUnavailableError } from "../../errors.js";
+import { errnoCode } from "../errno.js";
 
 export interface ProcessOptions {
   /** Bytes written to the process's stdin (then closed). Default: stdin closed at once. */
@@ -66,9 +67,9 @@ export class CappedBuffer {
 
 /** The error for a program that could not be started at all (missing binary, no permission). */
 export function spawnFailure(command: string, error: unknown): BackendUnavailableError {
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = errnoCode(error);
   const reason = code === "ENOENT" ? "not found on PATH" : error instanceof Error ? error.message : String(error);
-  return new BackendUnavailableError(`Cannot run ${command}: ${reason}`, { command, errno: typeof code === "string" ? code : null }, { cause: error });
+  return new BackendUnavailableError(`Cannot run ${command}: ${reason}`, { command, errno: code ?? null }, { cause: error });
 }
 
 /** Run `command args` to completion. Rejects only when the program cannot be started. */

@@ -1,5 +1,6 @@
-// The contract as the browser's first download holds it: each route's place and the URL
-// built from it, and the bundle routes' requests read as the server reads them, without the
-// route table's schemas (paths.ts says why).
-export * from "./paths.js";
+// The contract as the browser's first download holds it: the route table (its schemas by
+// name) and the URL built from an entry, and the bundle routes' requests read as the server
+// reads them, without the schemas themselves (table.ts says why).
+export * from "./route-url.js";
+export * from "./table.js";
 export * from "./bundle-queries.js";

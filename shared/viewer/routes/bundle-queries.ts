@@ -5,7 +5,8 @@
  * schema-free (types only from the bundle reader): `LocalApi` imports it.
  */
 import type { LogQuery, TranscriptQuery } from "../../debug-bundle/index.js";
-import { ROUTE_PATHS, readLists } from "./paths.js";
+import { readLists } from "./route-url.js";
+import { ROUTE_TABLE } from "./table.js";
 
 /** The filters of a `/api/logs` request, its comma lists given as strings (off the wire) or lists (in the page). */
 export interface LogsRequest {
@@ -38,7 +39,7 @@ export interface TranscriptRequest {
 
 /** A `/api/logs` request as the log reader's query (omitted `limit`: every matching record, WINK's default). */
 export function logQueryOf(request: LogsRequest): LogQuery {
-  const query = readLists(ROUTE_PATHS.bundleLogs, request);
+  const query = readLists(ROUTE_TABLE.bundleLogs, request);
   return {
     ...(query.offset === undefined ? {} : { offset: query.offset }),
     limit: query.limit ?? null,
@@ -58,7 +59,7 @@ export function logQueryOf(request: LogsRequest): LogQuery {
 
 /** A `/api/transcript` request as the transcript reader's query. */
 export function transcriptQueryOf(request: TranscriptRequest): TranscriptQuery {
-  const query = readLists(ROUTE_PATHS.bundleTranscript, request);
+  const query = readLists(ROUTE_TABLE.bundleTranscript, request);
   return {
     ...(query.offset === undefined ? {} : { offset: query.offset }),
     limit: query.limit ?? null,
@@ -73,7 +74,7 @@ export function transcriptQueryOf(request: TranscriptRequest): TranscriptQuery {
 
 /** The search scopes of a `/api/bundles/search` request; none: every scope. */
 export function searchScopesOf(request: { readonly scope?: string | readonly string[] | undefined }): string[] | undefined {
-  return readLists(ROUTE_PATHS.bundleSearch, request).scope;
+  return readLists(ROUTE_TABLE.bundleSearch, request).scope;
 }
 
 /** The member routes' 404 detail when the bundle has no such member (WINK's words; the manifest is always there). */

@@ -1,7 +1,7 @@
 /**
  * The request schemas of the viewer's snapshot routes (WINK's viewer API, session files and
  * timelines, a snapshot's workspace, comparisons, search, tool calls, runs): what each route
- * accepts in its query, path and body. `./table.ts` pairs them with their routes and response
+ * accepts in its query, path and body. `./table.ts` names them with their routes and response
  * shapes. JSON text of each schema is the key of its generated validator
  * (server/library/request-validators.ts): changing one means `npm run build`.
  */

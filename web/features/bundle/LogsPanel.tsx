@@ -6,7 +6,7 @@
  * the selected record and the time jumped to live in the URL, so any place in a log is a
  * link. J/K move, Enter opens the record's context, E / Shift+E step through errors.
  */
-import { useQuery } from "@tanstack/react-query";
+import { skipToken, useQuery } from "@tanstack/react-query";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useEffect, useMemo, useRef, useState } from "react";
 import type { LogEntryResponse, LogsParams } from "../../api/bundle-api.js";
@@ -15,7 +15,8 @@ import { EmptyState, ErrorState, Kbd, Spinner } from "../../components/feedback.
 import { formatCount, formatTimestamp, plural } from "../../components/format.js";
 import { Icon } from "../../components/Icon.js";
 import { useLogFacets, useLogs } from "../../queries/hooks.js";
-import { BUNDLE_PAGE_SIZE, logsQuery } from "../../queries/options.js";
+import { BUNDLE_PAGE_SIZE } from "../../queries/options.js";
+import { routeQuery } from "../../queries/route-query.js";
 import { useKeymap } from "../../state/shortcuts.js";
 import { showToast } from "../../state/toasts.js";
 import { useNavigate } from "../../state/url-store.js";
@@ -78,7 +79,7 @@ export function LogsPanel({ file, filters, search, entry, time }: LogsPanelProps
 
   // Where the selected record (or the time jumped to) is among the shown records.
   const landingParams: LogsParams | null = time !== undefined ? { ...params, at: time, limit: 1 } : entry !== undefined ? { ...params, at_line: entry, limit: 1 } : null;
-  const landing = useQuery(logsQuery(api, file, landingParams));
+  const landing = useQuery(routeQuery(api, "bundleLogs", landingParams === null ? skipToken : { file, ...landingParams }));
   const landed = landing.data?.entries[0] ?? null;
   const position = landingParams !== null && landing.data !== undefined ? landing.data.offset : null;
 
@@ -98,7 +99,7 @@ export function LogsPanel({ file, filters, search, entry, time }: LogsPanelProps
   const select = (line: number | undefined) => navigate({ entry: line, time: undefined }, { replace: true });
   const setFilters = (next: FacetFilter[]) => navigate({ facets: next.length === 0 ? undefined : next, time: undefined }, { replace: true });
 
-  const rows = useRowNavigation((offset, limit) => logsQuery(api, file, { ...params, offset, limit }), total, position, (record) => select(record.line_number), `${file}\n${JSON.stringify(params)}`);
+  const rows = useRowNavigation((offset, limit) => routeQuery(api, "bundleLogs", { file, ...params, offset, limit }), total, position, (record) => select(record.line_number), `${file}\n${JSON.stringify(params)}`);
   const errorRecords = errors.data?.entries ?? [];
   const stepError = (step: 1 | -1) => {
     if (errorRecords.length === 0) {
@@ -207,7 +208,7 @@ export function LogsPanel({ file, filters, search, entry, time }: LogsPanelProps
 const LogRow = memo(function LogRow({ file, params, index, selected, onSelect }: { file: string; params: LogsParams; index: number; selected: number | undefined; onSelect: (line: number | undefined) => void }) {
   const api = useApi();
   const page = Math.floor(index / BUNDLE_PAGE_SIZE);
-  const query = useQuery(logsQuery(api, file, { ...params, offset: page * BUNDLE_PAGE_SIZE, limit: BUNDLE_PAGE_SIZE }));
+  const query = useQuery(routeQuery(api, "bundleLogs", { file, ...params, offset: page * BUNDLE_PAGE_SIZE, limit: BUNDLE_PAGE_SIZE }));
   const record = query.data?.entries[index - page * BUNDLE_PAGE_SIZE];
   if (record === undefined) return query.isError ? <div className="log-row muted">Could not load this page of the log.</div> : <div className="log-row skeleton" aria-busy="true" />;
   const open = record.line_number === selected;

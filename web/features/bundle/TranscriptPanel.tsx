@@ -6,7 +6,7 @@
  * in the URL. A failure of the run overview links here with the failing result selected.
  * J/K move between entries, / searches, Shift+G goes to the end.
  */
-import { useQuery } from "@tanstack/react-query";
+import { skipToken, useQuery } from "@tanstack/react-query";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useEffect, useMemo, useRef } from "react";
 import type { TranscriptEntryResponse, TranscriptParams } from "../../api/bundle-api.js";
@@ -15,7 +15,8 @@ import { EmptyState, ErrorState, Spinner } from "../../components/feedback.js";
 import { formatTimestamp, plural } from "../../components/format.js";
 import { Icon } from "../../components/Icon.js";
 import { useTranscript, useTranscriptFacets } from "../../queries/hooks.js";
-import { BUNDLE_PAGE_SIZE, transcriptQuery } from "../../queries/options.js";
+import { BUNDLE_PAGE_SIZE } from "../../queries/options.js";
+import { routeQuery } from "../../queries/route-query.js";
 import { useKeymap } from "../../state/shortcuts.js";
 import { useNavigate } from "../../state/url-store.js";
 import type { FacetFilter } from "../../state/view-state.js";
@@ -57,10 +58,10 @@ export function TranscriptPanel({ file, filters, search, entry }: TranscriptPane
   const total = first.data?.total ?? 0;
 
   // The selected entry; a result drawn under its tool use is found through that use.
-  const target = useQuery(transcriptQuery(api, file, entry === undefined ? null : { at_rowid: entry, limit: 1 }));
+  const target = useQuery(routeQuery(api, "bundleTranscript", entry === undefined ? skipToken : { file, at_rowid: entry, limit: 1 }));
   const targetEntry = target.data?.entries[0];
   const rowOf = nested && targetEntry?.entry_type === "tool_result" && targetEntry.paired_rowid !== null ? targetEntry.paired_rowid : entry;
-  const landing = useQuery(transcriptQuery(api, file, rowOf === undefined ? null : { ...params, at_rowid: rowOf, limit: 1 }));
+  const landing = useQuery(routeQuery(api, "bundleTranscript", rowOf === undefined ? skipToken : { file, ...params, at_rowid: rowOf, limit: 1 }));
   const position = rowOf !== undefined && landing.data !== undefined ? landing.data.offset : null;
 
   const virtualizer = useVirtualizer({ count: total, getScrollElement: () => scroller.current, estimateSize: () => 96, overscan: 6 });
@@ -71,7 +72,7 @@ export function TranscriptPanel({ file, filters, search, entry }: TranscriptPane
 
   const select = (rowid: number | undefined) => navigate({ entry: rowid }, { replace: true });
   const setFilters = (next: FacetFilter[]) => navigate({ facets: next.length === 0 ? undefined : next }, { replace: true });
-  const rows = useRowNavigation((offset, limit) => transcriptQuery(api, file, { ...params, offset, limit }), total, position, (found) => select(found.rowid), `${file}\n${JSON.stringify(params)}`);
+  const rows = useRowNavigation((offset, limit) => routeQuery(api, "bundleTranscript", { file, ...params, offset, limit }), total, position, (found) => select(found.rowid), `${file}\n${JSON.stringify(params)}`);
   useKeymap({
     ...rows.keys,
     "/": () => searchField.current?.focus(),
@@ -200,13 +201,13 @@ const ENTRY_ICON: Record<string, "message" | "tool" | "alert" | "bolt" | "clock"
 const TranscriptRow = memo(function TranscriptRow({ file, params, index, nested, selected, onSelect }: { file: string; params: TranscriptParams; index: number; nested: boolean; selected: number | undefined; onSelect: (rowid: number | undefined) => void }) {
   const api = useApi();
   const page = Math.floor(index / BUNDLE_PAGE_SIZE);
-  const query = useQuery(transcriptQuery(api, file, { ...params, offset: page * BUNDLE_PAGE_SIZE, limit: BUNDLE_PAGE_SIZE }));
+  const query = useQuery(routeQuery(api, "bundleTranscript", { file, ...params, offset: page * BUNDLE_PAGE_SIZE, limit: BUNDLE_PAGE_SIZE }));
   const entry = query.data?.entries[index - page * BUNDLE_PAGE_SIZE];
   // The results answering this page's calls, in one request per page.
   const paired = (query.data?.entries ?? []).filter((candidate) => candidate.entry_type === "tool_use" && candidate.paired_rowid !== null).map((candidate) => candidate.paired_rowid as number);
   const low = paired.length === 0 ? 0 : Math.min(...paired);
   const high = paired.length === 0 ? 0 : Math.max(...paired);
-  const results = useQuery({ ...transcriptQuery(api, file, { entry_type: ["tool_result"], at_rowid: Math.max(1, low), limit: high - low + 1 }), enabled: nested && paired.length > 0 });
+  const results = useQuery({ ...routeQuery(api, "bundleTranscript", { file, entry_type: ["tool_result"], at_rowid: Math.max(1, low), limit: high - low + 1 }), enabled: nested && paired.length > 0 });
   if (entry === undefined) return query.isError ? <div className="transcript-entry muted">Could not load this page of the transcript.</div> : <div className="transcript-entry skeleton" aria-busy="true" />;
   const result = nested && entry.paired_rowid !== null ? results.data?.entries.find((candidate) => candidate.rowid === entry.paired_rowid) : undefined;
   return <EntryView entry={entry} result={result} resultPending={nested && entry.paired_rowid !== null && results.isPending} selected={selected === entry.rowid} resultSelected={result !== undefined && selected === result.rowid} onSelect={onSelect} />;

@@ -14,7 +14,7 @@ import { keys } from "../../api/keys.js";
 import { EmptyState, ErrorState, Spinner } from "../../components/feedback.js";
 import { formatTimestamp } from "../../components/format.js";
 import { Link } from "../../components/Link.js";
-import { runQuery } from "../../queries/options.js";
+import { routeQuery } from "../../queries/route-query.js";
 import { useFailureOccurrences, useFailures } from "../../queries/hooks.js";
 import { outcomeText } from "../../../shared/viewer/browser.js";
 import { failurePatch } from "../../state/run-links.js";
@@ -227,7 +227,7 @@ function useOpenOccurrence() {
   const client = useQueryClient();
   return async (occurrence: FailureOccurrenceResponse) => {
     try {
-      const run = await client.fetchQuery(runQuery(api, occurrence.run));
+      const run = await client.fetchQuery(routeQuery(api, "run", { file: occurrence.run }));
       const failure =
         occurrence.kind === "call"
           ? run.failures.find((candidate) => (occurrence.call_id !== null ? candidate.call_id === occurrence.call_id : candidate.message === occurrence.message && candidate.turn === occurrence.turn && candidate.session_id === occurrence.session_id))
@@ -248,7 +248,7 @@ function Occurrences({ group, indexed }: { group: FailureGroupResponse; indexed:
   useEffect(() => {
     if (shownAt.current === indexed) return;
     shownAt.current = indexed;
-    void client.invalidateQueries({ queryKey: keys.failureOccurrences(group.signature) });
+    void client.invalidateQueries({ queryKey: keys.route("failureOccurrences", { signature: group.signature }) });
   }, [client, group.signature, indexed]);
   const openOccurrence = useOpenOccurrence();
   const scroller = useRef<HTMLDivElement | null>(null);

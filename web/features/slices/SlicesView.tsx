@@ -15,7 +15,8 @@ import { EmptyState, ErrorState, Kbd, Spinner, errorMessage } from "../../compon
 import { formatCount, formatTimestamp, plural } from "../../components/format.js";
 import { Icon } from "../../components/Icon.js";
 import { Modal } from "../../components/Modal.js";
-import { SLICE_PAGE_SIZE, slicePageQuery } from "../../queries/options.js";
+import { SLICE_PAGE_SIZE, slicePage } from "../../queries/options.js";
+import { routeQuery } from "../../queries/route-query.js";
 import { setPreference, usePreferences } from "../../state/preferences.js";
 import { doubleKey, useKeymap } from "../../state/shortcuts.js";
 import { showToast } from "../../state/toasts.js";
@@ -86,7 +87,7 @@ function SliceItems({ snapshot, slice, focusItem }: { snapshot: SnapshotRef; sli
 
   // Every page, only while a filter needs them all.
   const { pages: allPages, error: pageError } = useQueries({
-    queries: Array.from({ length: filtering ? pageCount : 0 }, (_, page) => slicePageQuery(api, snapshot, slice.slice_type, page, FILTER_PAGE_SIZE)),
+    queries: Array.from({ length: filtering ? pageCount : 0 }, (_, page) => routeQuery(api, "slicePage", slicePage(snapshot, slice.slice_type, page, FILTER_PAGE_SIZE))),
     combine: combinePages,
   });
   const loadedPages = allPages.filter((page) => page !== undefined).length;
@@ -140,7 +141,7 @@ function SliceItems({ snapshot, slice, focusItem }: { snapshot: SnapshotRef; sli
 
   const copyJson = useCallback(async () => {
     try {
-      const pages = await Promise.all(Array.from({ length: pageCount }, (_, page) => client.fetchQuery(slicePageQuery(api, snapshot, slice.slice_type, page, FILTER_PAGE_SIZE))));
+      const pages = await Promise.all(Array.from({ length: pageCount }, (_, page) => client.fetchQuery(routeQuery(api, "slicePage", slicePage(snapshot, slice.slice_type, page, FILTER_PAGE_SIZE)))));
       const items = pages.flatMap((page) => page.items).filter((value) => itemMatches(value, search.trim()));
       await copyText(prettyJson(items as JsonValue));
       showToast(`Copied ${plural(items.length, "item")} as JSON`);
@@ -284,7 +285,7 @@ interface ItemCardProps {
 const ItemCard = memo(function ItemCard({ snapshot, sliceType, index, value, filtered, focused, tree, keyNeedle, onPopOut }: ItemCardProps) {
   const api = useApi();
   const page = Math.floor(index / SLICE_PAGE_SIZE);
-  const query = useQuery({ ...slicePageQuery(api, snapshot, sliceType, page), enabled: !filtered });
+  const query = useQuery({ ...routeQuery(api, "slicePage", slicePage(snapshot, sliceType, page)), enabled: !filtered });
   const item = filtered ? value : query.data?.items[index - page * SLICE_PAGE_SIZE];
   const summary = itemSummary(item);
   const popOut = useCallback((title: string, html: string) => onPopOut({ title, html }), [onPopOut]);

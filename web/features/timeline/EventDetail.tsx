@@ -11,7 +11,8 @@ import { ErrorState, Spinner } from "../../components/feedback.js";
 import { formatDuration, formatTimestamp } from "../../components/format.js";
 import { Icon } from "../../components/Icon.js";
 import { Link } from "../../components/Link.js";
-import { SLICE_PAGE_SIZE, slicePageQuery } from "../../queries/options.js";
+import { SLICE_PAGE_SIZE, slicePage } from "../../queries/options.js";
+import { routeQuery } from "../../queries/route-query.js";
 import { turnDiffPatch } from "../../state/run-links.js";
 import { visibleText } from "../../components/json-model.js";
 import { ToolCallChangesPanel } from "./ToolCallChanges.js";
@@ -49,7 +50,7 @@ export interface EventDetailProps {
 export function EventDetail({ snapshot, timeline, event, session, changes, activeChange, onOpenChange, onClose }: EventDetailProps) {
   const api = useApi();
   const page = Math.floor(event.item_index / SLICE_PAGE_SIZE);
-  const query = useQuery(slicePageQuery(api, snapshot, event.slice_type, page));
+  const query = useQuery(routeQuery(api, "slicePage", slicePage(snapshot, event.slice_type, page)));
   const item = query.data?.items[event.item_index - page * SLICE_PAGE_SIZE];
   const turn = timeline.turns.find((candidate) => candidate.first_event !== null && candidate.last_event !== null && event.index >= candidate.first_event && event.index <= candidate.last_event);
   const { before, after } = nearestSnapshots(timeline.snapshots, event.created_at);

@@ -21,7 +21,8 @@ import { Link } from "../../components/Link.js";
 import { PaneResizer } from "../../components/PaneResizer.js";
 import { useApi } from "../../api/context.js";
 import { useRun, useTimeline } from "../../queries/hooks.js";
-import { diffQuery } from "../../queries/options.js";
+import { diffRequest } from "../../queries/options.js";
+import { routeQuery } from "../../queries/route-query.js";
 import { DETAIL_WIDTH, usePreferences } from "../../state/preferences.js";
 import { doubleKey, isTyping, useKeymap } from "../../state/shortcuts.js";
 import { useNavigate } from "../../state/url-store.js";
@@ -138,7 +139,7 @@ function TimelineBody({ snapshot, timeline, session, childSessions, selectedEven
     const base = { file: snapshot.file, line: before };
     const target = { file: snapshot.file, line: after };
     try {
-      const diff = await client.fetchQuery(diffQuery(api, base, target));
+      const diff = await client.fetchQuery(routeQuery(api, "diff", diffRequest(base, target)));
       const change = changeOfPath(diff.files.changes, named);
       if (change === undefined) {
         showToast(`${event.title}: ${named} is not among the files that differ between the workspace before it (line ${before}) and after it (line ${after})`);
