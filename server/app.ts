@@ -12,8 +12,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify from "fastify";
 import type { FastifyInstance } from "fastify";
-import { signInGuard } from "./auth/guard.js";
-import type { SignInContext, SignInMethod } from "./auth/sign-in-method.js";
+import { type ServedAuth, signInGuard } from "./auth/guard.js";
 import { decorateViewerUser } from "./auth/viewer-user.js";
 import { CpuPool } from "./cpu/cpu-pool.js";
 import { limitConnections } from "./http/connection-limits.js";
@@ -130,7 +129,7 @@ export interface AppOptions extends ServedStateOptions {
   /** Hears of each route as it is registered (the route table's test checks them against the table). */
   onRoute?: (route: { method: string | readonly string[]; url: string }) => void;
   /** Served mode (`--auth`): every route behind this sign-in method and its session cookies (none: the local default). */
-  auth?: { method: SignInMethod; context: SignInContext };
+  auth?: ServedAuth;
 }
 
 export { DEFAULT_MEMORY_BYTES } from "./library/served-state.js";

@@ -25,11 +25,11 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { SourceError } from "../shared/errors.js";
 import { DEFAULT_DISK_CACHE_BYTES, isRemoteTarget } from "../shared/remote/index.js";
-import { PROXY_CLI_OPTIONS, ProxyOptionsError, proxyOptionsFromCli, proxySignIn } from "./auth/proxy-sign-in.js";
+import { PROXY_CLI_OPTIONS, ProxyOptionsError, TrustedProxies, proxyOptionsFromCli, proxySignIn } from "./auth/proxy-sign-in.js";
 import type { ProxySignInOptions } from "./auth/proxy-sign-in.js";
 import { oidcSignIn } from "./auth/served-sign-in.js";
 import type { OidcCliOptions } from "./auth/served-sign-in.js";
-import type { SignInContext, SignInMethod } from "./auth/sign-in-method.js";
+import type { ServedAuth } from "./auth/guard.js";
 import { tokenSignIn, tokenUrl } from "./auth/token-sign-in.js";
 import type { TokenCliOptions } from "./auth/token-sign-in.js";
 import { createFirstStage } from "./first-stage.js";
@@ -132,6 +132,12 @@ Options:
                    from --token-file FILE (or WINK_DEBUG_TOKEN, at least 32 characters;
                    not printed then); the cookies' secret as for oidc, else one of this
                    process only (a restart signs everyone out)
+  --trusted-proxy ADDR[,ADDR|CIDR...]
+                   with any --auth: the reverse proxies in front. Sign-in attempts are
+                   limited to 30 a minute per address; behind a proxy every request
+                   comes from the proxy, so the limit counts the client its
+                   X-Forwarded-For names instead (read from the right, past these
+                   addresses)
   --public-url URL the address users open, when a reverse proxy (or DNS) puts the viewer
                    elsewhere, e.g. https://tools.example/wink/: its host and origin are
                    accepted besides loopback, and its path (ending in /) is the base
@@ -179,6 +185,8 @@ interface CliOptions {
   oidc: OidcCliOptions | undefined;
   /** `--auth proxy`'s options, or undefined. */
   proxy: ProxySignInOptions | undefined;
+  /** `--trusted-proxy`: the reverse proxies in front, for any `--auth` (the sign-in rate limit counts their clients), or undefined. */
+  trustedProxies: TrustedProxies | undefined;
   /** `--auth token`'s options, or undefined. */
   token: TokenCliOptions | undefined;
 }
@@ -286,6 +294,16 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
   } else if (values.auth !== undefined && values.auth !== "oidc" && values.auth !== "token") {
     throw new UsageError(`--auth must be oidc, proxy or token, got ${values.auth}`);
   }
+  if (values["trusted-proxy"] !== undefined && values.auth === undefined) throw new UsageError("--trusted-proxy is for --auth (oidc, proxy or token)");
+  let trustedProxies = proxy?.trusted;
+  if (trustedProxies === undefined && values["trusted-proxy"] !== undefined) {
+    try {
+      trustedProxies = TrustedProxies.parse(values["trusted-proxy"]);
+    } catch (error) {
+      if (error instanceof ProxyOptionsError) throw new UsageError(error.message);
+      throw error;
+    }
+  }
   const host = values.host ?? "127.0.0.1";
   if (values.auth === undefined && !isLoopbackHost(host)) {
     throw new UsageError(`--host ${host} is not a loopback address: anyone who reaches it could read every run. Choose a sign-in with --auth oidc|proxy|token, or keep the default --host 127.0.0.1`);
@@ -323,6 +341,7 @@ function parseCli(argv: string[]): CliOptions | "help" | "version" {
     metricsToken,
     oidc,
     proxy,
+    trustedProxies,
     token,
   };
 }
@@ -548,7 +567,7 @@ async function main(): Promise<void> {
   // request has its answer or waits for the app, or a moment without any.
   await Promise.race([stage.wanted, new Promise((resolve) => setTimeout(resolve, FULL_APP_DELAY_MS))]);
   if (stopping) return;
-  let auth: { method: SignInMethod; context: SignInContext } | undefined = token === undefined ? undefined : { method: token.method, context: token.context };
+  let auth: ServedAuth | undefined = token === undefined ? undefined : { method: token.method, context: token.context };
   if (options.oidc !== undefined) {
     try {
       auth = oidcSignIn(options.oidc, process.env, new URL(publicAddress?.href ?? url));
@@ -558,6 +577,7 @@ async function main(): Promise<void> {
     }
   }
   if (options.proxy !== undefined) auth = proxySignIn(options.proxy, publicAddress?.basePath ?? "/");
+  if (auth !== undefined) auth = { ...auth, trustedProxies: options.trustedProxies };
   const { buildApp } = await import("./app.js");
   const { ReadingProgress, processIo } = await import("./target-digests.js");
   // The run index is kept in the user's cache (a local folder) or in --cache-dir (a remote store): never beside the runs.

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { FIXTURES, cleanUp, testApp } from "../server.test-support.js";
 import type { WinkApp } from "../app.js";
 import { RateLimiter } from "./guard.js";
+import { TrustedProxies } from "./proxy-sign-in.js";
 import { SignedSessionCookies } from "./session-cookie.js";
 import type { SignInContext, SignInMethod, ViewerUser } from "./sign-in-method.js";
 
@@ -27,10 +28,11 @@ afterEach(async () => {
   await cleanUp();
 });
 
-async function start(): Promise<{ url: string }> {
+async function start(trustedProxies?: string): Promise<{ url: string }> {
   const sessions = new SignedSessionCookies({ secret: Buffer.from("x".repeat(32)), basePath: "/", secure: false });
   const context: SignInContext = { sessions, basePath: "/" };
-  served = await testApp({ path: FIXTURES, auth: { method: testMethod, context }, indexInBackground: false, watch: false });
+  const auth = { method: testMethod, context, trustedProxies: trustedProxies === undefined ? undefined : TrustedProxies.parse(trustedProxies) };
+  served = await testApp({ path: FIXTURES, auth, indexInBackground: false, watch: false });
   await served.app.listen({ host: "127.0.0.1", port: 0 });
   const address = served.app.server.address();
   if (typeof address !== "object" || address === null) throw new Error("no address");
@@ -87,6 +89,27 @@ describe("sign-in guard", () => {
 });
 
 describe("sign-in rate limit", () => {
+  /** The statuses of `count` sign-in attempts claiming to be forwarded for `client`. */
+  async function attempts(url: string, client: string, count: number): Promise<number[]> {
+    const statuses: number[] = [];
+    for (let i = 0; i < count; i++) statuses.push((await fetch(`${url}/auth/token/test`, { headers: { "x-forwarded-for": client } })).status);
+    return statuses;
+  }
+
+  it("behind a trusted proxy, counts each forwarded client on its own", async () => {
+    const { url } = await start("127.0.0.1");
+    expect(await attempts(url, "203.0.113.1", 31)).toEqual([...Array<number>(30).fill(200), 429]);
+    // Another user behind the same proxy still signs in.
+    expect(await attempts(url, "203.0.113.2", 1)).toEqual([200]);
+  });
+
+  it("from a peer that is no proxy, X-Forwarded-For does not buy more attempts", async () => {
+    const { url } = await start("10.9.9.9");
+    const statuses: number[] = [];
+    for (let i = 0; i < 31; i++) statuses.push(...(await attempts(url, `203.0.113.${i}`, 1)));
+    expect(statuses).toEqual([...Array<number>(30).fill(200), 429]);
+  });
+
   it("refuses past the limit per address and keeps at most maxAddresses windows", () => {
     const limiter = new RateLimiter(3, 60_000, 100);
     expect([1, 2, 3, 4].map(() => limiter.take("10.0.0.1"))).toEqual([true, true, true, false]);

@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { SERVER_ERROR_CODES, errorJson } from "../http/errors.js";
 import type { ServerErrorCode } from "../http/errors.js";
+import type { TrustedProxies } from "./proxy-sign-in.js";
 import type { SignInContext, SignInMethod } from "./sign-in-method.js";
 
 /** Reachable signed out and revealing nothing (i31-ops's probes; /metrics has its own token). */
@@ -28,12 +29,20 @@ export const SIGNED_OUT_PATH = "/auth/signed-out";
 export interface GuardOptions {
   method: SignInMethod;
   context: SignInContext;
+  /**
+   * The reverse proxies in front (`--trusted-proxy`): behind one, every request comes from its
+   * address, so the rate limit counts the client its `X-Forwarded-For` names instead.
+   */
+  trustedProxies?: TrustedProxies | undefined;
   /** Sign-in requests allowed per address per window (default 30 a minute). */
   signInLimit?: number;
   windowMs?: number;
   /** Addresses remembered at most: beyond it the oldest window is dropped (bounded memory). */
   maxAddresses?: number;
 }
+
+/** What the served mode (`--auth`) gives the app: the method, its cookies, the proxies in front. */
+export type ServedAuth = Pick<GuardOptions, "method" | "context" | "trustedProxies">;
 
 /** Fixed-window counts per address in a Map kept in insertion order, capped. */
 export class RateLimiter {
@@ -97,6 +106,11 @@ function isNavigation(request: FastifyRequest, path: string): boolean {
 async function guardPlugin(app: FastifyInstance, options: GuardOptions): Promise<void> {
   const { method, context } = options;
   const limiter = new RateLimiter(options.signInLimit ?? 30, options.windowMs ?? 60_000, options.maxAddresses ?? 10_000);
+  const { trustedProxies } = options;
+  const allowed = (request: FastifyRequest): boolean => {
+    const peer = request.socket.remoteAddress;
+    return limiter.take((trustedProxies === undefined ? peer : trustedProxies.clientOf(peer, request.headers["x-forwarded-for"])) ?? "unknown");
+  };
   app.addHook("onRequest", async (request, reply) => {
     const path = pathOf(request);
     // Cross-site writes: a browser sends Sec-Fetch-Site on every request it makes.
@@ -110,11 +124,11 @@ async function guardPlugin(app: FastifyInstance, options: GuardOptions): Promise
       return;
     }
     if (method.urlSignIn?.carries(request) === true) {
-      if (!limiter.take(request.socket.remoteAddress ?? "unknown")) return refuse(reply, "WD_ERR_RATE_LIMITED", "too many sign-in attempts from this address");
+      if (!allowed(request)) return refuse(reply, "WD_ERR_RATE_LIMITED", "too many sign-in attempts from this address");
       return method.urlSignIn.answer(request, reply, context.sessions.read(request), context);
     }
     if (path.startsWith("/auth/")) {
-      if (!limiter.take(request.socket.remoteAddress ?? "unknown")) return refuse(reply, "WD_ERR_RATE_LIMITED", "too many sign-in attempts from this address");
+      if (!allowed(request)) return refuse(reply, "WD_ERR_RATE_LIMITED", "too many sign-in attempts from this address");
       request.viewerUser = method.fromRequest(request) ?? context.sessions.read(request);
       return;
     }

@@ -160,7 +160,7 @@ describe("wink-debug --auth proxy refuses bad options at start (exit 2)", () => 
       [["--auth", "proxy", "--user-header", "X-Forwarded-User"], "--trusted-proxy"],
       [["--auth", "proxy", "--user-header", "X-Forwarded-User", "--trusted-proxy", "127.0.0.1,10.0.0.0/40"], "10.0.0.0/40"],
       [["--auth", "proxy", "--user-header", "X-Forwarded-User", "--trusted-proxy", "proxy.internal"], "proxy.internal"],
-      [["--trusted-proxy", "127.0.0.1"], "--trusted-proxy is for --auth proxy"],
+      [["--trusted-proxy", "127.0.0.1"], "--trusted-proxy is for --auth (oidc, proxy or token)"],
     ] as const) {
       const refused = startCli([FIXTURES, "--port", "0", ...args]);
       expect(await refused.exit, args.join(" ")).toBe(2);

@@ -70,6 +70,24 @@ describe("TrustedProxies", () => {
     }
   });
 
+  it("takes the client from X-Forwarded-For only behind a trusted proxy, read from the right", () => {
+    const proxies = TrustedProxies.parse("127.0.0.1,10.0.0.0/8");
+    // Not behind a proxy: the header is the client's to write, so it is ignored.
+    expect(proxies.clientOf("192.0.2.7", "203.0.113.9")).toBe("192.0.2.7");
+    expect(proxies.clientOf("127.0.0.1", undefined)).toBe("127.0.0.1");
+    expect(proxies.clientOf("127.0.0.1", "203.0.113.9")).toBe("203.0.113.9");
+    expect(proxies.clientOf("::ffff:127.0.0.1", "203.0.113.9")).toBe("203.0.113.9");
+    // A client's own entries at the start are passed over: the proxy appended the address it saw.
+    expect(proxies.clientOf("127.0.0.1", "1.1.1.1, 203.0.113.9")).toBe("203.0.113.9");
+    // Through two proxies: the first untrusted hop from the right.
+    expect(proxies.clientOf("127.0.0.1", "203.0.113.9, 10.1.2.3")).toBe("203.0.113.9");
+    expect(proxies.clientOf("127.0.0.1", ["1.1.1.1", "203.0.113.9, 10.1.2.3"])).toBe("203.0.113.9");
+    // A malformed hop ends the walk at the last address known.
+    expect(proxies.clientOf("127.0.0.1", "203.0.113.9, bogus, 10.1.2.3")).toBe("10.1.2.3");
+    expect(proxies.clientOf("127.0.0.1", "bogus")).toBe("127.0.0.1");
+    expect(proxies.clientOf("127.0.0.1", "")).toBe("127.0.0.1");
+  });
+
   it("checks the CLI options together: --trusted-proxy is required, header names are header names", () => {
     expect(() => proxyOptionsFromCli({ "user-header": "X-Forwarded-User" })).toThrow("--trusted-proxy");
     expect(() => proxyOptionsFromCli({ "trusted-proxy": "127.0.0.1" })).toThrow("--user-header");

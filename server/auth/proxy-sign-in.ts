@@ -65,6 +65,25 @@ export class TrustedProxies {
     const family = net.isIP(peer);
     return family !== 0 && this.#list.check(peer, family === 4 ? "ipv4" : "ipv6");
   }
+
+  /**
+   * The address a request comes from: the peer's, or, when the peer is one of these proxies,
+   * the nearest address its `X-Forwarded-For` names that is not itself a proxy. The list is
+   * read from the right: a client can write anything at its start, but each trusted proxy
+   * appends the address it saw. A malformed entry stops the walk at the last address known.
+   */
+  clientOf(peer: string | undefined, forwardedFor: string | string[] | undefined): string | undefined {
+    if (!this.trusts(peer) || forwardedFor === undefined) return peer;
+    const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(",") : forwardedFor).split(",").map((hop) => hop.trim());
+    let client = peer;
+    for (let at = hops.length - 1; at >= 0; at--) {
+      const hop = hops[at] as string;
+      if (net.isIP(hop) === 0) break;
+      client = hop;
+      if (!this.trusts(hop)) break;
+    }
+    return client;
+  }
 }
 
 export interface ProxySignInOptions {
@@ -85,8 +104,8 @@ export interface ProxyCliValues {
   readonly "proxy-allowed-groups"?: string | undefined;
 }
 
-/** The options only `--auth proxy` takes. */
-export const PROXY_CLI_OPTIONS = ["user-header", "trusted-proxy", "groups-header", "proxy-allowed-groups"] as const;
+/** The options only `--auth proxy` takes (`--trusted-proxy` is for every `--auth`: the guard's rate limit reads it too). */
+export const PROXY_CLI_OPTIONS = ["user-header", "groups-header", "proxy-allowed-groups"] as const;
 
 function headerName(option: string, value: string): string {
   if (!HEADER_NAME.test(value)) throw new ProxyOptionsError(`${option} must be an HTTP header name (e.g. X-Forwarded-User), got ${JSON.stringify(value)}`);
