@@ -122,51 +122,50 @@ export function sessionEvents(snapshot: SessionSnapshot, detail: EventDetail = "
 /** An event, `index` 0 until its place in time is known. Its fields in the order the views send them. */
 function describeEvent(sliceType: string, displayName: string, item: JsonObject, itemIndex: number, createdAt: string, detail: EventDetail): TimelineEventView {
   const eventId = ownValue(item, "event_id");
-  const event_id = typeof eventId === "string" ? eventId : eventId === undefined || eventId === null ? null : String(eventId);
-  const call_id = stringField(item, "call_id");
-  const duration_ms = durationMs(item);
+  let told: Pick<TimelineEventView, "kind" | "argument" | "title" | "summary" | "success" | "error">;
   if (displayName === "ToolInvoked") {
     const result = ownValue(item, "result");
     const success = isJsonObject(result) ? ownValue(result, "success") : undefined;
     const message = isJsonObject(result) ? stringField(result, "message") : null;
     const ok = typeof success === "boolean" ? success : null;
     const error = ok === false ? clip(message ?? "The tool call failed") : errorText(item);
-    const told = detail === "all" || ok === false || error !== null;
-    return {
-      index: 0,
-      slice_type: sliceType,
-      display_name: displayName,
-      item_index: itemIndex,
-      event_id,
-      created_at: createdAt,
-      call_id,
-      duration_ms,
+    const detailed = detail === "all" || ok === false || error !== null;
+    told = {
       kind: "tool_call",
-      argument: told ? keyArgument(ownValue(item, "params")) : null,
+      argument: detailed ? keyArgument(ownValue(item, "params")) : null,
       title: stringField(item, "name") ?? displayName,
-      summary: told && message !== null ? clip(message) : null,
+      summary: detailed && message !== null ? clip(message) : null,
       success: ok,
       error,
     };
+  } else {
+    const kind: TimelineEventKind = displayName.startsWith("Prompt") ? "prompt" : "event";
+    const promptName = stringField(item, "prompt_name");
+    const error = errorText(item);
+    told = {
+      kind,
+      argument: null,
+      title: kind === "prompt" && promptName !== null ? `${displayName}: ${promptName}` : displayName,
+      summary: detail === "all" || error !== null ? summarize(item) : null,
+      success: null,
+      error,
+    };
   }
-  const kind: TimelineEventKind = displayName.startsWith("Prompt") ? "prompt" : "event";
-  const promptName = stringField(item, "prompt_name");
-  const error = errorText(item);
   return {
     index: 0,
     slice_type: sliceType,
     display_name: displayName,
     item_index: itemIndex,
-    event_id,
+    event_id: typeof eventId === "string" ? eventId : eventId === undefined || eventId === null ? null : String(eventId),
     created_at: createdAt,
-    call_id,
-    duration_ms,
-    kind,
-    argument: null,
-    title: kind === "prompt" && promptName !== null ? `${displayName}: ${promptName}` : displayName,
-    summary: detail === "all" || error !== null ? summarize(item) : null,
-    success: null,
-    error,
+    call_id: stringField(item, "call_id"),
+    duration_ms: durationMs(item),
+    kind: told.kind,
+    argument: told.argument,
+    title: told.title,
+    summary: told.summary,
+    success: told.success,
+    error: told.error,
   };
 }
 
