@@ -39,7 +39,7 @@ import { TlsFilesError, readTlsFiles } from "./http/tls-files.js";
 import type { TlsFiles } from "./http/tls-files.js";
 import { DEFAULT_KEEP_ALIVE_TIMEOUT_MS, DEFAULT_RESERVE, FILE_HEADROOM, MAX_DEFAULT_CONNECTIONS, MIN_CONNECTIONS, defaultMaxConnections, openFileLimit } from "./http/connection-limits.js";
 import type { RemoteTargetOptions } from "./library/open-target.js";
-import { boundHeapGrowth } from "./library/memory-pressure.js";
+import { boundCommandHeapGrowth, boundHeapGrowth } from "./library/memory-pressure.js";
 import { runIndexDir } from "./library/run-index-store.js";
 import { DEFAULT_MEMORY_BYTES, closeServedState, openServedState } from "./library/served-state.js";
 import { packageRoot, packageVersion } from "./package-root.js";
@@ -394,13 +394,15 @@ function openBrowser(url: string): void {
 interface Subcommand {
   readonly run: (argv: readonly string[]) => Promise<number>;
   readonly Refusal: new (message: string) => Error;
+  /** It reads every run of its target once (COMMAND_HEAP_GROWING_PERCENT says why its heap is bounded). */
+  readonly readsRuns?: boolean;
 }
 
 /** `wink-debug bundle …` (server/bundle.ts), `wink-debug failures …` (server/failures.ts) and `wink-debug index …` (server/index-command.ts), each loaded only when asked for. */
 const SUBCOMMANDS = new Map<string, () => Promise<Subcommand>>([
   ["bundle", async () => import("./bundle.js").then(({ BundleError, bundleMain }) => ({ run: bundleMain, Refusal: BundleError }))],
-  ["failures", async () => import("./failures.js").then(({ FailuresError, failuresMain }) => ({ run: failuresMain, Refusal: FailuresError }))],
-  ["index", async () => import("./index-command.js").then(({ IndexError, indexMain }) => ({ run: indexMain, Refusal: IndexError }))],
+  ["failures", async () => import("./failures.js").then(({ FailuresError, failuresMain }) => ({ run: failuresMain, Refusal: FailuresError, readsRuns: true }))],
+  ["index", async () => import("./index-command.js").then(({ IndexError, indexMain }) => ({ run: indexMain, Refusal: IndexError, readsRuns: true }))],
 ]);
 
 function fail(code: number, message: string): never {
@@ -411,7 +413,8 @@ function fail(code: number, message: string): never {
 async function main(): Promise<void> {
   const subcommand = SUBCOMMANDS.get(process.argv[2] ?? "");
   if (subcommand !== undefined) {
-    const { run, Refusal } = await subcommand();
+    const { run, Refusal, readsRuns } = await subcommand();
+    if (readsRuns === true) boundCommandHeapGrowth();
     try {
       process.exitCode = await run(process.argv.slice(3));
     } catch (error) {

@@ -1,9 +1,14 @@
 // The heap's growth, bounded for a server (boundHeapGrowth): under the same churn around the
-// same live set, V8's own growth let the heap reach about twice what the bounded one did.
+// same live set, V8's own growth let the heap reach about twice what the bounded one did. The
+// commands that read every run once bound it too, less tightly (COMMAND_HEAP_GROWING_PERCENT).
 import { execFile } from "node:child_process";
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
 import { promisify } from "node:util";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { packageRoot } from "../package-root.js";
+import { cleanUp, tempDir } from "../server.test-support.js";
+import { COMMAND_HEAP_GROWING_PERCENT } from "./memory-pressure.js";
 
 const execFileAsync = promisify(execFile);
 
@@ -60,5 +65,34 @@ describe("boundHeapGrowth and the young generation", () => {
     // Measured 32 MiB against 2 MiB (node 20); the margin is wide (V8's sizes change between versions).
     expect(bounded).toBeGreaterThan(0);
     expect(bounded).toBeLessThan(unbounded / 2);
+  }, 120_000);
+});
+
+afterEach(cleanUp);
+
+/** Records the V8 flags the process sets at run time (the ESM bindings of node:v8 included), printed on stderr at exit. */
+const RECORD_FLAGS = `
+  const v8 = require("node:v8");
+  const set = v8.setFlagsFromString;
+  const flags = [];
+  v8.setFlagsFromString = (flag) => { flags.push(flag); set(flag); };
+  require("node:module").syncBuiltinESMExports();
+  process.on("exit", () => process.stderr.write("flags: " + JSON.stringify(flags) + "\\n"));
+`;
+
+describe("the commands that read every run", () => {
+  it("bound their heap's growth (failures and index), where the bundle command and the server's --help do not", async () => {
+    const preload = path.join(await tempDir(), "record-flags.cjs");
+    await writeFile(preload, RECORD_FLAGS);
+    const flagsOf = async (args: string[]) => {
+      const { stderr } = await execFileAsync(process.execPath, ["--require", preload, "--import", "tsx", "server/cli.ts", ...args], { cwd: packageRoot(), env: { ...process.env, NODE_NO_WARNINGS: "1" } });
+      return (JSON.parse(/^flags: (.*)$/m.exec(stderr)?.[1] ?? "null") as string[]).filter((flag) => flag.startsWith("--heap-growing-percent"));
+    };
+    const [failures, index, bundle, server] = await Promise.all([flagsOf(["failures", "--help"]), flagsOf(["index", "--help"]), flagsOf(["bundle", "--help"]), flagsOf(["--help"])]);
+    const bound = `--heap-growing-percent=${COMMAND_HEAP_GROWING_PERCENT}`;
+    expect(failures).toEqual([bound]);
+    expect(index).toEqual([bound]);
+    expect(bundle).toEqual([]);
+    expect(server).toEqual([]);
   }, 120_000);
 });

@@ -72,6 +72,13 @@ export function indexWeight(index: CompactSessionIndex): number {
   return INDEX_BYTES + index.lines.byteSize + index.errors.length * LINE_ERROR_BYTES;
 }
 
+/** The listing by path and (once asked for) newest first, as of one generation. */
+interface SortedListing {
+  readonly at: number;
+  readonly byPath: readonly SessionFileRecord[];
+  newestFirst: readonly SessionFileRecord[] | null;
+}
+
 export class SnapshotDirectory {
   readonly store: ServedFiles;
   readonly recursive: boolean;
@@ -112,6 +119,12 @@ export class SnapshotDirectory {
   readonly #queued = new Set<SessionFileRecord>();
   #closed = false;
   #generation = 0;
+  /**
+   * The listing in both orders, as of the generation they were sorted at: the run index asks
+   * for the newest-first order after every run it reads (its progress), and sorting 10,000
+   * records each time was seconds of a cold index.
+   */
+  #sorted: SortedListing | null = null;
 
   private constructor(files: ServedFiles, options: SnapshotDirectoryOptions) {
     this.store = files;
@@ -156,7 +169,16 @@ export class SnapshotDirectory {
 
   /** Every session file, by relative path. */
   files(): SessionFileRecord[] {
-    return [...this.#files.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    return [...this.#sortedNow().byPath];
+  }
+
+  /** The listing's orders for the current generation (a file added, removed, or its size or time changed starts a new one). */
+  #sortedNow(): SortedListing {
+    if (this.#sorted?.at !== this.#generation) {
+      const byPath = [...this.#files.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      this.#sorted = { at: this.#generation, byPath, newestFirst: null };
+    }
+    return this.#sorted;
   }
 
   /**
@@ -174,10 +196,14 @@ export class SnapshotDirectory {
 
   /** Files newest first by `listedTimeMs` (WINK's `/api/snapshots` order, bundles by the time in their names). */
   newestFirst(): SessionFileRecord[] {
-    // Each file's time once, not in every comparison (a bundle's is read from its name).
-    const timed = this.files().map((record) => ({ record, time: listedTimeMs(record) }));
-    timed.sort((a, b) => b.time - a.time || (a.record.path < b.record.path ? -1 : 1));
-    return timed.map(({ record }) => record);
+    const sorted = this.#sortedNow();
+    if (sorted.newestFirst === null) {
+      // Each file's time once, not in every comparison (a bundle's is read from its name).
+      const timed = sorted.byPath.map((record) => ({ record, time: listedTimeMs(record) }));
+      timed.sort((a, b) => b.time - a.time || (a.record.path < b.record.path ? -1 : 1));
+      sorted.newestFirst = timed.map(({ record }) => record);
+    }
+    return [...sorted.newestFirst];
   }
 
   get(relativePath: string): SessionFileRecord | undefined {
