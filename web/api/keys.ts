@@ -6,7 +6,7 @@
  * nests under `keys.bundle(file)`; what spans bundles (groups, compare, search) under
  * `keys.bundles()`.
  */
-import type { RunFilter, SearchScope, SnapshotRef } from "./api.js";
+import type { EvalFilter, RunFilter, SearchScope, SnapshotRef } from "./api.js";
 import type { BundleMemberKind, BundleSearchParams, LogsParams, TranscriptParams } from "./bundle-api.js";
 
 const ROOT = "wink" as const;
@@ -20,13 +20,21 @@ export const keys = {
   waiting: (resource: string) => [ROOT, "waiting", resource] as const,
   files: () => [ROOT, "files"] as const,
   runs: () => [ROOT, "runs"] as const,
+  /** Every run in one answer (the compare view's pickers). */
+  runList: () => [...keys.runs(), "list"] as const,
+  /** The pages of the run list for every filter (the sidebar's). */
+  runPageLists: () => [...keys.runs(), "pages"] as const,
   /** The pages of the run list for one filter (the sidebar's). */
-  runPages: (filter: RunFilter) => [...keys.runs(), "pages", filter.q, filter.since, filter.until] as const,
+  runPages: (filter: RunFilter) => [...keys.runPageLists(), filter.q, filter.since, filter.until] as const,
   /** A run nests under its session file, so a changed file refreshes its run. */
   run: (file: string) => [...keys.sessionFile(file), "run"] as const,
   /** The eval spans every run: under `runs`, so what refreshes the run list refreshes it. */
   failures: () => [...keys.runs(), "failures"] as const,
   failureOccurrences: (signature: string) => [...keys.failures(), "occurrences", signature] as const,
+  /** Every page of the eval's run list, whatever the filter (what a growing index refreshes). */
+  evalRuns: () => [...keys.failures(), "runs"] as const,
+  /** One page of the eval's run list: the filter's every field and where the page starts. */
+  evalRunPage: (filter: EvalFilter, offset: number) => [...keys.evalRuns(), filter.group ?? "", filter.outcome ?? "", filter.tag ?? "", filter.since ?? "", filter.until ?? "", filter.q ?? "", offset] as const,
   newestRun: () => [ROOT, "newest-run"] as const,
   /** Who is signed in: outside `all`, so live reload's refresh of every run never asks it again. */
   signedInUser: () => ["wink-sign-in", "user"] as const,

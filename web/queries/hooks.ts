@@ -1,6 +1,6 @@
 /** One hook per resource; a `null` argument makes the query wait (`skipToken`: nothing selected yet). */
-import { useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { RunFilter, SearchScope, SnapshotRef } from "../api/api.js";
+import { useInfiniteQuery, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { EvalFilter, RunFilter, SearchScope, SnapshotRef } from "../api/api.js";
 import type { BundleMemberKind, BundleSearchParams, LogsParams, TranscriptParams } from "../api/bundle-api.js";
 import { useApi } from "../api/context.js";
 import * as q from "./options.js";
@@ -25,6 +25,12 @@ export function useRunPages(filter: RunFilter) {
 
 export function useFailures(enabled = true) {
   return useQuery({ ...q.failuresQuery(useApi()), enabled });
+}
+
+/** The pages of the eval's run list that start at `offsets`, for one filter (in that order). */
+export function useEvalRunPages(filter: EvalFilter, offsets: readonly number[]) {
+  const api = useApi();
+  return useQueries({ queries: offsets.map((offset) => q.evalRunPageQuery(api, filter, offset)) });
 }
 
 export function useFailureOccurrences(signature: string | null) {

@@ -4,7 +4,7 @@
  */
 import { infiniteQueryOptions, queryOptions, skipToken } from "@tanstack/react-query";
 import type { QueryClient } from "@tanstack/react-query";
-import type { Api, RouteAnswer, RunFilter, SearchScope, SnapshotMetaResponse, SnapshotRef } from "../api/api.js";
+import type { Api, EvalFilter, RouteAnswer, RunFilter, SearchScope, SnapshotMetaResponse, SnapshotRef } from "../api/api.js";
 import { ApiError, at, between, flag } from "../api/api.js";
 import type { BundleMemberKind, BundleSearchParams, LogsParams, TranscriptParams } from "../api/bundle-api.js";
 import { BUNDLE_MEMBER_ROUTES } from "../api/bundle-api.js";
@@ -23,7 +23,7 @@ const sessionMeta = async (meta: Promise<RouteAnswer<"meta">>) => (await meta) a
 
 export const filesQuery = (api: Api) => queryOptions({ queryKey: keys.files(), queryFn: () => api.files() });
 
-export const runsQuery = (api: Api) => queryOptions({ queryKey: keys.runs(), queryFn: () => api.ask.runs({}) });
+export const runsQuery = (api: Api) => queryOptions({ queryKey: keys.runList(), queryFn: () => api.ask.runs({}) });
 
 /** Runs are listed in pages of this many (a bucket may hold thousands). */
 export const RUN_PAGE_SIZE = 100;
@@ -43,6 +43,26 @@ export const INDEXING_POLL_MS = 1000;
 /** The eval; asked again every {@link INDEXING_POLL_MS} until the answer covers every run (`index.complete`). */
 export const failuresQuery = (api: Api) =>
   queryOptions({ queryKey: keys.failures(), queryFn: () => api.ask.failures({}), refetchInterval: (query) => (query.state.data?.index.complete === false ? INDEXING_POLL_MS : false) });
+
+/** The eval's run list is asked in pages of this many (and virtualised on screen). */
+export const EVAL_RUN_PAGE_SIZE = 200;
+
+/** The page of the eval's run list from `offset`, for one filter (empty fields left out of the request). */
+export const evalRunPageQuery = (api: Api, filter: EvalFilter, offset: number) =>
+  queryOptions({
+    queryKey: keys.evalRunPage(filter, offset),
+    queryFn: () =>
+      api.ask.evalRuns({
+        group: filter.group,
+        outcome: filter.outcome,
+        tag: filter.tag || undefined,
+        since: filter.since || undefined,
+        until: filter.until || undefined,
+        q: filter.q || undefined,
+        offset,
+        limit: EVAL_RUN_PAGE_SIZE,
+      }),
+  });
 
 /** `null`: no group opened (the query waits, `skipToken`). */
 export const failureOccurrencesQuery = (api: Api, signature: string | null) =>

@@ -44,6 +44,7 @@ export const ROUTE_PATHS = {
   runFailures: { method: "GET", url: "/api/run/failures" },
   // The eval: outcomes, runs and failure groups across the target
   failures: { method: "GET", url: "/api/failures" },
+  evalRuns: { method: "GET", url: "/api/failures/runs" },
   failureOccurrences: { method: "GET", url: "/api/failures/occurrences" },
   timeline: { method: "GET", url: "/api/timeline" },
   toolCallDiff: { method: "GET", url: "/api/timeline/tool-call-diff" },

@@ -34,6 +34,7 @@ import {
   DiffStat,
   Entries,
   ErrorBody,
+  EvalRunPage,
   EvalSummary,
   FailureOccurrences,
   FileContent,
@@ -66,6 +67,7 @@ import {
   FileDiffQuery,
   FileQuery,
   FileWildcardParams,
+  EvalRunsQuery,
   FailureOccurrencesQuery,
   FileWildcardQuery,
   FilesQuery,
@@ -126,6 +128,7 @@ export const VIEWER_ROUTES = {
   runFailures: { ...P.runFailures, querystring: RunFailuresQuery, response: RunFailurePage },
   // The eval: outcomes, runs and failure groups across the target
   failures: { ...P.failures, response: EvalSummary },
+  evalRuns: { ...P.evalRuns, querystring: EvalRunsQuery, response: EvalRunPage },
   failureOccurrences: { ...P.failureOccurrences, querystring: FailureOccurrencesQuery, response: FailureOccurrences },
   timeline: { ...P.timeline, querystring: TimelineQuery, response: Timeline },
   toolCallDiff: { ...P.toolCallDiff, querystring: ToolCallDiffQuery, response: ToolCallFileDiff },
