@@ -14,6 +14,17 @@ describe("live reload invalidation", () => {
       keys.sessionFile("r.jsonl"),
     ]);
   });
+  it("refreshes the run lists alone when session files indexed in the background are ready", () => {
+    const stale = stalePrefixes("indexed");
+    expect(stale).toEqual([keys.files(), keys.runList(), keys.runPageLists(), keys.newestRun()]);
+    // Not the eval (it asks its own index again), nor an opened run or snapshot.
+    const covers = (key: readonly unknown[]) => stale.some((prefix) => prefix.every((part, at) => key[at] === part));
+    expect(covers(keys.runPages({ q: "", since: "", until: "" }))).toBe(true);
+    expect(covers(keys.failures())).toBe(false);
+    expect(covers(keys.evalRunPage({}, 0))).toBe(false);
+    expect(covers(keys.run("a.jsonl"))).toBe(false);
+    expect(covers(keys.meta({ file: "a.jsonl", line: 1 }))).toBe(false);
+  });
   it("refreshes everything when an archive changed or the stream reconnected", () => {
     expect(stalePrefixes({ added: [], changed: [], removed: [], archives: ["a.fs.zip"] })).toEqual([keys.all]);
     expect(stalePrefixes(null)).toEqual([keys.all]);
