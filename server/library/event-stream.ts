@@ -11,6 +11,8 @@ import { toStrictJson } from "../../shared/session/index.js";
 import { SECURITY_HEADERS } from "../http/response-headers.js";
 
 const HEARTBEAT_MS = 15_000;
+/** How long `sendSoon` gathers calls into one event. */
+export const COALESCE_MS = 250;
 
 export class EventStream {
   readonly #clients = new Set<ServerResponse>();
@@ -18,6 +20,8 @@ export class EventStream {
   /** When the last `change` and the last `indexed` were sent (`Date.now()`), or null. */
   #changedAt: number | null = null;
   #indexedAt: number | null = null;
+  /** Events `sendSoon` will send, by name. */
+  readonly #soon = new Map<string, NodeJS.Timeout>();
 
   get clientCount(): number {
     return this.#clients.size;
@@ -53,8 +57,25 @@ export class EventStream {
     this.#write(frame(event, data));
   }
 
+  /**
+   * Sends `event` once for all the calls made within `ms` of the first, its data taken when it
+   * is sent: the runs of a sidebar page slow to index are ready within moments of each other,
+   * and each `indexed` made every page ask its run lists (and the landing run) again.
+   */
+  sendSoon(event: string, data: () => unknown, ms = COALESCE_MS): void {
+    if (this.#soon.has(event)) return;
+    const timer = setTimeout(() => {
+      this.#soon.delete(event);
+      this.send(event, data());
+    }, ms);
+    timer.unref();
+    this.#soon.set(event, timer);
+  }
+
   /** Ends every stream (server shutdown). */
   close(): void {
+    for (const timer of this.#soon.values()) clearTimeout(timer);
+    this.#soon.clear();
     if (this.#heartbeat !== null) clearInterval(this.#heartbeat);
     this.#heartbeat = null;
     for (const client of this.#clients) client.end();
