@@ -15,7 +15,9 @@
  *  - a new run in the watched folder (a new kind of failure): to its group in `/api/failures`.
  *
  * Run: npm run build, then RUNS=10000 node --import tsx bench/eval-index.bench.ts
- * (COLD_ONLY=1: the cold index and the peer only; WINK_CLI=…/cli.cjs: another build's CLI)
+ * (COLD_ONLY=1: the cold index and the peer only; WARM_ONLY=1: the warm start, the occurrences
+ * and the new run only; CACHE_HOME=DIR: the run index kept there across runs of the bench, so a
+ * second run's first start finds it complete; WINK_CLI=…/cli.cjs: another build's CLI)
  */
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -108,6 +110,12 @@ async function main(): Promise<void> {
   const written = await corpus();
   console.log(`eval-index: ${RUNS.toLocaleString("en-US")} runs (${written.failedRuns.toLocaleString("en-US")} failed), ${(written.bytes / 1024 / 1024).toFixed(0)} MB, ${written.kinds.size} kinds of failure (load ${loadavg().map((l) => l.toFixed(1)).join(" ")})`);
 
+  if (process.env.WARM_ONLY !== "1") await cold(written);
+  // COLD_ONLY=1: the cold index alone (the figures a change to digests moves).
+  if (process.env.COLD_ONLY !== "1") await warm();
+}
+
+async function cold(written: EvalCorpus): Promise<void> {
   // Cold: nothing kept; the page cache warmed by one read of every file first (both sides alike).
   execFileSync("sh", ["-c", `find "${WORK}" -type f -exec cat {} + > /dev/null`]);
   const preload = path.join(tmpdir(), `wink-io-preload-${process.pid}.cjs`);
@@ -126,11 +134,13 @@ async function main(): Promise<void> {
   console.log(`| python3 zipfile + json | ${peer.seconds.toFixed(1)} s | ${peer.cpuSeconds.toFixed(1)} s | ${mib(peer.rssKib)} | |`);
   console.log(`| ratio (ours / peer) | ${(ours.seconds / peer.seconds).toFixed(2)}× | ${(ours.cpuSeconds / peer.cpuSeconds).toFixed(2)}× | | |`);
   console.log(`\ngrouping: ${report.groups.length} groups for ${written.kinds.size} kinds written, runs and occurrences ${same ? "exactly as written" : "DIFFERENT from what was written"}; ${report.runs} runs, ${report.failed_runs} failed`);
-  // COLD_ONLY=1: the cold index alone (the figures a change to digests moves).
-  if (process.env.COLD_ONLY === "1") return;
+}
 
+async function warm(): Promise<void> {
   // Warm: a first server fills the run index (its own cache folder), a second starts on it.
-  const cacheHome = mkdtempSync(path.join(tmpdir(), "wink-eval-cache-"));
+  const keptCache = process.env.CACHE_HOME;
+  if (keptCache !== undefined) await mkdir(keptCache, { recursive: true });
+  const cacheHome = keptCache ?? mkdtempSync(path.join(tmpdir(), "wink-eval-cache-"));
   const env = { ...process.env, XDG_CACHE_HOME: cacheHome };
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
   try {
@@ -143,6 +153,17 @@ async function main(): Promise<void> {
 
     const second = await startServer(env);
     const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    // Every answer the page is given, to tell what it asks again after its first paint.
+    const answers: { path: string; at: number; bytes: number }[] = [];
+    page.on("response", (response) => {
+      const { pathname } = new URL(response.url());
+      if (!pathname.startsWith("/api/") || pathname === "/api/events") return;
+      const at = performance.now();
+      void response.body().then(
+        (body) => answers.push({ path: pathname, at, bytes: body.length }),
+        () => answers.push({ path: pathname, at, bytes: Number.NaN }),
+      );
+    });
     const navigated = performance.now();
     await page.goto(`${second.url}?view=eval`);
     await page.getByTestId("eval-group").first().waitFor();
@@ -152,6 +173,15 @@ async function main(): Promise<void> {
     await page.getByTestId("eval-group").first().click();
     await page.getByTestId("eval-occurrence").first().waitFor();
     const occurrences = performance.now() - opening;
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const asked = new Map<string, { before: number; after: number; bytes: number }>();
+    for (const answer of answers) {
+      const row = asked.get(answer.path) ?? { before: 0, after: 0, bytes: 0 };
+      if (answer.at <= painted) row.before += 1;
+      else row.after += 1;
+      row.bytes = Math.max(row.bytes, answer.bytes);
+      asked.set(answer.path, row);
+    }
 
     // A new run with a new kind of failure, in the watched folder.
     const fresh = path.join(WORK, "sample-new", "a1b2c3d4-0000-4000-8000-00000000beef.jsonl");
@@ -179,10 +209,12 @@ async function main(): Promise<void> {
     console.log(`| spawn → failure groups painted (Chromium, 1440×900) | ${((painted - second.spawnedAt) / 1000).toFixed(2)} s (navigation → painted ${((painted - navigated) / 1000).toFixed(2)} s) | ≤ 1 s |`);
     console.log(`| a group's occurrences (click → drawn) | ${occurrences.toFixed(0)} ms | ≤ 200 ms |`);
     console.log(`| a new run in the watched folder → its group in /api/failures | ${Number.isNaN(seenAfter) ? "not within 30 s" : `${(seenAfter / 1000).toFixed(2)} s`} | ≤ 2 s |`);
+    console.log(`\n| the page's answers (to 3 s after the occurrences) | before the paint | after it | largest |\n|---|---|---|---|`);
+    for (const [name, row] of [...asked].sort()) console.log(`| ${name} | ${row.before} | ${row.after} | ${(row.bytes / 1024).toFixed(1)} KiB |`);
     console.log(`\neval title: ${title.trim()}`);
   } finally {
     await browser.close();
-    rmSync(cacheHome, { recursive: true, force: true });
+    if (keptCache === undefined) rmSync(cacheHome, { recursive: true, force: true });
   }
 }
 

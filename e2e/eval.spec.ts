@@ -8,6 +8,8 @@
 import { cp, mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { evalRunPage } from "../shared/viewer/eval-runs.js";
+import type { EvalRunView, FailureGroupView } from "../shared/viewer/types.js";
 import { writeFailedRun } from "./fixtures/runs.js";
 import { seriousViolations } from "./support/axe.js";
 import { startServer } from "./support/server.js";
@@ -217,17 +219,26 @@ test("10,000 runs and 500 groups: painted at once, scrolled and filtered smoothl
     tags: r % 2 === 0 ? ["nightly"] : [],
     groups: r % 3 === 0 ? [] : [r % 500, (r * 7) % 500].sort((a, b) => a - b).filter((value, index, all) => all.indexOf(value) === index),
   }));
-  const body = JSON.stringify({
+  const summary = {
     root: "evals",
     index: { indexed: 10_000, total: 10_000, complete: true },
     outcomes: { runs: 10_000, ok: runs.filter((run) => run.outcome === "ok").length, failed: runs.filter((run) => run.outcome === "failed").length, error: runs.filter((run) => run.outcome === "error").length },
     breakdown: [1, 2, 3, 4].map((attempt) => ({ target: "evals", attempt, runs: 2500, ok: 833, failed: 1650, error: 17 })),
-    runs,
     groups,
     tags: ["nightly"],
     not_sessions: [],
+  };
+  await page.route("**/api/failures", (route) => route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify(summary) }));
+  // The runs a page at a time, filtered as the server filters them (shared/viewer/eval-runs.ts).
+  const asked: URLSearchParams[] = [];
+  await page.route("**/api/failures/runs?*", (route) => {
+    const query = new URL(route.request().url()).searchParams;
+    asked.push(query);
+    const filter = Object.fromEntries(["group", "tag", "since", "until", "q"].flatMap((name) => (query.has(name) ? [[name, query.get(name) ?? ""]] : [])));
+    const outcome = query.get("outcome");
+    const answer = evalRunPage({ runs: runs as EvalRunView[], groups: groups as FailureGroupView[] }, { ...filter, ...(outcome === "ok" || outcome === "failed" || outcome === "error" ? { outcome } : {}) }, Number(query.get("offset") ?? 0), Number(query.get("limit") ?? 200));
+    return route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify(answer) });
   });
-  await page.route("**/api/failures", (route) => route.fulfill({ status: 200, contentType: "application/json", body }));
   const started = Date.now();
   await page.goto(`${server.url}?view=eval`);
   await expect(page.getByTestId("eval-group").first()).toContainText("failure kind 0");
@@ -241,8 +252,18 @@ test("10,000 runs and 500 groups: painted at once, scrolled and filtered smoothl
   const keyed = Date.now() - scrollStarted;
   await page.getByTestId("eval-groups").evaluate((element) => element.scrollTo(0, element.scrollHeight));
   await expect(page.getByTestId("eval-group").last()).toContainText("failure kind 499");
+  // The runs list is asked a page at a time: the first (it says the count), then those scrolled to.
+  await expect(page.getByTestId("eval-runs").locator("..")).toContainText("Runs · 10000");
+  expect(asked.map((query) => query.get("offset"))).toEqual(["0"]);
+  await page.getByTestId("eval-runs").evaluate((element) => element.scrollTo(0, element.scrollHeight));
+  await expect(page.getByTestId("eval-run").last()).toContainText("evals/s2499/run-9999.zip");
+  expect(asked.map((query) => query.get("offset"))).toEqual(["0", "9800"]);
   await page.getByTestId("eval-group").last().click();
-  await expect(page.getByTestId("eval-runs").locator("..")).toContainText(/of 10000/);
+  await expect(page.getByTestId("eval-runs").locator("..")).toContainText(/· \d+ of 10000/);
+  await expect(page.getByTestId("eval-run").first()).toBeVisible();
+  // Another filter: its list from the top, the first page asked of the server.
+  const ofGroup = asked.filter((query) => query.get("group") === groups[499]?.signature).map((query) => query.get("offset"));
+  expect(ofGroup).toEqual(["0"]);
   await guarded.shot("eval-10000-runs-1440");
   // Generous bounds on a loaded machine: the figures are printed for docs, not asserted tightly.
   console.log(`eval: 10,000 runs / 500 groups painted in ${painted} ms; 40 j presses in ${keyed} ms`);

@@ -272,7 +272,8 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   await app.register(runRoutes, {
     state,
     health: () => (watcher instanceof RemotePoller ? watcher.health : null),
-    onIndexed: () => events.send("indexed", { files: directory.files().length }),
+    // One event for the runs of a page that become ready together, not one each.
+    onIndexed: () => events.sendSoon("indexed", () => ({ files: directory.files().length })),
   });
   await app.register(failureRoutes, { state, index: runIndex });
   await app.register(eventRoutes, { state, events });

@@ -12,6 +12,8 @@ import { WINK_BUNDLE_FIXTURES } from "../fixtures/paths.js";
 import { BUNDLE_SNIFF_BYTES } from "../shared/debug-bundle/index.js";
 import { dumpsPython } from "../shared/session/python-json-dumps.js";
 import { Session, pythonIsoTimestamp } from "../shared/session/session-model.js";
+import { EVAL_RUN_PAGE_LIMIT } from "../shared/viewer/routes/requests.js";
+import type { EvalRunPageView, EvalRunRowView, EvalSummaryView } from "../shared/viewer/index.js";
 
 const execFileAsync = promisify(execFile);
 
@@ -124,4 +126,20 @@ export async function writeMixedEval(root: string): Promise<string[]> {
   const runs = ["calc/req-01/run-01.jsonl", "calc/req-01/run-02.jsonl", "calc/req-02/run-03.jsonl", "pay/req-04/b1000000-0000-4000-8000-000000000006_20261120_101500.zip", `pay/req-05/${path.basename(MIXED_EVAL_FAILED_RUN)}`, "calc/req-02/broken.jsonl", "truth.json"];
   for (const run of runs.slice(3)) await utimes(path.join(root, run), BUNDLE_TIME, BUNDLE_TIME);
   return runs;
+}
+
+/** `/api/failures` with its runs: the summary and every run `/api/failures/runs` lists (the tests' evals fit one page). */
+export type EvalWithRuns = EvalSummaryView & { readonly runs: EvalRunRowView[] };
+
+/** Asks `/api/failures`, then its runs (one page of EVAL_RUN_PAGE_LIMIT), of a server at `url` (ending in `/`). */
+export async function evalWithRuns(url: string): Promise<EvalWithRuns> {
+  const ask = async <T>(route: string): Promise<T> => {
+    const answer = await fetch(`${url}${route}`);
+    if (answer.status !== 200) throw new Error(`${route}: ${answer.status} ${await answer.text()}`);
+    return (await answer.json()) as T;
+  };
+  const summary = await ask<EvalSummaryView>("api/failures");
+  const page = await ask<EvalRunPageView>(`api/failures/runs?limit=${EVAL_RUN_PAGE_LIMIT}`);
+  if (page.total > page.runs.length) throw new Error(`${page.total} runs: more than one page`);
+  return { ...summary, runs: page.runs };
 }

@@ -7,15 +7,15 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startNginx } from "../shared/remote/test-servers/nginx.test-support.js";
 import type { NginxServer } from "../shared/remote/test-servers/nginx.test-support.js";
-import { evalSummary } from "../shared/viewer/index.js";
+import { evalRunPage, evalSummary, summaryOf } from "../shared/viewer/index.js";
 import type { EvalSummaryView } from "../shared/viewer/index.js";
 import type { WinkApp } from "./app.js";
 import { buildApp } from "./app.js";
 import { startCli, stopClis, waitForUrl } from "./cli.test-support.js";
 import { failuresMain } from "./failures.js";
 import { indexMain } from "./index-command.js";
-import type { GeneratedCall } from "./failures.test-support.js";
-import { writeSessionRun } from "./failures.test-support.js";
+import type { EvalWithRuns, GeneratedCall } from "./failures.test-support.js";
+import { evalWithRuns, writeSessionRun } from "./failures.test-support.js";
 import { RunIndex } from "./library/run-index.js";
 import type { RunIndexEntry } from "./library/run-index.js";
 import { RUN_INDEX_FORMAT, runIndexFile, runIndexStore, userCacheDir } from "./library/run-index-store.js";
@@ -75,19 +75,21 @@ async function serve(dir: string, cacheDir: string | null, extra: { indexInBackg
   return { app, url: `http://127.0.0.1:${address.port}/` };
 }
 
-async function summary(url: string): Promise<EvalSummaryView> {
-  const response = await fetch(`${url}api/failures`);
-  expect(response.status).toBe(200);
-  return (await response.json()) as EvalSummaryView;
-}
+const summary = evalWithRuns;
 
 /** Asks as the page does (every 50 ms here) until the answer is complete. */
-async function complete(url: string): Promise<EvalSummaryView> {
+async function complete(url: string): Promise<EvalWithRuns> {
   for (;;) {
     const answer = await summary(url);
     if (answer.index.complete) return answer;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** The eval with its runs (as `/api/failures/runs` lists them) computed from the index's view. */
+function afresh(root: string, view: ReturnType<RunIndex["view"]>): EvalWithRuns {
+  const overview = evalSummary(root, view.digests, view.progress);
+  return { ...summaryOf(overview), runs: evalRunPage(overview, {}, 0, overview.runs.length).runs };
 }
 
 const groupsOf = (answer: EvalSummaryView) => answer.groups.map((group) => [group.signature, group.runs, group.occurrences]);
@@ -191,7 +193,7 @@ describe("the run index", () => {
     expect(app.runIndex.view()).toBe(view);
     expect(await summary(url)).toEqual(first);
     expect(app.runIndex.generation).toBe(generation);
-    expect(first).toEqual(evalSummary(path.basename(dir), view.digests, view.progress));
+    expect(first).toEqual(afresh(path.basename(dir), view));
     const shell = `${url}api/failures/occurrences?signature=${encodeURIComponent("shell: Timed out after <n> s")}`;
     expect(((await (await fetch(shell)).json()) as { occurrences: unknown[] }).occurrences).toHaveLength(2);
     // run-01 rewritten with a timeout: a new generation, and an answer computed from it.
@@ -205,7 +207,7 @@ describe("the run index", () => {
       ["shell: Timed out after <n> s", 3, 3],
     ]);
     const now = app.runIndex.view();
-    expect(after).toEqual(evalSummary(path.basename(dir), now.digests, now.progress));
+    expect(after).toEqual(afresh(path.basename(dir), now));
     expect(((await (await fetch(shell)).json()) as { occurrences: unknown[] }).occurrences).toHaveLength(3);
   });
 

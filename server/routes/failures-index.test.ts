@@ -6,9 +6,10 @@ import path from "node:path";
 import { parquetWriteFile } from "hyparquet-writer";
 import { afterEach, describe, expect, it } from "vitest";
 import { RUN_INDEX_FORMAT, runIndexRows } from "../../shared/viewer/index.js";
-import type { EvalSummaryView, RunDigestView } from "../../shared/viewer/index.js";
+import type { RunDigestView } from "../../shared/viewer/index.js";
 import type { AppOptions } from "../app.js";
-import { MIXED_EVAL_FAILED_RUN, evalDay, failedCommand, garbleRun as garble, writeMixedEval as writeEval, writeSessionRun } from "../failures.test-support.js";
+import type { EvalWithRuns } from "../failures.test-support.js";
+import { MIXED_EVAL_FAILED_RUN, evalDay, evalWithRuns, failedCommand, garbleRun as garble, writeMixedEval as writeEval, writeSessionRun } from "../failures.test-support.js";
 import { indexMain } from "../index-command.js";
 import { INDEX_FILE } from "../library/index-seed.js";
 import { runIndexColumns, runIndexSchema, writeRunIndex } from "../library/parquet-index.js";
@@ -22,7 +23,7 @@ const command = failedCommand;
 const day = evalDay;
 
 /** A real server on loopback for `dir`, and what it noted. */
-async function serve(dir: string, options: Partial<AppOptions> = {}): Promise<{ failures: () => Promise<EvalSummaryView>; runs: () => Promise<{ runs: { source: { path: string } }[] }>; notes: string[] }> {
+async function serve(dir: string, options: Partial<AppOptions> = {}): Promise<{ failures: () => Promise<EvalWithRuns>; runs: () => Promise<{ runs: { source: { path: string } }[] }>; notes: string[] }> {
   const notes: string[] = [];
   const built = await testApp({ path: dir, recursive: true, onNote: (line) => notes.push(line), ...options });
   await built.app.listen({ host: "127.0.0.1", port: 0 });
@@ -34,9 +35,9 @@ async function serve(dir: string, options: Partial<AppOptions> = {}): Promise<{ 
     return (await answer.json()) as T;
   };
   // The answer comes at once with what the run index holds: asked again until it holds every run.
-  const complete = async (): Promise<EvalSummaryView> => {
+  const complete = async (): Promise<EvalWithRuns> => {
     for (;;) {
-      const summary = await json<EvalSummaryView>("/api/failures");
+      const summary = await evalWithRuns(`http://127.0.0.1:${address.port}/`);
       if (summary.index.complete) return summary;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

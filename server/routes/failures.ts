@@ -1,14 +1,14 @@
 /**
- * `/api/failures` (the eval: outcomes, runs and failure groups of the whole target) and
- * `/api/failures/occurrences` (one group's occurrences), answered from what the run index
- * holds so far: `index` says how many runs that is, and the page asks again until it is
+ * `/api/failures` (the eval: outcomes and failure groups of the whole target),
+ * `/api/failures/runs` (a page of its runs, filtered) and `/api/failures/occurrences` (one
+ * group's occurrences), answered from what the run index holds so far: `index` says how many runs that is, and the page asks again until it is
  * complete (server/library/run-index.ts builds it in the background).
  */
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
-import { evalSummary, failureOccurrences } from "../../shared/viewer/index.js";
-import type { EvalSummaryView, FailureOccurrencesView } from "../../shared/viewer/index.js";
+import { evalRunPage, evalSummary, failureOccurrences, summaryOf } from "../../shared/viewer/index.js";
+import type { EvalOverview, FailureOccurrencesView } from "../../shared/viewer/index.js";
 import type { RunIndex } from "../library/run-index.js";
 import type { ViewerState } from "../library/viewer-state.js";
 import { VIEWER_ROUTES } from "../../shared/viewer/routes/index.js";
@@ -37,21 +37,29 @@ export const failureRoutes: FastifyPluginAsyncTypebox<FailureRoutesOptions> = as
     index.update();
     return index;
   };
-  // The page asks every second while the index grows, and each answer regroups every digest
-  // and lists every run (4 MB of JSON for 10,000 runs): computed and written once per
-  // generation of the index (what it answers from).
-  let summary: { readonly at: string; readonly json: Buffer } | null = null;
+  // The page asks every second while the index grows, and each answer regroups every digest:
+  // computed once per generation of the index (what it answers from), the summary's JSON
+  // written once too. Its runs are paged (`/api/failures/runs`) from the same overview.
+  let kept: { readonly at: string; readonly overview: EvalOverview; readonly json: Buffer } | null = null;
+  const overview = async () => {
+    const { generation } = await current();
+    if (kept?.at !== generation) {
+      const { digests, progress } = index.view();
+      const value = evalSummary(path.basename(state.displayRoot), digests, progress);
+      kept = { at: generation, overview: value, json: Buffer.from(toStrictJson(summaryOf(value))) };
+    }
+    return kept;
+  };
   let occurrences: { at: string; readonly bySignature: Map<string, FailureOccurrencesView> } = { at: "", bySignature: new Map() };
   app.route({
     ...routeOptions(VIEWER_ROUTES.failures),
-    handler: async (_request, reply) => {
-      const { generation } = await current();
-      if (summary?.at !== generation) {
-        const { digests, progress } = index.view();
-        const value: EvalSummaryView = evalSummary(path.basename(state.displayRoot), digests, progress);
-        summary = { at: generation, json: Buffer.from(toStrictJson(value)) };
-      }
-      return sendJsonBytes(reply, summary.json);
+    handler: async (_request, reply) => sendJsonBytes(reply, (await overview()).json),
+  });
+  app.route({
+    ...routeOptions(VIEWER_ROUTES.evalRuns),
+    handler: async (request) => {
+      const { offset, limit, ...filter } = request.query;
+      return evalRunPage((await overview()).overview, filter, offset, limit);
     },
   });
   app.route({

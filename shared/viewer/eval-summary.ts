@@ -8,6 +8,20 @@ import { failureSignature, groupFailures } from "./failure-groups.js";
 import { compareTimes } from "./times.js";
 import type { EvalRunView, EvalSummaryView, FailureOccurrencesView, IndexProgressView, RunDigestView } from "./types.js";
 
+/**
+ * The whole eval: `/api/failures`'s answer and every run, newest first (what
+ * `/api/failures/runs` pages through, `evalRunPage`).
+ */
+export interface EvalOverview extends EvalSummaryView {
+  readonly runs: EvalRunView[];
+}
+
+/** `/api/failures`'s answer: the overview without its runs. */
+export function summaryOf(overview: EvalOverview): EvalSummaryView {
+  const { runs: _runs, ...summary } = overview;
+  return summary;
+}
+
 /** What a digest may say about its place in an eval (a run index that read the bundle's manifest does). */
 export interface EvalPlace {
   readonly target?: string | null;
@@ -50,7 +64,7 @@ function newestFirst(a: { run: string; time: string }, b: { run: string; time: s
  * the runs of its sample (1 for the earliest) when the sample has more than one run. `index`:
  * how far the digests cover the target (default: they are all of it).
  */
-export function evalSummary(root: string, digests: readonly EvalDigest[], index: IndexProgressView = { indexed: digests.length, total: digests.length, complete: true }): EvalSummaryView {
+export function evalSummary(root: string, digests: readonly EvalDigest[], index: IndexProgressView = { indexed: digests.length, total: digests.length, complete: true }): EvalOverview {
   const runs = digests.filter((digest) => digest.outcome !== "not_session");
   const groups = groupFailures(runs);
   const groupIndex = new Map(groups.map((group, index) => [group.signature, index]));

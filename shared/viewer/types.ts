@@ -170,8 +170,12 @@ export type FailureReportView = Static<typeof S.FailureReport>;
 export type EvalRunView = Static<typeof S.EvalRun>;
 /** How far the server's run index got (`/api/failures`'s `index`). */
 export type IndexProgressView = Static<typeof S.IndexProgress>;
-/** `GET /api/failures`: outcomes, runs and failure groups of the target. */
+/** `GET /api/failures`: outcomes and failure groups of the target (its runs: `EvalRunPageView`). */
 export type EvalSummaryView = Static<typeof S.EvalSummary>;
+/** A run of the eval's run list, with the passing run of its sample to compare with. */
+export type EvalRunRowView = Static<typeof S.EvalRunRow>;
+/** `GET /api/failures/runs`: a page of the runs the filters keep. */
+export type EvalRunPageView = Static<typeof S.EvalRunPage>;
 /** One occurrence of a failure group. */
 export type FailureOccurrenceView = Static<typeof S.FailureOccurrence>;
 /** `GET /api/failures/occurrences`. */

@@ -34,6 +34,10 @@ export type RunFailurePageResponse = RouteAnswer<"runFailures">;
 export type RunSearchResponse = RouteAnswer<"runSearch">;
 export type EvalSummaryResponse = RouteAnswer<"failures">;
 export type EvalRunResponse = V.EvalRunView;
+export type EvalRunPageResponse = RouteAnswer<"evalRuns">;
+/** What the eval's run list is filtered by (the URL's `group`, `outcome`, `tag`, `since`, `until`, `q`). */
+export type EvalFilter = V.EvalFilter;
+export type EvalRunRowResponse = V.EvalRunRowView;
 export type FailureGroupResponse = V.FailureGroupView;
 export type FailureOccurrencesResponse = RouteAnswer<"failureOccurrences">;
 export type FailureOccurrenceResponse = V.FailureOccurrenceView;
@@ -65,6 +69,9 @@ export interface SnapshotRef {
 export type SearchScope = "all" | "slices" | "files";
 
 /** The sidebar's run filter: name contains `q`; modified in [`since`, `until`] (dates, "" for none). */
+/** What live reload tells the page (`Api.subscribe`). */
+export type LiveNotice = ChangeNotice | "indexed" | null;
+
 export interface RunFilter {
   readonly q: string;
   readonly since: string;
@@ -92,8 +99,12 @@ export interface Api {
   readonly ask: RouteCalls;
   /** Saves one workspace file through the browser's download (never opened as a page). */
   download(params: RouteParams<"download">): Promise<void>;
-  /** Calls `onChange` when the data changes (live reload); returns the unsubscribe function. */
-  subscribe(onChange: (notice: ChangeNotice | null) => void): () => void;
+  /**
+   * Calls `onChange` when the data changes (live reload): a change notice, `"indexed"` (session
+   * files the server was indexing are ready: the run list's), or null (anything may have
+   * changed); returns the unsubscribe function.
+   */
+  subscribe(onChange: (notice: LiveNotice) => void): () => void;
 }
 
 /**

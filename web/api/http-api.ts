@@ -103,8 +103,9 @@ export class HttpApi implements Api {
     link.remove();
   }
 
-  subscribe(onChange: (notice: ChangeNotice | null) => void): () => void {
+  subscribe(onChange: (notice: T.LiveNotice) => void): () => void {
     return subscribeShared(this.url(ROUTES.events, {}), (event) => {
+      if (event.type === "indexed") return onChange("indexed");
       if (event.type !== "change" || event.data === null) return onChange(null);
       try {
         onChange(parsePythonJson(event.data) as unknown as ChangeNotice);

@@ -136,6 +136,11 @@ describe("LocalApi answers like the server", () => {
       expect(await pair.local.ask.runs({})).toEqual(await served(pair, "/api/runs"));
       const run = await pair.local.ask.run({});
       expect(run).toEqual(await served(pair, "/api/run"));
+      // The eval's run list, once the server's run index has read the run (it is answered as it grows).
+      for (let tries = 0; !((await served(pair, "/api/failures")) as { index: { complete: boolean } }).index.complete && tries < 100; tries += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+      const failedRuns = await pair.local.ask.evalRuns({ outcome: "failed", limit: 10 });
+      expect(failedRuns.total).toBe(1);
+      expect(failedRuns).toEqual(await served(pair, "/api/failures/runs?outcome=failed&limit=10"));
       expect(await pair.local.ask.runSearch({ file: file, q: "settings", limit: 100 })).toEqual(await served(pair, `/api/run/search${q({ file, q: "settings", limit: 100 })}`));
       expect(await pair.local.ask.runSearch({ file: file, q: "not found: [a-z]+", regex: "1", limit: 100 })).toEqual(await served(pair, `/api/run/search${q({ file, q: "not found: [a-z]+", regex: 1, limit: 100 })}`));
       const snapshots = run.sessions[0]?.snapshots ?? [];

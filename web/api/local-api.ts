@@ -10,7 +10,7 @@ import { BUNDLE_MEMBERS, bundleMetaView, bundleRunParts } from "../../shared/deb
 import { FileNotFoundError } from "../../shared/errors.js";
 import { summarizeSnapshot, parseSessionText, findFilesystemSnapshotRef } from "../../shared/session/browser.js";
 import type { SessionLineError, SessionSnapshot } from "../../shared/session/browser.js";
-import { MAX_VIEW_BYTES, landingRun, fileContent, archiveManifestSummary, buildFileTree, searchSnapshot, sessionFileView, diffFileLists, diffSlice, diffSliceSummaries, diffSourceFile, diffWorkspaces, buildRun, boundedRun, runFailurePage, runSessionPage, placeholderRunSummary, runSummary, pageOfRuns, diffStats, searchRun, sessionEvents, slicePage, snapshotMeta, buildTimeline, compareTimes, bundleWorkspace, resolveWorkspace, workspaceMetaView, evalSummary, failureOccurrences, isOtherJsonDocument, notLoadedDigest, runDigest } from "../../shared/viewer/index.js";
+import { MAX_VIEW_BYTES, landingRun, fileContent, archiveManifestSummary, buildFileTree, searchSnapshot, sessionFileView, diffFileLists, diffSlice, diffSliceSummaries, diffSourceFile, diffWorkspaces, buildRun, boundedRun, runFailurePage, runSessionPage, placeholderRunSummary, runSummary, pageOfRuns, diffStats, searchRun, sessionEvents, slicePage, snapshotMeta, buildTimeline, compareTimes, bundleWorkspace, resolveWorkspace, workspaceMetaView, evalRunPage, evalSummary, failureOccurrences, summaryOf, isOtherJsonDocument, notLoadedDigest, runDigest } from "../../shared/viewer/index.js";
 import type { ArchiveManifestRead, RunSearchSession, RunView, IndexedSnapshotLine, ResolvedWorkspace } from "../../shared/viewer/index.js";
 import type { Api, RunPageQuery, SearchScope, SnapshotRef } from "./api.js";
 import type { RouteCalls, RouteParams } from "./routes.js";
@@ -151,6 +151,7 @@ export class LocalApi implements Api {
     runFailures: (params) => this.#read(params, (p) => this.#runFailures(this.#required(p.file, "file"), p.offset, p.limit)),
     runSearch: (params) => this.#read(params, (p) => this.#runSearch(this.#required(p.file, "file"), p.session ?? null, p.q, p.regex === "1", p.limit ?? 500)),
     failures: () => this.#failures(),
+    evalRuns: ({ offset, limit, ...filter }) => this.#answer(async () => evalRunPage(await this.#overview(), filter, offset, limit)),
     failureOccurrences: (params) => this.#failureOccurrences(params.signature),
     meta: (params) => (params.line === undefined && this.#bundleInputs.some((input) => input.path === params.file) ? this.#bundles.meta(params.file ?? "") : this.#read(params, (p) => this.#meta(p.file === undefined && p.line === undefined ? undefined : this.#ref(p)))),
     timeline: (params) => this.#read(params, (p) => this.#timeline(this.#ref(p))),
@@ -366,8 +367,12 @@ export class LocalApi implements Api {
     );
   }
 
+  async #overview() {
+    return evalSummary(this.label, await this.#digests());
+  }
+
   #failures(): Promise<T.EvalSummaryResponse> {
-    return this.#answer(async () => evalSummary(this.label, await this.#digests()));
+    return this.#answer(async () => summaryOf(await this.#overview()));
   }
 
   #failureOccurrences(signature: string): Promise<T.FailureOccurrencesResponse> {

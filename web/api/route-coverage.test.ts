@@ -77,6 +77,7 @@ const COVERAGE = {
   runSession: { calls: [(api, at) => api.ask.runSession({ file: at.run, session: ROOT_SESSION_ID, offset: 0, limit: 10 })] },
   runFailures: { calls: [(api, at) => api.ask.runFailures({ file: at.run, offset: 0, limit: 10 })] },
   failures: { calls: [(api) => api.ask.failures({})] },
+  evalRuns: { calls: [(api) => api.ask.evalRuns({}), (api, at) => api.ask.evalRuns({ group: at.signature, outcome: "failed", since: "2020-01-01", q: "", offset: 0, limit: 5 })] },
   failureOccurrences: { calls: [(api, at) => api.ask.failureOccurrences({ signature: at.signature })] },
   timeline: { calls: [(api, at) => api.ask.timeline(selector(at.ref))] },
   toolCallDiff: {

@@ -16,4 +16,9 @@ describe("missedChange", () => {
     expect(missedChange("not json", pageStart)).toBe(false);
     expect(missedChange(null, pageStart)).toBe(false);
   });
+  it("tells a missed `indexed` apart from a missed change", () => {
+    const hello = JSON.stringify({ changed_at: pageStart - 10, indexed_at: pageStart + 5 });
+    expect(missedChange(hello, pageStart)).toBe(false);
+    expect(missedChange(hello, pageStart, "indexed_at")).toBe(true);
+  });
 });

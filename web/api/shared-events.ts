@@ -27,10 +27,13 @@ function lockManager(): LockManagerLike | null {
   return locks !== undefined && typeof BroadcastChannel === "function" ? locks : null;
 }
 
-/** Whether a `hello`'s `changed_at` (server clock; the server is on this machine) is later than this page's start. */
-export function missedChange(hello: string | null, pageStart: number = performance.timeOrigin): boolean {
+/**
+ * Whether a `hello`'s `changed_at` (or `indexed_at`: `field`; server clock, the server is on
+ * this machine) is later than this page's start.
+ */
+export function missedChange(hello: string | null, pageStart: number = performance.timeOrigin, field: "changed_at" | "indexed_at" = "changed_at"): boolean {
   try {
-    const changedAt = (JSON.parse(hello ?? "null") as { changed_at?: unknown } | null)?.changed_at;
+    const changedAt = (JSON.parse(hello ?? "null") as Record<string, unknown> | null)?.[field];
     return typeof changedAt === "number" && changedAt >= pageStart;
   } catch {
     return false;
@@ -50,7 +53,9 @@ function connect(url: string, emit: (event: SharedEvent) => void, reconnectFirst
   // A change the server sent after this page started loading but before this stream opened
   // was missed: the page's data may predate it (the hello says when the last one was sent).
   source.addEventListener("hello", (message) => {
-    if (missedChange((message as MessageEvent<string>).data)) emit({ type: "reconnect", data: null });
+    const hello = (message as MessageEvent<string>).data;
+    if (missedChange(hello)) emit({ type: "reconnect", data: null });
+    else if (missedChange(hello, performance.timeOrigin, "indexed_at")) emit({ type: "indexed", data: null });
   });
   return () => source.close();
 }

@@ -3,13 +3,13 @@
  * view's inputs and asks it through `useRoute` (key and fetcher from the route table); a
  * `null` input makes the query wait (`skipToken`: nothing selected yet).
  */
-import { skipToken, useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
-import type { RunFilter, SearchScope, SnapshotRef } from "../api/api.js";
+import { skipToken, useInfiniteQuery, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { EvalFilter, RunFilter, SearchScope, SnapshotRef } from "../api/api.js";
 import { at, between, flag } from "../api/api.js";
 import type { BundleMemberKind, BundleSearchParams, LogsParams, TranscriptParams } from "../api/bundle-api.js";
 import { useApi } from "../api/context.js";
 import * as q from "./options.js";
-import { useRoute, when } from "./route-query.js";
+import { routeQuery, useRoute, when } from "./route-query.js";
 
 /** Who is signed in (served mode); null in the local default and offline. */
 export function useSignedInUser(enabled: boolean) {
@@ -31,6 +31,12 @@ export function useRunPages(filter: RunFilter) {
 
 export function useFailures(enabled = true) {
   return useQuery({ ...q.failuresQuery(useApi()), enabled });
+}
+
+/** The pages of the eval's run list that start at `offsets`, for one filter (in that order). */
+export function useEvalRunPages(filter: EvalFilter, offsets: readonly number[]) {
+  const api = useApi();
+  return useQueries({ queries: offsets.map((offset) => routeQuery(api, "evalRuns", q.evalRunsRequest(filter, offset))) });
 }
 
 export function useFailureOccurrences(signature: string | null) {

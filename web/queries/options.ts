@@ -6,7 +6,7 @@
  */
 import { infiniteQueryOptions, queryOptions, skipToken } from "@tanstack/react-query";
 import type { QueryClient } from "@tanstack/react-query";
-import type { Api, RouteAnswer, RunFilter, SnapshotMetaResponse, SnapshotRef } from "../api/api.js";
+import type { Api, EvalFilter, RouteAnswer, RunFilter, SnapshotMetaResponse, SnapshotRef } from "../api/api.js";
 import { ApiError, at, between, flag } from "../api/api.js";
 import type { BundleMemberKind } from "../api/bundle-api.js";
 import { BUNDLE_MEMBER_ROUTES } from "../api/bundle-api.js";
@@ -45,6 +45,21 @@ export const INDEXING_POLL_MS = 1000;
 
 /** The eval; asked again every {@link INDEXING_POLL_MS} until the answer covers every run (`index.complete`). */
 export const failuresQuery = (api: Api) => queryOptions({ ...routeQuery(api, "failures", {}), refetchInterval: (query) => (query.state.data?.index.complete === false ? INDEXING_POLL_MS : false) });
+
+/** The eval's run list is asked in pages of this many (and virtualised on screen). */
+export const EVAL_RUN_PAGE_SIZE = 200;
+
+/** The request of the eval's run list's page from `offset`, for one filter (empty fields left out). */
+export const evalRunsRequest = (filter: EvalFilter, offset: number) => ({
+  group: filter.group,
+  outcome: filter.outcome,
+  tag: filter.tag || undefined,
+  since: filter.since || undefined,
+  until: filter.until || undefined,
+  q: filter.q || undefined,
+  offset,
+  limit: EVAL_RUN_PAGE_SIZE,
+});
 
 /** The newest run (where the app lands without a link): `run` without `file`. */
 export const newestRunQuery = (api: Api, client: QueryClient) =>

@@ -22,13 +22,15 @@ export const SelectEvent = Type.Object({ file: Type.String(), line_number: Type.
 export const IndexedEvent = Type.Object({ files: Type.Integer({ minimum: 0 }) });
 
 /**
- * `hello`: the first event of every stream. `changed_at`: when the last `change` or
- * `indexed` was sent (ms since the epoch), so a page that fetched before its stream opened
- * knows it may have missed one.
+ * `hello`: the first event of every stream. `changed_at`: when the last `change` was sent
+ * (ms since the epoch), `indexed_at` the last `indexed`, so a page that fetched before its
+ * stream opened knows it may have missed one (and which: a missed `indexed` refreshes its
+ * run lists, a missed `change` everything).
  */
 export const HelloEvent = Type.Object({
   current: Type.Union([Type.Object({ file: Type.String(), line: Type.Integer() }), Type.Null()]),
   changed_at: Type.Union([Type.Number(), Type.Null()]),
+  indexed_at: Type.Union([Type.Number(), Type.Null()]),
 });
 
 /** Every event of the stream by name. */

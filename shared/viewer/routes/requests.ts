@@ -202,5 +202,28 @@ export const RunSearchQuery = Type.Object(
   { additionalProperties: false },
 );
 
+/** The most runs one `/api/failures/runs` answer lists. */
+export const EVAL_RUN_PAGE_LIMIT = 1000;
+
+/**
+ * `/api/failures/runs`: the filters of the eval's run list (as the page's URL holds them) and
+ * the stretch asked (`limit` default 200). `group`: a group's signature, its runs only;
+ * `since`/`until`: dates (`YYYY-MM-DD`, `until` the whole day) or date-times; `q`: text of the
+ * run's path (ignored with `group`, where it filters the groups).
+ */
+export const EvalRunsQuery = Type.Object(
+  {
+    group: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
+    outcome: Type.Optional(Type.Union([Type.Literal("ok"), Type.Literal("failed"), Type.Literal("error")])),
+    tag: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+    since: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    until: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    q: Type.Optional(Type.String({ maxLength: 1000 })),
+    offset: Type.Optional(Type.Integer({ minimum: 0 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: EVAL_RUN_PAGE_LIMIT })),
+  },
+  { additionalProperties: false },
+);
+
 /** `signature`: a failure group's, as `/api/failures` lists it. */
 export const FailureOccurrencesQuery = Type.Object({ signature: Type.String({ minLength: 1, maxLength: 4096 }) }, { additionalProperties: false });

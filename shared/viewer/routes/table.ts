@@ -70,6 +70,7 @@ export const ROUTE_TABLE = {
   runFailures: { method: "GET", url: "/api/run/failures", querystring: "RunFailuresQuery", response: "RunFailurePage" },
   // The eval: outcomes, runs and failure groups across the target
   failures: { method: "GET", url: "/api/failures", response: "EvalSummary" },
+  evalRuns: { method: "GET", url: "/api/failures/runs", querystring: "EvalRunsQuery", response: "EvalRunPage" },
   failureOccurrences: { method: "GET", url: "/api/failures/occurrences", querystring: "FailureOccurrencesQuery", response: "FailureOccurrences" },
   timeline: { method: "GET", url: "/api/timeline", querystring: "TimelineQuery", response: "Timeline" },
   toolCallDiff: { method: "GET", url: "/api/timeline/tool-call-diff", querystring: "ToolCallDiffQuery", response: "ToolCallFileDiff" },

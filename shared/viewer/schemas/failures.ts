@@ -150,19 +150,32 @@ export const OutcomeCounts = Type.Object({ runs: Type.Integer(), ok: Type.Intege
  */
 export const IndexProgress = Type.Object({ indexed: Type.Integer(), total: Type.Integer(), complete: Type.Boolean() });
 
-/** `GET /api/failures`: the eval's landing page in one answer (occurrences come per group). */
+/**
+ * `GET /api/failures`: the eval's landing page (outcomes, groups, tags) without its runs:
+ * those come a page at a time from `/api/failures/runs`, and a group's occurrences from
+ * `/api/failures/occurrences`. Listing every run here made the first answer of a 10,000-run
+ * eval 4 MB of JSON, parsed before the groups were drawn.
+ */
 export const EvalSummary = Type.Object({
   root: Type.String(),
   index: IndexProgress,
   outcomes: OutcomeCounts,
   /** Per target and attempt, where the runs say so (none when no run does). */
   breakdown: Type.Array(Type.Object({ target: NullableString, attempt: NullableInteger, ...OutcomeCounts.properties })),
-  /** Newest first (by the run's end, else start, else file time). */
-  runs: Type.Array(EvalRun),
   groups: Type.Array(FailureGroup),
   tags: Type.Array(Type.String()),
   not_sessions: Type.Array(Type.String()),
 });
+
+/** A run of the eval's run list: the run, and for a failed one the newest passing run of its sample (`peer`), to compare with. */
+export const EvalRunRow = Type.Object({ ...EvalRun.properties, peer: NullableString });
+
+/**
+ * `GET /api/failures/runs`: the runs the filters keep (newest first, as the eval orders them),
+ * `limit` of them from `offset`; `total` counts every run the filters keep. `groups` of a run
+ * index the groups of `/api/failures` (the same generation of the run index).
+ */
+export const EvalRunPage = Type.Object({ offset: Type.Integer(), total: Type.Integer(), runs: Type.Array(EvalRunRow) });
 
 const { error_type: _errorType, ...occurrenceFields } = RunFailureDigest.properties;
 /** One occurrence of a failure group: a run's failure (its group names the error type) and the run. */

@@ -8,21 +8,22 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useMemo, useRef, useState } from "react";
-import type { EvalRunResponse, EvalSummaryResponse, FailureGroupResponse, FailureOccurrenceResponse, RunResponse } from "../../api/api.js";
+import type { EvalFilter, EvalRunRowResponse, EvalSummaryResponse, FailureGroupResponse, FailureOccurrenceResponse, RunResponse } from "../../api/api.js";
 import { useApi } from "../../api/context.js";
 import { keys } from "../../api/keys.js";
 import { EmptyState, ErrorState, Spinner } from "../../components/feedback.js";
 import { formatTimestamp } from "../../components/format.js";
 import { Link } from "../../components/Link.js";
 import { routeQuery } from "../../queries/route-query.js";
-import { useFailureOccurrences, useFailures } from "../../queries/hooks.js";
+import { EVAL_RUN_PAGE_SIZE } from "../../queries/options.js";
+import { useEvalRunPages, useFailureOccurrences, useFailures } from "../../queries/hooks.js";
 import { outcomeText } from "../../../shared/viewer/browser.js";
 import { failurePatch } from "../../state/run-links.js";
 import { useKeymap } from "../../state/shortcuts.js";
 import { showToast } from "../../state/toasts.js";
 import { navigate } from "../../state/url-store.js";
 import type { ViewState } from "../../state/view-state.js";
-import { filterGroups, filterRuns } from "./eval-filter.js";
+import { filterGroups } from "./eval-filter.js";
 import { PairView } from "./PairView.js";
 
 const GROUP_ROW = 76;
@@ -52,7 +53,6 @@ export function EvalView({ state }: { state: ViewState }) {
 function EvalPage({ summary, state }: { summary: EvalSummaryResponse; state: ViewState }) {
   const filterInput = useRef<HTMLInputElement | null>(null);
   const groups = useMemo(() => filterGroups(summary, state.q), [summary, state.q]);
-  const runs = useMemo(() => filterRuns(summary, state), [summary, state]);
   const [cursor, setCursor] = useState(() => Math.max(0, groups.findIndex((group) => group.signature === state.group)));
   const groupScroller = useRef<HTMLDivElement | null>(null);
   const groupList = useVirtualizer({ count: groups.length, getScrollElement: () => groupScroller.current, estimateSize: () => GROUP_ROW, overscan: 8 });
@@ -185,7 +185,7 @@ function EvalPage({ summary, state }: { summary: EvalSummaryResponse; state: Vie
         </section>
         <section className="eval-side" aria-label={open === null ? "Runs" : "Occurrences and runs of the group"}>
           {open === null ? null : <Occurrences group={open} indexed={summary.index.indexed} />}
-          <RunList runs={runs} summary={summary} filtered={runs.length !== summary.runs.length} />
+          <RunList state={state} summary={summary} />
         </section>
       </div>
       {summary.not_sessions.length > 0 ? <p className="muted">Not runs (no session line): {summary.not_sessions.join(", ")}</p> : null}
@@ -282,35 +282,75 @@ function Occurrences({ group, indexed }: { group: FailureGroupResponse; indexed:
   );
 }
 
-/** A passing run of the same sample (the newest), for "compare with a passing run". */
-function passingPeer(summary: EvalSummaryResponse, run: EvalRunResponse): EvalRunResponse | null {
-  if (run.sample === null) return null;
-  return summary.runs.find((other) => other.outcome === "ok" && other.sample === run.sample && other.target === run.target) ?? null;
-}
-
-function RunList({ runs, summary, filtered }: { runs: EvalRunResponse[]; summary: EvalSummaryResponse; filtered: boolean }) {
+/**
+ * The runs the filters keep, virtualised over their count: the first page is always asked (it
+ * says the count), then the pages under the rows on screen; a row of a page not here yet is
+ * drawn as a placeholder. While the run index grows they are asked again with the summary.
+ */
+function RunList({ state, summary }: { state: ViewState; summary: EvalSummaryResponse }) {
+  const client = useQueryClient();
+  const { group, outcome, tag, since, until, q } = state;
+  const filter = useMemo((): EvalFilter => ({ group, outcome, tag, since, until, q }), [group, outcome, tag, since, until, q]);
+  const shownAt = useRef(summary.index.indexed);
+  useEffect(() => {
+    if (shownAt.current === summary.index.indexed) return;
+    shownAt.current = summary.index.indexed;
+    void client.invalidateQueries({ queryKey: keys.routeName("evalRuns") });
+  }, [client, summary.index.indexed]);
   const scroller = useRef<HTMLDivElement | null>(null);
-  const virtual = useVirtualizer({ count: runs.length, getScrollElement: () => scroller.current, estimateSize: () => RUN_ROW, overscan: 12 });
+  // Another filter is another list, drawn from its top.
+  useEffect(() => {
+    scroller.current?.scrollTo(0, 0);
+  }, [filter]);
+  // The count of the last answer stays while a new filter's first page is asked.
+  const counted = useRef(0);
+  const [firstPage] = useEvalRunPages(filter, [0]);
+  const first = firstPage?.data;
+  if (first !== undefined) counted.current = first.total;
+  const total = first?.total ?? counted.current;
+  const virtual = useVirtualizer({ count: total, getScrollElement: () => scroller.current, estimateSize: () => RUN_ROW, overscan: 12 });
+  const items = virtual.getVirtualItems();
+  // Only pages within this filter's count: until its first page says it (and the scroll is
+  // back at the top), the rows on screen may be the last filter's.
+  const offsets = first === undefined ? [] : [...new Set(items.map((item) => Math.floor(item.index / EVAL_RUN_PAGE_SIZE) * EVAL_RUN_PAGE_SIZE))].filter((offset) => offset !== 0 && offset < first.total);
+  const later = useEvalRunPages(filter, offsets);
+  const pages = [firstPage, ...later];
+  const rowAt = (index: number): EvalRunRowResponse | undefined => {
+    const offset = Math.floor(index / EVAL_RUN_PAGE_SIZE) * EVAL_RUN_PAGE_SIZE;
+    const page = offset === 0 ? first : later[offsets.indexOf(offset)]?.data;
+    return page?.offset === offset ? page.runs[index - offset] : undefined;
+  };
+  const error = pages.find((page) => page?.isError === true)?.error ?? null;
+  const filtered = total !== summary.outcomes.runs;
   return (
     <div className="eval-runs">
       <h3>
-        Runs <span className="muted">· {filtered ? `${runs.length} of ${summary.runs.length}` : runs.length}</span>
+        Runs <span className="muted">· {filtered ? `${total} of ${summary.outcomes.runs}` : total}</span>
       </h3>
-      {runs.length === 0 ? <EmptyState title="No run matches the filters" /> : null}
+      {error !== null ? <ErrorState error={error} title="Could not list the runs" /> : null}
+      {first === undefined && error === null && total === 0 ? <Spinner label="Listing the runs…" /> : null}
+      {first !== undefined && total === 0 ? <EmptyState title="No run matches the filters" /> : null}
       <div className="eval-scroll" ref={scroller} data-testid="eval-runs">
         <ul style={{ height: virtual.getTotalSize(), position: "relative" }}>
-          {virtual.getVirtualItems().map((item) => {
-            const run = runs[item.index] as EvalRunResponse;
-            const peer = run.outcome === "failed" ? passingPeer(summary, run) : null;
+          {items.map((item) => {
+            const run = rowAt(item.index);
+            const place = { position: "absolute", top: 0, left: 0, right: 0, height: RUN_ROW, transform: `translateY(${item.start}px)` } as const;
+            if (run === undefined) {
+              return (
+                <li key={`row-${item.index}`} className="eval-run is-pending muted" style={place} data-testid="eval-run-pending">
+                  …
+                </li>
+              );
+            }
             return (
-              <li key={run.run} className="eval-run" style={{ position: "absolute", top: 0, left: 0, right: 0, height: RUN_ROW, transform: `translateY(${item.start}px)` }} data-testid="eval-run">
+              <li key={run.run} className="eval-run" style={place} data-testid="eval-run">
                 <span className={`tag eval-badge-${run.outcome}`}>{run.outcome === "ok" ? "passed" : run.outcome === "error" ? "did not load" : outcomeText(run)}</span>
                 <Link to={{ file: run.run, line: undefined, view: "run", group: undefined, outcome: undefined, tag: undefined, since: undefined, until: undefined, q: undefined }} className="mono eval-run-path" title={run.reason ?? run.run}>
                   {run.run}
                 </Link>
                 <span className="muted">{run.attempt === null ? "" : `attempt ${run.attempt}`}</span>
-                {peer !== null ? (
-                  <Link to={{ pair: run.run, against: peer.run }} className="btn btn-small" title={`Align the tool calls with ${peer.run}, a passing run of the same sample`} data-testid="eval-compare-passing">
+                {run.peer !== null ? (
+                  <Link to={{ pair: run.run, against: run.peer }} className="btn btn-small" title={`Align the tool calls with ${run.peer}, a passing run of the same sample`} data-testid="eval-compare-passing">
                     vs passing
                   </Link>
                 ) : null}
