@@ -46,6 +46,8 @@ describe("/api/run of a file of many long sessions (issue 29, item 5)", () => {
   it("answers a bounded run that says what it leaves out, and pages the rest", async () => {
     const dir = await tempDir();
     await manySessions(path.join(dir, "big.jsonl"));
+    // Opened at start: the newest file, the small one (a coarse kernel clock could give both one time, the tie going to big.jsonl).
+    await new Promise((resolve) => setTimeout(resolve, 50));
     await writeFile(path.join(dir, "small.jsonl"), `${snapshotLine({ sessionId: "small" })}\n`);
     const app = await testApp({ path: dir });
     await app.app.listen({ host: "127.0.0.1", port: 0 });
