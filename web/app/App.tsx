@@ -103,7 +103,10 @@ export function App({ source }: { source: SourceSwitch }) {
   const landing = linked === null ? landingRef(state.file === undefined ? newest.data : run.data) : null;
   const selected = useSnapshotRef(linked ?? landing);
   const painted = useAfterFirstPaint(selected !== null);
-  const files = useFiles();
+  // Every snapshot of every file: for stepping between snapshots and the palette. The eval
+  // selects none, and over 10,000 runs they are ~20 pages (4 MB) asked before its first
+  // paint: there they wait for the palette.
+  const files = useFiles(state.view !== "eval" || openOverlay === "palette");
   const entries = useMemo(() => flattenSnapshots(files.data), [files.data]);
   const meta = useMeta(painted || state.view !== "run" ? selected : null);
   useShortcutListener();

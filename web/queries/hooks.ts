@@ -16,8 +16,9 @@ export function useSignedInUser(enabled: boolean) {
   return useQuery({ ...q.signedInUserQuery(), enabled });
 }
 
-export function useFiles() {
-  return useQuery(q.filesQuery(useApi()));
+/** `enabled` false: not asked yet (the cache's answer, if any, is shown). */
+export function useFiles(enabled = true) {
+  return useQuery({ ...q.filesQuery(useApi()), enabled });
 }
 
 export function useRuns() {
