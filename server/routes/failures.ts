@@ -50,6 +50,10 @@ export const failureRoutes: FastifyPluginAsyncTypebox<FailureRoutesOptions> = as
     }
     return kept;
   };
+  // A warm start's first question answered from what is computed already: the summary is
+  // made once the kept index is loaded, before the page asks (over 10,000 runs it was ~0.5 s
+  // of the first answer, after the page's own start).
+  index.whenStarted().then(overview).catch(() => undefined);
   let occurrences: { at: string; readonly bySignature: Map<string, FailureOccurrencesView> } = { at: "", bySignature: new Map() };
   app.route({
     ...routeOptions(VIEWER_ROUTES.failures),
