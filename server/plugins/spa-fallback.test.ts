@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WinkApp } from "../app.js";
 import { cleanUp, get, snapshotLine, tempDir, testApp, writeSession } from "../server.test-support.js";
-import { LANDING_PRELOAD } from "./spa-fallback.js";
+import { EVAL_PRELOAD, LANDING_PRELOAD } from "./spa-fallback.js";
 
 describe("index.html on the landing page", () => {
   let app: WinkApp;
@@ -25,6 +25,13 @@ describe("index.html on the landing page", () => {
       expect(page.body, target).toContain(`${LANDING_PRELOAD}\n  </head>`);
       expect(page.body.match(/rel="preload"/g), target).toHaveLength(1);
     }
+    for (const target of ["/?view=eval", "/?view=eval&outcome=failed"]) {
+      const page = await get(app, target, { accept: "text/html" });
+      expect(page.statusCode, target).toBe(200);
+      // The eval shows no run: its own first answer is what the page waits for.
+      expect(page.body, target).toContain(`${EVAL_PRELOAD}\n  </head>`);
+      expect(page.body, target).not.toContain("/api/run");
+    }
     for (const target of ["/?file=run.jsonl&line=1", "/?view=compare&file=run.jsonl"]) {
       const page = await get(app, target, { accept: "text/html" });
       expect(page.statusCode, target).toBe(200);
@@ -38,5 +45,6 @@ describe("index.html on the landing page", () => {
     expect(page.headers["content-security-policy"]).toContain("connect-src 'self'");
     const run = await get(app, "/api/run");
     expect(run.statusCode).toBe(200);
+    expect((await get(app, "/api/failures")).statusCode).toBe(200);
   });
 });

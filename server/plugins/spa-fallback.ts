@@ -119,8 +119,15 @@ export function landingPreload(basePath: string): string {
 
 export const LANDING_PRELOAD = landingPreload("/");
 
-function withLandingPreload(html: string, basePath: string): string {
-  return html.includes("</head>") ? html.replace("</head>", () => `  ${landingPreload(basePath)}\n  </head>`) : html;
+/** The eval's first question (`/api/failures`), asked while the app's script loads, as `landingPreload` is for a run. */
+export function evalPreload(basePath: string): string {
+  return `<link rel="preload" href="${basePath}api/failures" as="fetch" crossorigin="anonymous">`;
+}
+
+export const EVAL_PRELOAD = evalPreload("/");
+
+function withPreload(html: string, link: string): string {
+  return html.includes("</head>") ? html.replace("</head>", () => `  ${link}\n  </head>`) : html;
 }
 
 /** The name of the `<meta>` that tells the web app its base path (web/api/page-base.ts reads it). */
@@ -177,10 +184,12 @@ export function evalLandingQuery(request: FastifyRequest): string | null {
   return `view=eval${rest === "" ? "" : `&${rest}`}`;
 }
 
-/** A page URL that names no run (no `file` in the query): the app opens the newest run. */
-function landsOnNewestRun(request: FastifyRequest): boolean {
+/** What a page URL opens first: the eval (`view=eval`), a run it names (`file`), or else the newest run. */
+function pageLanding(request: FastifyRequest): "eval" | "named-run" | "newest-run" {
   const query = request.url.indexOf("?");
-  return query === -1 || !new URLSearchParams(request.url.slice(query + 1)).has("file");
+  if (query === -1) return "newest-run";
+  const params = new URLSearchParams(request.url.slice(query + 1));
+  return params.get("view") === "eval" ? "eval" : params.has("file") ? "named-run" : "newest-run";
 }
 
 const plugin: FastifyPluginAsync<SpaOptions> = async (app, options) => {
@@ -190,6 +199,7 @@ const plugin: FastifyPluginAsync<SpaOptions> = async (app, options) => {
   const built = existsSync(indexPath);
   let indexHtml: string | null = null;
   let landingHtml: string | null = null;
+  let evalHtml: string | null = null;
   const renderer = new LandingRenderer(built ? (options.ssrModule === undefined ? path.join(options.webDir, "..", "web-ssr", "entry-server.cjs") : options.ssrModule) : null);
   const manyRuns = (): boolean => (options.runCount?.() ?? 0) > 1;
   const sendIndex = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
@@ -197,13 +207,15 @@ const plugin: FastifyPluginAsync<SpaOptions> = async (app, options) => {
     // 302, not 301/308: the answer changes as runs come and go, and must not be remembered.
     if (evalQuery !== null) return reply.code(302).header("cache-control", "no-cache").header("location", `${basePath}?${evalQuery}`).send();
     indexHtml ??= built ? await readIndex() : PLACEHOLDER_PAGE;
-    landingHtml ??= built ? withLandingPreload(indexHtml, basePath) : indexHtml;
+    landingHtml ??= built ? withPreload(indexHtml, landingPreload(basePath)) : indexHtml;
+    evalHtml ??= built ? withPreload(indexHtml, evalPreload(basePath)) : indexHtml;
     const rendered = built && isBareLanding(request) ? await renderedLanding(request, indexHtml) : null;
+    const landing = pageLanding(request);
     return reply
       .code(200)
       .header("cache-control", "no-cache")
       .type("text/html; charset=utf-8")
-      .send(rendered ?? (landsOnNewestRun(request) ? landingHtml : indexHtml));
+      .send(rendered ?? (landing === "eval" ? evalHtml : landing === "newest-run" ? landingHtml : indexHtml));
   };
   /** The last page rendered and the run answer it was rendered from: the same answer gets the same page, unrendered. */
   let lastRendered: { run: string; html: string } | null = null;

@@ -96,13 +96,16 @@ export function App({ source }: { source: SourceSwitch }) {
   const preferences = usePreferences();
   const openOverlay = overlay.use();
   const linked = selectedRef(state);
-  const newest = useNewestRun(linked === null && state.file === undefined);
+  // The eval shows no run: its newest, that run's meta and first slice pages would only stand
+  // before the eval's own answers on the server.
+  const newest = useNewestRun(linked === null && state.file === undefined && state.view !== "eval");
   const run = useRun(state.file ?? (linked === null ? (newest.data?.source.path ?? null) : null));
   // Until the URL names a snapshot, the newest run's (or the named run's) latest state is shown
   // at once; the URL follows (useSelectionBootstrap).
   const landing = linked === null ? landingRef(state.file === undefined ? newest.data : run.data) : null;
   const selected = useSnapshotRef(linked ?? landing);
-  const painted = useAfterFirstPaint(selected !== null);
+  // The eval selects no snapshot: its own first paint lets the sidebar and the idle work in.
+  const painted = useAfterFirstPaint(selected !== null || state.view === "eval");
   // Every snapshot of every file: for stepping between snapshots and the palette. The eval
   // selects none, and over 10,000 runs they are ~20 pages (4 MB) asked before its first
   // paint: there they wait for the palette.

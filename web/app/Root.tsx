@@ -51,14 +51,15 @@ function newClient(): QueryClient {
  * The first client. Where the app lands without a link it asks for the newest run now, while
  * the first render is under way, not after it (the server preloads that answer for the page),
  * unless the page came with that answer (`landingRun`: the server rendered the landing page
- * from it, and the first render must draw the same).
+ * from it, and the first render must draw the same) or opens on the eval, which shows no run
+ * (the server preloads its `/api/failures` instead).
  */
 function firstClient(api: Api, landingRun: RunResponse | undefined): QueryClient {
   const client = newClient();
   if (landingRun !== undefined) {
     client.setQueryData(keys.route("run", {}), landingRun);
     client.setQueryData(keys.route("run", { file: landingRun.source.path }), landingRun);
-  } else if (readViewState().file === undefined) {
+  } else if (readViewState().file === undefined && readViewState().view !== "eval") {
     void client.prefetchQuery(newestRunQuery(api, client));
   }
   return client;
