@@ -647,21 +647,35 @@ export class SnapshotDirectory {
     this.#dropped.add(relative);
   }
 
-  /** Drops the `.zip` files of `found` that are not debug bundles (sniffing each new or changed one). */
+  /**
+   * Drops the `.zip` files of `found` that are not debug bundles (sniffing each new or changed
+   * one, {@link BUNDLE_SNIFFERS} at a time: one after another, the 3,940 bundles of a 10,000-run
+   * eval took ~0.6 s of thread-pool round trips before the server could listen).
+   */
   async #keepBundles(found: Map<string, FoundFile>, whole = true): Promise<void> {
+    const unknown: [string, FoundFile][] = [];
     for (const [relative, file] of found) {
       if (file.kind !== "bundle") continue;
       const known = this.#sniffed.get(relative);
-      let bundle = known?.bundle;
-      if (known === undefined || known.size !== file.size || known.mtimeMs !== file.mtimeMs) {
-        bundle = await this.store.sniffBundle(relative, file);
-        this.#sniffed.set(relative, { size: file.size, mtimeMs: file.mtimeMs, bundle });
-      }
-      if (!bundle) found.delete(relative);
+      if (known === undefined || known.size !== file.size || known.mtimeMs !== file.mtimeMs) unknown.push([relative, file]);
+      else if (!known.bundle) found.delete(relative);
     }
+    let next = 0;
+    const sniffer = async (): Promise<void> => {
+      for (let at = next++; at < unknown.length; at = next++) {
+        const [relative, file] = unknown[at] as [string, FoundFile];
+        const bundle = await this.store.sniffBundle(relative, file);
+        this.#sniffed.set(relative, { size: file.size, mtimeMs: file.mtimeMs, bundle });
+        if (!bundle) found.delete(relative);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(BUNDLE_SNIFFERS, unknown.length) }, sniffer));
     if (whole) for (const relative of this.#sniffed.keys()) if (!found.has(relative)) this.#sniffed.delete(relative);
   }
 }
+
+/** `.zip` files sniffed at once when listed (an open and a read of the head each, locally, or a range request to a store). */
+const BUNDLE_SNIFFERS = 8;
 
 /** WINK names a bundle `{id}_{YYYYmmdd_HHMMSS}.zip` (UTC). */
 const BUNDLE_TIMESTAMP = /_(\d{4})(\d{2})(\d{2})_(\d{2})(\d{2})(\d{2})\.zip$/;
