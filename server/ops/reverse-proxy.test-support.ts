@@ -1,7 +1,9 @@
 /**
  * Real nginx as a load balancer in front of several viewer instances on loopback: one
- * upstream, round robin, a failed instance skipped for the next (`proxy_next_upstream`),
- * the event stream unbuffered — the set-up docs/deploy.md describes, at the root path.
+ * upstream balanced by the run a request names (so one instance parses a run once; a request
+ * that names none goes round robin), a failed instance skipped for the next
+ * (`proxy_next_upstream`), the event stream unbuffered — the set-up docs/deploy.md
+ * describes, at the root path.
  */
 import { writeFileSync } from "node:fs";
 import path from "node:path";
@@ -17,6 +19,7 @@ function config(dir: string, port: number, upstreams: readonly number[]): string
   return nginxConfig(
     dir,
     `  upstream wink {
+    hash $arg_file$arg_base_file consistent;
 ${upstreams.map((upstream) => `    server 127.0.0.1:${upstream} max_fails=1 fail_timeout=10s;`).join("\n")}
     keepalive 32;
   }

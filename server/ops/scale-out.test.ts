@@ -75,7 +75,7 @@ describe("two instances behind nginx on one radosgw bucket", () => {
     proxy = await startReverseProxy(ports);
     await Promise.all([indexed(first.url), indexed(second.url)]);
 
-    // Each instance directly, then through the balancer (round robin: both take turns).
+    // Each instance directly, then through the balancer (by run: the one the link names).
     for (const route of walk(RUNS[0] as string)) {
       const [a, b] = await Promise.all([answer(`${first.url}${route}`), answer(`${second.url}${route}`)]);
       expect(a.status, route).toBe(200);
