@@ -1,9 +1,9 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Source, createLocalDriver } from "../../shared/remote/index.js";
-import { BudgetedRangeCache, budgetedReadGate } from "./budgeted-range-cache.js";
+import { BudgetedRangeCache, STALLED_READ_MS, budgetedReadGate } from "./budgeted-range-cache.js";
 import { MemoryBudget, WeightedCache } from "./weighted-cache.js";
 
 let dir: string;
@@ -63,5 +63,26 @@ describe("budgetedReadGate", () => {
     const reader = await source.open("a.bin");
     expect((await reader.read(300 * 1024, 10))[0]).toBe((300 * 1024) % 251);
     expect(gate.held).toBe(0);
+  });
+
+  it("stops a read held past STALLED_READ_MS from keeping the others waiting, its bytes still in the budget", async () => {
+    vi.useFakeTimers();
+    try {
+      const budget = new MemoryBudget(8 * 1024 * 1024);
+      const gate = budgetedReadGate(budget);
+      const stuck = await gate.acquire(gate.maxBytes);
+      let admitted = false;
+      const behind = gate.acquire(1024).then((release) => ((admitted = true), release));
+      await vi.advanceTimersByTimeAsync(STALLED_READ_MS - 10);
+      expect(admitted).toBe(false);
+      await vi.advanceTimersByTimeAsync(20);
+      expect(admitted).toBe(true);
+      expect(budget.used).toBe(gate.maxBytes + 1024);
+      stuck();
+      (await behind)();
+      expect(budget.used).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -51,10 +51,18 @@ export class BudgetedRangeCache extends RangeCache {
 export const READ_GATE_SHARE = 1 / 8;
 
 /**
+ * How long a read in flight may keep others waiting at the gate: past it the store is taken
+ * to have stopped answering that read (a 64 KiB block takes milliseconds on a working store,
+ * 12 MiB a second at ~100 Mbit/s), and the reads behind it go while it waits for its deadline.
+ */
+export const STALLED_READ_MS = 2_000;
+
+/**
  * A gate for a remote source's reads within the same budget: at most {@link READ_GATE_SHARE}
  * of it in flight (12 MiB of the default 96), and what is in flight held in the budget, so
- * the caches make room for it instead of the process holding both.
+ * the caches make room for it instead of the process holding both. A stalled read stops
+ * holding the others after {@link STALLED_READ_MS}.
  */
 export function budgetedReadGate(memory: MemoryBudget): ByteGate {
-  return new ByteGate(Math.max(1024 * 1024, Math.floor(memory.bytes * READ_GATE_SHARE)), { onHold: (bytes) => memory.hold(bytes) });
+  return new ByteGate(Math.max(1024 * 1024, Math.floor(memory.bytes * READ_GATE_SHARE)), { onHold: (bytes) => memory.hold(bytes), stallMs: STALLED_READ_MS });
 }
