@@ -17,11 +17,14 @@
  * Run: npm run build, then RUNS=10000 node --import tsx bench/eval-index.bench.ts
  * (COLD_ONLY=1: the cold index and the peer only; WARM_ONLY=1: the warm start, the occurrences
  * and the new run only; CACHE_HOME=DIR: the run index kept there across runs of the bench, so a
- * second run's first start finds it complete; WINK_CLI=…/cli.cjs: another build's CLI)
+ * second run's first start finds it complete; WINK_CLI=…/cli.cjs: another build's CLI;
+ * STORE=s3: the same eval uploaded to a real radosgw bucket, then the cold index of the
+ * bucket, a warm one from `--cache-dir`, and one from an `index.parquet` written by
+ * `wink-debug index` and uploaded to the bucket's root — the peer reads the local copy)
  */
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -29,6 +32,7 @@ import { chromium } from "@playwright/test";
 import { packageRoot } from "../server/package-root.js";
 import { writeEvalCorpus } from "../server/eval-corpus.test-support.js";
 import type { EvalCorpus } from "../server/eval-corpus.test-support.js";
+import { startRadosGateway } from "../shared/remote/test-servers/radosgw.test-support.js";
 import { PYTHON_PEER } from "./generated-eval.js";
 
 const RUNS = Number(process.env.RUNS ?? 10_000);
@@ -110,6 +114,7 @@ async function main(): Promise<void> {
   const written = await corpus();
   console.log(`eval-index: ${RUNS.toLocaleString("en-US")} runs (${written.failedRuns.toLocaleString("en-US")} failed), ${(written.bytes / 1024 / 1024).toFixed(0)} MB, ${written.kinds.size} kinds of failure (load ${loadavg().map((l) => l.toFixed(1)).join(" ")})`);
 
+  if (process.env.STORE === "s3") return s3(written);
   if (process.env.WARM_ONLY !== "1") await cold(written);
   // COLD_ONLY=1: the cold index alone (the figures a change to digests moves).
   if (process.env.COLD_ONLY !== "1") await warm();
@@ -134,6 +139,77 @@ async function cold(written: EvalCorpus): Promise<void> {
   console.log(`| python3 zipfile + json | ${peer.seconds.toFixed(1)} s | ${peer.cpuSeconds.toFixed(1)} s | ${mib(peer.rssKib)} | |`);
   console.log(`| ratio (ours / peer) | ${(ours.seconds / peer.seconds).toFixed(2)}× | ${(ours.cpuSeconds / peer.cpuSeconds).toFixed(2)}× | | |`);
   console.log(`\ngrouping: ${report.groups.length} groups for ${written.kinds.size} kinds written, runs and occurrences ${same ? "exactly as written" : "DIFFERENT from what was written"}; ${report.runs} runs, ${report.failed_runs} failed`);
+}
+
+/** Every file under `dir`, relative, sorted. */
+async function filesUnder(dir: string, prefix = ""): Promise<string[]> {
+  const found: string[] = [];
+  for (const entry of await readdir(path.join(dir, prefix), { withFileTypes: true })) {
+    const relative = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
+    if (entry.isDirectory()) found.push(...(await filesUnder(dir, relative)));
+    else if (entry.isFile()) found.push(relative);
+  }
+  return found.sort();
+}
+
+/** The same eval in a real radosgw bucket: the cold index, a warm one from `--cache-dir`, and one from an uploaded `index.parquet`. */
+async function s3(written: EvalCorpus): Promise<void> {
+  const gateway = await startRadosGateway();
+  const scratch = mkdtempSync(path.join(tmpdir(), "wink-eval-s3-"));
+  try {
+    const bucket = "eval";
+    await gateway.createBucket(bucket);
+    const files = await filesUnder(WORK);
+    const seeding = performance.now();
+    let next = 0;
+    const upload = async (): Promise<void> => {
+      for (let at = next++; at < files.length; at = next++) {
+        const relative = files[at] as string;
+        await gateway.put(bucket, relative, await readFile(path.join(WORK, relative)));
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, upload));
+    console.log(`
+uploaded ${files.length.toLocaleString("en-US")} objects (${(written.bytes / 1024 / 1024).toFixed(0)} MB) to radosgw in ${((performance.now() - seeding) / 1000).toFixed(1)} s (load ${loadavg()[0]?.toFixed(1)})`);
+    const env = { ...process.env, AWS_ACCESS_KEY_ID: gateway.owner.accessKeyId, AWS_SECRET_ACCESS_KEY: gateway.owner.secretAccessKey, AWS_EC2_METADATA_DISABLED: "true", AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" };
+    const target = `s3://${bucket}/`;
+    const store = ["--endpoint-url", gateway.endpoint, "--path-style"];
+    const preload = path.join(scratch, "io-preload.cjs");
+    writeFileSync(preload, IO_PRELOAD);
+    const baseline = timed(process.execPath, ["--require", preload, CLI, "failures", "--help"], env);
+    const cacheDir = path.join(scratch, "cache");
+    const coldRun = timed(process.execPath, ["--require", preload, CLI, "failures", target, "-r", "--json", ...store, "--cache-dir", cacheDir], env);
+    const warmRun = timed(process.execPath, ["--require", preload, CLI, "failures", target, "-r", "--json", ...store, "--cache-dir", cacheDir], env);
+    const parquet = path.join(scratch, "index.parquet");
+    const indexRun = timed(process.execPath, [CLI, "index", target, "-r", "-o", parquet, ...store, "--cache-dir", path.join(scratch, "index-cache")], env);
+    await gateway.put(bucket, "index.parquet", await readFile(parquet));
+    const fromParquet = timed(process.execPath, ["--require", preload, CLI, "failures", target, "-r", "--json", ...store, "--cache-dir", path.join(scratch, "fresh-cache")], env);
+    const peer = timed("python3", ["-c", PYTHON_PEER, WORK]);
+    const expected = [...written.kinds].map(([signature, counts]) => `${signature} ${counts.runs} ${counts.occurrences}`).sort();
+    const groupsOf = (run: Timed) => {
+      const report = JSON.parse(run.stdout) as { runs: number; groups: { signature: string; occurrences: number; runs: number }[] };
+      const found = report.groups.map((group) => `${group.signature} ${group.runs} ${group.occurrences}`).sort();
+      return `${report.runs} runs, ${report.groups.length} groups${JSON.stringify(found) === JSON.stringify(expected) ? ", exactly as written" : ", DIFFERENT from what was written"}`;
+    };
+    const bytes = (run: Timed) => (run.readBytes === null || baseline.readBytes === null ? "?" : `${((run.readBytes - baseline.readBytes) / 1024 / 1024).toFixed(1)} MB (${(((run.readBytes - baseline.readBytes) / written.bytes) * 100).toFixed(2)} %)`);
+    console.log(`
+| ${RUNS.toLocaleString("en-US")} runs in a radosgw bucket | wall | CPU | peak RSS | bytes read (sockets and files) | groups |
+|---|---|---|---|---|---|`);
+    for (const [name, run] of [
+      ["cold: `failures s3://… -r --json --cache-dir D` (D empty)", coldRun],
+      ["warm: the same again (D kept)", warmRun],
+      ["from `index.parquet` at the bucket's root (a new D)", fromParquet],
+    ] as const) {
+      console.log(`| ${name} | ${run.seconds.toFixed(1)} s | ${run.cpuSeconds.toFixed(1)} s | ${mib(run.rssKib)} | ${bytes(run)} | ${groupsOf(run)} |`);
+    }
+    console.log(`| \`index s3://… -o index.parquet\` (writing it) | ${indexRun.seconds.toFixed(1)} s | ${indexRun.cpuSeconds.toFixed(1)} s | ${mib(indexRun.rssKib)} | | |`);
+    console.log(`| peer: python3 zipfile + json on the local copy | ${peer.seconds.toFixed(1)} s | ${peer.cpuSeconds.toFixed(1)} s | ${mib(peer.rssKib)} | | |`);
+    console.log(`
+cold / peer: wall ${(coldRun.seconds / peer.seconds).toFixed(2)}×, CPU ${(coldRun.cpuSeconds / peer.cpuSeconds).toFixed(2)}× (load ${loadavg()[0]?.toFixed(1)})`);
+  } finally {
+    await gateway.stop();
+    rmSync(scratch, { recursive: true, force: true });
+  }
 }
 
 async function warm(): Promise<void> {

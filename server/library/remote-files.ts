@@ -23,8 +23,8 @@ import { SourceError } from "../../shared/errors.js";
 import type { ArchiveLimits, ArchiveReader } from "../../shared/archive/index.js";
 import { openArchiveSource } from "../../shared/archive/index.js";
 import type { ObjectInfo, RandomAccessReader, SkippedFolder, Source } from "../../shared/remote/index.js";
-import type { CompactSessionIndex, LineLocation, SessionFileIndex } from "../../shared/session/index.js";
-import { SessionLines, SessionIndexBuilder, linesOfChunks, EventLoopSlices } from "../../shared/session/index.js";
+import type { CompactSessionIndex, LineLocation, SessionFileIndex, SessionLinesIndex, WholeSessionFile } from "../../shared/session/index.js";
+import { SessionLines, SessionIndexBuilder, indexSessionBytes, linesOfChunks, EventLoopSlices } from "../../shared/session/index.js";
 import type { ArchiveStatus, FoundFile, ListOptions, ServedFiles } from "./served-files.js";
 import { MAX_DEPTH, SKIPPED_DIRECTORIES, inUndoStore, kindOf } from "./served-files.js";
 
@@ -151,33 +151,48 @@ export class RemoteFiles implements ServedFiles {
     }
   }
 
-  async #scan(relative: string, found: FoundFile): Promise<CompactSessionIndex> {
-    const reader = await this.source.open(relative);
-    const disk = reader.etag === null ? null : this.source.disk;
-    // With a cache directory, the index of this version (its ETag) built by an earlier process.
-    const identity = `session-index\u0000${INDEX_FORMAT}\u0000${this.source.location}\u0000${relative}\u0000${reader.etag ?? ""}`;
-    const stored = disk === null ? null : storedIndex(await disk.get(identity));
-    let scanned: Pick<CompactSessionIndex, "lineCount" | "lines" | "errors" | "errorCount">;
-    if (stored !== null) {
-      const { entries, ...rest } = stored;
-      scanned = { ...rest, lines: SessionLines.from(entries) };
-    } else {
-      const builder = new SessionIndexBuilder();
-      if (reader.size > 0) {
-        const stream = await this.source.stream(relative, { offset: 0, length: reader.size }, { etag: reader.etag });
-        // Chunks of an object that arrived already are split without waiting: slices of ~20 ms keep other requests answered.
-        const slices = new EventLoopSlices();
-        for await (const line of linesOfChunks(stream.chunks)) {
-          builder.add(line);
-          if (slices.due()) await slices.pause();
-        }
-      }
-      scanned = { lineCount: builder.lineCount, lines: builder.lines.seal(), errors: builder.errors, errorCount: builder.errorCount };
-      if (disk !== null) {
-        const toStore: StoredIndex = { lineCount: scanned.lineCount, entries: scanned.lines.toArray(), errors: scanned.errors, errorCount: scanned.errorCount };
-        disk.put(identity, new TextEncoder().encode(JSON.stringify(toStore)));
-      }
+  /**
+   * `scanSession` from one request for the whole object (a suffix read of the size the listing
+   * gave: no HEAD before it), its bytes kept for the lines read next: streaming it, then
+   * reading its latest line by range, read a one-line object (most of an eval's) twice. Null
+   * when it is larger than `maxBytes` or is no longer the size listed (scan it then).
+   */
+  async readSession(relative: string, found: FoundFile, maxBytes: number): Promise<WholeSessionFile | null> {
+    if (found.size > maxBytes || found.size === 0) return null;
+    const reader = await this.source.open(relative, { tail: found.size });
+    if (reader.size !== found.size) return null;
+    const bytes = await reader.read(0, reader.size);
+    const scanned = (await this.#storedIndex(relative, reader)) ?? this.#storeIndex(relative, reader, await indexSessionBytes(bytes));
+    const index = this.#indexOf(found, reader, scanned);
+    return { index, bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
+  }
+
+  /** The cache directory's key for the index of this version (its ETag) of `relative`; null without a cache directory or an ETag. */
+  #indexIdentity(relative: string, reader: RandomAccessReader): string | null {
+    if (reader.etag === null || this.source.disk === null) return null;
+    return `session-index\u0000${INDEX_FORMAT}\u0000${this.source.location}\u0000${relative}\u0000${reader.etag}`;
+  }
+
+  /** With a cache directory, the index of this version (its ETag) built by an earlier process. */
+  async #storedIndex(relative: string, reader: RandomAccessReader): Promise<SessionLinesIndex | null> {
+    const identity = this.#indexIdentity(relative, reader);
+    const stored = identity === null ? null : storedIndex(await (this.source.disk as NonNullable<Source["disk"]>).get(identity));
+    if (stored === null) return null;
+    const { entries, ...rest } = stored;
+    return { ...rest, lines: SessionLines.from(entries) };
+  }
+
+  #storeIndex(relative: string, reader: RandomAccessReader, scanned: SessionLinesIndex): SessionLinesIndex {
+    const identity = this.#indexIdentity(relative, reader);
+    if (identity !== null) {
+      const toStore: StoredIndex = { lineCount: scanned.lineCount, entries: scanned.lines.toArray(), errors: scanned.errors, errorCount: scanned.errorCount };
+      (this.source.disk as NonNullable<Source["disk"]>).put(identity, new TextEncoder().encode(JSON.stringify(toStore)));
     }
+    return scanned;
+  }
+
+  /** The index of `reader`'s version, its lines read through that reader from now on. */
+  #indexOf(found: FoundFile, reader: RandomAccessReader, scanned: SessionLinesIndex): CompactSessionIndex {
     const index: CompactSessionIndex = {
       path: found.absolutePath,
       sizeBytes: reader.size,
@@ -189,6 +204,25 @@ export class RemoteFiles implements ServedFiles {
     };
     this.#readers.set(index, reader);
     return index;
+  }
+
+  async #scan(relative: string, found: FoundFile): Promise<CompactSessionIndex> {
+    const reader = await this.source.open(relative);
+    let scanned = await this.#storedIndex(relative, reader);
+    if (scanned === null) {
+      const builder = new SessionIndexBuilder();
+      if (reader.size > 0) {
+        const stream = await this.source.stream(relative, { offset: 0, length: reader.size }, { etag: reader.etag });
+        // Chunks of an object that arrived already are split without waiting: slices of ~20 ms keep other requests answered.
+        const slices = new EventLoopSlices();
+        for await (const line of linesOfChunks(stream.chunks)) {
+          builder.add(line);
+          if (slices.due()) await slices.pause();
+        }
+      }
+      scanned = this.#storeIndex(relative, reader, { lineCount: builder.lineCount, lines: builder.lines.seal(), errors: builder.errors, errorCount: builder.errorCount });
+    }
+    return this.#indexOf(found, reader, scanned);
   }
 
   async readLine(_relative: string, index: CompactSessionIndex, location: LineLocation): Promise<Uint8Array | null> {

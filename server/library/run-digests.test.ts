@@ -3,12 +3,14 @@
 import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { startNginx } from "../../shared/remote/test-servers/nginx.test-support.js";
 import { FIXTURES_DIR } from "../../fixtures/paths.js";
 import { REAL_MESSAGES } from "../../shared/viewer/failure-messages.test-support.js";
 import { failureReport, groupFailures, runDigest } from "../../shared/viewer/index.js";
 import type { RunDigestView } from "../../shared/viewer/index.js";
 import { packageRoot } from "../package-root.js";
 import { cleanUp, tempDir } from "../server.test-support.js";
+import { RemoteFiles } from "./remote-files.js";
 import { readRunDigests } from "./run-digests.js";
 import { runOf } from "./runs.js";
 import { closeServedState, openServedState } from "./served-state.js";
@@ -105,6 +107,45 @@ describe("run digests", () => {
       expect(read).toBeLessThanOrEqual(size * 1.05);
     } finally {
       await closeServedState(served);
+    }
+  });
+
+  it("reads each byte of a remote session file once: its index and latest line from one request (real nginx)", async () => {
+    const dir = await tempDir("wink-digest-remote-reads-");
+    const sources = [path.join(FIXTURES_DIR, "wink", "db5c4ea2-559a-52c5-8313-741e72978682.jsonl"), path.join(FIXTURES_DIR, "wink", "acc0d4c3-321a-5d97-a3a9-505f3aba4219.jsonl")];
+    let size = 0;
+    for (let copy = 0; copy < 5; copy++) {
+      await mkdir(path.join(dir, `sample-${copy}`));
+      for (const source of sources) {
+        await copyFile(source, path.join(dir, `sample-${copy}`, path.basename(source)));
+        size += (await readFile(source)).length;
+      }
+    }
+    const nginx = await startNginx(dir);
+    try {
+      const served = await openServedState({ path: nginx.url, recursive: true, pickCurrent: false });
+      try {
+        const files = served.state.directory.store;
+        if (!(files instanceof RemoteFiles)) throw new Error("an http:// target is served by RemoteFiles");
+        const records = served.state.directory.files();
+        expect(records).toHaveLength(10);
+        const before = files.source.stats.bytesReceived;
+        const digests = await readRunDigests(served.state, records);
+        const received = files.source.stats.bytesReceived - before;
+        expect(digests.filter((digest) => digest.outcome === "failed").length).toBeGreaterThan(0);
+        expect(digests.every((digest) => digest.outcome !== "not_loaded")).toBe(true);
+        // Streamed for the index, then the latest line read again by range: a one-line object twice.
+        expect(received).toBeGreaterThanOrEqual(size);
+        expect(received).toBeLessThanOrEqual(size * 1.01);
+        // The same digests as the local folder's.
+        const local = await digestsOf(dir);
+        const strip = (list: RunDigestView[]) => list.map((digest) => ({ run: digest.run, outcome: digest.outcome, failures: digest.failures.map((failure) => failure.message) }));
+        expect(strip(digests)).toEqual(strip(local));
+      } finally {
+        await closeServedState(served);
+      }
+    } finally {
+      await nginx.stop();
     }
   });
 

@@ -167,21 +167,31 @@ export async function readSessionWhole(path: string, maxBytes: number, options: 
     const { bytesRead } = await readFully(handle, path, bytes, 0);
     if (bytesRead > stats.size) return null;
     const whole = bytes.subarray(0, bytesRead);
-    const builder = new SessionIndexBuilder();
-    const lines = new LineSplitter(DEFAULT_MAX_LINE_BYTES);
-    const slices = new EventLoopSlices();
-    // The lines are views of `whole` (kept by the caller), never copies.
-    const split = lines.split(whole, true);
-    for (let step = split.next(); step.done !== true; step = split.next()) {
-      builder.add(step.value);
-      if (slices.due()) await slices.pause();
-    }
-    for (const line of lines.end()) builder.add(line);
-    const { lineCount, errors, errorCount } = builder;
-    return { index: { path, sizeBytes: stats.size, mtimeMs: stats.mtimeMs, dev: stats.dev, ino: stats.ino, lineCount, lines: builder.lines.seal(), errors, errorCount }, bytes: whole };
+    return { index: { path, sizeBytes: stats.size, mtimeMs: stats.mtimeMs, dev: stats.dev, ino: stats.ino, ...(await indexSessionBytes(whole)) }, bytes: whole };
   } finally {
     await handle.close();
   }
+}
+
+/** What a session file's index says of its lines, built from all of its bytes in memory (a local file read whole, or a store's object). */
+export type SessionLinesIndex = Pick<CompactSessionIndex, "lineCount" | "lines" | "errors" | "errorCount">;
+
+/**
+ * The index of a session file's lines from its whole bytes, as the scan builds it: every line
+ * summarised from its bytes (views of `whole`, never copies), in event-loop slices.
+ */
+export async function indexSessionBytes(whole: Uint8Array): Promise<SessionLinesIndex> {
+  const builder = new SessionIndexBuilder();
+  const lines = new LineSplitter(DEFAULT_MAX_LINE_BYTES);
+  const slices = new EventLoopSlices();
+  const split = lines.split(whole, true);
+  for (let step = split.next(); step.done !== true; step = split.next()) {
+    builder.add(step.value);
+    if (slices.due()) await slices.pause();
+  }
+  for (const line of lines.end()) builder.add(line);
+  const { lineCount, errors, errorCount } = builder;
+  return { lineCount, lines: builder.lines.seal(), errors, errorCount };
 }
 
 export interface ReadSnapshotAtOptions extends SessionReadOptions, SessionOpenOptions {
