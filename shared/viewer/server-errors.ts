@@ -27,7 +27,7 @@ export type ServerErrorCode = keyof typeof SERVER_ERROR_CODES;
 /**
  * An error a route answers with its table status and `{detail: message, code}`: the server's
  * error handler sends it, the web app's in-browser API turns it into the same `ApiError`, so a
- * computation both run (`computed-routes.ts`) refuses a request once for both.
+ * computation both run (`routes/computed.ts`) refuses a request once for both.
  */
 export class ServerError extends Error {
   readonly code: ServerErrorCode;
