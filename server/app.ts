@@ -47,6 +47,7 @@ import { securityHeaders } from "./plugins/security-headers.js";
 import { spaFallback } from "./plugins/spa-fallback.js";
 import { strictJson, strictJsonSerializerFactory } from "./plugins/strict-json.js";
 import { bundleRoutes } from "./routes/debug-bundles.js";
+import { computedRoutes } from "./routes/computed.js";
 import { diffRoutes } from "./routes/diffs.js";
 import { eventRoutes } from "./routes/events.js";
 import { filesystemRoutes } from "./routes/filesystem.js";
@@ -269,6 +270,7 @@ export async function buildApp(options: AppOptions): Promise<WinkApp> {
   await app.register(diffRoutes, { state, heavy, ...(options.diffStatTimeoutMs === undefined ? {} : { statTimeoutMs: options.diffStatTimeoutMs }) });
   await app.register(searchRoutes, { state });
   await app.register(bundleRoutes, { state });
+  await app.register(computedRoutes, { state });
   await app.register(runRoutes, {
     state,
     health: () => (watcher instanceof RemotePoller ? watcher.health : null),

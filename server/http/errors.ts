@@ -7,26 +7,10 @@
 import type { FastifyError } from "fastify";
 import { ERROR_CODES, WinkError } from "../../shared/errors.js";
 import type { ServerErrorCode } from "../../shared/viewer/index.js";
-import { SERVER_ERROR_CODES } from "../../shared/viewer/index.js";
+import { ServerError } from "../../shared/viewer/index.js";
 
 export type { ServerErrorCode } from "../../shared/viewer/index.js";
-export { SERVER_ERROR_CODES } from "../../shared/viewer/index.js";
-
-/** An error the server answers with its table status and `{detail: message}`. */
-export class ServerError extends Error {
-  readonly code: ServerErrorCode;
-  readonly statusCode: number;
-
-  constructor(code: ServerErrorCode, message: string) {
-    super(message);
-    this.name = "ServerError";
-    this.code = code;
-    this.statusCode = SERVER_ERROR_CODES[code].status;
-  }
-}
-
-export const badRequest = (message: string): ServerError => new ServerError("WD_ERR_BAD_REQUEST", message);
-export const notFound = (message: string): ServerError => new ServerError("WD_ERR_NOT_FOUND", message);
+export { SERVER_ERROR_CODES, ServerError, badRequest, notFound } from "../../shared/viewer/index.js";
 
 /**
  * A client-sent name as an error message may echo it: a relative name as sent (cut to 200

@@ -11,6 +11,7 @@ import type { CompactSessionIndex, SessionSnapshot } from "../../shared/session/
 import { EventLoopSlices } from "../../shared/session/index.js";
 import { buildRunSliced, buildSessionListsSliced, landingRun, latestLinesSliced, runDigest } from "../../shared/viewer/index.js";
 import type { RunDigestView, RunInput, RunSessionLists, RunView } from "../../shared/viewer/index.js";
+import { echoedName, notFound } from "../http/errors.js";
 import { isoTime } from "./iso-time.js";
 import type { SessionFileRecord } from "./snapshot-directory.js";
 import type { ViewerState } from "./viewer-state.js";
@@ -32,6 +33,19 @@ export async function runOf(state: ViewerState, record: SessionFileRecord): Prom
   runs.set(index, building);
   building.catch(() => runs.delete(index));
   return building;
+}
+
+/** The run a request names (held: the memory budget keeps it while asked), or without `file` the landing page's (`landingRecord`). */
+export async function runRecordOf(state: ViewerState, file: string | undefined): Promise<SessionFileRecord> {
+  if (file !== undefined) {
+    const record = state.directory.get(file);
+    if (record === undefined) throw notFound(`Unknown session file: ${echoedName(file)}`);
+    state.directory.hold(record);
+    return record;
+  }
+  const landing = await landingRecord(state, state.directory.newestFirst());
+  if (landing === null) throw notFound("No session file of the directory holds a loadable line");
+  return landing;
 }
 
 /**

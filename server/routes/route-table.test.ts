@@ -1,5 +1,8 @@
 // Every /api route the server registers is an entry of the viewer's route table, with the
-// entry's method, and every entry is registered: the table is the whole contract.
+// entry's method, and every entry is registered: the table is the whole contract. And every
+// entry is documented in docs/api.md, so a new route cannot ship without its paragraph.
+import { readFile } from "node:fs/promises";
+import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { WINK_FIXTURES } from "../../fixtures/paths.js";
 import { VIEWER_ROUTES } from "../../shared/viewer/routes/index.js";
@@ -29,5 +32,15 @@ describe("the route table", () => {
     expect([...registered].filter((route) => !table.has(route)), "registered, not in the table").toEqual([]);
     expect([...table].filter((route) => !registered.has(route)), "in the table, not registered").toEqual([]);
     expect(table.size).toBe(Object.keys(VIEWER_ROUTES).length);
+  });
+
+  it("is documented in docs/api.md, each route's path in code (`GET /api/run?file`, `/api/files/{member}`)", async () => {
+    const doc = await readFile(path.join(import.meta.dirname, "..", "..", "docs", "api.md"), "utf8");
+    const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    // A path parameter as the docs write it (`:name`, `{name}`, `<name>`), and the rest of the path (`*`) the same way.
+    const segment = (part: string) => (part.startsWith(":") ? String.raw`(?::\w+|\{\w+\}|<\w+>)` : part === "*" ? String.raw`(?:\*|\{\w+\}|<\w+>)` : escape(part));
+    const documented = (url: string) => new RegExp("`(?:(?:GET|POST) )?" + url.split("/").map(segment).join("/") + "(?=[`?\\s])").test(doc);
+    const undocumented = Object.entries(VIEWER_ROUTES).filter(([, entry]) => !documented(entry.url));
+    expect(undocumented.map(([name, entry]) => `${name}: ${entry.method} ${entry.url}`)).toEqual([]);
   });
 });

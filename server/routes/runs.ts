@@ -1,17 +1,17 @@
 /**
- * Runs: `/api/runs` (every run of the directory, newest first, with its outcome),
- * `/api/run` (one run: sessions, turns, snapshots, failures), the pages of what it leaves out
- * (`/api/run/session`, `/api/run/failures`) and `/api/run/search` (a search across every
- * snapshot of a session and its children).
+ * Runs: `/api/runs` (every run of the directory, newest first, with its outcome), a page of
+ * a session's turns and snapshots that `/api/run` leaves out (`/api/run/session`) and
+ * `/api/run/search` (a search across every snapshot of a session and its children).
+ * `/api/run` and `/api/run/failures` are computed routes (computed.ts).
  */
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import path from "node:path";
-import { boundedRun, pageOfRuns, placeholderRunSummary, runFailurePage, runSummary, searchRun, sessionEvents, sessionListsPage } from "../../shared/viewer/index.js";
+import { pageOfRuns, placeholderRunSummary, runSummary, searchRun, sessionEvents, sessionListsPage } from "../../shared/viewer/index.js";
 import type { RunSearchSession, RunSummaryView } from "../../shared/viewer/index.js";
-import { badRequest, echoedName, notFound } from "../http/errors.js";
+import { notFound } from "../http/errors.js";
 import { compileLinearRegex } from "../library/linear-regex.js";
 import type { StoreHealth } from "../library/remote-poller.js";
-import { landingRecord, runOf, sessionListsOf } from "../library/runs.js";
+import { runOf, runRecordOf, sessionListsOf } from "../library/runs.js";
 import { listedTimeMs } from "../library/snapshot-directory.js";
 import type { SessionFileRecord } from "../library/snapshot-directory.js";
 import type { ViewerState } from "../library/viewer-state.js";
@@ -87,18 +87,7 @@ export const runRoutes: FastifyPluginAsyncTypebox<RunRoutesOptions> = async (app
     return waiting(record, Math.max(Date.now() - started, directory.indexingFor(record) ?? 0));
   };
 
-  /** The run a request names, or the landing page's (`landingRecord`: the newest failed run of the newest few, else the newest that loads). */
-  const recordOf = async (file: string | undefined): Promise<SessionFileRecord> => {
-    if (file !== undefined) {
-      const record = directory.get(file);
-      if (record === undefined) throw notFound(`Unknown session file: ${echoedName(file)}`);
-      directory.hold(record);
-      return record;
-    }
-    const landing = await landingRecord(state, directory.newestFirst());
-    if (landing === null) throw notFound("No session file of the directory holds a loadable line");
-    return landing;
-  };
+  const recordOf = (file: string | undefined) => runRecordOf(state, file);
 
   app.route({ ...routeOptions(VIEWER_ROUTES.runs), handler: async (request) => {
     const all = directory.newestFirst();
@@ -135,27 +124,12 @@ export const runRoutes: FastifyPluginAsyncTypebox<RunRoutesOptions> = async (app
     };
   } });
 
-  app.route({ ...routeOptions(VIEWER_ROUTES.run), handler: async (request) => {
-    // Bounded: each session's turns and snapshots grow with its lines (shared/viewer/run-bounds.ts).
-    return boundedRun(await runOf(state, await recordOf(request.query.file)));
-  } });
-
   app.route({ ...routeOptions(VIEWER_ROUTES.runSession), handler: async (request) => {
     const record = await recordOf(request.query.file);
     // The run keeps the lists `/api/run` answers; a session cut there has its whole lists built again.
     const lists = await sessionListsOf(state, record, await runOf(state, record), request.query.session);
     if (lists === null) throw notFound(`Unknown session_id: ${request.query.session}`);
     return sessionListsPage(request.query.session, lists, request.query.offset, request.query.limit);
-  } });
-
-  app.route({ ...routeOptions(VIEWER_ROUTES.runFailures), handler: async (request) => {
-    const run = await runOf(state, await recordOf(request.query.file));
-    try {
-      return runFailurePage(run, request.query.offset, request.query.limit);
-    } catch (error) {
-      if (error instanceof RangeError) throw badRequest(error.message);
-      throw error;
-    }
   } });
 
   app.route({ ...routeOptions(VIEWER_ROUTES.runSearch), handler: async (request) => {

@@ -51,7 +51,7 @@ export { archiveManifestSummary, filesystemMetaView } from "./filesystem-meta.js
 
 // What server/ uses of this folder besides the rest of this list: it imports through this entry, never a module path (lint holds it).
 export type { ServerErrorCode } from "./server-errors.js";
-export { SERVER_ERROR_CODES } from "./server-errors.js";
+export { SERVER_ERROR_CODES, ServerError, badRequest, notFound } from "./server-errors.js";
 export type { ResolvedWorkspace } from "./workspace-resolve.js";
 export { bundleWorkspace, resolveWorkspace, workspaceMetaView } from "./workspace-resolve.js";
 

@@ -23,3 +23,23 @@ export const SERVER_ERROR_CODES = {
 } as const;
 
 export type ServerErrorCode = keyof typeof SERVER_ERROR_CODES;
+
+/**
+ * An error a route answers with its table status and `{detail: message, code}`: the server's
+ * error handler sends it, the web app's in-browser API turns it into the same `ApiError`, so a
+ * computation both run (`routes/computed.ts`) refuses a request once for both.
+ */
+export class ServerError extends Error {
+  readonly code: ServerErrorCode;
+  readonly statusCode: number;
+
+  constructor(code: ServerErrorCode, message: string) {
+    super(message);
+    this.name = "ServerError";
+    this.code = code;
+    this.statusCode = SERVER_ERROR_CODES[code].status;
+  }
+}
+
+export const badRequest = (message: string): ServerError => new ServerError("WD_ERR_BAD_REQUEST", message);
+export const notFound = (message: string): ServerError => new ServerError("WD_ERR_NOT_FOUND", message);

@@ -3,10 +3,15 @@
  * as WINK's viewer wrote it), so the server and the web app (which runs the same functions
  * on dropped files) agree by construction. Each shape is written once, as a TypeBox schema in
  * `./schemas/` (where its fields are documented); the types here are derived from them, and
- * the server declares its responses with the same schemas.
+ * the server declares its responses with the same schemas. A new shape needs no line here:
+ * `View<"Timeline">` is any schema's type by its name, and a route's request and answer are
+ * typed by its table entry (`RouteRequest`, `RouteResponse`; the web's `RouteAnswer<name>`).
  */
-import type { Static } from "typebox";
+import type { Static, TSchema } from "typebox";
 import type * as S from "./schemas/index.js";
+
+/** The type of the schema `./schemas/` exports as `Name` (`View<"Run">` is `RunView`). */
+export type View<Name extends keyof typeof S> = (typeof S)[Name] extends TSchema ? Static<(typeof S)[Name]> : never;
 
 /** `{detail, code}`: every error the API answers with (see `ErrorBody`). */
 export type ErrorBodyView = Static<typeof S.ErrorBody>;

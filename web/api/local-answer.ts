@@ -6,7 +6,7 @@
 import { ERROR_CODES, WinkError } from "../../shared/errors.js";
 import { parsePythonJson, toStrictJson } from "../../shared/session/browser.js";
 import type { ServerErrorCode } from "../../shared/viewer/index.js";
-import { SERVER_ERROR_CODES } from "../../shared/viewer/index.js";
+import { SERVER_ERROR_CODES, ServerError } from "../../shared/viewer/index.js";
 import { ApiError } from "./api.js";
 
 /** The same value as the HTTP API would deliver it (bigints exact, non-finite floats as markers). */
@@ -23,9 +23,10 @@ export async function answer<R>(work: () => R | Promise<R>): Promise<R> {
   }
 }
 
-/** Any thrown value as the server would answer it: a library error with its `ERROR_CODES` status and code, anything else 422. */
+/** Any thrown value as the server would answer it: a route's error or a library error with its status and code, anything else 422. */
 export function apiErrorOf(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
+  if (error instanceof ServerError) return new ApiError(error.statusCode, error.message, error.code);
   if (error instanceof WinkError) return new ApiError(ERROR_CODES[error.code]?.status ?? 422, error.message, error.code);
   return new ApiError(422, error instanceof Error ? error.message : String(error));
 }

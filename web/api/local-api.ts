@@ -10,10 +10,13 @@ import { BUNDLE_MEMBERS, bundleMetaView, bundleRunParts } from "../../shared/deb
 import { FileNotFoundError } from "../../shared/errors.js";
 import { summarizeSnapshot, parseSessionText, findFilesystemSnapshotRef } from "../../shared/session/browser.js";
 import type { SessionLineError, SessionSnapshot } from "../../shared/session/browser.js";
-import { MAX_VIEW_BYTES, landingRun, fileContent, archiveManifestSummary, buildFileTree, searchSnapshot, sessionFileView, diffFileLists, diffSlice, diffSliceSummaries, diffSourceFile, diffWorkspaces, buildRun, boundedRun, runFailurePage, runSessionPage, placeholderRunSummary, runSummary, pageOfRuns, diffStats, searchRun, sessionEvents, slicePage, snapshotMeta, buildTimeline, compareTimes, bundleWorkspace, resolveWorkspace, workspaceMetaView, evalRunPage, evalSummary, failureOccurrences, summaryOf, isOtherJsonDocument, notLoadedDigest, runDigest } from "../../shared/viewer/index.js";
+import { MAX_VIEW_BYTES, landingRun, fileContent, archiveManifestSummary, buildFileTree, searchSnapshot, sessionFileView, diffFileLists, diffSlice, diffSliceSummaries, diffSourceFile, diffWorkspaces, buildRun, runSessionPage, placeholderRunSummary, runSummary, pageOfRuns, diffStats, searchRun, sessionEvents, slicePage, snapshotMeta, buildTimeline, compareTimes, bundleWorkspace, resolveWorkspace, workspaceMetaView, evalRunPage, evalSummary, failureOccurrences, summaryOf, isOtherJsonDocument, notLoadedDigest, runDigest } from "../../shared/viewer/index.js";
 import type { ArchiveManifestRead, RunSearchSession, RunView, IndexedSnapshotLine, ResolvedWorkspace } from "../../shared/viewer/index.js";
+import { COMPUTED_ROUTES, computationOf } from "../../shared/viewer/routes/index.js";
+import type { ComputedRouteName, ViewSource } from "../../shared/viewer/routes/index.js";
 import type { Api, RunPageQuery, SearchScope, SnapshotRef } from "./api.js";
-import type { RouteCalls, RouteParams } from "./routes.js";
+import { ASKED_ROUTES } from "./routes.js";
+import type { AskedRouteName, RouteCalls, RouteParams } from "./routes.js";
 import type { ApiError } from "./api.js";
 import type * as T from "./api.js";
 import { answer, apiErrorOf, serverError } from "./local-answer.js";
@@ -21,7 +24,8 @@ import type { LocalArchive } from "./local-archive.js";
 import { openLocalArchive } from "./local-archive.js";
 import { LocalBundleApi, isBundleBytes, openLocalBundle } from "./local-bundles.js";
 import type { BundleMemberKind } from "./bundle-api.js";
-import { MISSING_MEMBER, logQueryOf, searchScopesOf, transcriptQueryOf } from "../../shared/viewer/routes/browser.js";
+import { MISSING_MEMBER, ROUTE_TABLE, logQueryOf, readLists, searchScopesOf, transcriptQueryOf } from "../../shared/viewer/routes/browser.js";
+import type { RoutePlace } from "../../shared/viewer/routes/browser.js";
 import type { BundleSearchScope } from "../../shared/debug-bundle/index.js";
 
 /** A file given to the local API: a path (the dropped name, or its path in a dropped folder) and its bytes. */
@@ -145,10 +149,9 @@ export class LocalApi implements Api {
    * test to the server's answers).
    */
   readonly ask: RouteCalls = {
+    ...this.#computed(),
     runs: (params) => this.#runPage(params),
-    run: (params) => this.#runAnswer(params.file),
     runSession: (params) => this.#read(params, (p) => this.#runSession(this.#required(p.file, "file"), p.session, p.offset, p.limit)),
-    runFailures: (params) => this.#read(params, (p) => this.#runFailures(this.#required(p.file, "file"), p.offset, p.limit)),
     runSearch: (params) => this.#read(params, (p) => this.#runSearch(this.#required(p.file, "file"), p.session ?? null, p.q, p.regex === "1", p.limit ?? 500)),
     failures: () => this.#failures(),
     evalRuns: ({ offset, limit, ...filter }) => this.#answer(async () => evalRunPage(await this.#overview(), filter, offset, limit)),
@@ -188,7 +191,24 @@ export class LocalApi implements Api {
     bundleCompare: (params) => this.#read(params, (p) => this.#bundles.compare(this.#required(p.target_file, "target_file"), p.base_file)),
     bundleSearch: (params) =>
       this.#bundles.search(params.q, { file: params.file, within: params.in, scopes: searchScopesOf(params) as BundleSearchScope[] | undefined, limit: params.limit, regex: params.regex === "1" }),
-  };
+  } satisfies Omit<RouteCalls, ComputedRouteName>;
+
+  /**
+   * The computed routes the views ask (`COMPUTED_ROUTES`): each computation run over the
+   * opened files, its request read as the server reads it (server/routes/computed.ts is the
+   * other side), so such a route has no answer of its own here.
+   */
+  #computed(): Pick<RouteCalls, ComputedRouteName & AskedRouteName> {
+    const source: ViewSource = { run: (file) => (file === undefined ? this.#landingRun() : this.#run(file)) };
+    const calls: Record<string, (params: object) => Promise<unknown>> = {};
+    for (const name of Object.keys(COMPUTED_ROUTES) as ComputedRouteName[]) {
+      if (!(ASKED_ROUTES as readonly string[]).includes(name)) continue;
+      const compute = computationOf(name);
+      const place: RoutePlace = ROUTE_TABLE[name];
+      calls[name] = (params) => this.#answer(() => compute(source, readLists(place, params)));
+    }
+    return calls as unknown as Pick<RouteCalls, ComputedRouteName & AskedRouteName>;
+  }
 
   /** A bundle route's request: its `file` (opened files have no current bundle to default to). */
   #bundleRead<R>(params: { readonly file?: string | undefined }, work: (file: string) => Promise<R>): Promise<R> {
@@ -379,15 +399,11 @@ export class LocalApi implements Api {
     return this.#answer(async () => failureOccurrences(await this.#digests(), signature));
   }
 
-  #runAnswer(file: string | undefined): Promise<T.RunResponse> {
-    return this.#answer(async () => {
-      // Bounded as the server bounds it (shared/viewer/run-bounds.ts).
-      if (file !== undefined) return boundedRun(await this.#run(file));
-      // The landing run, picked as the server picks it.
-      const landing = await landingRun(this.#newestFirst(), { loads: async (candidate) => candidate.snapshots.length > 0, failed: async (candidate) => candidate.bundle?.has(BUNDLE_MEMBERS.error) === true, failedCalls: async (candidate) => (await this.#run(candidate.path)).stats.outcome === "failed" });
-      if (landing === null) throw serverError("WD_ERR_NOT_FOUND", "No session file of the directory holds a loadable line");
-      return boundedRun(await this.#run(landing.path));
-    });
+  /** The landing run, picked as the server picks it. */
+  async #landingRun(): Promise<RunView> {
+    const landing = await landingRun(this.#newestFirst(), { loads: async (candidate) => candidate.snapshots.length > 0, failed: async (candidate) => candidate.bundle?.has(BUNDLE_MEMBERS.error) === true, failedCalls: async (candidate) => (await this.#run(candidate.path)).stats.outcome === "failed" });
+    if (landing === null) throw serverError("WD_ERR_NOT_FOUND", "No session file of the directory holds a loadable line");
+    return this.#run(landing.path);
   }
 
   #runSession(file: string, session: string, offset: number | undefined, limit: number | undefined): Promise<T.RunSessionPageResponse> {
@@ -395,18 +411,6 @@ export class LocalApi implements Api {
       const page = runSessionPage(await this.#run(file), session, offset, limit);
       if (page === null) throw serverError("WD_ERR_NOT_FOUND", `Unknown session_id: ${session}`);
       return page;
-    });
-  }
-
-  #runFailures(file: string, offset: number | undefined, limit: number | undefined): Promise<T.RunFailurePageResponse> {
-    return this.#answer(async () => {
-      const run = await this.#run(file);
-      try {
-        return runFailurePage(run, offset, limit);
-      } catch (error) {
-        if (error instanceof RangeError) throw serverError("WD_ERR_BAD_REQUEST", error.message);
-        throw error;
-      }
     });
   }
 

@@ -1,11 +1,15 @@
 /**
  * The web app's two data layers answer the same route table. Every entry of `VIEWER_ROUTES`
- * is listed here: either with the `Api` calls that use it, each asked of `HttpApi` (against
- * a real server on loopback: the request must land on that entry) and of `LocalApi` over the
- * same files (its answer must validate against the entry's response schema), or as
- * server-only with the reason the app never asks it. A new entry fails the type check and
- * this test until it is listed: with its calls, both layers need an answer; a route the
- * views ask by name (`ASKED_ROUTES`) is answered by both layers' `ask` or does not compile.
+ * is covered here: with the `Api` calls that use it, each asked of `HttpApi` (against a real
+ * server on loopback: the request must land on that entry) and of `LocalApi` over the same
+ * files (its answer must validate against the entry's response schema), or as server-only
+ * with the reason the app never asks it. A route the views ask that `COVERAGE` does not list
+ * is asked with a request built from its request schema (`derivedCalls`: each parameter by
+ * its name from the fixture), so a new route needs no line here and is still asked of both
+ * layers; one whose required parameter the fixture has no value for fails until its calls
+ * are listed. A route the views do not ask (`UNASKED_ROUTES`) must be listed with why (the
+ * type check fails otherwise); a route the views ask by name (`ASKED_ROUTES`) is answered by
+ * both layers' `ask` or does not compile.
  */
 import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, stat } from "node:fs/promises";
 import { resolveObjectURL } from "node:buffer";
@@ -13,6 +17,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Window } from "happy-dom";
+import type { TSchema } from "typebox";
 import { Value } from "typebox/value";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ROOT_SESSION_ID } from "../../examples/agent-run.js";
@@ -28,7 +33,7 @@ import { BUNDLE_MEMBER_ROUTES } from "./bundle-api.js";
 import { HttpApi } from "./http-api.js";
 import { LocalApi } from "./local-api.js";
 import { ASKED_ROUTES } from "./routes.js";
-import type { AskedRouteName } from "./routes.js";
+import type { AskedRouteName, UNASKED_ROUTES } from "./routes.js";
 import type { LocalInput } from "./local-api.js";
 
 /** What the calls ask about, found in the fixture directory before the test. */
@@ -72,10 +77,8 @@ const COVERAGE = {
   switch: { serverOnly: "WINK's viewer API: moves the server's current snapshot; the app navigates by URL" },
   files: { calls: [(api) => api.files()] },
   runs: { calls: [(api) => api.ask.runs({}), (api) => api.ask.runs({ offset: 0, limit: 1, q: "5f0c" })] },
-  run: { calls: [(api) => api.ask.run({}), (api, at) => api.ask.run({ file: at.run })] },
   runSearch: { calls: [(api, at) => api.ask.runSearch({ file: at.run, q: "def", limit: 10 })] },
   runSession: { calls: [(api, at) => api.ask.runSession({ file: at.run, session: ROOT_SESSION_ID, offset: 0, limit: 10 })] },
-  runFailures: { calls: [(api, at) => api.ask.runFailures({ file: at.run, offset: 0, limit: 10 })] },
   failures: { calls: [(api) => api.ask.failures({})] },
   evalRuns: { calls: [(api) => api.ask.evalRuns({}), (api, at) => api.ask.evalRuns({ group: at.signature, outcome: "failed", since: "2020-01-01", q: "", offset: 0, limit: 5 })] },
   failureOccurrences: { calls: [(api, at) => api.ask.failureOccurrences({ signature: at.signature })] },
@@ -118,7 +121,53 @@ const COVERAGE = {
   bundleGroups: { calls: [(api) => api.ask.bundleGroups({})] },
   bundleCompare: { calls: [(api, at) => api.ask.bundleCompare({ target_file: at.bundle, base_file: at.otherBundle })] },
   bundleSearch: { calls: [(api) => api.ask.bundleSearch({ q: "calc" }), (api, at) => api.ask.bundleSearch({ q: "calc", file: at.bundle, in: "bundle", scope: ["logs", "members"], limit: 5 })] },
-} as const satisfies Record<ViewerRouteName, Coverage> & Record<AskedRouteName, { readonly calls: readonly Call[] }>;
+} as const satisfies { readonly [Name in ViewerRouteName]?: Coverage } & Record<(typeof UNASKED_ROUTES)[number], Coverage>;
+
+/** What a derived request gives each parameter, by its name: the fixture's run, snapshot, comparison, group. */
+const PARAMETER_VALUES: Readonly<Record<string, (at: Fixture) => unknown>> = {
+  file: (at) => at.run,
+  line: (at) => at.ref.line,
+  session: () => ROOT_SESSION_ID,
+  slice_type: (at) => at.sliceType,
+  path: (at) => at.filePath,
+  signature: (at) => at.signature,
+  q: () => "def",
+  offset: () => 0,
+  limit: () => 5,
+  base_file: (at) => at.base.file,
+  base_line: (at) => at.base.line,
+  target_file: (at) => at.ref.file,
+  target_line: (at) => at.ref.line,
+};
+
+/**
+ * The calls of a route `COVERAGE` does not list, from its request schemas: one with its
+ * required parameters alone, one with every parameter the fixture has a value for (when that
+ * is more). A required parameter without a value, or a request its schema refuses, fails:
+ * such a route cannot be asked unlisted.
+ */
+function derivedCalls(name: AskedRouteName, entry: RouteEntry): Call[] {
+  const parts = [entry.querystring, entry.params].filter((schema): schema is TSchema => schema !== undefined);
+  const propertiesOf = (schema: TSchema) => Object.keys((schema as { properties?: object }).properties ?? {});
+  const required = parts.flatMap((schema) => (schema as { required?: string[] }).required ?? []);
+  const known = parts.flatMap(propertiesOf).filter((key) => key in PARAMETER_VALUES && !(entry.lists ?? []).includes(key));
+  const request = (at: Fixture, names: readonly string[]) => {
+    const built: Record<string, unknown> = {};
+    for (const key of names) {
+      const value = PARAMETER_VALUES[key];
+      if (value === undefined) throw new Error(`${name}: the coverage test has no value for its required parameter ${key}; list its calls in COVERAGE`);
+      built[key] = value(at);
+    }
+    for (const schema of parts) {
+      const own = Object.fromEntries(Object.entries(built).filter(([key]) => propertiesOf(schema).includes(key)));
+      if (!Value.Check(schema, own)) throw new Error(`${name}: the derived request ${JSON.stringify(own)} does not fit its schema; list its calls in COVERAGE`);
+    }
+    return built;
+  };
+  const ask = (names: readonly string[]): Call => (api, at) => (api.ask[name] as (params: object) => Promise<unknown>)(request(at, names));
+  const every = [...new Set([...required, ...known])];
+  return every.length > required.length ? [ask(required), ask(every)] : [ask(required)];
+}
 
 const BUNDLES = {
   "success.zip": "01-small-success/c958872d-4e41-4429-9f5f-48b054b977ea_20261126_054533.zip",
@@ -211,21 +260,27 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const entries = Object.entries(COVERAGE) as [ViewerRouteName, Coverage][];
+const listed: Partial<Record<ViewerRouteName, Coverage>> = COVERAGE;
+/** Every route with its coverage: as listed, else (a route the views ask) its calls derived from its request schema. */
+const entries = (Object.keys(VIEWER_ROUTES) as ViewerRouteName[]).map((name): [ViewerRouteName, Coverage | undefined] => {
+  const asked = (ASKED_ROUTES as readonly string[]).includes(name);
+  return [name, listed[name] ?? (asked ? { calls: derivedCalls(name as AskedRouteName, VIEWER_ROUTES[name]) } : undefined)];
+});
 
 describe("the route table and the web app's data layers", () => {
-  it("lists every entry of the table once, the app's and the server's alone", () => {
-    expect(Object.keys(COVERAGE).sort()).toEqual(Object.keys(VIEWER_ROUTES).sort());
-    for (const [name, coverage] of entries) if ("serverOnly" in coverage) expect(coverage.serverOnly.length, name).toBeGreaterThan(20);
+  it("covers every entry of the table, listing only the table's routes and each server-only one with why", () => {
+    expect(Object.keys(COVERAGE).filter((name) => !(name in VIEWER_ROUTES))).toEqual([]);
+    expect(entries.filter(([, coverage]) => coverage === undefined).map(([name]) => name)).toEqual([]);
+    for (const [name, coverage] of entries) if (coverage !== undefined && "serverOnly" in coverage) expect(coverage.serverOnly.length, name).toBeGreaterThan(20);
   });
 
   it("answers every asked route in both layers, each asked here with its calls", () => {
     for (const api of [http, local]) expect(Object.keys(api.ask).sort()).toEqual([...ASKED_ROUTES].sort());
-    for (const name of ASKED_ROUTES) expect("calls" in COVERAGE[name], name).toBe(true);
+    for (const [name, coverage] of entries) if ((ASKED_ROUTES as readonly string[]).includes(name)) expect(coverage !== undefined && "calls" in coverage, name).toBe(true);
   });
 
   for (const [name, coverage] of entries) {
-    if (!("calls" in coverage)) continue;
+    if (coverage === undefined || !("calls" in coverage)) continue;
     const entry: RouteEntry = VIEWER_ROUTES[name];
     it(`${name}: HttpApi asks ${entry.url}, LocalApi answers it${coverage.localRefuses === undefined ? " in the entry's shape" : " with a 404"}`, async () => {
       const schema = entry.response;

@@ -6,4 +6,5 @@ export * from "./requests.js";
 export * from "./bundle-requests.js";
 export * from "./bundle-queries.js";
 export * from "./events.js";
+export * from "./computed.js";
 export { Meta, RawLine } from "./route-schemas.js";

@@ -8,9 +8,10 @@
  * types their answers with the named schemas (as types only: web/api/routes.ts), `LocalApi`
  * answers the same entries in the browser and the web's query keys start with the route's
  * name. Naming the schemas keeps this module free of schema values, so the browser's main
- * chunk holds it without the schema library. Adding a route: its entry here, its
- * computation, its handler, its hook. Not here: the served mode's sign-in and operations
- * routes, which are not the viewer's.
+ * chunk holds it without the schema library. Adding a route: its schema, its entry here, its
+ * computation (computed.ts: the server's handler and `LocalApi`'s answer come from it), its
+ * hook, its paragraph in docs/api.md (docs/architecture.md, "Adding a route"). Not here: the
+ * served mode's sign-in and operations routes, which are not the viewer's.
  */
 import type { TSchema } from "typebox";
 import type * as RouteSchemas from "./route-schemas.js";
