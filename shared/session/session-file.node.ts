@@ -6,13 +6,14 @@
  * next line still loads. `scanSessionFile` builds an index (line offsets + envelope
  * summaries) so a server can answer metadata at once and parse a line only when asked.
  */
+import { isUtf8 } from "node:buffer";
 import type { FileHandle } from "node:fs/promises";
 import { SessionLoadError, WinkError } from "../errors.js";
 import { openNamedFile, type OpenedRegularFile } from "../filesystem/open-regular.node.js";
 import { errnoCode } from "../filesystem/errno.js";
 import type { EnvelopeScanOptions, EnvelopeSummary } from "./envelope-scan.js";
-import { scanEnvelopeWindow } from "./envelope-scan.js";
-import { DEFAULT_MAX_LINE_BYTES, lineFromBytes, tooLongLine } from "./line-text.js";
+import { scanEnvelopeWindow, summarizeSnapshot } from "./envelope-scan.js";
+import { DEFAULT_MAX_LINE_BYTES, lineBody, lineFromBytes, tooLongLine } from "./line-text.js";
 import type { LineLocation, PhysicalLine, SessionIndexEntry } from "./session-scan.node.js";
 import { SessionIndexBuilder, snapshotFromLineBytes, type SessionIndexBuilderOptions } from "./session-scan.node.js";
 import type { SessionLines } from "./session-lines.js";
@@ -21,7 +22,7 @@ import { LongLineWindow } from "./long-line-window.node.js";
 import { EventLoopSlices } from "./event-loop-slices.js";
 import type { JsonLinesContents, SessionFileContents, SessionReadOptions } from "./session-text.js";
 import { JsonLinesCollector, snapshotsOf } from "./session-text.js";
-import type { SessionLineError, SnapshotLineResult } from "./snapshot-line.js";
+import type { SessionLineError, SessionSnapshot, SnapshotLineResult } from "./snapshot-line.js";
 
 const CHUNK_BYTES = 1024 * 1024;
 
@@ -148,6 +149,11 @@ export interface WholeSessionFile {
   readonly index: CompactSessionIndex;
   /** The file's bytes: a line of the index is `bytes.subarray(byteOffset, byteOffset + byteLength)`. */
   readonly bytes: Buffer;
+  /**
+   * Lines parsed in full while the file was indexed, by line number: what
+   * `snapshotFromLineBytes` of their bytes gives (a one-line file's line, see below).
+   */
+  readonly parsed: ReadonlyMap<number, SessionSnapshot>;
 }
 
 /**
@@ -170,18 +176,50 @@ export async function readSessionWhole(path: string, maxBytes: number, options: 
     const builder = new SessionIndexBuilder();
     const lines = new LineSplitter(DEFAULT_MAX_LINE_BYTES);
     const slices = new EventLoopSlices();
-    // The lines are views of `whole` (kept by the caller), never copies.
+    const parsed = new Map<number, SessionSnapshot>();
+    // The lines are views of `whole` (kept by the caller), never copies. The first one waits:
+    // a file of one line (nearly every run of an eval) has it parsed once, not scanned too.
+    let first: PhysicalLine | null = null;
+    let more = false;
+    const add = (line: PhysicalLine) => {
+      if (first === null && !more) first = line;
+      else {
+        if (first !== null) builder.add(first);
+        first = null;
+        more = true;
+        builder.add(line);
+      }
+    };
     const split = lines.split(whole, true);
     for (let step = split.next(); step.done !== true; step = split.next()) {
-      builder.add(step.value);
+      add(step.value);
       if (slices.due()) await slices.pause();
     }
-    for (const line of lines.end()) builder.add(line);
+    for (const line of lines.end()) add(line);
+    if (first !== null) addParsed(builder, whole, first, parsed);
     const { lineCount, errors, errorCount } = builder;
-    return { index: { path, sizeBytes: stats.size, mtimeMs: stats.mtimeMs, dev: stats.dev, ino: stats.ino, lineCount, lines: builder.lines.seal(), errors, errorCount }, bytes: whole };
+    return { index: { path, sizeBytes: stats.size, mtimeMs: stats.mtimeMs, dev: stats.dev, ino: stats.ino, lineCount, lines: builder.lines.seal(), errors, errorCount }, bytes: whole, parsed };
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * Indexes `line` from its full parse, kept in `parsed`: the summary `scanEnvelope` gives a line
+ * that loads is the parsed snapshot's (`summarizeSnapshot`, the scan's own answer to a line it
+ * cannot read), and its reader parses the line next anyway. A line that is not a snapshot the
+ * parser takes is indexed as the scan indexes it (a line the scan reads but the parser refuses
+ * is in the index, and refused when it is read, as before).
+ */
+function addParsed(builder: SessionIndexBuilder, whole: Buffer, line: PhysicalLine, parsed: Map<number, SessionSnapshot>): void {
+  const body = line.bytes === null ? null : lineBody(line.bytes, line.lineNumber);
+  const result = body === null || !isUtf8(body) ? null : snapshotFromLineBytes(whole.subarray(line.byteOffset, line.byteOffset + line.byteLength), line.lineNumber);
+  if (result === null || !result.ok) {
+    builder.add(line);
+    return;
+  }
+  builder.addSummary(line, summarizeSnapshot(result.snapshot));
+  parsed.set(line.lineNumber, result.snapshot);
 }
 
 export interface ReadSnapshotAtOptions extends SessionReadOptions, SessionOpenOptions {
