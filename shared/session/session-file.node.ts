@@ -7,6 +7,7 @@
  * summaries) so a server can answer metadata at once and parse a line only when asked.
  */
 import { isUtf8 } from "node:buffer";
+import type { Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { SessionLoadError, WinkError } from "../errors.js";
 import { openNamedFile, type OpenedRegularFile } from "../filesystem/open-regular.node.js";
@@ -62,7 +63,16 @@ export type SessionFileOpener = (path: string) => Promise<OpenedRegularFile>;
 
 export interface SessionOpenOptions {
   openFile?: SessionFileOpener;
+  /**
+   * Reads a small file whole on the calling thread, checked as `openFile` opens it (see
+   * `readSmallRegularFileSync`): null when it is larger than `maxBytes`. `readSessionWhole`
+   * uses it for files up to {@link SYNC_WHOLE_READ_BYTES}.
+   */
+  readSmallFile?: (path: string, maxBytes: number, extra: number) => { bytes: Buffer; stats: Stats } | null;
 }
+
+/** Files up to this size are read whole on the calling thread when a `readSmallFile` is given (a page-cached MiB is read in well under a millisecond). */
+export const SYNC_WHOLE_READ_BYTES = 1024 * 1024;
 
 export type SessionScanOptions = SessionReadOptions &
   Omit<SessionIndexBuilderOptions, "maxLineBytes"> &
@@ -165,6 +175,14 @@ export interface WholeSessionFile {
  * shorter than its chunk.
  */
 export async function readSessionWhole(path: string, maxBytes: number, options: SessionOpenOptions = {}): Promise<WholeSessionFile | null> {
+  let small: { bytes: Buffer; stats: Stats } | null;
+  try {
+    // One byte more than the size, as below.
+    small = options.readSmallFile?.(path, Math.min(maxBytes, SYNC_WHOLE_READ_BYTES), 1) ?? null;
+  } catch (error) {
+    throw ioError(path, error);
+  }
+  if (small !== null) return small.bytes.length > small.stats.size ? null : indexWhole(path, small.stats, small.bytes);
   const { handle, stats } = await openSessionFile(path, options.openFile);
   try {
     if (stats.size > maxBytes) return null;
@@ -172,36 +190,40 @@ export async function readSessionWhole(path: string, maxBytes: number, options: 
     const bytes = Buffer.allocUnsafe(stats.size + 1);
     const { bytesRead } = await readFully(handle, path, bytes, 0);
     if (bytesRead > stats.size) return null;
-    const whole = bytes.subarray(0, bytesRead);
-    const builder = new SessionIndexBuilder();
-    const lines = new LineSplitter(DEFAULT_MAX_LINE_BYTES);
-    const slices = new EventLoopSlices();
-    const parsed = new Map<number, SessionSnapshot>();
-    // The lines are views of `whole` (kept by the caller), never copies. The first one waits:
-    // a file of one line (nearly every run of an eval) has it parsed once, not scanned too.
-    let first: PhysicalLine | null = null;
-    let more = false;
-    const add = (line: PhysicalLine) => {
-      if (first === null && !more) first = line;
-      else {
-        if (first !== null) builder.add(first);
-        first = null;
-        more = true;
-        builder.add(line);
-      }
-    };
-    const split = lines.split(whole, true);
-    for (let step = split.next(); step.done !== true; step = split.next()) {
-      add(step.value);
-      if (slices.due()) await slices.pause();
-    }
-    for (const line of lines.end()) add(line);
-    if (first !== null) addParsed(builder, whole, first, parsed);
-    const { lineCount, errors, errorCount } = builder;
-    return { index: { path, sizeBytes: stats.size, mtimeMs: stats.mtimeMs, dev: stats.dev, ino: stats.ino, lineCount, lines: builder.lines.seal(), errors, errorCount }, bytes: whole, parsed };
+    return await indexWhole(path, stats, bytes.subarray(0, bytesRead));
   } finally {
     await handle.close();
   }
+}
+
+/** The index of a file read whole (`whole`: its bytes), and its one line parsed when it has one. */
+async function indexWhole(path: string, stats: Stats, whole: Buffer): Promise<WholeSessionFile> {
+  const builder = new SessionIndexBuilder();
+  const lines = new LineSplitter(DEFAULT_MAX_LINE_BYTES);
+  const slices = new EventLoopSlices();
+  const parsed = new Map<number, SessionSnapshot>();
+  // The lines are views of `whole` (kept by the caller), never copies. The first one waits:
+  // a file of one line (nearly every run of an eval) has it parsed once, not scanned too.
+  let first: PhysicalLine | null = null;
+  let more = false;
+  const add = (line: PhysicalLine) => {
+    if (first === null && !more) first = line;
+    else {
+      if (first !== null) builder.add(first);
+      first = null;
+      more = true;
+      builder.add(line);
+    }
+  };
+  const split = lines.split(whole, true);
+  for (let step = split.next(); step.done !== true; step = split.next()) {
+    add(step.value);
+    if (slices.due()) await slices.pause();
+  }
+  for (const line of lines.end()) add(line);
+  if (first !== null) addParsed(builder, whole, first, parsed);
+  const { lineCount, errors, errorCount } = builder;
+  return { index: { path, sizeBytes: stats.size, mtimeMs: stats.mtimeMs, dev: stats.dev, ino: stats.ino, lineCount, lines: builder.lines.seal(), errors, errorCount }, bytes: whole, parsed };
 }
 
 /**
