@@ -19,7 +19,7 @@ import { lstatSync, type Stats } from "node:fs";
 import type { ArchiveLimits, ArchiveReader } from "../../shared/archive/index.js";
 import { openArchive } from "../../shared/archive/index.js";
 import { ArchiveError, SourceError } from "../../shared/errors.js";
-import { openRegularFile, readSmallRegularFileSync } from "../../shared/filesystem/index.js";
+import { openRegularFile } from "../../shared/filesystem/index.js";
 import type { ArchiveManifestRead, FileIndexEntry, FileSource, FileStream } from "../../shared/viewer/index.js";
 import { archiveManifestSummary } from "../../shared/viewer/index.js";
 import { MemoryBudget, WeightedCache } from "./weighted-cache.js";
@@ -186,7 +186,6 @@ export class ArchiveCache {
             deferManifest: true,
             ...(this.#limits === undefined ? {} : { limits: this.#limits }),
             openFile: (path) => openRegularFile(path, root === undefined ? {} : { root }),
-            readSmallFile: (path, maxBytes) => readSmallRegularFileSync(path, { ...(root === undefined ? {} : { root }), maxBytes }),
           });
     this.#readers.add(reader);
     if (this.#closed) {

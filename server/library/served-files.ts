@@ -140,12 +140,12 @@ export class LocalFiles implements ServedFiles {
   /** Opens a file of this folder, checked on its descriptor (see above). */
   readonly openFile: (path: string) => Promise<OpenedRegularFile>;
   /** Reads a small file of this folder whole on the calling thread, checked as `openFile` opens it (null when larger than `maxBytes`). */
-  readonly readSmallFile: (path: string, maxBytes: number, extra: number) => { bytes: Buffer; stats: Stats } | null;
+  readonly readSmallFile: (path: string, maxBytes: number, extra: number, buffer?: Buffer) => { bytes: Buffer; stats: Stats } | null;
 
   /** `root` is a real path (resolved through symlinks once, by the caller). */
   constructor(readonly root: string) {
     this.openFile = (file) => openRegularFile(file, { root });
-    this.readSmallFile = (file, maxBytes, extra) => readSmallRegularFileSync(file, { root, maxBytes, extra });
+    this.readSmallFile = (file, maxBytes, extra, buffer) => readSmallRegularFileSync(file, { root, maxBytes, extra, ...(buffer === undefined ? {} : { buffer }) });
   }
 
   idOf(relative: string): string {

@@ -13,7 +13,6 @@
  * Two layouts are read: the "files" variant (`manifest.json` + `files/<path>`) and the
  * "root-metadata" variant some WINK builds wrote (entries at the root + `_wink_metadata.json`).
  */
-import type { Stats } from "node:fs";
 import { ArchiveError, FileNotFoundError, InvalidArgumentError, IsADirectoryError } from "../errors.js";
 import { displayPath } from "../filesystem/paths.js";
 import { openNamedFile, type OpenedRegularFile } from "../filesystem/open-regular.node.js";
@@ -52,13 +51,6 @@ export interface OpenArchiveOptions {
    * `openRegularFile` with `root` (no symlink, same inode as its lstat, under the root).
    */
   openFile?: (path: string) => Promise<OpenedRegularFile>;
-  /**
-   * Reads a small archive whole on the calling thread, opened and checked as `openFile` opens
-   * it, or null when it is larger than `maxBytes` (`readSmallRegularFileSync`): the server's
-   * digests open thousands of bundles, and a thread-pool open, read and close cost several
-   * times these calls' CPU.
-   */
-  readSmallFile?: (path: string, maxBytes: number) => { bytes: Buffer; stats: Stats } | null;
 }
 
 export interface ReadFileOptions {
@@ -94,7 +86,7 @@ export interface ArchiveByteSource {
   close?(): Promise<void>;
 }
 
-export type OpenArchiveSourceOptions = Omit<OpenArchiveOptions, "openFile" | "readSmallFile">;
+export type OpenArchiveSourceOptions = Omit<OpenArchiveOptions, "openFile">;
 
 interface ReaderInternals {
   closed: boolean;
@@ -156,16 +148,6 @@ export class ArchiveReader {
 
   /** @internal Opens and validates; see `openArchive`. */
   static async open(archivePath: string, options: OpenArchiveOptions = {}): Promise<ArchiveReader> {
-    const small = options.readSmallFile?.(archivePath, WHOLE_ARCHIVE_MAX_BYTES) ?? null;
-    // Cut since its fstat: read as below, which says so.
-    if (small !== null && small.bytes.length === small.stats.size) {
-      const { size, mtimeMs, dev, ino } = small.stats;
-      const held = ArchiveReader.#validate(archivePath, { size, mtimeMs, dev, ino }, { range: bytesRange(small.bytes), release: () => Promise.resolve() }, options);
-      return held.then((reader) => {
-        reader.#heldBytes = size;
-        return reader;
-      });
-    }
     // ENOENT, or EACCES for what is not a regular file (a FIFO is refused, never waited on).
     const opened = await (options.openFile ?? openNamedFile)(archivePath);
     const { size, mtimeMs, dev, ino } = opened.stats;

@@ -163,9 +163,13 @@ function hasProcFdSync(): boolean {
  * and a page-cached read of a few hundred KiB holds the thread for microseconds. `extra`
  * bytes past the opened size are asked too, so that a caller sees a file that grew
  * (`bytes.length > stats.size`); a file cut meanwhile gives fewer. `length`: the first bytes
- * only (a sniff of its head).
+ * only (a sniff of its head). `buffer`: read into it when it is large enough (the bytes are
+ * then a view of it, the caller's to copy before it is reused).
  */
-export function readSmallRegularFileSync(path: string, options: OpenRegularOptions & { readonly maxBytes: number; readonly extra?: number; readonly length?: number }): { bytes: Buffer; stats: Stats } | null {
+export function readSmallRegularFileSync(
+  path: string,
+  options: OpenRegularOptions & { readonly maxBytes: number; readonly extra?: number; readonly length?: number; readonly buffer?: Buffer },
+): { bytes: Buffer; stats: Stats } | null {
   const follow = options.follow === true;
   let before: Stats;
   try {
@@ -194,7 +198,7 @@ export function readSmallRegularFileSync(path: string, options: OpenRegularOptio
       if (!isUnder(opened, options.root)) throw refuse(path, `Opened file lies outside ${displayPath(options.root)}`, "outside-root");
     }
     const want = options.length ?? stats.size + (options.extra ?? 0);
-    const bytes = Buffer.allocUnsafe(want);
+    const bytes = options.buffer !== undefined && options.buffer.length >= want ? options.buffer : Buffer.allocUnsafe(want);
     let done = 0;
     while (done < want) {
       const read = readSync(fd, bytes, done, want - done, done);
