@@ -161,10 +161,12 @@ export class RemoteFiles implements ServedFiles {
     if (found.size > maxBytes || found.size === 0) return null;
     const reader = await this.source.open(relative, { tail: found.size });
     if (reader.size !== found.size) return null;
-    const bytes = await reader.read(0, reader.size);
-    const scanned = (await this.#storedIndex(relative, reader)) ?? this.#storeIndex(relative, reader, await indexSessionBytes(bytes));
-    const index = this.#indexOf(found, reader, scanned);
-    return { index, bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
+    const read = await reader.read(0, reader.size);
+    const bytes = Buffer.from(read.buffer, read.byteOffset, read.byteLength);
+    const stored = await this.#storedIndex(relative, reader);
+    if (stored !== null) return { index: this.#indexOf(found, reader, stored), bytes, parsed: new Map() };
+    const indexed = await indexSessionBytes(bytes);
+    return { index: this.#indexOf(found, reader, this.#storeIndex(relative, reader, indexed.lines)), bytes: indexed.bytes, parsed: indexed.parsed };
   }
 
   /** The cache directory's key for the index of this version (its ETag) of `relative`; null without a cache directory or an ETag. */

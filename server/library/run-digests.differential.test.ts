@@ -4,15 +4,19 @@
 // zips) and for runs made to take the paths a digest could get wrong (checksums that do not
 // match, a member that does not inflate, a transcript.jsonl holding more rows than the logs, odd
 // transcript records, sub-agents, lines that do not load).
-import { readFile, stat, writeFile } from "node:fs/promises";
+import { readFile, readdir, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { FIXTURES_DIR, WINK_BUNDLE_FIXTURES } from "../../fixtures/paths.js";
 import { openArchive } from "../../shared/archive/reader.node.js";
 import type { CraftedEntry } from "../../shared/debug-bundle/bundle.test-support.js";
 import { writeCraftedZip } from "../../shared/debug-bundle/bundle.test-support.js";
+import { scanEnvelope, summarizeSnapshot } from "../../shared/session/envelope-scan.js";
+import { readSessionWhole, snapshotFromLineBytes } from "../../shared/session/index.js";
+import { lineBody } from "../../shared/session/line-text.js";
 import { notLoadedDigest, runDigest } from "../../shared/viewer/index.js";
 import type { RunDigestView } from "../../shared/viewer/index.js";
+import { writeEvalCorpus } from "../eval-corpus.test-support.js";
 import { packageRoot } from "../package-root.js";
 import { cleanUp, snapshotLine, tempDir, writeSession } from "../server.test-support.js";
 import { readRunDigests } from "./run-digests.js";
@@ -166,6 +170,14 @@ async function writeGeneratedRuns(dir: string): Promise<void> {
     }),
   ];
   await writeSession(dir, "long-line.jsonl", padded("long", 1_500, "File not found: src/long.py"));
+  // Files of one line, parsed once for their index and their digest (not scanned too): one
+  // that needs the lossless parser (NaN, an integer past 2^53), one with a BOM and CRLF, one
+  // whose envelope the scan reads but whose item the parser refuses, one that is not JSON.
+  const single = (id: string) => snapshotLine({ sessionId: id, createdAt: "2026-11-22T04:00:00+00:00", tags: { agent: id }, slices: [{ type: TOOL_INVOKED, items: [call(`${id}1`, "2026-11-22T03:59:00+00:00", false, `Timed out after 30 s in ${id}`)] }] });
+  await writeSession(dir, "lossless.jsonl", [single("lossless").replace('"success": false', '"success": false, "score": NaN, "tokens": 12345678901234567890')]);
+  await writeFile(path.join(dir, "bom-crlf.jsonl"), `\ufeff${single("bom")}\r\n`);
+  await writeSession(dir, "deep-error.jsonl", [single("deep").replace('"success": false', '"success": false, "x": tru')]);
+  await writeSession(dir, "not-json.jsonl", ["{ not json"]);
   await writeSession(dir, "large.jsonl", padded("large", Math.ceil(WHOLE_READ_BYTES / 1_100) + 100, "File not found: src/large.py"));
   expect((await stat(path.join(dir, "large.jsonl"))).size).toBeGreaterThan(WHOLE_READ_BYTES);
   expect((await stat(path.join(dir, "long-line.jsonl"))).size).toBeGreaterThan(1024 * 1024);
@@ -200,7 +212,7 @@ describe("the digest path against the run model", () => {
     const both = await bothWays(dir);
     expectSame(both);
     const byRun = new Map(both.full.map((digest) => [digest.run, digest]));
-    expect(byRun.size).toBe(17);
+    expect(byRun.size).toBe(21);
     // The cases are what they say: the transcript.jsonl's failed calls, the odd records' ones,
     // a run that still loads with its logs unreadable, the sub-agent's failure.
     const calls = (run: string) => (byRun.get(run)?.failures ?? []).filter((failure) => failure.kind === "call").map((failure) => failure.tool);
@@ -219,5 +231,51 @@ describe("the digest path against the run model", () => {
     expect(byRun.get("told.jsonl")?.failures.map((failure) => failure.message)).toEqual(["took 31 s", "ConnectionResetError: peer went away"]);
     expect(calls("long-line.jsonl")).toEqual(["write_file"]);
     expect(calls("large.jsonl")).toEqual(["write_file"]);
+    expect(calls("lossless.jsonl")).toEqual(["write_file"]);
+    expect(calls("bom-crlf.jsonl")).toEqual(["write_file"]);
+    expect(byRun.get("deep-error.jsonl")?.reason).toMatch(/^Line 1 of deep-error.jsonl does not load: Invalid JSON/);
+    expect(byRun.get("not-json.jsonl")?.reason).toMatch(/^Line 1: /);
+  });
+
+  it("gives the same digest for every run of a generated eval (session files of one line, bundles)", async () => {
+    const dir = await tempDir("wink-digest-eval-");
+    const written = await writeEvalCorpus(dir, { runs: 120, maxSessionBytes: 60_000 });
+    const both = await bothWays(dir);
+    expectSame(both);
+    expect(both.full).toHaveLength(120);
+    expect(both.full.filter((digest) => digest.outcome === "failed")).toHaveLength(written.failedRuns);
+  });
+});
+
+describe("a one-line session file read whole", () => {
+  it("is parsed once, its index the scan's for every line of the fixtures", async () => {
+    // The summary a parsed line is indexed with is the one the scan gives (the viewer's pages
+    // use the index a digest leaves behind): every line of every session file under fixtures/ and examples/, and of a generated eval.
+    const corpus = await tempDir("wink-one-line-eval-");
+    await writeEvalCorpus(corpus, { runs: 40, maxSessionBytes: 60_000 });
+    const files: string[] = [];
+    for (const root of [FIXTURES_DIR, path.join(packageRoot(), "examples"), corpus]) files.push(...(await readdir(root, { recursive: true })).filter((file) => /\.jsonl?$/.test(file)).map((file) => path.join(root, file)));
+    let compared = 0;
+    for (const file of files) {
+      const bytes = await readFile(file);
+      let lineNumber = 0;
+      for (const line of bytes.toString("latin1").split("\n")) {
+        lineNumber += 1;
+        const body = lineBody(Buffer.from(line, "latin1"), lineNumber);
+        if (body === null) continue;
+        const scanned = scanEnvelope(body, lineNumber);
+        const parsed = snapshotFromLineBytes(Buffer.from(line, "latin1"), lineNumber);
+        if (!scanned.ok || !parsed.ok) continue;
+        expect(summarizeSnapshot(parsed.snapshot), `${file}:${lineNumber}`).toStrictEqual(scanned.summary);
+        compared += 1;
+      }
+    }
+    expect(compared).toBeGreaterThan(30);
+    const dir = await tempDir("wink-one-line-");
+    const one = await writeSession(dir, "one.jsonl", [snapshotLine({ sessionId: "one", slices: [{ type: TOOL_INVOKED, items: [{ event_id: "e", created_at: "2026-11-22T01:00:00+00:00", name: "ls", params: {}, result: { success: true, message: "ok" } }] }] })]);
+    const whole = await readSessionWhole(one, WHOLE_READ_BYTES);
+    expect([...(whole?.parsed.keys() ?? [])]).toEqual([1]);
+    const two = await writeSession(dir, "two.jsonl", [snapshotLine({ sessionId: "a" }), snapshotLine({ sessionId: "b" })]);
+    expect((await readSessionWhole(two, WHOLE_READ_BYTES))?.parsed.size).toBe(0);
   });
 });

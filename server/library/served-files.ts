@@ -5,17 +5,18 @@
  * above it work the same on both; only listing, reading a session file and telling whether
  * an archive is there differ.
  */
-import type { Dirent } from "node:fs";
+import type { Dirent, Stats } from "node:fs";
 import { lstatSync, readdirSync } from "node:fs";
 import { lstat } from "node:fs/promises";
 import path from "node:path";
 import type { OpenedRegularFile } from "../../shared/filesystem/index.js";
-import { openRegularFile } from "../../shared/filesystem/index.js";
+import { openRegularFile, readSmallRegularFileSync } from "../../shared/filesystem/index.js";
 import type { CompactSessionIndex, LineLocation, SessionLineError, WholeSessionFile } from "../../shared/session/index.js";
 import { readLineBytes, readSessionWhole, scanSessionFile, scanSessionLines } from "../../shared/session/index.js";
 import { UNDO_SNAPSHOTS_DIR, UNDO_STATE_DIR_NAME } from "../../shared/undo/index.js";
 import type { SkippedFolder } from "../../shared/remote/index.js";
-import { isBundleCandidate, sniffDebugBundle } from "./debug-bundles.js";
+import { BUNDLE_SNIFF_BYTES, looksLikeDebugBundle } from "../../shared/debug-bundle/index.js";
+import { isBundleCandidate } from "./debug-bundles.js";
 
 /** One session file or bundle candidate found by listing. */
 export interface FoundFile {
@@ -138,10 +139,13 @@ export class LocalFiles implements ServedFiles {
   readonly indexEverything = true;
   /** Opens a file of this folder, checked on its descriptor (see above). */
   readonly openFile: (path: string) => Promise<OpenedRegularFile>;
+  /** Reads a small file of this folder whole on the calling thread, checked as `openFile` opens it (null when larger than `maxBytes`). */
+  readonly readSmallFile: (path: string, maxBytes: number, extra: number, buffer?: Buffer) => { bytes: Buffer; stats: Stats } | null;
 
   /** `root` is a real path (resolved through symlinks once, by the caller). */
   constructor(readonly root: string) {
     this.openFile = (file) => openRegularFile(file, { root });
+    this.readSmallFile = (file, maxBytes, extra, buffer) => readSmallRegularFileSync(file, { root, maxBytes, extra, ...(buffer === undefined ? {} : { buffer }) });
   }
 
   idOf(relative: string): string {
@@ -180,7 +184,7 @@ export class LocalFiles implements ServedFiles {
   }
 
   readSession(_relative: string, found: FoundFile, maxBytes: number): Promise<WholeSessionFile | null> {
-    return readSessionWhole(found.absolutePath, maxBytes, { openFile: this.openFile });
+    return readSessionWhole(found.absolutePath, maxBytes, { openFile: this.openFile, readSmallFile: this.readSmallFile });
   }
 
   readLine(_relative: string, index: CompactSessionIndex, location: LineLocation): Promise<Uint8Array | null> {
@@ -194,7 +198,13 @@ export class LocalFiles implements ServedFiles {
   }
 
   sniffBundle(_relative: string, found: FoundFile): Promise<boolean> {
-    return sniffDebugBundle(found.absolutePath, this.openFile);
+    // On the calling thread (see readSmallRegularFileSync): the listing sniffs every `.zip`.
+    try {
+      const head = readSmallRegularFileSync(found.absolutePath, { root: this.root, maxBytes: Number.POSITIVE_INFINITY, length: BUNDLE_SNIFF_BYTES });
+      return Promise.resolve(head !== null && looksLikeDebugBundle(head.bytes));
+    } catch {
+      return Promise.resolve(false);
+    }
   }
 
   async archiveStatus(relative: string): Promise<ArchiveStatus> {

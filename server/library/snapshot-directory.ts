@@ -370,9 +370,11 @@ export class SnapshotDirectory {
     const store = this.store;
     if (record.kind !== "session" || record.index !== null || this.#indexing.has(record.path) || store.readSession === undefined || record.size > maxBytes) return null;
     let bytes: Buffer | null = null;
+    let parsed: ReadonlyMap<number, SessionSnapshot> = new Map();
     const read = store.readSession(record.path, record, maxBytes).then((whole) => {
       if (whole === null) return this.#scan(record);
       bytes = whole.bytes;
+      parsed = whole.parsed;
       return whole.index;
     });
     const index = await this.#indexWith(record, read);
@@ -381,6 +383,9 @@ export class SnapshotDirectory {
     return {
       index,
       snapshot: (lineNumber) => {
+        // Parsed while it was indexed (a one-line file): the same snapshot as the parse below.
+        const known = parsed.get(lineNumber);
+        if (known !== undefined) return known;
         const location = index.lines.ofLine(lineNumber);
         if (location === undefined) throw new SessionLoadError(`Unknown line_number: ${lineNumber}`, { path: record.path, lineNumber });
         // The same parse and the same refusal as `readSnapshot`'s.

@@ -10,4 +10,4 @@ export * from "./podman/index.js";
 
 // What server/ uses of this folder besides the rest of this list: it imports through this entry, never a module path (lint holds it).
 export type { OpenRegularOptions, OpenedRegularFile } from "./open-regular.node.js";
-export { openNamedFile, openRegularFile, readRegularFile } from "./open-regular.node.js";
+export { openNamedFile, openRegularFile, readRegularFile, readSmallRegularFileSync } from "./open-regular.node.js";

@@ -10,7 +10,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openArchive } from "../archive/reader.node.js";
 import { readSessionFile, scanSessionFile } from "../session/session-file.node.js";
-import { openRegularFile, readRegularFile } from "./open-regular.node.js";
+import { openRegularFile, readRegularFile, readSmallRegularFileSync } from "./open-regular.node.js";
 
 let base: string;
 let root: string;
@@ -74,6 +74,38 @@ describe("openRegularFile", () => {
   it("reads exactly the size it opened, and refuses more than maxBytes", async () => {
     expect((await readRegularFile(path.join(root, "sub", "file.txt"), { root, maxBytes: 7 })).bytes.toString()).toBe("inside\n");
     await expect(readRegularFile(path.join(root, "sub", "file.txt"), { root, maxBytes: 6 })).rejects.toMatchObject({ code: "EINVAL", data: { reason: "too-large" } });
+  });
+});
+
+describe("readSmallRegularFileSync", () => {
+  const sync = (file: string, options: Parameters<typeof readSmallRegularFileSync>[1]): string => {
+    try {
+      const read = readSmallRegularFileSync(file, options);
+      return read === null ? "null" : read.bytes.toString();
+    } catch (error) {
+      const { code, data } = error as { code?: string; data?: { reason?: string } };
+      return `${code ?? "?"}${data?.reason === undefined ? "" : ` ${data.reason}`}`;
+    }
+  };
+
+  it("refuses what openRegularFile refuses, with the same reasons, on the calling thread", () => {
+    const started = Date.now();
+    for (const name of ["abs-file-out", "rel-inside", "zero", "fifo.jsonl", "sub", path.join("dir-out", "secret.txt"), "missing.txt"]) {
+      const file = path.join(root, name);
+      expect(sync(file, { root, maxBytes: 1024 }), name).toBe(
+        name === "missing.txt" ? "ENOENT" : name.startsWith("dir-out") ? "EACCES outside-root" : name === "fifo.jsonl" || name === "sub" ? "EACCES not-regular" : "EACCES symlink",
+      );
+    }
+    expect(sync(path.join(root, "fifo.jsonl"), { follow: true, maxBytes: 1024 })).toBe("EACCES not-regular");
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it("reads a small file whole (and the bytes past its size asked for), its head, or nothing when it is larger than maxBytes", () => {
+    const file = path.join(root, "sub", "file.txt");
+    expect(sync(file, { root, maxBytes: 7 })).toBe("inside\n");
+    expect(readSmallRegularFileSync(file, { root, maxBytes: 7, extra: 1 })?.bytes.length).toBe(7);
+    expect(sync(file, { root, maxBytes: 7, length: 3 })).toBe("ins");
+    expect(sync(file, { root, maxBytes: 6 })).toBe("null");
   });
 });
 

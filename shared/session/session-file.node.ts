@@ -6,13 +6,15 @@
  * next line still loads. `scanSessionFile` builds an index (line offsets + envelope
  * summaries) so a server can answer metadata at once and parse a line only when asked.
  */
+import { isUtf8 } from "node:buffer";
+import type { Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { SessionLoadError, WinkError } from "../errors.js";
 import { openNamedFile, type OpenedRegularFile } from "../filesystem/open-regular.node.js";
 import { errnoCode } from "../filesystem/errno.js";
 import type { EnvelopeScanOptions, EnvelopeSummary } from "./envelope-scan.js";
-import { scanEnvelopeWindow } from "./envelope-scan.js";
-import { DEFAULT_MAX_LINE_BYTES, lineFromBytes, tooLongLine } from "./line-text.js";
+import { scanEnvelopeWindow, summarizeSnapshot } from "./envelope-scan.js";
+import { DEFAULT_MAX_LINE_BYTES, lineBody, lineFromBytes, tooLongLine } from "./line-text.js";
 import type { LineLocation, PhysicalLine, SessionIndexEntry } from "./session-scan.node.js";
 import { SessionIndexBuilder, snapshotFromLineBytes, type SessionIndexBuilderOptions } from "./session-scan.node.js";
 import type { SessionLines } from "./session-lines.js";
@@ -21,7 +23,7 @@ import { LongLineWindow } from "./long-line-window.node.js";
 import { EventLoopSlices } from "./event-loop-slices.js";
 import type { JsonLinesContents, SessionFileContents, SessionReadOptions } from "./session-text.js";
 import { JsonLinesCollector, snapshotsOf } from "./session-text.js";
-import type { SessionLineError, SnapshotLineResult } from "./snapshot-line.js";
+import type { SessionLineError, SessionSnapshot, SnapshotLineResult } from "./snapshot-line.js";
 
 const CHUNK_BYTES = 1024 * 1024;
 
@@ -61,7 +63,16 @@ export type SessionFileOpener = (path: string) => Promise<OpenedRegularFile>;
 
 export interface SessionOpenOptions {
   openFile?: SessionFileOpener;
+  /**
+   * Reads a small file whole on the calling thread, checked as `openFile` opens it (see
+   * `readSmallRegularFileSync`): null when it is larger than `maxBytes`. `readSessionWhole`
+   * uses it for files up to {@link SYNC_WHOLE_READ_BYTES}.
+   */
+  readSmallFile?: (path: string, maxBytes: number, extra: number, buffer: Buffer) => { bytes: Buffer; stats: Stats } | null;
 }
+
+/** Files up to this size are read whole on the calling thread when a `readSmallFile` is given (a page-cached MiB is read in well under a millisecond). */
+export const SYNC_WHOLE_READ_BYTES = 1024 * 1024;
 
 export type SessionScanOptions = SessionReadOptions &
   Omit<SessionIndexBuilderOptions, "maxLineBytes"> &
@@ -146,8 +157,13 @@ export async function scanSessionLines(path: string, options: SessionScanOptions
 /** A session file read whole: its index (as {@link scanSessionLines} builds it) and the bytes it was built from. */
 export interface WholeSessionFile {
   readonly index: CompactSessionIndex;
-  /** The file's bytes: a line of the index is `bytes.subarray(byteOffset, byteOffset + byteLength)`. */
+  /** The file's bytes: a line of the index is `bytes.subarray(byteOffset, byteOffset + byteLength)`; none when every line of the index is in `parsed`. */
   readonly bytes: Buffer;
+  /**
+   * Lines parsed in full while the file was indexed, by line number: what
+   * `snapshotFromLineBytes` of their bytes gives (a one-line file's line, see below).
+   */
+  readonly parsed: ReadonlyMap<number, SessionSnapshot>;
 }
 
 /**
@@ -159,6 +175,17 @@ export interface WholeSessionFile {
  * shorter than its chunk.
  */
 export async function readSessionWhole(path: string, maxBytes: number, options: SessionOpenOptions = {}): Promise<WholeSessionFile | null> {
+  let small: { bytes: Buffer; stats: Stats } | null;
+  try {
+    // One byte more than the size, as below. Into one reused buffer: a fresh one a file made
+    // ~280 MB of ArrayBuffers over a 10,000-run eval, garbage the collector let pile up
+    // (the cold index's peak RSS ~290 MiB instead of ~240).
+    syncBuffer ??= Buffer.allocUnsafe(SYNC_WHOLE_READ_BYTES + 1);
+    small = options.readSmallFile?.(path, Math.min(maxBytes, SYNC_WHOLE_READ_BYTES), 1, syncBuffer) ?? null;
+  } catch (error) {
+    throw ioError(path, error);
+  }
+  if (small !== null) return small.bytes.length > small.stats.size ? null : indexWhole(path, small.stats, small.bytes, true);
   const { handle, stats } = await openSessionFile(path, options.openFile);
   try {
     if (stats.size > maxBytes) return null;
@@ -166,32 +193,87 @@ export async function readSessionWhole(path: string, maxBytes: number, options: 
     const bytes = Buffer.allocUnsafe(stats.size + 1);
     const { bytesRead } = await readFully(handle, path, bytes, 0);
     if (bytesRead > stats.size) return null;
-    const whole = bytes.subarray(0, bytesRead);
-    return { index: { path, sizeBytes: stats.size, mtimeMs: stats.mtimeMs, dev: stats.dev, ino: stats.ino, ...(await indexSessionBytes(whole)) }, bytes: whole };
+    return await indexWhole(path, stats, bytes.subarray(0, bytesRead));
   } finally {
     await handle.close();
   }
 }
 
+/** The reused buffer of the reads on the calling thread (see {@link readSessionWhole}). */
+let syncBuffer: Buffer | null = null;
+
+/** An empty `bytes` (every line of the index parsed already). */
+const NO_BYTES = Buffer.alloc(0);
+
 /** What a session file's index says of its lines, built from all of its bytes in memory (a local file read whole, or a store's object). */
 export type SessionLinesIndex = Pick<CompactSessionIndex, "lineCount" | "lines" | "errors" | "errorCount">;
 
+/** A file's lines indexed from its whole bytes, with what `WholeSessionFile` gives its reader. */
+export interface IndexedSessionBytes {
+  readonly lines: SessionLinesIndex;
+  readonly bytes: Buffer;
+  readonly parsed: ReadonlyMap<number, SessionSnapshot>;
+}
+
+/** The index of a file read whole (`whole`: its bytes), and its one line parsed when it has one (see {@link indexSessionBytes}). */
+async function indexWhole(path: string, stats: Stats, whole: Buffer, reused = false): Promise<WholeSessionFile> {
+  const { lines, bytes, parsed } = await indexSessionBytes(whole, reused);
+  return { index: { path, sizeBytes: stats.size, mtimeMs: stats.mtimeMs, dev: stats.dev, ino: stats.ino, ...lines }, bytes, parsed };
+}
+
 /**
- * The index of a session file's lines from its whole bytes, as the scan builds it: every line
- * summarised from its bytes (views of `whole`, never copies), in event-loop slices.
+ * The index of a session file's lines from its whole bytes, as the scan builds it (a local
+ * file read whole, or a store's object read in one request), and its one line parsed when it
+ * has one. `reused`: `whole` is the reused buffer: indexed without a pause (nothing else may
+ * read into it meanwhile), and copied for the caller unless every line of the index is parsed.
  */
-export async function indexSessionBytes(whole: Uint8Array): Promise<SessionLinesIndex> {
+export async function indexSessionBytes(whole: Buffer, reused = false): Promise<IndexedSessionBytes> {
   const builder = new SessionIndexBuilder();
   const lines = new LineSplitter(DEFAULT_MAX_LINE_BYTES);
   const slices = new EventLoopSlices();
+  const parsed = new Map<number, SessionSnapshot>();
+  // The lines are views of `whole` (kept by the caller), never copies. The first one waits:
+  // a file of one line (nearly every run of an eval) has it parsed once, not scanned too.
+  let first: PhysicalLine | null = null;
+  let more = false;
+  const add = (line: PhysicalLine) => {
+    if (first === null && !more) first = line;
+    else {
+      if (first !== null) builder.add(first);
+      first = null;
+      more = true;
+      builder.add(line);
+    }
+  };
   const split = lines.split(whole, true);
   for (let step = split.next(); step.done !== true; step = split.next()) {
-    builder.add(step.value);
-    if (slices.due()) await slices.pause();
+    add(step.value);
+    if (!reused && slices.due()) await slices.pause();
   }
-  for (const line of lines.end()) builder.add(line);
+  for (const line of lines.end()) add(line);
+  if (first !== null) addParsed(builder, whole, first, parsed);
   const { lineCount, errors, errorCount } = builder;
-  return { lineCount, lines: builder.lines.seal(), errors, errorCount };
+  const sealed = builder.lines.seal();
+  const bytes = !reused ? whole : sealed.length === parsed.size ? NO_BYTES : Buffer.from(whole);
+  return { lines: { lineCount, lines: sealed, errors, errorCount }, bytes, parsed };
+}
+
+/**
+ * Indexes `line` from its full parse, kept in `parsed`: the summary `scanEnvelope` gives a line
+ * that loads is the parsed snapshot's (`summarizeSnapshot`, the scan's own answer to a line it
+ * cannot read), and its reader parses the line next anyway. A line that is not a snapshot the
+ * parser takes is indexed as the scan indexes it (a line the scan reads but the parser refuses
+ * is in the index, and refused when it is read, as before).
+ */
+function addParsed(builder: SessionIndexBuilder, whole: Buffer, line: PhysicalLine, parsed: Map<number, SessionSnapshot>): void {
+  const body = line.bytes === null ? null : lineBody(line.bytes, line.lineNumber);
+  const result = body === null || !isUtf8(body) ? null : snapshotFromLineBytes(whole.subarray(line.byteOffset, line.byteOffset + line.byteLength), line.lineNumber);
+  if (result === null || !result.ok) {
+    builder.add(line);
+    return;
+  }
+  builder.addSummary(line, summarizeSnapshot(result.snapshot));
+  parsed.set(line.lineNumber, result.snapshot);
 }
 
 export interface ReadSnapshotAtOptions extends SessionReadOptions, SessionOpenOptions {
