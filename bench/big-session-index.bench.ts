@@ -10,7 +10,9 @@
  * The files are generated under /tmp (BIG_INDEX_DIR) and deleted at the end (KEEP=1 keeps
  * them). WINK_CLI names the CLI to run (default: this tree's dist/server/cli.cjs). SKIP_OPENING=1
  * leaves out the opening (step 2), so the peak RSS after `/api/run` is the run's own, not the
- * high-water mark `/api/files` and `/api/entries` left.
+ * high-water mark `/api/files` and `/api/entries` left; SKIP_RUN=1 leaves out `/api/run` (step 3).
+ * Each opening request is reported with the peak RSS after it and the slowest `/api/meta` of the
+ * small file while it ran.
  *
  * Run: node --import tsx bench/big-session-index.bench.ts   (after npm run build)
  */
@@ -28,6 +30,8 @@ const DIR = process.env.BIG_INDEX_DIR ?? "/tmp/wink-bench-big-session-index";
 const LINES = Number(process.env.LINES ?? 1_500_000);
 const MIB = 1024 * 1024;
 const SKIP_OPENING = process.env.SKIP_OPENING === "1";
+/** SKIP_RUN=1 leaves out step 3 (`/api/run`), for a measure of the opening alone. */
+const SKIP_RUN = process.env.SKIP_RUN === "1";
 
 /** ~716 bytes a line (1 GiB over 1.5 M lines, the issue's file): 1,000 sessions, one 500-character note each. */
 function line(i: number): string {
@@ -111,6 +115,9 @@ async function main(): Promise<void> {
   await generate(big);
   // The big file is the older one: the server opens the small one first, and indexes the big one in the background.
   await utimes(big, new Date(Date.now() - 3_600_000), new Date(Date.now() - 3_600_000));
+  // Written a little later: in the same clock tick both had one ctime, and the tie (broken by
+  // path) made big.jsonl the newest file, indexed before the server listened (90-150 s).
+  await new Promise((resolve) => setTimeout(resolve, 50));
   await writeFile(path.join(DIR, "small.jsonl"), line(0));
   const bytes = (await stat(big)).size;
 
@@ -148,13 +155,21 @@ async function main(): Promise<void> {
     const answers: string[] = [];
     const opened = await timed(async () => {
       // `/api/run` is step 3, on its own: building the run is its own stall.
-      for (const route of SKIP_OPENING ? [] : ["/api/meta?", "/api/files?sessions_limit=50&", "/api/timeline?", "/api/entries?"]) {
+      for (const route of SKIP_OPENING ? [] : ["/api/meta?", "/api/files?sessions_limit=50&", "/api/timeline?", "/api/entries?", "/api/entries?offset=750000&limit=1000&"]) {
+        const own = probe(small);
         const answer = await timed(async () => {
           const response = await fetch(`${base}${route}file=big.jsonl`);
-          const body = await response.text();
-          return `${response.status}${response.status === 200 ? "" : ` ${body.slice(0, 120)}`}`;
+          if (response.status !== 200) return `${response.status} ${(await response.text()).slice(0, 120)}`;
+          // Counted as it comes, not decoded whole: a 290 MiB text() held this process (and the
+          // probe's clock) ~2 s at its end, which read as a stall of the server.
+          let bytes = 0;
+          for await (const chunk of response.body ?? []) bytes += (chunk as Uint8Array).byteLength;
+          return `200 (${(bytes / MIB).toFixed(1)} MiB)`;
         });
-        answers.push(`${route.split("?")[0]} ${answer.value} in ${(answer.ms / 1000).toFixed(1)} s`);
+        // The high-water mark after each request: which of them holds the memory.
+        const after = await rss(pid);
+        const meanwhile = await own.stop();
+        answers.push(`${route.split("?")[0]} ${answer.value} in ${(answer.ms / 1000).toFixed(1)} s (peak RSS ${(after.peak / MIB).toFixed(0)} MiB; small /api/meta max ${Math.max(0, ...meanwhile).toFixed(0)} ms)`);
       }
     });
     const afterOpening = await rss(pid);
@@ -163,6 +178,7 @@ async function main(): Promise<void> {
     // 3. Its run (`/api/run`, the overview): built over every line, then bounded (run-bounds.ts).
     quick = probe(small);
     const run = await timed(async () => {
+      if (SKIP_RUN) return "skipped (SKIP_RUN=1)";
       const response = await fetch(`${base}/api/run?file=big.jsonl`);
       const body = await response.text();
       return `${response.status}${response.status === 200 ? ` (${(body.length / MIB).toFixed(1)} MiB)` : ` ${body.slice(0, 120)}`}`;

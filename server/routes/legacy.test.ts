@@ -30,6 +30,38 @@ describe("GET /api/meta, /api/entries, /api/raw", () => {
     expect(meta.slices).toEqual([{ slice_type: NOTE, item_type: NOTE, display_name: "ReviewNote", item_display_name: "ReviewNote", count: 4, kind: "state" }]);
   });
 
+  it("answers a page of the entries when asked (offset, limit), the total and the next page in its headers (issue 29, item 5)", async () => {
+    // 12,000 lines: past the count whose answer is written from the index's columns as it is sent.
+    const dir = await tempDir();
+    const count = 12_000;
+    await writeSession(dir, "big.jsonl", Array.from({ length: count }, (_, i) => snapshotLine({ sessionId: `s-${i % 7}`, slices: [{ type: NOTE, items: [{ n: i }] }] })));
+    await writeSession(dir, "run.jsonl", [0, 1, 2, 3, 4].map((i) => snapshotLine({ sessionId: `t-${i}`, slices: [{ type: NOTE, items: [{ n: i }] }] })));
+    const app = await testApp({ path: dir });
+    for (const [file, total, limit] of [["run.jsonl", 5, 2], ["big.jsonl", count, 10_500]] as const) {
+      const whole = await get(app, `/api/entries?file=${file}&line=2`);
+      expect(whole.headers["x-total-count"]).toBe(String(total));
+      expect(whole.headers.link).toBeUndefined();
+      const pages: unknown[] = [];
+      let next: string | undefined = `/api/entries?file=${file}&line=2&limit=${limit}`;
+      while (next !== undefined) {
+        const page = await get(app, next);
+        expect(page.statusCode).toBe(200);
+        expect(page.headers["x-total-count"]).toBe(String(total));
+        const answer = page.json() as unknown[];
+        expect(answer.length).toBeLessThanOrEqual(limit);
+        pages.push(...answer);
+        const link = page.headers.link as string | undefined;
+        next = link === undefined ? undefined : `/api/entries${/^<([^>]*)>; rel="next"$/.exec(link)?.[1] ?? "?unparsed"}`;
+      }
+      expect(pages).toEqual(whole.json());
+    }
+    const page = (await get(app, "/api/entries?file=big.jsonl&offset=11998&limit=5")).json();
+    expect(page.map((entry: { line_number: number }) => entry.line_number)).toEqual([11999, 12000]);
+    expect((await get(app, "/api/entries?file=big.jsonl&offset=20000")).json()).toEqual([]);
+    expect((await get(app, "/api/entries?file=run.jsonl&limit=0")).json()).toEqual([]);
+    expect((await get(app, "/api/entries?file=run.jsonl&offset=-1")).statusCode).toBe(400);
+  });
+
   it("lists every line in file order with only the selected one marked", async () => {
     const app = await testApp({ path: await twoSessionDir() });
     const entries = (await get(app, "/api/entries")).json();

@@ -7,6 +7,7 @@
  * WINK's bundle meta merged with the snapshot meta of the bundle's session line.
  */
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import type { IndexedSnapshotLine } from "../../shared/viewer/index.js";
 import { lazySlicePage, snapshotEntries, snapshotEntriesJson, slicePage, slicePageLength } from "../../shared/viewer/index.js";
 import { badRequest, notFound } from "../http/errors.js";
 import { metaFor } from "../library/snapshot-meta.js";
@@ -27,6 +28,17 @@ export interface LegacyRoutesOptions {
   heavy: HeavyWork;
   /** Told when the current snapshot changes (for live-reload listeners); line 0: a bundle without a session. */
   onSelect?: (current: { file: string; line: number }) => void;
+}
+
+/**
+ * The page after this one, relative to the request's own URL (only its query: right behind a
+ * proxy's base path too), `offset` and `limit` set and the rest kept.
+ */
+function nextPageUrl(url: string, offset: number, limit: number): string {
+  const query = new URLSearchParams(url.includes("?") ? url.slice(url.indexOf("?") + 1) : "");
+  query.set("offset", String(offset));
+  query.set("limit", String(limit));
+  return `?${query.toString()}`;
 }
 
 /** An optional body field that must be a string when present. */
@@ -51,11 +63,19 @@ export const legacyRoutes: FastifyPluginAsyncTypebox<LegacyRoutesOptions> = asyn
   app.route({ ...routeOptions(VIEWER_ROUTES.entries), handler: async (request, reply) => {
     const selection = await state.resolve(selectorOf(request.query));
     const { lines } = selection.index;
-    if (lines.length >= STREAM_MIN_ENTRIES) {
+    const { offset, limit } = request.query;
+    // Every line unless a page is asked (WINK's clients ask none); a page says what it left out.
+    const start = Math.min(offset ?? 0, lines.length);
+    const end = limit === undefined ? lines.length : Math.min(lines.length, start + limit);
+    reply.header("x-total-count", String(lines.length));
+    if (end < lines.length && end > start) reply.header("link", `<${nextPageUrl(request.url, end, end - start)}>; rel="next"`);
+    if (end - start >= STREAM_MIN_ENTRIES) {
       // Written from the index's columns in event-loop slices: other requests answer meanwhile.
-      return sendJsonChunks(reply, snapshotEntriesJson(selection.record.path, lines, selection.entry.lineNumber));
+      return sendJsonChunks(reply, snapshotEntriesJson(selection.record.path, lines, selection.entry.lineNumber, undefined, { start, end }));
     }
-    return snapshotEntries(selection.record.path, lines.map(indexedLine), selection.entry.lineNumber);
+    const page: IndexedSnapshotLine[] = [];
+    for (let at = start; at < end; at++) page.push(indexedLine(lines.summaryAt(at)));
+    return snapshotEntries(selection.record.path, page, selection.entry.lineNumber);
   } });
 
   app.route({ ...routeOptions(VIEWER_ROUTES.slicePage), handler: async (request, reply) => {

@@ -19,6 +19,19 @@ function entry(lineNumber: number, createdAt: string, sessionId = "s"): SessionI
 }
 
 describe("SessionLines", () => {
+  it("keeps line numbers and lengths in 32 bits a line, widened when one does not fit (issue 29, item 5)", () => {
+    const time = "2026-11-22T01:00:39.999999+00:00";
+    const { slices } = entry(1, time);
+    const plain = SessionLines.from(Array.from({ length: 10_000 }, (_, i) => ({ ...entry(i + 1, time), slices })));
+    // Line number 4, offset 8, length 4, shape ordinal 4, time 8, its kind 1 (was 37 with 64-bit numbers and lengths).
+    expect((plain.byteSize - 400) / plain.length).toBe(29);
+    const past = [entry(1, time), { ...entry(2, time), byteLength: 2 ** 32 + 5 }, { ...entry(2 ** 32 + 7, time), byteOffset: 2 ** 40 }, entry(2 ** 33, time)];
+    const lines = SessionLines.from(past);
+    expect(lines.toArray()).toEqual(past);
+    expect(lines.ofLine(2 ** 32 + 7)?.byteOffset).toBe(2 ** 40);
+    expect(lines.lineNumberAt(3)).toBe(2 ** 33);
+  });
+
   it("gives back every entry as it was added, whatever form its time has", () => {
     const times = [
       "2026-11-22T01:00:39.999999+00:00",

@@ -2,7 +2,7 @@
  * A session file's indexed lines, stored by column: where each line lies and when it was made
  * in typed arrays, what it says (version, ids, tags, slices) as an ordinal into the distinct
  * summaries of the file. An index of 1.5 million lines kept one object a line (~170 bytes with
- * its summary shared, 843 before that); here a line costs its columns (~37 bytes) and an entry
+ * its summary shared, 843 before that); here a line costs its columns (~29 bytes) and an entry
  * object is built only when one is asked for.
  */
 import type { EnvelopeSummary } from "./envelope-scan.js";
@@ -18,6 +18,7 @@ export type { EnvelopeShape } from "./summary-interning.js";
 /** Distinct shapes remembered by key: past it a new shape is stored as given (a file of all-different lines grows no key table). */
 const MAX_SHAPE_KEYS = 10_000;
 const INITIAL_CAPACITY = 64;
+const MAX_UINT32 = 0xffff_ffff;
 /** Bytes one shape is counted for in `byteSize` (its object, its key, its share of strings and slices). */
 const SHAPE_BYTES = 400;
 
@@ -34,9 +35,11 @@ const ASCII = new TextDecoder("latin1");
 
 export class SessionLines implements Iterable<SessionIndexEntry> {
   #count = 0;
-  #lineNumbers = new Float64Array(INITIAL_CAPACITY);
+  // Line numbers and lengths in 32 bits (8 bytes a line less, of 37) until one does not fit:
+  // then that column is widened to 64.
+  #lineNumbers: Uint32Array | Float64Array = new Uint32Array(INITIAL_CAPACITY);
   #byteOffsets = new Float64Array(INITIAL_CAPACITY);
-  #byteLengths = new Float64Array(INITIAL_CAPACITY);
+  #byteLengths: Uint32Array | Float64Array = new Uint32Array(INITIAL_CAPACITY);
   #shapeOrdinals = new Uint32Array(INITIAL_CAPACITY);
   /** Seconds since the epoch × 10^6 + the microseconds, for `TIME_MICROS` and `TIME_SECONDS`. */
   #times = new Float64Array(INITIAL_CAPACITY);
@@ -79,6 +82,8 @@ export class SessionLines implements Iterable<SessionIndexEntry> {
     const at = this.#count;
     if (at === this.#lineNumbers.length) this.#resize(at * 2);
     if (at > 0 && (this.#lineNumbers[at - 1] as number) >= location.lineNumber) this.#ascending = false;
+    if (location.lineNumber > MAX_UINT32 && this.#lineNumbers instanceof Uint32Array) this.#lineNumbers = Float64Array.from(this.#lineNumbers);
+    if (location.byteLength > MAX_UINT32 && this.#byteLengths instanceof Uint32Array) this.#byteLengths = Float64Array.from(this.#byteLengths);
     this.#lineNumbers[at] = location.lineNumber;
     this.#byteOffsets[at] = location.byteOffset;
     this.#byteLengths[at] = location.byteLength;
@@ -236,16 +241,16 @@ export class SessionLines implements Iterable<SessionIndexEntry> {
 
   #resize(capacity: number): void {
     const size = Math.max(capacity, this.#count);
-    this.#lineNumbers = resized(this.#lineNumbers, new Float64Array(size), this.#count);
+    this.#lineNumbers = resized(this.#lineNumbers, this.#lineNumbers instanceof Uint32Array ? new Uint32Array(size) : new Float64Array(size), this.#count);
     this.#byteOffsets = resized(this.#byteOffsets, new Float64Array(size), this.#count);
-    this.#byteLengths = resized(this.#byteLengths, new Float64Array(size), this.#count);
+    this.#byteLengths = resized(this.#byteLengths, this.#byteLengths instanceof Uint32Array ? new Uint32Array(size) : new Float64Array(size), this.#count);
     this.#shapeOrdinals = resized(this.#shapeOrdinals, new Uint32Array(size), this.#count);
     this.#times = resized(this.#times, new Float64Array(size), this.#count);
     this.#timeKinds = resized(this.#timeKinds, new Uint8Array(size), this.#count);
   }
 }
 
-function resized<T extends Float64Array | Uint32Array | Uint8Array>(from: T, to: T, count: number): T {
+function resized<T extends Float64Array | Uint32Array | Uint8Array>(from: T | Float64Array | Uint32Array | Uint8Array, to: T, count: number): T {
   to.set(from.subarray(0, count));
   return to;
 }

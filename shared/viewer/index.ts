@@ -5,7 +5,7 @@ export type { FileSource, FileIndexEntry, FileStream } from "./file-source.js";
 export { virtualFileSource } from "./file-source.js";
 export { MARKDOWN_KEY, MAX_MARKDOWN_CHARS, looksLikeMarkdown, isSafeLink, renderMarkdown, enrichMarkdown } from "./markdown.js";
 export { MAX_PRETTY_DEPTH, prettyJson } from "./json-text.js";
-export type { IndexedSnapshotLine, SlicePageOptions } from "./snapshot-view.js";
+export type { EntryRange, IndexedSnapshotLine, SlicePageOptions } from "./snapshot-view.js";
 export { validationErrorText, snapshotMeta, snapshotEntries, snapshotEntriesJson, lazySnapshotEntries, slicePage, lazySlicePage, slicePageLength } from "./snapshot-view.js";
 export type { SessionFileInput, SessionFilePage } from "./session-list.js";
 export { DEFAULT_LISTED_ERRORS, DEFAULT_LISTED_SESSIONS, lineErrorView, sessionFileView } from "./session-list.js";

@@ -60,6 +60,12 @@ export function lazySnapshotEntries(path: string, count: number, lineAt: (index:
   return new LazyJsonArray(count, (index) => entryView(path, lineAt(index), selectedLine));
 }
 
+/** Positions `start … end - 1` of a file's lines (0-based, file order): a page of `/api/entries`. */
+export interface EntryRange {
+  readonly start: number;
+  readonly end: number;
+}
+
 /** Characters of `/api/entries` gathered before a chunk is handed on (as `strictJsonChunks` does). */
 const ENTRY_CHUNK_CHARS = 64 * 1024;
 /** Distinct line shapes whose JSON is kept while one answer is written (a file of all-different lines keeps no more). */
@@ -72,7 +78,7 @@ const MAX_CACHED_SHAPES = 10_000;
  * built and written an entry object each with the loop held: `/api/meta` of another file
  * waited 2.2 s).
  */
-export async function* snapshotEntriesJson(path: string, lines: SessionLines, selectedLine: number | null, slices: EventLoopSlices = new EventLoopSlices()): AsyncGenerator<string, void, undefined> {
+export async function* snapshotEntriesJson(path: string, lines: SessionLines, selectedLine: number | null, slices: EventLoopSlices = new EventLoopSlices(), range: EntryRange = { start: 0, end: lines.length }): AsyncGenerator<string, void, undefined> {
   const pathJson = toStrictJson(path);
   // Per shape: `{"session_id":…,"name":"<id>` (the name's closing quote comes after its line
   // number: JSON escapes a string unit by unit, so "<id> (line N)" is the id's text plus that),
@@ -80,7 +86,9 @@ export async function* snapshotEntriesJson(path: string, lines: SessionLines, se
   const shapes = new Map<EnvelopeShape, { head: string; tags: string }>();
   let parts: string[] = ["["];
   let size = 1;
-  for (let at = 0; at < lines.length; at++) {
+  const start = Math.max(0, Math.min(range.start, lines.length));
+  const end = Math.max(start, Math.min(range.end, lines.length));
+  for (let at = start; at < end; at++) {
     const shape = lines.shapeAt(at);
     let json = shapes.get(shape);
     if (json === undefined) {
@@ -89,7 +97,7 @@ export async function* snapshotEntriesJson(path: string, lines: SessionLines, se
       if (shapes.size < MAX_CACHED_SHAPES) shapes.set(shape, json);
     }
     const lineNumber = lines.lineNumberAt(at);
-    const entry = `${at === 0 ? "" : ","}${json.head} (line ${lineNumber})","path":${pathJson},"line_number":${lineNumber},"created_at":${toStrictJson(lines.timeAt(at))}${json.tags}${lineNumber === selectedLine ? "true" : "false"}}`;
+    const entry = `${at === start ? "" : ","}${json.head} (line ${lineNumber})","path":${pathJson},"line_number":${lineNumber},"created_at":${toStrictJson(lines.timeAt(at))}${json.tags}${lineNumber === selectedLine ? "true" : "false"}}`;
     parts.push(entry);
     size += entry.length;
     if (size >= ENTRY_CHUNK_CHARS) {

@@ -20,6 +20,16 @@ export const selectorProperties = {
 export const SelectorQuery = Type.Object(selectorProperties, { additionalProperties: false });
 
 // WINK's viewer API: meta, entries, slices, raw, select, switch
+/** `/api/entries`: WINK's every line by default; `offset`/`limit` ask a page of them (a file of 1.5 M lines answered ~290 MiB). */
+export const EntriesQuery = Type.Object(
+  {
+    ...selectorProperties,
+    offset: Type.Optional(Type.Integer({ minimum: 0 })),
+    limit: Type.Optional(Type.Integer({ minimum: 0 })),
+  },
+  { additionalProperties: false },
+);
+
 export const SliceParams = Type.Object({ slice_type: Type.String({ minLength: 1 }) });
 
 export const SliceQuery = Type.Object(

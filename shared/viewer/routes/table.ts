@@ -55,7 +55,7 @@ const member = <const Url extends `/api/${string}`>(url: Url) => ({ method: "GET
 export const ROUTE_TABLE = {
   // WINK's viewer API (same names and shapes)
   meta: { method: "GET", url: "/api/meta", querystring: "SelectorQuery", response: "Meta" },
-  entries: { method: "GET", url: "/api/entries", querystring: "SelectorQuery", response: "Entries" },
+  entries: { method: "GET", url: "/api/entries", querystring: "EntriesQuery", response: "Entries" },
   slicePage: { method: "GET", url: "/api/slices/:slice_type", lossless: true, params: "SliceParams", querystring: "SliceQuery", response: "SlicePage" },
   raw: { method: "GET", url: "/api/raw", lossless: true, querystring: "SelectorQuery", response: "RawLine" },
   snapshots: { method: "GET", url: "/api/snapshots", response: "SnapshotFiles" },
