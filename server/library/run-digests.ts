@@ -8,6 +8,7 @@
  */
 import { notLoadedDigest } from "../../shared/viewer/index.js";
 import type { RunDigestView } from "../../shared/viewer/index.js";
+import { eachAtMost } from "./at-most.js";
 import { runDigestOf } from "./runs.js";
 import type { SessionFileRecord } from "./snapshot-directory.js";
 import type { ViewerState } from "./viewer-state.js";
@@ -39,21 +40,16 @@ function sourceOf(record: SessionFileRecord) {
 /** The digests of `records` (of `state`'s directory), in the order of `records`. */
 export async function readRunDigests(state: ViewerState, records: readonly SessionFileRecord[], options: RunDigestOptions = {}): Promise<RunDigestView[]> {
   const digests: RunDigestView[] = new Array(records.length);
-  let next = 0;
   let done = 0;
-  const worker = async (): Promise<void> => {
-    for (let at = next++; at < records.length; at = next++) {
-      const record = records[at] as SessionFileRecord;
-      digests[at] = await runDigestOf(state, record).catch((error: unknown) =>
-        notLoadedDigest(sourceOf(record), new Date(record.mtimeMs).toISOString(), error instanceof Error ? error.message : String(error)),
-      );
-      // The run is cached per index: dropping the index lets both go (nothing reads this run again).
-      if (options.forgetIndexes !== false) state.directory.forgetIndex(record);
-      done += 1;
-      options.onProgress?.(done, records.length);
-    }
-  };
-  const readers = Math.max(1, Math.min(options.concurrency ?? RUN_READERS, records.length));
-  await Promise.all(Array.from({ length: readers }, worker));
+  await eachAtMost(records.keys(), options.concurrency ?? RUN_READERS, async (at) => {
+    const record = records[at] as SessionFileRecord;
+    digests[at] = await runDigestOf(state, record).catch((error: unknown) =>
+      notLoadedDigest(sourceOf(record), new Date(record.mtimeMs).toISOString(), error instanceof Error ? error.message : String(error)),
+    );
+    // The run is cached per index: dropping the index lets both go (nothing reads this run again).
+    if (options.forgetIndexes !== false) state.directory.forgetIndex(record);
+    done += 1;
+    options.onProgress?.(done, records.length);
+  });
   return digests;
 }

@@ -13,6 +13,7 @@
  * on the descriptor (`LocalFiles`); a line is only read from the version of the file its
  * index was built from (same device and inode locally, same ETag remotely).
  */
+import { eachAtMost } from "./at-most.js";
 import path from "node:path";
 import type { CompactSessionIndex, SessionLineError, SessionSnapshot, SnapshotLineResult } from "../../shared/session/index.js";
 import { SessionLines, snapshotFromLineBytes } from "../../shared/session/index.js";
@@ -470,15 +471,17 @@ export class SnapshotDirectory {
    */
   indexSome(records: readonly SessionFileRecord[]): Promise<void> {
     for (const record of records) if (this.awaitsIndex(record)) this.#queued.add(record);
-    const worker = async (): Promise<void> => {
-      for (let next = this.#queued.values().next(); !next.done && !this.#closed; next = this.#queued.values().next()) {
-        this.#queued.delete(next.value);
-        if (this.#files.get(next.value.path) === next.value) await this.ensureIndexed(next.value).catch(() => undefined);
+    // Taken from the queue as each indexer is free: what is queued meanwhile is taken too.
+    const queue = this.#queued;
+    const taking = (function* (directory: SnapshotDirectory): Generator<SessionFileRecord> {
+      for (let next = queue.values().next(); !next.done && !directory.#closed; next = queue.values().next()) {
+        queue.delete(next.value);
+        yield next.value;
       }
-    };
-    this.#background ??= Promise.all(Array.from({ length: BACKGROUND_INDEXERS }, worker))
-      .then(() => undefined)
-      .finally(() => (this.#background = null));
+    })(this);
+    this.#background ??= eachAtMost(taking, BACKGROUND_INDEXERS, async (record) => {
+      if (this.#files.get(record.path) === record) await this.ensureIndexed(record).catch(() => undefined);
+    }).finally(() => (this.#background = null));
     return this.#background;
   }
 
@@ -665,16 +668,11 @@ export class SnapshotDirectory {
       if (known === undefined || known.size !== file.size || known.mtimeMs !== file.mtimeMs) unknown.push([relative, file]);
       else if (!known.bundle) found.delete(relative);
     }
-    let next = 0;
-    const sniffer = async (): Promise<void> => {
-      for (let at = next++; at < unknown.length; at = next++) {
-        const [relative, file] = unknown[at] as [string, FoundFile];
-        const bundle = await this.store.sniffBundle(relative, file);
-        this.#sniffed.set(relative, { size: file.size, mtimeMs: file.mtimeMs, bundle });
-        if (!bundle) found.delete(relative);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(BUNDLE_SNIFFERS, unknown.length) }, sniffer));
+    await eachAtMost(unknown, BUNDLE_SNIFFERS, async ([relative, file]) => {
+      const bundle = await this.store.sniffBundle(relative, file);
+      this.#sniffed.set(relative, { size: file.size, mtimeMs: file.mtimeMs, bundle });
+      if (!bundle) found.delete(relative);
+    });
     if (whole) for (const relative of this.#sniffed.keys()) if (!found.has(relative)) this.#sniffed.delete(relative);
   }
 }
