@@ -24,6 +24,15 @@ const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = constants;
 const O_NOCTTY = constants.O_NOCTTY ?? 0;
 
 /** Reading a file we did not create: no final symlink, no blocking on a FIFO, no controlling terminal. */
+
+/** What an open(2) of `path` failing with `error` means to the caller: not there, a link refused, or the error itself. */
+function openFailure(path: string, error: unknown): unknown {
+  const code = errnoCode(error);
+  if (code === "ENOENT" || code === "ENOTDIR") return new FileNotFoundError(path);
+  if (code === "ELOOP") return refuse(path, "Refusing to read a symbolic link", "symlink");
+  return error;
+}
+
 export const SAFE_READ_FLAGS = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
 /** The same for a path the user named (configuration): a final symlink is followed. */
 const FOLLOW_READ_FLAGS = O_RDONLY | O_NONBLOCK | O_NOCTTY;
@@ -90,10 +99,7 @@ export async function openRegularFile(path: string, options: OpenRegularOptions 
   try {
     handle = await open(path, follow ? FOLLOW_READ_FLAGS : SAFE_READ_FLAGS);
   } catch (error) {
-    const code = errnoCode(error);
-    if (code === "ENOENT" || code === "ENOTDIR") throw new FileNotFoundError(path);
-    if (code === "ELOOP") throw refuse(path, "Refusing to read a symbolic link", "symlink");
-    throw error;
+    throw openFailure(path, error);
   }
   try {
     const stats = fstatSync(handle.fd);
@@ -184,10 +190,7 @@ export function readSmallRegularFileSync(
   try {
     fd = openSync(path, follow ? FOLLOW_READ_FLAGS : SAFE_READ_FLAGS);
   } catch (error) {
-    const code = errnoCode(error);
-    if (code === "ENOENT" || code === "ENOTDIR") throw new FileNotFoundError(path);
-    if (code === "ELOOP") throw refuse(path, "Refusing to read a symbolic link", "symlink");
-    throw error;
+    throw openFailure(path, error);
   }
   try {
     const stats = fstatSync(fd);
