@@ -23,8 +23,6 @@ import { errnoCode } from "./errno.js";
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = constants;
 const O_NOCTTY = constants.O_NOCTTY ?? 0;
 
-/** Reading a file we did not create: no final symlink, no blocking on a FIFO, no controlling terminal. */
-
 /** What an open(2) of `path` failing with `error` means to the caller: not there, a link refused, or the error itself. */
 function openFailure(path: string, error: unknown): unknown {
   const code = errnoCode(error);
@@ -33,6 +31,7 @@ function openFailure(path: string, error: unknown): unknown {
   return error;
 }
 
+/** Reading a file we did not create: no final symlink, no blocking on a FIFO, no controlling terminal. */
 export const SAFE_READ_FLAGS = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
 /** The same for a path the user named (configuration): a final symlink is followed. */
 const FOLLOW_READ_FLAGS = O_RDONLY | O_NONBLOCK | O_NOCTTY;
