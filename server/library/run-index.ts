@@ -300,6 +300,11 @@ export class RunIndex {
 
   async #work(): Promise<void> {
     for (let run = this.#queue.shift(); run !== undefined && !this.#closed; run = this.#queue.shift()) {
+      // A turn of the event loop before each run: a small local run is read on the calling
+      // thread and digested without any I/O to wait on, so without it the whole index ran as
+      // one chain of microtasks, holding every request (and the saves) until the last run.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (this.#closed) break;
       this.#queued.delete(run);
       const record = this.state.directory.get(run);
       if (record === undefined || this.#current(record) !== null) continue;

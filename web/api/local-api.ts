@@ -12,8 +12,6 @@ import { summarizeSnapshot, parseSessionText, findFilesystemSnapshotRef } from "
 import type { SessionLineError, SessionSnapshot } from "../../shared/session/browser.js";
 import { MAX_VIEW_BYTES, landingRun, fileContent, archiveManifestSummary, buildFileTree, searchSnapshot, sessionFileView, diffFileLists, diffSlice, diffSliceSummaries, diffSourceFile, diffWorkspaces, buildRun, runSessionPage, placeholderRunSummary, runSummary, pageOfRuns, diffStats, searchRun, sessionEvents, slicePage, snapshotMeta, buildTimeline, compareTimes, bundleWorkspace, resolveWorkspace, workspaceMetaView, evalRunPage, evalSummary, failureOccurrences, summaryOf, isOtherJsonDocument, notLoadedDigest, runDigest } from "../../shared/viewer/index.js";
 import type { ArchiveManifestRead, RunSearchSession, RunView, IndexedSnapshotLine, ResolvedWorkspace } from "../../shared/viewer/index.js";
-import { COMPUTED_ROUTES, computationOf } from "../../shared/viewer/routes/index.js";
-import type { ComputedRouteName, ViewSource } from "../../shared/viewer/routes/index.js";
 import type { Api, RunPageQuery, SearchScope, SnapshotRef } from "./api.js";
 import { ASKED_ROUTES } from "./routes.js";
 import type { AskedRouteName, RouteCalls, RouteParams } from "./routes.js";
@@ -24,7 +22,8 @@ import type { LocalArchive } from "./local-archive.js";
 import { openLocalArchive } from "./local-archive.js";
 import { LocalBundleApi, isBundleBytes, openLocalBundle } from "./local-bundles.js";
 import type { BundleMemberKind } from "./bundle-api.js";
-import { MISSING_MEMBER, ROUTE_TABLE, logQueryOf, readLists, searchScopesOf, transcriptQueryOf } from "../../shared/viewer/routes/browser.js";
+import { COMPUTED_ROUTES, MISSING_MEMBER, ROUTE_TABLE, computationOf, logQueryOf, readLists, searchScopesOf, transcriptQueryOf } from "../../shared/viewer/routes/browser.js";
+import type { ComputedRouteName, ViewSource } from "../../shared/viewer/routes/browser.js";
 import type { RoutePlace } from "../../shared/viewer/routes/browser.js";
 import type { BundleSearchScope } from "../../shared/debug-bundle/index.js";
 

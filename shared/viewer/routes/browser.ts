@@ -4,3 +4,5 @@
 export * from "./route-url.js";
 export * from "./table.js";
 export * from "./bundle-queries.js";
+// The computed routes: what LocalApi runs in the page (run-bounds and the error class, no schemas).
+export * from "./computed.js";
